@@ -1,0 +1,10 @@
+// Package spec is the documented contract of the Azure Table API as data: every limit,
+// every error code with its HTTP status and message, and the catalogue of conformance
+// rules, each with its requirement level and documentation source.
+//
+// The reference implementation and the spec packages both read it; neither holds a magic
+// number of its own. Where SPEC.md marks a fact UNCERTAIN, the choice conform makes is made
+// here, once, and said in the comment beside it.
+//
+// It imports only the standard library.
+package spec

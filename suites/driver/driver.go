@@ -1,0 +1,119 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Backend is the Table API as specs drive it; see api.Backend for its contract.
+type Backend = api.Backend
+
+// Aliases so that spec packages need only this package for the API's shapes.
+type (
+	Entity       = api.Entity
+	Value        = api.Value
+	Query        = api.Query
+	Page         = api.Page
+	Continuation = api.Continuation
+	TableQuery   = api.TableQuery
+	TablePage    = api.TablePage
+	BatchOp      = api.BatchOp
+	BatchResult  = api.BatchResult
+	Error        = spec.Error
+)
+
+// Info describes a backend for reports. Endpoint never holds a credential.
+type Info struct {
+	// Name is the backend's name as the user chose it ("reference", "azurite", "cosmos").
+	Name string `json:"name"`
+	// Kind is the implementation: "reference", "reference-http", "azurite", "endpoint".
+	Kind string `json:"kind"`
+	// Version is the implementation's version (Azurite's package version, a Server header).
+	Version string `json:"version,omitempty"`
+	// Endpoint is the table endpoint without credentials; empty for in-process backends.
+	Endpoint string `json:"endpoint,omitempty"`
+	// Driver is how conform talks to it: "inproc", "rest" or "sdk".
+	Driver string `json:"driver"`
+	// APIVersion is the x-ms-version sent.
+	APIVersion string `json:"apiVersion,omitempty"`
+}
+
+// Describer is implemented by backends that can describe themselves.
+type Describer interface {
+	Info() Info
+}
+
+// Capability names an optional capability a spec may require.
+type Capability string
+
+// The optional capabilities. A spec that needs one is skipped, with the reason, on a
+// backend without it.
+const (
+	// CapSAS: the backend can issue service SAS tokens and be driven through them.
+	CapSAS Capability = "sas"
+	// CapRawHTTP: the backend speaks HTTP and accepts hand-made requests.
+	CapRawHTTP Capability = "raw-http"
+)
+
+// SASOptions describes a service SAS for one table (SPEC.md 7.2).
+type SASOptions struct {
+	Table       string
+	Permissions string // any of "raud", in that order
+	Start       time.Time
+	Expiry      time.Time
+	StartPK     string
+	StartRK     string
+	EndPK       string
+	EndRK       string
+}
+
+// SASIssuer is implemented by backends that can sign a service SAS with their account key
+// and return a Backend that authenticates with that SAS alone.
+type SASIssuer interface {
+	WithSAS(ctx context.Context, opts SASOptions) (Backend, error)
+}
+
+// RawHTTP is implemented by backends reached over HTTP. NewRequest builds a request for a
+// path relative to the table endpoint (e.g. "Tables" or "mytable(PartitionKey='a',RowKey='b')"),
+// and Do signs it with the backend's credentials and sends it.
+type RawHTTP interface {
+	NewRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error)
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Has reports whether b offers capability c.
+func Has(b Backend, c Capability) bool {
+	switch c {
+	case CapSAS:
+		_, ok := b.(SASIssuer)
+		return ok
+	case CapRawHTTP:
+		_, ok := b.(RawHTTP)
+		return ok
+	}
+	return false
+}
+
+// AsError returns err as a service error, if it is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// IsTransport reports whether err is a transport or protocol failure: an error that is not
+// an answer of the service.
+func IsTransport(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, ok := AsError(err)
+	return !ok
+}
