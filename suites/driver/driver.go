@@ -117,3 +117,16 @@ func IsTransport(err error) bool {
 	_, ok := AsError(err)
 	return !ok
 }
+
+// TransportError is a failure to get or understand a service's answer: a dropped
+// connection, a timeout, an unparsable body. Reports show it as an error, not as a rule
+// failure. Remote drivers wrap every non-service failure in it.
+type TransportError struct {
+	Op  string
+	Err error
+}
+
+func (e *TransportError) Error() string { return "transport error: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *TransportError) Unwrap() error { return e.Err }

@@ -1,0 +1,23 @@
+// Package all links every spec package into one suite: `go test ./suites/all` runs the whole
+// conformance suite against the backends named in CONFORM_BACKENDS (default "reference"),
+// and cmd/conform links it the same way. Each spec package is imported by a file of its own
+// (one file an area), so areas can be added without touching the others.
+//
+// It may import every spec package, suites/framework and suites/provision.
+package all
+
+import (
+	"context"
+
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
+)
+
+// Open opens a backend by name or NAME=CONNECTION_STRING for the framework.
+func Open(ctx context.Context, target string) (*framework.Target, error) {
+	t, err := provision.Open(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	return &framework.Target{Backend: t.Backend, Info: t.Info, Close: t.Close}, nil
+}

@@ -1,0 +1,245 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// Call is one recorded call.
+type Call struct {
+	Op       string        `json:"op"`
+	Sent     string        `json:"sent"`
+	Got      string        `json:"got"`
+	Status   int           `json:"status,omitempty"`
+	Code     string        `json:"code,omitempty"`
+	Request  string        `json:"requestId,omitempty"`
+	Duration time.Duration `json:"duration"`
+}
+
+func (c Call) String() string {
+	return fmt.Sprintf("%s %s -> %s (%s)", c.Op, c.Sent, c.Got, c.Duration.Round(time.Microsecond))
+}
+
+// Recorder wraps a Backend and records its calls. It keeps at most Limit calls (the most
+// recent ones). It forwards the optional capabilities of the wrapped backend.
+type Recorder struct {
+	inner driver.Backend
+	*history
+}
+
+// history is shared by a Recorder and the recorders derived from it (WithSAS).
+type history struct {
+	limit   int
+	mu      sync.Mutex
+	calls   []Call
+	dropped int
+}
+
+// DefaultLimit is the number of calls a Recorder keeps.
+const DefaultLimit = 64
+
+// New wraps b.
+func New(b driver.Backend) *Recorder {
+	return &Recorder{inner: b, history: &history{limit: DefaultLimit}}
+}
+
+// Unwrap returns the wrapped backend.
+func (r *Recorder) Unwrap() driver.Backend { return r.inner }
+
+// Calls returns the recorded calls, oldest first.
+func (r *history) Calls() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Call(nil), r.calls...)
+}
+
+// History renders the recorded calls, one a line.
+func (r *history) History() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	if r.dropped > 0 {
+		fmt.Fprintf(&b, "(%d earlier calls not kept)\n", r.dropped)
+	}
+	for i, c := range r.calls {
+		fmt.Fprintf(&b, "%3d. %s\n", i+1, c)
+	}
+	return b.String()
+}
+
+func (r *history) add(op, sent string, start time.Time, got string, err error) {
+	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start)}
+	if err != nil {
+		c.Got = "error: " + err.Error()
+		if e, ok := driver.AsError(err); ok {
+			c.Status, c.Code, c.Request = e.Status, e.Code, e.RequestID
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.calls) >= r.limit {
+		r.calls = r.calls[1:]
+		r.dropped++
+	}
+	r.calls = append(r.calls, c)
+}
+
+func (r *Recorder) CreateTable(ctx context.Context, name string) error {
+	start := time.Now()
+	err := r.inner.CreateTable(ctx, name)
+	r.add("CreateTable", name, start, "created", err)
+	return err
+}
+
+func (r *Recorder) DeleteTable(ctx context.Context, name string) error {
+	start := time.Now()
+	err := r.inner.DeleteTable(ctx, name)
+	r.add("DeleteTable", name, start, "deleted", err)
+	return err
+}
+
+func (r *Recorder) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	start := time.Now()
+	p, err := r.inner.QueryTables(ctx, q)
+	r.add("QueryTables", fmt.Sprintf("filter=%q top=%d next=%q", q.Filter, q.Top, q.NextTableName), start,
+		fmt.Sprintf("%d tables, next=%q", len(p.Tables), p.NextTableName), err)
+	return p, err
+}
+
+func (r *Recorder) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	start := time.Now()
+	out, err := r.inner.InsertEntity(ctx, table, e)
+	r.add("InsertEntity", table+" "+e.String(), start, "etag "+out.ETag, err)
+	return out, err
+}
+
+func (r *Recorder) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	start := time.Now()
+	etag, err := r.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
+	r.add("UpdateEntity("+mode.String()+")", fmt.Sprintf("%s %s If-Match=%q", table, e, ifMatch), start, "etag "+etag, err)
+	return etag, err
+}
+
+func (r *Recorder) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	start := time.Now()
+	err := r.inner.DeleteEntity(ctx, table, pk, rk, ifMatch)
+	r.add("DeleteEntity", fmt.Sprintf("%s (%q,%q) If-Match=%q", table, pk, rk, ifMatch), start, "deleted", err)
+	return err
+}
+
+func (r *Recorder) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	start := time.Now()
+	e, err := r.inner.GetEntity(ctx, table, pk, rk, sel)
+	r.add("GetEntity", fmt.Sprintf("%s (%q,%q) select=%v", table, pk, rk, sel), start, e.String(), err)
+	return e, err
+}
+
+func (r *Recorder) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	start := time.Now()
+	p, err := r.inner.QueryEntities(ctx, table, q)
+	got := fmt.Sprintf("%d entities", len(p.Entities))
+	if n := len(p.Entities); n > 0 {
+		got += fmt.Sprintf(" first (%q,%q) last (%q,%q)", p.Entities[0].PartitionKey, p.Entities[0].RowKey,
+			p.Entities[n-1].PartitionKey, p.Entities[n-1].RowKey)
+	}
+	if !p.Continuation.IsZero() {
+		got += fmt.Sprintf(", continuation (%q,%q)", p.Continuation.NextPartitionKey, p.Continuation.NextRowKey)
+	}
+	r.add("QueryEntities", fmt.Sprintf("%s filter=%q top=%d select=%v continuation=(%q,%q)", table, q.Filter, q.Top,
+		q.Select, q.Continuation.NextPartitionKey, q.Continuation.NextRowKey), start, got, err)
+	return p, err
+}
+
+func (r *Recorder) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	start := time.Now()
+	res, err := r.inner.SubmitBatch(ctx, table, ops)
+	var sent strings.Builder
+	fmt.Fprintf(&sent, "%s %d ops:", table, len(ops))
+	for i, op := range ops {
+		if i == 8 {
+			fmt.Fprintf(&sent, " ...")
+			break
+		}
+		fmt.Fprintf(&sent, " %s(%q,%q)", op.Kind, op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	r.add("SubmitBatch", sent.String(), start, fmt.Sprintf("%d results", len(res)), err)
+	return res, err
+}
+
+// Info forwards driver.Describer.
+func (r *Recorder) Info() driver.Info {
+	if d, ok := r.inner.(driver.Describer); ok {
+		return d.Info()
+	}
+	return driver.Info{}
+}
+
+// Capable returns a Backend that is r plus whichever optional capabilities the wrapped
+// backend has, so that capability checks see through the recorder.
+func (r *Recorder) Capable() driver.Backend {
+	sas, hasSAS := r.inner.(driver.SASIssuer)
+	raw, hasRaw := r.inner.(driver.RawHTTP)
+	switch {
+	case hasSAS && hasRaw:
+		return &struct {
+			*Recorder
+			driver.SASIssuer
+			driver.RawHTTP
+		}{r, sasRecorder{r, sas}, rawRecorder{r, raw}}
+	case hasSAS:
+		return &struct {
+			*Recorder
+			driver.SASIssuer
+		}{r, sasRecorder{r, sas}}
+	case hasRaw:
+		return &struct {
+			*Recorder
+			driver.RawHTTP
+		}{r, rawRecorder{r, raw}}
+	}
+	return r
+}
+
+type sasRecorder struct {
+	r   *Recorder
+	sas driver.SASIssuer
+}
+
+func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
+	start := time.Now()
+	b, err := s.sas.WithSAS(ctx, opts)
+	s.r.add("WithSAS", fmt.Sprintf("table=%s sp=%s pk=[%q..%q] rk=[%q..%q]", opts.Table, opts.Permissions,
+		opts.StartPK, opts.EndPK, opts.StartRK, opts.EndRK), start, "signed", err)
+	if err != nil {
+		return nil, err
+	}
+	derived := &Recorder{inner: b, history: s.r.history}
+	return derived.Capable(), nil
+}
+
+type rawRecorder struct {
+	r   *Recorder
+	raw driver.RawHTTP
+}
+
+func (w rawRecorder) NewRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	return w.raw.NewRequest(ctx, method, path, body)
+}
+
+func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := w.raw.Do(req)
+	got := ""
+	if resp != nil {
+		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
+	}
+	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)
+	return resp, err
+}
