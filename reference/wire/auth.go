@@ -1,0 +1,404 @@
+package wire
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Header names of the protocol.
+const (
+	HeaderAuthorization   = "Authorization"
+	HeaderDate            = "Date"
+	HeaderMSDate          = "x-ms-date"
+	HeaderVersion         = "x-ms-version"
+	HeaderRequestID       = "x-ms-request-id"
+	HeaderClientRequestID = "x-ms-client-request-id"
+	HeaderErrorCode       = "x-ms-error-code"
+	HeaderContentMD5      = "Content-MD5"
+	HeaderContentType     = "Content-Type"
+	HeaderDataSvcVersion  = "DataServiceVersion"
+	HeaderMaxDataSvcVer   = "MaxDataServiceVersion"
+	HeaderPrefer          = "Prefer"
+	HeaderPrefApplied     = "Preference-Applied"
+	HeaderDataServiceID   = "DataServiceId"
+	HeaderXHTTPMethod     = "X-HTTP-Method"
+	HeaderIfMatch         = "If-Match"
+	HeaderIfNoneMatch     = "If-None-Match"
+	HeaderETag            = "ETag"
+	HeaderLocation        = "Location"
+)
+
+// AuthScheme is one of the two Shared Key schemes of the Table service.
+type AuthScheme int
+
+// The Shared Key schemes (SPEC.md 7.1).
+const (
+	// SharedKey signs VERB, Content-MD5, Content-Type, Date and the canonicalized resource.
+	SharedKey AuthScheme = iota
+	// SharedKeyLite signs Date and the canonicalized resource; the Go SDK uses it.
+	SharedKeyLite
+)
+
+func (s AuthScheme) String() string {
+	if s == SharedKeyLite {
+		return "SharedKeyLite"
+	}
+	return "SharedKey"
+}
+
+// CanonicalizedResource is "/" + account + the escaped path exactly as sent, plus
+// "?comp=<value>" when a comp parameter is present and no other parameter (SPEC.md 7.1).
+// On the emulator the path already starts with the account, so it appears twice.
+func CanonicalizedResource(account, escapedPath, rawQuery string) string {
+	if escapedPath == "" {
+		escapedPath = "/"
+	}
+	cr := "/" + account + escapedPath
+	if q, err := url.ParseQuery(rawQuery); err == nil {
+		if comp, ok := q["comp"]; ok && len(comp) > 0 {
+			cr += "?comp=" + comp[0]
+		}
+	}
+	return cr
+}
+
+// SharedKeyStringToSign builds the string to sign of scheme for a request (SPEC.md 7.1):
+// Shared Key `VERB\nContent-MD5\nContent-Type\nDate\nCanonicalizedResource` (no
+// CanonicalizedHeaders for tables), Shared Key Lite `Date\nCanonicalizedResource`. The Date
+// slot holds x-ms-date when it is set, else Date.
+func SharedKeyStringToSign(scheme AuthScheme, method string, h http.Header, account, escapedPath, rawQuery string) string {
+	date := h.Get(HeaderMSDate)
+	if date == "" {
+		date = h.Get(HeaderDate)
+	}
+	cr := CanonicalizedResource(account, escapedPath, rawQuery)
+	if scheme == SharedKeyLite {
+		return date + "\n" + cr
+	}
+	return method + "\n" + h.Get(HeaderContentMD5) + "\n" + h.Get(HeaderContentType) + "\n" + date + "\n" + cr
+}
+
+// Sign returns Base64(HMAC-SHA256(stringToSign, key)).
+func Sign(key []byte, stringToSign string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(stringToSign))
+	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// SignRequest signs r with scheme for account: it sets x-ms-date to now when the request
+// has neither x-ms-date nor Date, then sets Authorization. The path signed is the one the
+// request will send (r.URL.EscapedPath()).
+func SignRequest(r *http.Request, scheme AuthScheme, account string, key []byte, now time.Time) {
+	if r.Header.Get(HeaderMSDate) == "" && r.Header.Get(HeaderDate) == "" {
+		r.Header.Set(HeaderMSDate, now.UTC().Format(http.TimeFormat))
+	}
+	sts := SharedKeyStringToSign(scheme, r.Method, r.Header, account, r.URL.EscapedPath(), r.URL.RawQuery)
+	r.Header.Set(HeaderAuthorization, scheme.String()+" "+account+":"+Sign(key, sts))
+}
+
+// Authorization is a parsed Authorization header of a Shared Key scheme.
+type Authorization struct {
+	Scheme    AuthScheme
+	Account   string
+	Signature string
+}
+
+// ParseAuthorization reads `SharedKey account:signature` or `SharedKeyLite
+// account:signature`. Any other form fails with 400 InvalidAuthenticationInfo.
+func ParseAuthorization(v string) (Authorization, error) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+	if !ok {
+		return Authorization{}, spec.ErrInvalidAuthInfo.New()
+	}
+	var a Authorization
+	switch scheme {
+	case "SharedKey":
+		a.Scheme = SharedKey
+	case "SharedKeyLite":
+		a.Scheme = SharedKeyLite
+	default:
+		return Authorization{}, spec.ErrInvalidAuthInfo.New()
+	}
+	acct, sig, ok := strings.Cut(strings.TrimSpace(cred), ":")
+	if !ok || acct == "" || sig == "" {
+		return Authorization{}, spec.ErrInvalidAuthInfo.New()
+	}
+	a.Account, a.Signature = acct, sig
+	return a, nil
+}
+
+// KeyLookup returns the key of an account the server knows.
+type KeyLookup func(account string) ([]byte, bool)
+
+// VerifySharedKey checks the Shared Key or Shared Key Lite signature of a received request.
+// escapedPath is the path exactly as the client sent it. It returns the signing account.
+// A malformed header fails with 400 InvalidAuthenticationInfo; an unknown account, a wrong
+// signature, a missing date or one further than spec.MaxClockSkew from now with 403
+// AuthenticationFailed (SPEC.md 7.1). Signatures are compared in constant time.
+func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string, keys KeyLookup, now time.Time) (string, error) {
+	a, err := ParseAuthorization(h.Get(HeaderAuthorization))
+	if err != nil {
+		return "", err
+	}
+	key, ok := keys(a.Account)
+	if !ok {
+		return "", authFailed("The account " + a.Account + " is not known.")
+	}
+	date := h.Get(HeaderMSDate)
+	if date == "" {
+		date = h.Get(HeaderDate)
+	}
+	if date == "" {
+		return "", authFailed("The request has neither x-ms-date nor Date.")
+	}
+	t, err := http.ParseTime(date)
+	if err != nil {
+		return "", authFailed("The date header is not in RFC 1123 form.")
+	}
+	if d := now.Sub(t); d > spec.MaxClockSkew || d < -spec.MaxClockSkew {
+		return "", authFailed("Request date header too old.")
+	}
+	sts := SharedKeyStringToSign(a.Scheme, method, h, a.Account, escapedPath, rawQuery)
+	want := Sign(key, sts)
+	if subtle.ConstantTimeCompare([]byte(want), []byte(a.Signature)) != 1 {
+		return "", authFailed("The MAC signature found in the HTTP request '" + a.Signature + "' is not the same as any computed signature.")
+	}
+	return a.Account, nil
+}
+
+func authFailed(detail string) error {
+	e := spec.ErrAuthenticationFailed.New()
+	e.Message += "\n" + detail
+	return e
+}
+
+// SASTimeFormat is how st and se are written (ISO 8601 in UTC, no fraction), as the SDKs do.
+const SASTimeFormat = "2006-01-02T15:04:05Z"
+
+// SASVersion is the sv conform signs with.
+const SASVersion = "2019-02-02"
+
+// SAS is a service SAS for one table (SPEC.md 7.2). Start and Expiry are written in
+// SASTimeFormat; Raw holds the strings as received when the SAS was parsed, and those are
+// what is signed then.
+type SAS struct {
+	Version     string
+	Table       string
+	Permissions string // any of "raud", in that order
+	Start       time.Time
+	Expiry      time.Time
+	StartPK     string
+	StartRK     string
+	EndPK       string
+	EndRK       string
+	Identifier  string
+	IPRange     string
+	Protocol    string
+	Signature   string
+
+	rawStart, rawExpiry string
+	parsed              bool
+}
+
+// StringToSign is `sp\nst\nse\n/table/<account>/<lowercase table>\nsi\nsip\nspr\nsv\nspk\nsrk\nepk\nerk`
+// (SPEC.md 7.2, CONFIRMED-SDK).
+func (s SAS) StringToSign(account string) string {
+	st, se := s.rawStart, s.rawExpiry
+	if !s.parsed {
+		st, se = formatSASTime(s.Start), formatSASTime(s.Expiry)
+	}
+	return strings.Join([]string{
+		s.Permissions, st, se,
+		"/table/" + account + "/" + strings.ToLower(s.Table),
+		s.Identifier, s.IPRange, s.Protocol, s.Version,
+		s.StartPK, s.StartRK, s.EndPK, s.EndRK,
+	}, "\n")
+}
+
+func formatSASTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(SASTimeFormat)
+}
+
+// Encode signs s with the account key and returns its query parameters. Permissions are put
+// in the canonical order r, a, u, d; an unknown permission letter is an error.
+func (s SAS) Encode(account string, key []byte) (url.Values, error) {
+	perms, err := canonicalPermissions(s.Permissions)
+	if err != nil {
+		return nil, err
+	}
+	s.Permissions = perms
+	if s.Version == "" {
+		s.Version = SASVersion
+	}
+	if s.Expiry.IsZero() && s.Identifier == "" {
+		return nil, errorString("sas: an expiry time is required without a stored access policy")
+	}
+	s.parsed = false
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("sv", s.Version)
+	set("tn", strings.ToLower(s.Table))
+	set("sp", s.Permissions)
+	set("st", formatSASTime(s.Start))
+	set("se", formatSASTime(s.Expiry))
+	set("spk", s.StartPK)
+	set("srk", s.StartRK)
+	set("epk", s.EndPK)
+	set("erk", s.EndRK)
+	set("si", s.Identifier)
+	set("sip", s.IPRange)
+	set("spr", s.Protocol)
+	q.Set("sig", Sign(key, s.StringToSign(account)))
+	return q, nil
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func canonicalPermissions(p string) (string, error) {
+	var out []byte
+	for _, c := range "raud" {
+		if strings.ContainsRune(p, c) {
+			out = append(out, byte(c))
+		}
+	}
+	for _, c := range p {
+		if !strings.ContainsRune("raud", c) {
+			return "", errorString("sas: unknown permission " + string(c))
+		}
+	}
+	return string(out), nil
+}
+
+// IsSAS reports whether a query carries a SAS signature.
+func IsSAS(q url.Values) bool { return q.Has("sig") }
+
+// ParseSAS reads a service SAS from a request's query parameters. A malformed SAS (no tn, a
+// bad time, srk without spk, an unknown permission) fails with 403 AuthenticationFailed, as
+// the service refuses a SAS it cannot read.
+func ParseSAS(q url.Values) (SAS, error) {
+	s := SAS{
+		Version: q.Get("sv"), Table: q.Get("tn"), Permissions: q.Get("sp"),
+		StartPK: q.Get("spk"), StartRK: q.Get("srk"), EndPK: q.Get("epk"), EndRK: q.Get("erk"),
+		Identifier: q.Get("si"), IPRange: q.Get("sip"), Protocol: q.Get("spr"), Signature: q.Get("sig"),
+		rawStart: q.Get("st"), rawExpiry: q.Get("se"), parsed: true,
+	}
+	switch {
+	case s.Signature == "":
+		return SAS{}, authFailed("The SAS has no signature.")
+	case s.Table == "":
+		return SAS{}, authFailed("The SAS names no table (tn).")
+	case s.Version == "":
+		return SAS{}, authFailed("The SAS has no signed version (sv).")
+	case s.StartRK != "" && s.StartPK == "", s.EndRK != "" && s.EndPK == "":
+		return SAS{}, authFailed("A SAS row key bound needs its partition key bound.")
+	}
+	if _, err := canonicalPermissions(s.Permissions); err != nil && s.Identifier == "" {
+		return SAS{}, authFailed("The SAS permissions are not valid.")
+	}
+	var err error
+	if s.rawStart != "" {
+		if s.Start, err = parseSASTime(s.rawStart); err != nil {
+			return SAS{}, authFailed("The SAS start time is not valid.")
+		}
+	}
+	if s.rawExpiry != "" {
+		if s.Expiry, err = parseSASTime(s.rawExpiry); err != nil {
+			return SAS{}, authFailed("The SAS expiry time is not valid.")
+		}
+	} else if s.Identifier == "" {
+		return SAS{}, authFailed("The SAS has no expiry time (se).")
+	}
+	return s, nil
+}
+
+func parseSASTime(v string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errorString("bad time")
+}
+
+// Verify checks the signature with the account key and the validity window at now. A stored
+// access policy (si) is not supported by this codec and fails. Failures are 403
+// AuthenticationFailed.
+func (s SAS) Verify(account string, key []byte, now time.Time) error {
+	if s.Identifier != "" {
+		return authFailed("Stored access policies (si) are not supported.")
+	}
+	want := Sign(key, s.StringToSign(account))
+	if subtle.ConstantTimeCompare([]byte(want), []byte(s.Signature)) != 1 {
+		return authFailed("Signature did not match.")
+	}
+	if !s.Start.IsZero() && now.Before(s.Start.Add(-spec.MaxClockSkew)) {
+		return authFailed("Signed start time is in the future.")
+	}
+	if now.After(s.Expiry) {
+		return authFailed("Signed expiry time has passed.")
+	}
+	return nil
+}
+
+// Permission letters of a table SAS (SPEC.md 7.2).
+const (
+	PermRead   = 'r'
+	PermAdd    = 'a'
+	PermUpdate = 'u'
+	PermDelete = 'd'
+)
+
+// Allows checks that s grants every permission in perms on table for the entity
+// (partitionKey, rowKey). Without a permission it fails with 403
+// AuthorizationPermissionMismatch; for another table or a key outside
+// [spk/srk, epk/erk] (inclusive) with 403 AuthorizationFailure (SPEC.md 7.2).
+func (s SAS) Allows(table, perms, partitionKey, rowKey string) error {
+	if !strings.EqualFold(table, s.Table) {
+		return spec.ErrAuthorizationFailure.New()
+	}
+	for _, p := range perms {
+		if !strings.ContainsRune(s.Permissions, p) {
+			return spec.ErrAuthPermissionMismatch.New()
+		}
+	}
+	if !s.InRange(partitionKey, rowKey) {
+		return spec.ErrAuthorizationFailure.New()
+	}
+	return nil
+}
+
+// InRange reports whether the entity key lies in the SAS key range.
+func (s SAS) InRange(partitionKey, rowKey string) bool {
+	if s.StartPK != "" {
+		if c := api.CompareKeyStrings(partitionKey, s.StartPK); c < 0 || (c == 0 && s.StartRK != "" && api.CompareKeyStrings(rowKey, s.StartRK) < 0) {
+			return false
+		}
+	}
+	if s.EndPK != "" {
+		if c := api.CompareKeyStrings(partitionKey, s.EndPK); c > 0 || (c == 0 && s.EndRK != "" && api.CompareKeyStrings(rowKey, s.EndRK) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// HasKeyRange reports whether s restricts keys.
+func (s SAS) HasKeyRange() bool { return s.StartPK != "" || s.EndPK != "" }

@@ -1,0 +1,581 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// member is one name/value pair of a JSON object, in document order.
+type member struct {
+	name string
+	raw  json.RawMessage
+}
+
+// readObject reads one JSON object, refusing duplicate names with 400
+// DuplicatePropertiesSpecified (TERR) and anything that is not one object with 400
+// InvalidInput.
+func readObject(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, badJSON(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
+	}
+	var ms []member
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, badJSON(err)
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return nil, spec.ErrInvalidInput.Newf("A JSON object member name is not a string.")
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, badJSON(err)
+		}
+		if seen[name] {
+			return nil, spec.ErrDuplicateProperties.New()
+		}
+		seen[name] = true
+		ms = append(ms, member{name, raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, badJSON(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, spec.ErrInvalidInput.Newf("Unexpected data after the JSON object.")
+	}
+	return ms, nil
+}
+
+func badJSON(err error) error {
+	return spec.ErrInvalidInput.Newf("The JSON payload is not valid: %v.", err)
+}
+
+// DecodeEntity decodes an entity from an answer (Get Entity, Insert Entity with
+// return-content, a batch retrieve): the keys, Timestamp, odata.etag and every custom
+// property typed by its annotation or, unannotated, by its JSON shape (see DecodeValue).
+// System properties the object lacks are flagged in Absent.
+func DecodeEntity(data []byte) (api.Entity, error) {
+	ms, err := readObject(data)
+	if err != nil {
+		return api.Entity{}, err
+	}
+	return entityFromMembers(ms, false)
+}
+
+// DecodeRequestEntity decodes an entity from a request body. It differs from DecodeEntity
+// only in that a client-supplied Timestamp is ignored, as the service ignores it (DM).
+func DecodeRequestEntity(data []byte) (api.Entity, error) {
+	ms, err := readObject(data)
+	if err != nil {
+		return api.Entity{}, err
+	}
+	return entityFromMembers(ms, true)
+}
+
+// DecodeEntitySet decodes the `value` array of a Query Entities answer.
+func DecodeEntitySet(data []byte) ([]api.Entity, error) {
+	items, err := valueArray(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Entity, 0, len(items))
+	for i, raw := range items {
+		ms, err := readObject(raw)
+		if err != nil {
+			return nil, wrapIndex(err, i)
+		}
+		e, err := entityFromMembers(ms, false)
+		if err != nil {
+			return nil, wrapIndex(err, i)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func wrapIndex(err error, i int) error {
+	var se *spec.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Message = "value[" + strconv.Itoa(i) + "]: " + c.Message
+		return &c
+	}
+	return err
+}
+
+// valueArray returns the items of the `value` member of an answer object.
+func valueArray(data []byte) ([]json.RawMessage, error) {
+	ms, err := readObject(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.name != "value" {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(m.raw, &items); err != nil {
+			return nil, spec.ErrInvalidInput.Newf("The value member is not an array: %v.", err)
+		}
+		return items, nil
+	}
+	return nil, spec.ErrInvalidInput.Newf("The answer has no value member.")
+}
+
+// DecodeTableName reads the TableName of a Create Table body or of one table object.
+func DecodeTableName(data []byte) (string, error) {
+	ms, err := readObject(data)
+	if err != nil {
+		return "", err
+	}
+	return tableNameOf(ms)
+}
+
+func tableNameOf(ms []member) (string, error) {
+	for _, m := range ms {
+		if m.name == PropTableName {
+			var s string
+			if err := json.Unmarshal(m.raw, &s); err != nil {
+				return "", spec.ErrInvalidInput.Newf("TableName must be a string.")
+			}
+			return s, nil
+		}
+	}
+	return "", spec.ErrPropertiesNeedValue.Newf("The TableName property is missing.")
+}
+
+// DecodeTableSet reads the table names of a Query Tables answer.
+func DecodeTableSet(data []byte) ([]string, error) {
+	items, err := valueArray(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for i, raw := range items {
+		ms, err := readObject(raw)
+		if err != nil {
+			return nil, wrapIndex(err, i)
+		}
+		n, err := tableNameOf(ms)
+		if err != nil {
+			return nil, wrapIndex(err, i)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func entityFromMembers(ms []member, request bool) (api.Entity, error) {
+	e := api.Entity{Properties: make(map[string]api.Value, len(ms)), Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
+	types := map[string]api.EdmType{}
+	values := map[string]bool{}
+	for _, m := range ms {
+		if base, ok := strings.CutSuffix(m.name, typeSuffix); ok {
+			var s string
+			if err := json.Unmarshal(m.raw, &s); err != nil {
+				return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
+			}
+			t := api.EdmType(s)
+			if !t.Valid() {
+				return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
+			}
+			types[base] = t
+		} else if !strings.HasPrefix(m.name, "odata.") && !strings.Contains(m.name, "@") {
+			values[m.name] = true
+		}
+	}
+	for base := range types {
+		if !values[base] {
+			return api.Entity{}, spec.ErrInvalidInput.Newf("The type annotation of property '%s' has no property.", base)
+		}
+	}
+	for _, m := range ms {
+		switch {
+		case strings.HasPrefix(m.name, "odata."):
+			if m.name == odataEtag && !request {
+				if err := json.Unmarshal(m.raw, &e.ETag); err != nil {
+					return api.Entity{}, spec.ErrInvalidInput.Newf("odata.etag must be a string.")
+				}
+			}
+			continue
+		case strings.Contains(m.name, "@"):
+			continue // annotations: types were read above; others carry no data
+		}
+		t, annotated := types[m.name]
+		switch m.name {
+		case PropPartitionKey, PropRowKey:
+			if annotated && t != api.EdmString {
+				return api.Entity{}, spec.ErrInvalidInput.Newf("The property '%s' must be of type Edm.String.", m.name)
+			}
+			if isNull(m.raw) {
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(m.raw, &s); err != nil {
+				return api.Entity{}, spec.ErrInvalidInput.Newf("The property '%s' must be a string.", m.name)
+			}
+			if m.name == PropPartitionKey {
+				e.PartitionKey, e.Absent = s, e.Absent&^api.AbsentPartitionKey
+			} else {
+				e.RowKey, e.Absent = s, e.Absent&^api.AbsentRowKey
+			}
+			continue
+		case PropTimestamp:
+			if request {
+				continue
+			}
+			if isNull(m.raw) {
+				continue
+			}
+			v, err := typedValue(api.EdmDateTime, m.raw)
+			if err != nil {
+				return api.Entity{}, err
+			}
+			e.Timestamp, e.Absent = v.Time, e.Absent&^api.AbsentTimestamp
+			continue
+		}
+		var v api.Value
+		var err error
+		if annotated {
+			v, err = typedValue(t, m.raw)
+		} else {
+			v, err = DecodeValue(m.raw)
+		}
+		if err != nil {
+			return api.Entity{}, propertyError(err, m.name)
+		}
+		e.Properties[m.name] = v
+	}
+	return e, nil
+}
+
+func propertyError(err error, name string) error {
+	var se *spec.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Message = c.Message + " (property '" + name + "')"
+		return &c
+	}
+	return err
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// DecodeValue types an unannotated JSON value by its shape (PF, SPEC.md 1.5): a string is
+// Edm.String, true/false Edm.Boolean, an integer that fits 32 bits Edm.Int32, a number with a
+// decimal point or exponent Edm.Double. An integer beyond 32 bits without annotation is
+// UNCERTAIN on the service (SPEC.md 1.5, never observed; SDKs refuse to send it); conform reads
+// it as Edm.Double, the OData fallback for numbers. null is a null of no type.
+func DecodeValue(raw json.RawMessage) (api.Value, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
+	}
+	switch raw[0] {
+	case 'n':
+		return api.Null(""), nil
+	case 't', 'f':
+		return api.Bool(raw[0] == 't'), nil
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return api.Value{}, badJSON(err)
+		}
+		return api.String(s), nil
+	case '{', '[':
+		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
+	}
+	if !bytes.ContainsAny(raw, ".eE") {
+		if i, err := strconv.ParseInt(string(raw), 10, 64); err == nil && i >= math.MinInt32 && i <= math.MaxInt32 {
+			return api.Int32(int32(i)), nil
+		}
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return api.Value{}, spec.ErrInvalidValueType.Newf("The number %s is not a valid Edm.Double.", raw)
+	}
+	return api.Double(f), nil
+}
+
+// typedValue reads raw as a value of type t (an annotated property). Mismatched JSON shapes
+// and unparsable values fail with 400 InvalidValueType; a DateTime outside 1601..9999 with 400
+// OutOfRangeInput (SPEC.md 1.5, UNCERTAIN code as users report it).
+func typedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
+	}
+	if raw[0] == 'n' {
+		return api.Null(t), nil
+	}
+	if raw[0] == '{' || raw[0] == '[' {
+		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
+	}
+	isString := raw[0] == '"'
+	var s string
+	if isString {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return api.Value{}, badJSON(err)
+		}
+	}
+	mismatch := func() (api.Value, error) {
+		return api.Value{}, spec.ErrInvalidValueType.Newf("The value %s is not a valid %s.", abbreviateRaw(raw), t)
+	}
+	switch t {
+	case api.EdmString:
+		if !isString {
+			return mismatch()
+		}
+		return api.String(s), nil
+	case api.EdmBoolean:
+		switch string(raw) {
+		case "true":
+			return api.Bool(true), nil
+		case "false":
+			return api.Bool(false), nil
+		}
+		return mismatch()
+	case api.EdmInt32:
+		if isString {
+			return mismatch()
+		}
+		i, err := strconv.ParseInt(string(raw), 10, 32)
+		if err != nil {
+			return mismatch()
+		}
+		return api.Int32(int32(i)), nil
+	case api.EdmInt64:
+		// Int64 is a JSON string (PF). A bare number with the annotation is UNCERTAIN
+		// (SPEC.md 1.5); conform accepts an integer.
+		text := s
+		if !isString {
+			text = string(raw)
+		}
+		if text == "" || text[0] == '+' {
+			return mismatch()
+		}
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return mismatch()
+		}
+		return api.Int64(i), nil
+	case api.EdmDouble:
+		if isString {
+			switch s {
+			case "NaN":
+				return api.Double(math.NaN()), nil
+			case "Infinity":
+				return api.Double(math.Inf(1)), nil
+			case "-Infinity":
+				return api.Double(math.Inf(-1)), nil
+			}
+			return mismatch()
+		}
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return mismatch()
+		}
+		return api.Double(f), nil
+	case api.EdmDateTime:
+		if !isString {
+			return mismatch()
+		}
+		tm, err := ParseDateTime(s)
+		if err != nil {
+			return api.Value{}, err
+		}
+		return api.DateTime(tm), nil
+	case api.EdmGuid:
+		if !isString {
+			return mismatch()
+		}
+		g, ok := CanonicalGuid(s)
+		if !ok {
+			return mismatch()
+		}
+		return api.Guid(g), nil
+	case api.EdmBinary:
+		if !isString {
+			return mismatch()
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(s)
+		if err != nil {
+			return mismatch()
+		}
+		return api.Binary(b), nil
+	}
+	return mismatch()
+}
+
+func abbreviateRaw(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "..."
+	}
+	return string(raw)
+}
+
+// CanonicalGuid returns s in the canonical lower-case 8-4-4-4-12 form, or false when s is
+// not a GUID in that form.
+func CanonicalGuid(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	b := []byte(s)
+	for i, c := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return "", false
+			}
+			continue
+		}
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			b[i] = c + ('a' - 'A')
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// ParseDateTime reads an Edm.DateTime in the forms the service accepts (DTF): YYYY-MM-DD,
+// YYYY-MM-DDThh:mm<TZ>, YYYY-MM-DDThh:mm:ss[.f{1,7}]<TZ>, where TZ is Z or ±hh:mm of at most
+// 23:59. A malformed value fails with 400 InvalidValueType; one outside
+// 1601-01-01..9999-12-31 (UTC) with 400 OutOfRangeInput.
+func ParseDateTime(s string) (time.Time, error) {
+	bad := func() (time.Time, error) {
+		return time.Time{}, spec.ErrInvalidValueType.Newf("The value '%s' is not a valid Edm.DateTime.", abbreviateRaw([]byte(s)))
+	}
+	p := dtParser{s: s}
+	year, ok1 := p.digits(4)
+	ok2 := p.lit('-')
+	month, ok3 := p.digits(2)
+	ok4 := p.lit('-')
+	day, ok5 := p.digits(2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return bad()
+	}
+	var hour, minute, sec, nanos int
+	offset := 0
+	if p.done() {
+		// date only: midnight UTC
+	} else {
+		if !p.lit('T') {
+			return bad()
+		}
+		var okh, okc, okm bool
+		hour, okh = p.digits(2)
+		okc = p.lit(':')
+		minute, okm = p.digits(2)
+		if !(okh && okc && okm) {
+			return bad()
+		}
+		if p.peek(':') {
+			p.lit(':')
+			var oks bool
+			if sec, oks = p.digits(2); !oks {
+				return bad()
+			}
+			if p.peek('.') {
+				p.lit('.')
+				n := 0
+				for n < 8 && !p.done() && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+					nanos = nanos*10 + int(p.s[p.i]-'0')
+					p.i++
+					n++
+				}
+				if n == 0 || n > 7 {
+					return bad()
+				}
+				for k := n; k < 9; k++ {
+					nanos *= 10
+				}
+			}
+		}
+		switch {
+		case p.lit('Z'):
+		case p.peek('+') || p.peek('-'):
+			sign := 1
+			if p.s[p.i] == '-' {
+				sign = -1
+			}
+			p.i++
+			oh, ok1 := p.digits(2)
+			ok2 := p.lit(':')
+			om, ok3 := p.digits(2)
+			if !(ok1 && ok2 && ok3) || oh > 23 || om > 59 {
+				return bad()
+			}
+			offset = sign * (oh*3600 + om*60)
+		default:
+			return bad()
+		}
+		if !p.done() || hour > 23 || minute > 59 || sec > 59 {
+			return bad()
+		}
+	}
+	if month < 1 || month > 12 || day < 1 {
+		return bad()
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.FixedZone("", offset))
+	if t.Day() != day {
+		return bad()
+	}
+	t = t.UTC()
+	if t.Before(spec.MinDateTime) || t.After(spec.MaxDateTime) {
+		return time.Time{}, spec.ErrOutOfRangeInput.Newf("The value '%s' is outside the range of Edm.DateTime (1601-01-01 to 9999-12-31).", s)
+	}
+	return t, nil
+}
+
+type dtParser struct {
+	s string
+	i int
+}
+
+func (p *dtParser) done() bool { return p.i >= len(p.s) }
+
+func (p *dtParser) peek(c byte) bool { return p.i < len(p.s) && p.s[p.i] == c }
+
+func (p *dtParser) lit(c byte) bool {
+	if p.peek(c) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *dtParser) digits(n int) (int, bool) {
+	if p.i+n > len(p.s) {
+		return 0, false
+	}
+	v := 0
+	for k := 0; k < n; k++ {
+		c := p.s[p.i+k]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	p.i += n
+	return v, true
+}

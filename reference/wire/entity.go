@@ -1,0 +1,372 @@
+package wire
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// Names of the JSON members the protocol reserves.
+const (
+	PropPartitionKey = "PartitionKey"
+	PropRowKey       = "RowKey"
+	PropTimestamp    = "Timestamp"
+	PropTableName    = "TableName"
+
+	odataMetadata = "odata.metadata"
+	odataEtag     = "odata.etag"
+	odataType     = "odata.type"
+	odataID       = "odata.id"
+	odataEditLink = "odata.editLink"
+	typeSuffix    = "@odata.type"
+)
+
+// Document says where an answer belongs, for the odata.* members of metadata answers:
+// `odata.metadata` is ServiceURL + "$metadata#" + the fragment (SPEC.md 6).
+type Document struct {
+	// Level is the metadata level of the answer.
+	Level Metadata
+	// ServiceURL is the table endpoint as clients address it, e.g.
+	// "https://acct.table.core.windows.net/" or "http://127.0.0.1:10002/devstoreaccount1/".
+	ServiceURL string
+	// Account names the account, for `odata.type` ("acct.tbl") in full metadata.
+	Account string
+	// Table is the table of an entity answer.
+	Table string
+	// Select is the $select of the request, if any; it shows in `odata.metadata`.
+	Select []string
+}
+
+func (d Document) base() string {
+	if strings.HasSuffix(d.ServiceURL, "/") {
+		return d.ServiceURL
+	}
+	return d.ServiceURL + "/"
+}
+
+// MetadataURL returns the `odata.metadata` value for fragment, e.g. "tbl/@Element".
+func (d Document) MetadataURL(fragment string) string { return d.base() + "$metadata#" + fragment }
+
+// entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).
+func (d Document) entitySetFragment() string {
+	if d.Select == nil {
+		return d.Table
+	}
+	return d.Table + "&$select=" + strings.Join(d.Select, ",")
+}
+
+// EncodeEntity renders one entity as the answer of Get Entity or Insert Entity: the entity
+// object with `odata.metadata` ending in "#tbl/@Element" (for a projection
+// "#tbl&$select=a,b/@Element", the OData v3 form; UNCERTAIN for Storage).
+func EncodeEntity(e api.Entity, d Document) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	first := true
+	if d.Level != NoMetadata {
+		b = appendMember(b, &first, odataMetadata)
+		b = appendString(b, d.MetadataURL(d.entitySetFragment()+"/@Element"))
+	}
+	b, err := appendEntityMembers(b, &first, e, d)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// EncodeEntitySet renders the answer of Query Entities: {"odata.metadata":..,"value":[..]}.
+func EncodeEntitySet(es []api.Entity, d Document) ([]byte, error) {
+	b := make([]byte, 0, 128+len(es)*256)
+	b = append(b, '{')
+	first := true
+	if d.Level != NoMetadata {
+		b = appendMember(b, &first, odataMetadata)
+		b = appendString(b, d.MetadataURL(d.entitySetFragment()))
+	}
+	b = appendMember(b, &first, "value")
+	b = append(b, '[')
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		f := true
+		var err error
+		if b, err = appendEntityMembers(b, &f, e, d); err != nil {
+			return nil, fmt.Errorf("entity %d: %w", i, err)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']', '}')
+	return b, nil
+}
+
+// EncodeRequestEntity renders e as a request body (Insert, Update, Merge, upserts, batch
+// parts): PartitionKey, RowKey and the custom properties, each annotated whenever its type
+// cannot be inferred from the JSON. Doubles are always annotated, so that a whole number
+// never turns into an Int32 (SPEC.md 12 #1); redundant annotations are accepted by the
+// service (SPEC.md 1.5). Timestamp and ETag are not sent.
+func EncodeRequestEntity(e api.Entity) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	first := true
+	if e.Absent&api.AbsentPartitionKey == 0 {
+		b = appendMember(b, &first, PropPartitionKey)
+		b = appendString(b, e.PartitionKey)
+	}
+	if e.Absent&api.AbsentRowKey == 0 {
+		b = appendMember(b, &first, PropRowKey)
+		b = appendString(b, e.RowKey)
+	}
+	var err error
+	if b, err = appendProperties(b, &first, e, true, true); err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+func appendEntityMembers(b []byte, first *bool, e api.Entity, d Document) ([]byte, error) {
+	if d.Level == FullMetadata {
+		path := EntityPath(d.Table, e.PartitionKey, e.RowKey)
+		b = appendMember(b, first, odataType)
+		b = appendString(b, d.Account+"."+d.Table)
+		b = appendMember(b, first, odataID)
+		b = appendString(b, d.base()+path)
+	}
+	if d.Level != NoMetadata && e.ETag != "" {
+		// Storage sends odata.etag in minimal metadata too (SPEC.md 3.6, CONFIRMED-TRAFFIC).
+		b = appendMember(b, first, odataEtag)
+		b = appendString(b, e.ETag)
+	}
+	if d.Level == FullMetadata {
+		b = appendMember(b, first, odataEditLink)
+		b = appendString(b, EntityPath(d.Table, e.PartitionKey, e.RowKey))
+	}
+	if e.Absent&api.AbsentPartitionKey == 0 {
+		b = appendMember(b, first, PropPartitionKey)
+		b = appendString(b, e.PartitionKey)
+	}
+	if e.Absent&api.AbsentRowKey == 0 {
+		b = appendMember(b, first, PropRowKey)
+		b = appendString(b, e.RowKey)
+	}
+	if e.Absent&api.AbsentTimestamp == 0 && !e.Timestamp.IsZero() {
+		if d.Level == FullMetadata {
+			b = appendMember(b, first, PropTimestamp+typeSuffix)
+			b = appendString(b, string(api.EdmDateTime))
+		}
+		b = appendMember(b, first, PropTimestamp)
+		b = appendString(b, api.FormatDateTime(e.Timestamp))
+	}
+	return appendProperties(b, first, e, d.Level != NoMetadata, false)
+}
+
+func appendProperties(b []byte, first *bool, e api.Entity, annotate, request bool) ([]byte, error) {
+	names := make([]string, 0, len(e.Properties))
+	for n := range e.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := e.Properties[n]
+		if !v.Null && !v.Type.Valid() {
+			return nil, fmt.Errorf("property %q: unknown type %q", n, v.Type)
+		}
+		if annotate && !v.Null && needsAnnotation(v, request) {
+			b = appendMember(b, first, n+typeSuffix)
+			b = appendString(b, string(v.Type))
+		}
+		b = appendMember(b, first, n)
+		b = AppendValue(b, v)
+	}
+	return b, nil
+}
+
+// needsAnnotation says whether v's type cannot be told from its JSON form: Int64, DateTime,
+// Guid and Binary always, a Double when it is special or its rendering looks like an integer
+// (SPEC.md 1.5, PF). A request annotates every Double.
+func needsAnnotation(v api.Value, request bool) bool {
+	switch v.Type {
+	case api.EdmInt64, api.EdmDateTime, api.EdmGuid, api.EdmBinary:
+		return true
+	case api.EdmDouble:
+		if request || math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+			return true
+		}
+		return !strings.ContainsAny(FormatDouble(v.Float), ".")
+	}
+	return false
+}
+
+// AppendValue appends v's JSON form: Int64 as a decimal string, Double as a number with a
+// decimal point or "NaN"/"Infinity"/"-Infinity", DateTime in Storage's trimmed 7-digit form,
+// Binary as base64 (SPEC.md 1.5).
+func AppendValue(b []byte, v api.Value) []byte {
+	if v.Null {
+		return append(b, "null"...)
+	}
+	switch v.Type {
+	case api.EdmBinary:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.Bin)
+		return append(b, '"')
+	case api.EdmBoolean:
+		return strconv.AppendBool(b, v.Bool)
+	case api.EdmDateTime:
+		return appendString(b, api.FormatDateTime(v.Time))
+	case api.EdmDouble:
+		switch {
+		case math.IsNaN(v.Float):
+			return append(b, `"NaN"`...)
+		case math.IsInf(v.Float, 1):
+			return append(b, `"Infinity"`...)
+		case math.IsInf(v.Float, -1):
+			return append(b, `"-Infinity"`...)
+		}
+		return append(b, FormatDouble(v.Float)...)
+	case api.EdmInt32:
+		return strconv.AppendInt(b, v.Int, 10)
+	case api.EdmInt64:
+		b = append(b, '"')
+		b = strconv.AppendInt(b, v.Int, 10)
+		return append(b, '"')
+	}
+	return appendString(b, v.Str)
+}
+
+// FormatDouble renders a finite double as a JSON number that reads back as a Double without
+// an annotation wherever possible: shortest round-trip digits, with ".0" added to whole
+// numbers ("5.0", as Storage answers; SPEC.md 1.5), and exponent form outside [1e-6, 1e21).
+func FormatDouble(f float64) string {
+	a := math.Abs(f)
+	if a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(f, 'E', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsRune(s, '.') {
+		s += ".0"
+	}
+	return s
+}
+
+func appendMember(b []byte, first *bool, name string) []byte {
+	if !*first {
+		b = append(b, ',')
+	}
+	*first = false
+	b = appendString(b, name)
+	return append(b, ':')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// EncodeTable renders the answer of Create Table: the table object with `odata.metadata`
+// ending in "#Tables/@Element", plus odata.type/id/editLink in full metadata.
+func EncodeTable(name string, d Document) []byte {
+	b := []byte{'{'}
+	first := true
+	if d.Level != NoMetadata {
+		b = appendMember(b, &first, odataMetadata)
+		b = appendString(b, d.MetadataURL("Tables/@Element"))
+	}
+	b = appendTableMembers(b, &first, name, d)
+	return append(b, '}')
+}
+
+// EncodeTableSet renders the answer of Query Tables.
+func EncodeTableSet(names []string, d Document) []byte {
+	b := []byte{'{'}
+	first := true
+	if d.Level != NoMetadata {
+		b = appendMember(b, &first, odataMetadata)
+		b = appendString(b, d.MetadataURL("Tables"))
+	}
+	b = appendMember(b, &first, "value")
+	b = append(b, '[')
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		f := true
+		b = appendTableMembers(b, &f, n, d)
+		b = append(b, '}')
+	}
+	return append(b, ']', '}')
+}
+
+// EncodeTableRequest renders the body of Create Table.
+func EncodeTableRequest(name string) []byte {
+	b := []byte{'{'}
+	first := true
+	b = appendMember(b, &first, PropTableName)
+	b = appendString(b, name)
+	return append(b, '}')
+}
+
+func appendTableMembers(b []byte, first *bool, name string, d Document) []byte {
+	if d.Level == FullMetadata {
+		b = appendMember(b, first, odataType)
+		b = appendString(b, d.Account+".Tables")
+		b = appendMember(b, first, odataID)
+		b = appendString(b, d.base()+TablePath(name))
+		b = appendMember(b, first, odataEditLink)
+		b = appendString(b, TablePath(name))
+	}
+	b = appendMember(b, first, PropTableName)
+	return appendString(b, name)
+}

@@ -1,0 +1,194 @@
+package wire
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// EntityPath returns the URL path segment that names one entity,
+// `table(PartitionKey='pk',RowKey='rk')`, with every single quote in a key doubled and the
+// keys percent-encoded (SPEC.md 1.2, CONFIRMED-SDK). The quotes, commas and parentheses of
+// the frame stay literal, as Storage writes them in Location headers.
+func EntityPath(table, partitionKey, rowKey string) string {
+	return table + "(PartitionKey='" + escapeKey(partitionKey) + "',RowKey='" + escapeKey(rowKey) + "')"
+}
+
+// TablePath returns the URL path segment that names one table, `Tables('name')`.
+func TablePath(name string) string { return "Tables('" + escapeKey(name) + "')" }
+
+// escapeKey doubles single quotes and percent-encodes everything but unreserved characters
+// and the quote itself.
+func escapeKey(s string) string {
+	s = strings.ReplaceAll(s, "'", "''")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~'", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte("0123456789ABCDEF"[c>>4])
+		b.WriteByte("0123456789ABCDEF"[c&0xF])
+	}
+	return b.String()
+}
+
+// ResourceKind is what a path segment under the account names.
+type ResourceKind int
+
+// The resources of the Table service (SPEC.md 2).
+const (
+	// ResourceTables is `Tables` (Create Table, Query Tables).
+	ResourceTables ResourceKind = iota + 1
+	// ResourceTable is `Tables('name')` (Delete Table).
+	ResourceTable
+	// ResourceBatch is `$batch`.
+	ResourceBatch
+	// ResourceEntitySet is `table` or `table()` (Insert Entity, Query Entities, ACL).
+	ResourceEntitySet
+	// ResourceEntity is `table(PartitionKey='..',RowKey='..')`.
+	ResourceEntity
+	// ResourceService is the empty path (service properties and stats).
+	ResourceService
+)
+
+// Resource is one parsed path segment.
+type Resource struct {
+	Kind         ResourceKind
+	Table        string
+	PartitionKey string
+	RowKey       string
+}
+
+// ParseResource parses the escaped path segment that follows the account (without the
+// leading slash), e.g. `Tables`, `Tables('t')`, `$batch`, `t()`,
+// `t(PartitionKey='a%27%27b',RowKey='x')`. Percent-escapes are decoded before quoted keys
+// are read, so `%27` and `'` are the same character; inside a key `''` stands for one
+// quote. A malformed segment fails with 400 InvalidUri, a bad key literal with 400
+// InvalidInput.
+func ParseResource(escaped string) (Resource, error) {
+	if escaped == "" {
+		return Resource{Kind: ResourceService}, nil
+	}
+	if strings.Contains(escaped, "/") {
+		return Resource{}, invalidURI(escaped)
+	}
+	seg, err := url.PathUnescape(escaped)
+	if err != nil {
+		return Resource{}, invalidURI(escaped)
+	}
+	switch seg {
+	case "Tables", "Tables()":
+		return Resource{Kind: ResourceTables}, nil
+	case "$batch":
+		return Resource{Kind: ResourceBatch}, nil
+	}
+	open := strings.IndexByte(seg, '(')
+	if open < 0 {
+		if !plainName(seg) {
+			return Resource{}, invalidURI(escaped)
+		}
+		return Resource{Kind: ResourceEntitySet, Table: seg}, nil
+	}
+	name, args := seg[:open], seg[open+1:]
+	if !strings.HasSuffix(args, ")") || !plainName(name) {
+		return Resource{}, invalidURI(escaped)
+	}
+	args = args[:len(args)-1]
+	if name == "Tables" {
+		v, rest, err := quoted(args)
+		if err != nil || rest != "" {
+			return Resource{}, invalidURI(escaped)
+		}
+		return Resource{Kind: ResourceTable, Table: v}, nil
+	}
+	if args == "" {
+		return Resource{Kind: ResourceEntitySet, Table: name}, nil
+	}
+	r := Resource{Kind: ResourceEntity, Table: name}
+	var havePK, haveRK bool
+	for args != "" {
+		eq := strings.IndexByte(args, '=')
+		if eq < 0 {
+			return Resource{}, invalidURI(escaped)
+		}
+		key := strings.TrimSpace(args[:eq])
+		v, rest, err := quoted(args[eq+1:])
+		if err != nil {
+			return Resource{}, err
+		}
+		switch {
+		case key == PropPartitionKey && !havePK:
+			r.PartitionKey, havePK = v, true
+		case key == PropRowKey && !haveRK:
+			r.RowKey, haveRK = v, true
+		default:
+			return Resource{}, invalidURI(escaped)
+		}
+		rest = strings.TrimSpace(rest)
+		if rest == "" {
+			break
+		}
+		if rest[0] != ',' {
+			return Resource{}, invalidURI(escaped)
+		}
+		args = strings.TrimSpace(rest[1:])
+		if args == "" {
+			return Resource{}, invalidURI(escaped)
+		}
+	}
+	if !havePK || !haveRK {
+		return Resource{}, invalidURI(escaped)
+	}
+	return r, nil
+}
+
+// quoted reads a single-quoted literal at the start of s ('' is one quote) and returns its
+// value and the text after it.
+func quoted(s string) (value, rest string, err error) {
+	s = strings.TrimLeft(s, " ")
+	if !strings.HasPrefix(s, "'") {
+		return "", "", spec.ErrInvalidInput.Newf("A key must be a quoted string literal.")
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != '\'' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\'' {
+			b.WriteByte('\'')
+			i++
+			continue
+		}
+		return b.String(), s[i+1:], nil
+	}
+	return "", "", spec.ErrInvalidInput.Newf("A key literal is not terminated.")
+}
+
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '$' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func invalidURI(seg string) error {
+	if len(seg) > 80 {
+		seg = seg[:80] + "..."
+	}
+	return spec.ErrInvalidURI.Newf("The requested URI does not represent any resource on the server: %s", seg)
+}
+
+// FormatKeyLiteral renders s as an OData string literal, 'text' with quotes doubled, for use
+// in $filter expressions (SPEC.md 3.1).
+func FormatKeyLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
