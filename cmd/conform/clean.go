@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/all"
+	"github.com/tableconform/conform/suites/framework"
+)
+
+func cleanCmd() *cobra.Command {
+	var backend, prefix string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "clean --backend NAME=CONNECTION_STRING [--prefix cf...]",
+		Short: "Delete tables left behind by crashed runs (only conform's own, by prefix)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if backend == "" {
+				return usageErr("clean needs --backend")
+			}
+			if !strings.HasPrefix(prefix, framework.TablePrefix) {
+				return usageErr("--prefix must start with %q: conform deletes only tables it created", framework.TablePrefix)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			t, err := all.Open(ctx, backend)
+			if err != nil {
+				return usageErr("backend %s cannot be started or reached: %v", framework.BackendName(backend), err)
+			}
+			defer t.Close()
+			names, err := tablesWithPrefix(ctx, t.Backend, prefix)
+			if err != nil {
+				return usageErr("list tables of %s: %v", framework.BackendName(backend), err)
+			}
+			for _, n := range names {
+				if dryRun {
+					fmt.Fprintf(cmd.OutOrStdout(), "would delete %s\n", n)
+					continue
+				}
+				if err := t.Backend.DeleteTable(ctx, n); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "delete %s: %v\n", n, err)
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", n)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d tables with prefix %q\n", len(names), prefix)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&backend, "backend", "", "backend to clean: a name or NAME=CONNECTION_STRING")
+	cmd.Flags().StringVar(&prefix, "prefix", framework.TablePrefix, "table name prefix (must start with \"cf\")")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
+	return cmd
+}
+
+// tablesWithPrefix lists the tables whose names start with prefix, asking the service for
+// that range only and checking every name again before it is returned.
+func tablesWithPrefix(ctx context.Context, b api.Backend, prefix string) ([]string, error) {
+	upper := prefix[:len(prefix)-1] + string(prefix[len(prefix)-1]+1)
+	q := api.TableQuery{Filter: fmt.Sprintf("TableName ge '%s' and TableName lt '%s'", prefix, upper)}
+	var out []string
+	for {
+		p, err := b.QueryTables(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range p.Tables {
+			if strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)) {
+				out = append(out, n)
+			}
+		}
+		if p.NextTableName == "" {
+			return out, nil
+		}
+		q.NextTableName = p.NextTableName
+	}
+}

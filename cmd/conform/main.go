@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is conform's version, set at build time with -ldflags "-X main.Version=...".
+var Version = "0.1.0-dev"
+
+// Exit statuses (issue: conform run).
+const (
+	exitOK       = 0
+	exitFailed   = 1 // a backend failed a rule its baseline does not expect, or a baseline entry passed
+	exitUsage    = 2 // a usage error, or a backend that cannot be started or reached
+	exitInternal = 2
+)
+
+// exitError carries an exit status and one readable line.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	root := &cobra.Command{
+		Use:           "conform",
+		Short:         "Conformance suite and benchmark harness for the Azure Table API",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v (see conform --help)", err) })
+	root.AddCommand(listCmd(), runCmd(), runBackendCmd(), reportCmd(), cleanCmd())
+	for _, extra := range extraCommands {
+		root.AddCommand(extra())
+	}
+	if err := root.Execute(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintln(os.Stderr, "conform: "+ee.msg)
+			}
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "conform: "+err.Error())
+		os.Exit(exitUsage)
+	}
+}
+
+// extraCommands are added by other files of this package (serve, bench).
+var extraCommands []func() *cobra.Command

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"github.com/spf13/cobra"
+
+	"github.com/tableconform/conform/suites/all"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/report"
+)
+
+// childBackendEnv carries the backend argument to the process that runs it, so that a
+// connection string never appears on a command line.
+const childBackendEnv = "CONFORM_CHILD_BACKEND"
+
+// eventPrefix starts the progress lines a backend process writes on its standard error.
+const eventPrefix = "conform-event "
+
+// event is one progress line of a backend process.
+type event struct {
+	Kind    string `json:"kind"` // "total", "spec"
+	Total   int    `json:"total,omitempty"`
+	State   string `json:"state,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Failure string `json:"failure,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+}
+
+type childOptions struct {
+	labelFilter     string
+	profile         string
+	rawOut          string
+	specTimeout     time.Duration
+	baselineDir     string
+	ignoreBaselines bool
+	command         string
+	keepFailed      bool
+}
+
+func runBackendCmd() *cobra.Command {
+	var o childOptions
+	cmd := &cobra.Command{
+		Use:    "run-backend",
+		Short:  "Run the suite against one backend (used by conform run; one process per backend)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			arg := os.Getenv(childBackendEnv)
+			if arg == "" {
+				return usageErr("run-backend needs %s", childBackendEnv)
+			}
+			code := runOneBackend(arg, o)
+			if code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter")
+	cmd.Flags().StringVar(&o.profile, "profile", "", "expectation profile")
+	cmd.Flags().StringVar(&o.rawOut, "raw-out", "", "where to write the raw result")
+	cmd.Flags().DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
+	cmd.Flags().StringVar(&o.baselineDir, "baseline-dir", "", "baselines to use instead of the embedded ones")
+	cmd.Flags().BoolVar(&o.ignoreBaselines, "ignore-baselines", false, "run without expected failures")
+	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
+	cmd.Flags().BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs")
+	return cmd
+}
+
+func emit(e event) {
+	b, _ := json.Marshal(e)
+	fmt.Fprintln(os.Stderr, eventPrefix+string(b))
+}
+
+type testingT struct{ failed bool }
+
+func (t *testingT) Fail() { t.failed = true }
+
+func runOneBackend(arg string, o childOptions) int {
+	run := report.Run{Profile: o.profile, Command: o.command}
+	writeRun := func() {
+		data, err := json.Marshal(run)
+		if err == nil {
+			err = os.WriteFile(o.rawOut, data, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "conform: write result: %v\n", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), framework.OpenTimeout)
+	target, err := all.Open(ctx, arg)
+	cancel()
+	if err != nil {
+		run.Backend = driver.Info{Name: framework.BackendName(arg)}
+		run.StartError = err.Error()
+		writeRun()
+		return exitUsage
+	}
+	run.Backend = target.Info
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	cfg := framework.Config{
+		Backends:         []string{arg},
+		Open:             func(context.Context, string) (*framework.Target, error) { return target, nil },
+		Profile:          o.profile,
+		BaselineDir:      o.baselineDir,
+		SpecTimeout:      o.specTimeout,
+		IgnoreBaselines:  o.ignoreBaselines,
+		KeepFailedTables: o.keepFailed,
+	}
+	if err := framework.Build(cfg); err != nil {
+		run.StartError = err.Error()
+		writeRun()
+		return exitUsage
+	}
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
+		emit(event{Kind: "total", Total: r.PreRunStats.SpecsThatWillRun})
+	})
+	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
+		if s.State == ginkgo.SpecStateSkipped && s.Failure.Message == "" {
+			return
+		}
+		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}
+		for _, l := range s.Labels() {
+			if _, ok := ruleLabel(l); ok {
+				e.Rule = l
+			}
+		}
+		if s.Failed() {
+			e.Failure = firstLine(s.Failure.Message)
+		}
+		emit(e)
+	})
+	ginkgo.ReportAfterSuite("conform raw result", func(r ginkgo.Report) {
+		run.Ginkgo = r
+		writeRun()
+	})
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = o.labelFilter
+	suiteConfig.Timeout = 2 * time.Hour
+	reporterConfig.Succinct = true
+	reporterConfig.NoColor = true
+	t := &testingT{}
+	if !ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) || t.failed {
+		return exitFailed
+	}
+	return exitOK
+}
