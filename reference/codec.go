@@ -1,0 +1,403 @@
+package reference
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// record is one stored entity: its keys and its encoded body, all three slices of one
+// immutable string (one allocation per entity). Because strings are immutable, a decoded
+// entity may share its keys, property names and string values with the store without
+// letting a caller change it.
+//
+// The body is:
+//
+//	8 bytes   Timestamp, in 100 ns ticks since 0001-01-01T00:00:00Z, little endian
+//	uvarint   the number of properties
+//	for each property:
+//	  uvarint  the property name's id in the Service's name table
+//	  1 byte   the EDM type (typeString...)
+//	  payload  String, Binary: uvarint length, then the bytes; Boolean: 1 byte;
+//	           DateTime: 8 bytes of ticks; Double: 8 bytes of IEEE bits; Guid: 16 bytes;
+//	           Int32, Int64: zig-zag varint
+type record struct {
+	pk, rk, body string
+}
+
+// key returns r's identity.
+func (r record) key() api.Key { return api.Key{PartitionKey: r.pk, RowKey: r.rk} }
+
+// lessRecord is the index order: PartitionKey, then RowKey, each by api.CompareKeyStrings.
+func lessRecord(a, b record) bool {
+	if c := api.CompareKeyStrings(a.pk, b.pk); c != 0 {
+		return c < 0
+	}
+	return api.CompareKeyStrings(a.rk, b.rk) < 0
+}
+
+// probe returns a record that sorts where the entity (pk, rk) sorts, for index look-ups.
+func probe(pk, rk string) record { return record{pk: pk, rk: rk} }
+
+// The type byte of each EDM type in a record body.
+const (
+	typeString byte = 1 + iota
+	typeBinary
+	typeBoolean
+	typeDateTime
+	typeDouble
+	typeGuid
+	typeInt32
+	typeInt64
+)
+
+// typeCode returns t's type byte, or 0 for a type that is not one of the eight.
+func typeCode(t api.EdmType) byte {
+	switch t {
+	case api.EdmString:
+		return typeString
+	case api.EdmInt32:
+		return typeInt32
+	case api.EdmDouble:
+		return typeDouble
+	case api.EdmDateTime:
+		return typeDateTime
+	case api.EdmInt64:
+		return typeInt64
+	case api.EdmBoolean:
+		return typeBoolean
+	case api.EdmGuid:
+		return typeGuid
+	case api.EdmBinary:
+		return typeBinary
+	}
+	return 0
+}
+
+// Ticks: the Table service's DateTime resolution is 100 ns (SPEC.md 1.2, 1.5). Ticks are
+// counted from 0001-01-01T00:00:00Z, so every DateTime from 1601 to 9999 fits an int64.
+const (
+	ticksPerSecond = 10_000_000
+	unixEpochTicks = 621_355_968_000_000_000 // ticks at 1970-01-01T00:00:00Z
+)
+
+// ticksOf returns t as ticks, truncated to the 100 ns tick.
+func ticksOf(t time.Time) int64 {
+	return t.Unix()*ticksPerSecond + int64(t.Nanosecond()/100) + unixEpochTicks
+}
+
+// timeOfTicks returns the UTC time of k ticks.
+func timeOfTicks(k int64) time.Time {
+	k -= unixEpochTicks
+	sec, rem := k/ticksPerSecond, k%ticksPerSecond
+	if rem < 0 {
+		rem += ticksPerSecond
+		sec--
+	}
+	return time.Unix(sec, rem*100).UTC()
+}
+
+// formatETag returns the ETag of an entity whose Timestamp is k ticks, in the form both
+// Storage and Cosmos send: W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'" (SPEC.md 2.4),
+// seven fractional digits and ':' percent-encoded.
+func formatETag(k int64) string {
+	t := timeOfTicks(k)
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
+	frac := int(k % ticksPerSecond)
+	if frac < 0 {
+		frac += ticksPerSecond
+	}
+	var b [48]byte
+	buf := append(b[:0], `W/"datetime'`...)
+	buf = appendDigits(buf, year, 4)
+	buf = append(buf, '-')
+	buf = appendDigits(buf, int(month), 2)
+	buf = append(buf, '-')
+	buf = appendDigits(buf, day, 2)
+	buf = append(buf, 'T')
+	buf = appendDigits(buf, hour, 2)
+	buf = append(buf, "%3A"...)
+	buf = appendDigits(buf, minute, 2)
+	buf = append(buf, "%3A"...)
+	buf = appendDigits(buf, second, 2)
+	buf = append(buf, '.')
+	buf = appendDigits(buf, frac, 7)
+	buf = append(buf, `Z'"`...)
+	return string(buf)
+}
+
+func appendDigits(b []byte, v, width int) []byte {
+	var d [10]byte
+	for i := width - 1; i >= 0; i-- {
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(b, d[:width]...)
+}
+
+// nameTable interns property names: a record stores a small id instead of the name, and a
+// decoded entity shares the one interned copy. Reads are lock-free; a name seen for the
+// first time takes a mutex. Ids are never reused, so a record stays decodable for ever.
+type nameTable struct {
+	read  atomic.Pointer[map[string]uint32] // immutable snapshot of ids
+	names atomic.Pointer[[]string]          // names by id; elements are never rewritten
+
+	mu     sync.Mutex
+	all    map[string]uint32 // every id; guarded by mu
+	list   []string          // guarded by mu
+	misses int               // look-ups that missed read since it was published; guarded by mu
+}
+
+func newNameTable() *nameTable {
+	t := &nameTable{all: map[string]uint32{}}
+	t.read.Store(&map[string]uint32{})
+	t.names.Store(&[]string{})
+	return t
+}
+
+// id returns name's id, interning the name on first sight.
+func (t *nameTable) id(name string) uint32 {
+	if id, ok := (*t.read.Load())[name]; ok {
+		return id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.all[name]
+	if !ok {
+		name = strings.Clone(name)
+		id = uint32(len(t.list))
+		t.list = append(t.list, name)
+		t.all[name] = id
+		list := t.list
+		t.names.Store(&list)
+	}
+	// Publish a fresh snapshot once the misses have paid for copying it (amortised O(1)).
+	if t.misses++; t.misses >= len(t.all) {
+		snapshot := make(map[string]uint32, len(t.all))
+		for k, v := range t.all {
+			snapshot[k] = v
+		}
+		t.read.Store(&snapshot)
+		t.misses = 0
+	}
+	return id
+}
+
+// storedProperty reports whether a property sent with an entity is kept: null values are
+// not stored (SPEC.md 1.3) and a client-sent Timestamp is ignored (DM).
+func storedProperty(name string, v api.Value) bool {
+	return !v.Null && name != timestampName
+}
+
+const (
+	partitionKeyName = "PartitionKey"
+	rowKeyName       = "RowKey"
+	timestampName    = "Timestamp"
+)
+
+// encodeRecord encodes an entity whose properties have been validated. scratch is a
+// buffer owned by the caller, returned grown for the next call.
+func (n *nameTable) encodeRecord(scratch []byte, pk, rk string, ticks int64, props map[string]api.Value) (record, []byte) {
+	buf := append(scratch[:0], pk...)
+	buf = append(buf, rk...)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(ticks))
+	count := 0
+	for name, v := range props {
+		if storedProperty(name, v) {
+			count++
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(count))
+	for name, v := range props {
+		if !storedProperty(name, v) {
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
+		buf = appendValue(buf, v)
+	}
+	s := string(buf)
+	return record{pk: s[:len(pk)], rk: s[len(pk) : len(pk)+len(rk)], body: s[len(pk)+len(rk):]}, buf
+}
+
+// appendValue appends v's type byte and payload; v has been validated.
+func appendValue(buf []byte, v api.Value) []byte {
+	code := typeCode(v.Type)
+	buf = append(buf, code)
+	switch code {
+	case typeString:
+		buf = binary.AppendUvarint(buf, uint64(len(v.Str)))
+		buf = append(buf, v.Str...)
+	case typeBinary:
+		buf = binary.AppendUvarint(buf, uint64(len(v.Bin)))
+		buf = append(buf, v.Bin...)
+	case typeBoolean:
+		b := byte(0)
+		if v.Bool {
+			b = 1
+		}
+		buf = append(buf, b)
+	case typeDateTime:
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(ticksOf(v.Time)))
+	case typeDouble:
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float))
+	case typeGuid:
+		g, _ := parseGuid(v.Str)
+		buf = append(buf, g[:]...)
+	case typeInt32, typeInt64:
+		buf = binary.AppendVarint(buf, v.Int)
+	}
+	return buf
+}
+
+// recordTicks returns the Timestamp ticks of r.
+func recordTicks(r record) int64 { return int64(le64(r.body, 0)) }
+
+// decode returns the entity r holds, with its Timestamp and ETag. The entity is the
+// caller's: strings are shared (immutable), byte slices are fresh.
+func (n *nameTable) decode(r record) api.Entity {
+	names := *n.names.Load()
+	b := r.body
+	ticks := int64(le64(b, 0))
+	count, i := uvarintAt(b, 8)
+	props := make(map[string]api.Value, count)
+	for k := uint64(0); k < count; k++ {
+		var id uint64
+		id, i = uvarintAt(b, i)
+		var v api.Value
+		v, i = decodeValue(b, i)
+		props[names[id]] = v
+	}
+	return api.Entity{
+		PartitionKey: r.pk,
+		RowKey:       r.rk,
+		Timestamp:    timeOfTicks(ticks),
+		ETag:         formatETag(ticks),
+		Properties:   props,
+	}
+}
+
+// decodeProperties returns r's properties only (for merging).
+func (n *nameTable) decodeProperties(r record) map[string]api.Value {
+	return n.decode(r).Properties
+}
+
+func decodeValue(b string, i int) (api.Value, int) {
+	code := b[i]
+	i++
+	switch code {
+	case typeString:
+		l, j := uvarintAt(b, i)
+		end := j + int(l)
+		return api.Value{Type: api.EdmString, Str: b[j:end]}, end
+	case typeBinary:
+		l, j := uvarintAt(b, i)
+		end := j + int(l)
+		return api.Value{Type: api.EdmBinary, Bin: []byte(b[j:end])}, end
+	case typeBoolean:
+		return api.Value{Type: api.EdmBoolean, Bool: b[i] == 1}, i + 1
+	case typeDateTime:
+		return api.Value{Type: api.EdmDateTime, Time: timeOfTicks(int64(le64(b, i)))}, i + 8
+	case typeDouble:
+		return api.Value{Type: api.EdmDouble, Float: math.Float64frombits(le64(b, i))}, i + 8
+	case typeGuid:
+		var g [16]byte
+		copy(g[:], b[i:i+16])
+		return api.Value{Type: api.EdmGuid, Str: formatGuid(g)}, i + 16
+	case typeInt32:
+		v, j := varintAt(b, i)
+		return api.Value{Type: api.EdmInt32, Int: v}, j
+	case typeInt64:
+		v, j := varintAt(b, i)
+		return api.Value{Type: api.EdmInt64, Int: v}, j
+	}
+	// Unreachable for records this package wrote; answer an empty string rather than
+	// crash the process.
+	return api.Value{Type: api.EdmString}, len(b)
+}
+
+func le64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+func uvarintAt(s string, i int) (uint64, int) {
+	var x uint64
+	var shift uint
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 {
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return x, i
+}
+
+func varintAt(s string, i int) (int64, int) {
+	ux, j := uvarintAt(s, i)
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
+	}
+	return x, j
+}
+
+// parseGuid parses the 8-4-4-4-12 hexadecimal form of a GUID, in either case.
+func parseGuid(s string) ([16]byte, bool) {
+	var g [16]byte
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return g, false
+	}
+	j := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		hi, ok1 := hexDigit(s[i])
+		lo, ok2 := hexDigit(s[i+1])
+		if !ok1 || !ok2 {
+			return g, false
+		}
+		g[j] = hi<<4 | lo
+		j++
+		i += 2
+	}
+	return g, true
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// formatGuid renders g in its canonical lower-case 8-4-4-4-12 form.
+func formatGuid(g [16]byte) string {
+	const hexChars = "0123456789abcdef"
+	var b [36]byte
+	j := 0
+	for i, c := range g {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = hexChars[c>>4], hexChars[c&0xf]
+		j += 2
+	}
+	return string(b[:])
+}

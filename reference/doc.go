@@ -1,0 +1,17 @@
+// Package reference is the Azure Table data model in memory, modelled on Azure Table Storage
+// as observed (SPEC.md sections 1-5): tables with case-insensitive names, entities with
+// validated keys, properties and EDM values, the write operations with their ETag
+// concurrency, paged queries in PartitionKey/RowKey order with Storage's continuation
+// tokens, and atomic entity group transactions.
+//
+// Service implements api.Backend in process. It is safe for concurrent use and, given a
+// clock (WithClock), deterministic. Each table is an ordered index (google/btree) of compact
+// encoded entities; a transaction runs against a copy-on-write clone of the index that is
+// swapped in only when every operation succeeded.
+//
+// Where SPEC.md marks a fact UNCERTAIN and reference/spec does not settle it, the choice
+// is made once, in choices.go.
+//
+// It may import the standard library, google/btree, reference/api, reference/spec and
+// reference/odata.
+package reference

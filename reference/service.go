@@ -1,0 +1,233 @@
+package reference
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Service is the whole Table service of one account, in memory. It satisfies api.Backend;
+// its methods are safe for concurrent use and deterministic given the clock.
+type Service struct {
+	clock                  func() time.Time
+	deleteHold             time.Duration
+	partitionBoundaryPages bool
+
+	names    *nameTable
+	lastTick atomic.Int64
+
+	mu       sync.RWMutex
+	tables   map[string]*table    // live tables by lower-case name; guarded by mu
+	deleting map[string]time.Time // lower-case name -> end of its delete hold; guarded by mu
+}
+
+var _ api.Backend = (*Service)(nil)
+
+// table is one table: its name as created and its ordered index of entities.
+type table struct {
+	name string
+
+	mu      sync.RWMutex
+	tree    *btree.BTreeG[record] // guarded by mu
+	dropped bool                  // set when the table is deleted; guarded by mu
+	scratch []byte                // encoding buffer; guarded by mu (write lock)
+}
+
+// btreeDegree is the index's branching factor: wide nodes keep the tree shallow for
+// million-entity tables without making copy-on-write copies expensive.
+const btreeDegree = 32
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock from which Timestamps are taken (default time.Now). Timestamps
+// are max(clock(), last + 100 ns), so they increase strictly even when the clock stalls.
+func WithClock(clock func() time.Time) Option {
+	return func(s *Service) { s.clock = clock }
+}
+
+// WithDeleteHold sets how long a deleted table's name stays in the TableBeingDeleted state
+// (default spec.DefaultTableDeleteHold; 0 frees the name at once).
+func WithDeleteHold(d time.Duration) Option {
+	return func(s *Service) { s.deleteHold = d }
+}
+
+// WithPartitionBoundaryPages makes a query page end where the PartitionKey changes, as
+// Storage MAY do when a query crosses a partition (server) boundary (SPEC.md 3.5). Off by
+// default.
+func WithPartitionBoundaryPages(on bool) Option {
+	return func(s *Service) { s.partitionBoundaryPages = on }
+}
+
+// New returns an empty Service.
+func New(opts ...Option) *Service {
+	s := &Service{
+		clock:      time.Now,
+		deleteHold: spec.DefaultTableDeleteHold,
+		names:      newNameTable(),
+		tables:     map[string]*table{},
+		deleting:   map[string]time.Time{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// nextTick returns the Timestamp of the next write, in ticks: max(now, last + 1 tick).
+// Callers hold the written table's lock, so an entity's Timestamp only ever grows.
+func (s *Service) nextTick() int64 {
+	now := ticksOf(s.clock())
+	for {
+		last := s.lastTick.Load()
+		next := max(now, last+1)
+		if s.lastTick.CompareAndSwap(last, next) {
+			return next
+		}
+	}
+}
+
+// lowerName returns the ASCII lower case of a table name. Names are ASCII (DM).
+func lowerName(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(name)
+		}
+	}
+	return name
+}
+
+// lookup returns the live table called name, in any case, or nil.
+func (s *Service) lookup(name string) *table {
+	var buf [spec.MaxTableNameLength]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	b := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	s.mu.RLock()
+	t := s.tables[string(b)]
+	s.mu.RUnlock()
+	return t
+}
+
+// openTable returns the table an entity operation addresses, or 404 TableNotFound.
+func (s *Service) openTable(name string) (*table, *spec.Error) {
+	if t := s.lookup(name); t != nil {
+		return t, nil
+	}
+	return nil, spec.ErrTableNotFound.New()
+}
+
+// CreateTable creates a table (SPEC.md 2.2): 400 for an invalid or reserved name, 409
+// TableAlreadyExists when a table of that name exists in any case, 409 TableBeingDeleted
+// during the delete hold of that name.
+func (s *Service) CreateTable(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkTableName(name); err != nil {
+		return err
+	}
+	lower := lowerName(name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tables[lower]; ok {
+		return spec.ErrTableAlreadyExists.New()
+	}
+	if until, ok := s.deleting[lower]; ok {
+		if s.clock().Before(until) {
+			return spec.ErrTableBeingDeleted.New()
+		}
+		delete(s.deleting, lower)
+	}
+	s.tables[lower] = &table{name: name, tree: btree.NewG(btreeDegree, lessRecord)}
+	return nil
+}
+
+// DeleteTable deletes a table and its entities: 404 ResourceNotFound when there is none
+// (CONFIRMED-TRAFFIC, not TableNotFound). The name stays unavailable for the delete hold.
+func (s *Service) DeleteTable(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	lower := lowerName(name)
+	s.mu.Lock()
+	t, ok := s.tables[lower]
+	if !ok {
+		s.mu.Unlock()
+		return spec.ErrResourceNotFound.New()
+	}
+	delete(s.tables, lower)
+	if s.deleteHold > 0 {
+		s.deleting[lower] = s.clock().Add(s.deleteHold)
+	}
+	s.mu.Unlock()
+
+	t.mu.Lock()
+	t.dropped = true
+	t.tree = btree.NewG(btreeDegree, lessRecord)
+	t.scratch = nil
+	t.mu.Unlock()
+	return nil
+}
+
+// QueryTables lists tables one page at a time (SPEC.md 2.2, QT): $filter over TableName,
+// $top per page (1..1000), at most 1000 per page, NextTableName to resume.
+func (s *Service) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	if err := ctx.Err(); err != nil {
+		return api.TablePage{}, err
+	}
+	limit, err := pageLimit(q.Top)
+	if err != nil {
+		return api.TablePage{}, err
+	}
+	match, err := compileTableFilter(q.Filter)
+	if err != nil {
+		return api.TablePage{}, err
+	}
+	from := ""
+	if q.NextTableName != "" {
+		if from, err = decodeTableToken(q.NextTableName); err != nil {
+			return api.TablePage{}, errBadContinuation()
+		}
+	}
+
+	type entry struct{ lower, name string }
+	s.mu.RLock()
+	all := make([]entry, 0, len(s.tables))
+	for lower, t := range s.tables {
+		if lower >= from {
+			all = append(all, entry{lower, t.name})
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.lower, b.lower) })
+
+	page := api.TablePage{Tables: []string{}}
+	for _, e := range all {
+		if match != nil && !match(e.name) {
+			continue
+		}
+		if len(page.Tables) == limit {
+			page.NextTableName = encodeTableToken(e.lower)
+			break
+		}
+		page.Tables = append(page.Tables, e.name)
+	}
+	return page, nil
+}

@@ -1,0 +1,304 @@
+package reference
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// tableNamePattern is DM's rule for table names (SPEC.md 1.1).
+var tableNamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
+
+// checkTableName validates a name for Create Table: InvalidResourceName for characters
+// (CONFIRMED-TRAFFIC) and for a reserved name (spec.ReservedTableNames), errTableNameLength
+// for a name of valid characters and the wrong length.
+func checkTableName(name string) *spec.Error {
+	if tableNamePattern.MatchString(name) {
+		for _, r := range spec.ReservedTableNames {
+			if strings.EqualFold(name, r) {
+				return spec.ErrInvalidResourceName.New()
+			}
+		}
+		return nil
+	}
+	if len(name) > 0 && isASCIILetter(name[0]) && strings.IndexFunc(name, notASCIIAlnum) < 0 {
+		return errTableNameLength()
+	}
+	return spec.ErrInvalidResourceName.New()
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func notASCIIAlnum(r rune) bool {
+	return !(r < utf8.RuneSelf && (isASCIILetter(byte(r)) || r >= '0' && r <= '9'))
+}
+
+// utf16Len returns the length of s in UTF-16 code units, the unit in which the service
+// counts characters.
+func utf16Len(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x80:
+		case c >= 0xF0: // a 4-byte sequence: one rune, two code units, four bytes
+			n -= 2
+		case c >= 0xC0: // the lead of a 2- or 3-byte sequence: one code unit
+			if c >= 0xE0 {
+				n -= 2
+			} else {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// forbiddenKeyRune reports the characters DM forbids in PartitionKey and RowKey
+// (SPEC.md 1.2).
+func forbiddenKeyRune(r rune) bool {
+	return r == '/' || r == '\\' || r == '#' || r == '?' || r <= 0x1F || (r >= 0x7F && r <= 0x9F)
+}
+
+// checkKey validates a PartitionKey or RowKey value to be stored: UTF-8, no forbidden
+// character, at most spec.MaxKeyBytes counted in UTF-16.
+func checkKey(key string) *spec.Error {
+	if !utf8.ValidString(key) {
+		return errInvalidKey()
+	}
+	units := 0
+	for _, r := range key {
+		if forbiddenKeyRune(r) {
+			return errInvalidKey()
+		}
+		units++
+		if r >= 0x10000 {
+			units++
+		}
+	}
+	if 2*units > spec.MaxKeyBytes {
+		return errInvalidKey()
+	}
+	return nil
+}
+
+// checkPropertyName validates a custom property name (DM, SPEC.md 1.3): at most 255
+// characters, not PartitionKey or RowKey, and a C# identifier: a letter or '_', then
+// letters, decimal digits, connecting punctuation, combining marks and format characters.
+func checkPropertyName(name string) *spec.Error {
+	if utf16Len(name) > spec.MaxPropertyNameLength {
+		return spec.ErrPropertyNameTooLong.New()
+	}
+	if name == partitionKeyName || name == rowKeyName {
+		return errSystemPropertyName()
+	}
+	if !isIdentifier(name) {
+		return spec.ErrPropertyNameInvalid.New()
+	}
+	return nil
+}
+
+func isIdentifier(name string) bool {
+	if name == "" || !utf8.ValidString(name) {
+		return false
+	}
+	for i, r := range name {
+		if r < utf8.RuneSelf {
+			if r == '_' || isASCIILetter(byte(r)) || (i > 0 && r >= '0' && r <= '9') {
+				continue
+			}
+			return false
+		}
+		letter := unicode.IsLetter(r) || unicode.Is(unicode.Nl, r)
+		if i == 0 {
+			if !letter {
+				return false
+			}
+			continue
+		}
+		if !letter && !unicode.In(r, unicode.Nd, unicode.Pc, unicode.Mn, unicode.Mc, unicode.Cf) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkValue validates a non-null property value against its type's range (DM, SPEC.md
+// 1.5).
+func checkValue(v api.Value) *spec.Error {
+	switch v.Type {
+	case api.EdmString:
+		if !utf8.ValidString(v.Str) {
+			return errInvalidValue()
+		}
+		if len(v.Str) > spec.MaxStringChars && utf16Len(v.Str) > spec.MaxStringChars {
+			return spec.ErrPropertyValueTooLarge.New()
+		}
+	case api.EdmBinary:
+		if len(v.Bin) > spec.MaxBinaryBytes {
+			return spec.ErrPropertyValueTooLarge.New()
+		}
+	case api.EdmDateTime:
+		if v.Time.Before(spec.MinDateTime) || v.Time.After(spec.MaxDateTime) {
+			return errDateTimeRange()
+		}
+	case api.EdmInt32:
+		if v.Int < math.MinInt32 || v.Int > math.MaxInt32 {
+			return errInvalidValue()
+		}
+	case api.EdmGuid:
+		if _, ok := parseGuid(v.Str); !ok {
+			return errInvalidValue()
+		}
+	case api.EdmBoolean, api.EdmDouble, api.EdmInt64:
+	default:
+		return errInvalidValue()
+	}
+	return nil
+}
+
+// checkProperty validates one property as sent, name first.
+func checkProperty(name string, v api.Value) *spec.Error {
+	if name == timestampName {
+		return nil // ignored, see storedProperty
+	}
+	if err := checkPropertyName(name); err != nil {
+		return err
+	}
+	if v.Null {
+		return nil
+	}
+	return checkValue(v)
+}
+
+// checkEntity validates an entity to be written: its keys, the number of properties that
+// will be stored, then each property in ordinal name order (so that the answer does not
+// depend on map order). The entity's size is checked by checkStored on what is stored.
+func checkEntity(e api.Entity) *spec.Error {
+	if err := checkKey(e.PartitionKey); err != nil {
+		return err
+	}
+	if err := checkKey(e.RowKey); err != nil {
+		return err
+	}
+	if storedCount(e.Properties) > spec.MaxCustomProperties {
+		return spec.ErrTooManyProperties.New()
+	}
+	failed := false
+	for name, v := range e.Properties {
+		if checkProperty(name, v) != nil {
+			failed = true
+			break
+		}
+	}
+	if !failed {
+		return nil
+	}
+	names := make([]string, 0, len(e.Properties))
+	for name := range e.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := checkProperty(name, e.Properties[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkStored validates the entity that would be stored (after a merge): the number of
+// properties and the entity's size.
+func checkStored(pk, rk string, props map[string]api.Value) *spec.Error {
+	if storedCount(props) > spec.MaxCustomProperties {
+		return spec.ErrTooManyProperties.New()
+	}
+	if EntitySize(pk, rk, props) > spec.MaxEntityBytes {
+		return spec.ErrEntityTooLarge.New()
+	}
+	return nil
+}
+
+func storedCount(props map[string]api.Value) int {
+	n := 0
+	for name, v := range props {
+		if storedProperty(name, v) {
+			n++
+		}
+	}
+	return n
+}
+
+// EntitySize returns the size of the entity with keys pk, rk and properties props by the
+// documented accounting (SIZEBLOG, SPEC.md 1.4; the spec.Size* constants): 4 bytes, twice
+// the UTF-16 length of both keys, and for each stored property 8 bytes, twice the UTF-16
+// length of its name and the size of its value. Null properties and a Timestamp are not
+// stored and do not count. The reference refuses an entity above spec.MaxEntityBytes.
+func EntitySize(pk, rk string, props map[string]api.Value) int {
+	size := spec.SizeEntityOverhead + 2*(utf16Len(pk)+utf16Len(rk))
+	for name, v := range props {
+		if !storedProperty(name, v) {
+			continue
+		}
+		size += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
+	}
+	return size
+}
+
+func valueSize(v api.Value) int {
+	switch v.Type {
+	case api.EdmString:
+		return spec.SizeStringOverhead + 2*utf16Len(v.Str)
+	case api.EdmBinary:
+		return spec.SizeBinaryOverhead + len(v.Bin)
+	case api.EdmDateTime:
+		return spec.SizeDateTime
+	case api.EdmGuid:
+		return spec.SizeGuid
+	case api.EdmDouble:
+		return spec.SizeDouble
+	case api.EdmInt32:
+		return spec.SizeInt32
+	case api.EdmInt64:
+		return spec.SizeInt64
+	case api.EdmBoolean:
+		return spec.SizeBoolean
+	}
+	return 0
+}
+
+// checkIfMatch validates an If-Match value: "*" or a quoted entity tag, weak or strong.
+func checkIfMatch(etag string) *spec.Error {
+	if etag == api.IfMatchAny {
+		return nil
+	}
+	tag := strings.TrimPrefix(etag, "W/")
+	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' || strings.Contains(tag[1:len(tag)-1], `"`) {
+		return errMalformedETag(etag)
+	}
+	return nil
+}
+
+// jsonSizeLowerBound returns a lower bound of the size of e's JSON body and request line in
+// a transaction, for the payload estimate: every byte counted here is certainly sent.
+func jsonSizeLowerBound(e api.Entity) int {
+	n := 2*(len(e.PartitionKey)+len(e.RowKey)) + len(`{"PartitionKey":"","RowKey":""}`)
+	for name, v := range e.Properties {
+		n += len(name) + len(`"":,`)
+		switch v.Type {
+		case api.EdmString:
+			n += len(v.Str) + 2
+		case api.EdmBinary:
+			n += (len(v.Bin)+2)/3*4 + 2
+		default:
+			n++
+		}
+	}
+	return n
+}
