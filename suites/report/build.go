@@ -25,8 +25,10 @@ type Meta struct {
 func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 	rep := Report{Schema: Schema, Conform: meta.ConformVersion, Generated: meta.Generated.UTC(), Command: meta.Command, Legend: Legend}
 	cells := map[string][]Cell{}
+	byID := map[string]spec.Rule{}
 	for _, r := range rules {
 		cells[r.ID] = nil
+		byID[r.ID] = r
 	}
 	for bi, run := range runs {
 		b := Backend{Info: run.Backend, Profile: profileOf(run.Profile), Date: run.Ginkgo.StartTime.UTC(), Command: run.Command,
@@ -39,11 +41,11 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			if s.LeafNodeType != types.NodeTypeIt {
 				continue
 			}
-			ruleID := ruleOfSpec(s)
-			if ruleID == "" {
+			rule, ok := byID[ruleOfSpec(s)]
+			if !ok {
 				continue
 			}
-			rule, _ := spec.LookupRule(ruleID)
+			ruleID := rule.ID
 			res := classify(s, rule, b.Profile)
 			count(&b.Counts, res)
 			c := perRule[ruleID]

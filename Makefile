@@ -1,0 +1,56 @@
+# conform: the two commands a newcomer needs are `make report` (the main job) and
+# `make test` (everything CI runs). Both install what they need: Go modules through the
+# module proxy, Azurite from the npm lock file.
+
+GO            ?= go
+NPM           ?= npm
+BACKENDS      ?= reference,reference-http,azurite
+TEST_TIMEOUT  ?= 40m
+FUZZTIME      ?= 10s
+BENCH_BACKENDS ?= reference,reference-http,azurite
+
+.PHONY: all report test unit conformance deps lint vet bench fuzz serve clean
+
+all: test
+
+# Installs the pinned npm packages (Azurite, the JavaScript SDK) once; idempotent.
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: node_modules/.package-lock.json
+	$(GO) mod download
+
+## report: the main job: run the suites against the embedded default (the reference and,
+## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
+## report.json, junit.xml).
+report: deps
+	$(GO) run ./cmd/conform run --out conform-report
+
+## test: vet, then every package's tests with -race, with the conformance suite against
+## the reference in process, the reference over HTTP and Azurite.
+test: deps vet
+	CONFORM_BACKENDS=$(BACKENDS) $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+
+vet:
+	$(GO) vet ./...
+
+## lint: vet, gofmt, and the GitHub workflow files (actionlint from the module proxy).
+lint: vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
+
+## bench: the default benchmark set against each backend, compared with benchstat.
+bench: deps
+	./scripts/bench.sh $(BENCH_BACKENDS)
+
+## fuzz: every fuzz target for FUZZTIME each.
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## serve: the reference over the Table REST protocol on 127.0.0.1:10002.
+serve:
+	$(GO) run ./cmd/conform serve --addr 127.0.0.1:10002
+
+clean:
+	rm -rf conform-report conform-report-merged bench/results

@@ -1,0 +1,199 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var testRules = []spec.Rule{
+	{ID: "entity.insert.conflict", Level: spec.Must, Area: spec.AreaModification, Text: "Inserting an existing entity MUST fail with 409 EntityAlreadyExists.", Source: spec.SrcInsertEntity},
+	{ID: "query.order.keys", Level: spec.Must, Area: spec.AreaOrdering, Text: "Results MUST come in PartitionKey, RowKey order.", Source: spec.SrcQueryingTables,
+		CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey, RowKey."},
+	{ID: "pagination.boundary.token", Level: spec.May, Area: spec.AreaPagination, Text: "A page MAY end at a partition boundary with a continuation.", Source: spec.SrcPagination},
+	{ID: "batch.max.operations", Level: spec.Must, Area: spec.AreaBatch, Feature: spec.FBatch, Text: "A batch of 101 operations MUST be refused.", Source: spec.SrcBatch},
+	{ID: "auth.sas.read", Level: spec.Must, Area: spec.AreaAuth, Feature: spec.FSAS, Text: "A SAS with r MUST allow reads.", Source: spec.SrcServiceSAS},
+}
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func specReport(backend, rule, text string, state types.SpecState, failure string, extra ...types.ReportEntry) types.SpecReport {
+	r, _ := lookup(rule)
+	entries := append([]types.ReportEntry{{Name: framework.EntryRule, Value: types.WrapEntryValue(framework.RuleEntry{ID: r.ID, Level: string(r.Level)})}}, extra...)
+	return types.SpecReport{
+		ContainerHierarchyTexts:  []string{"[backend " + backend + "]", "Area"},
+		ContainerHierarchyLabels: [][]string{{framework.LabelBackend + backend}, {}},
+		LeafNodeText:             text,
+		LeafNodeLabels:           []string{rule},
+		LeafNodeType:             types.NodeTypeIt,
+		State:                    state,
+		RunTime:                  5 * time.Millisecond,
+		Failure:                  types.Failure{Message: failure},
+		ReportEntries:            entries,
+	}
+}
+
+func lookup(id string) (spec.Rule, bool) {
+	for _, r := range testRules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return spec.Rule{}, false
+}
+
+func sample() Report {
+	ref := Run{Backend: driver.Info{Name: "reference", Kind: "reference", Driver: "inproc", Version: "dev"}, Command: "conform run",
+		Ginkgo: types.Report{StartTime: t0, SuiteSucceeded: true, SpecReports: types.SpecReports{
+			specReport("reference", "entity.insert.conflict", "fails with 409", types.SpecStatePassed, ""),
+			specReport("reference", "query.order.keys", "sorts keys", types.SpecStatePassed, ""),
+			specReport("reference", "pagination.boundary.token", "may end at a boundary", types.SpecStatePassed, "",
+				types.ReportEntry{Name: framework.EntryChoice, Value: types.WrapEntryValue(framework.Choice{What: "page end", Chosen: "no early end"})}),
+			specReport("reference", "batch.max.operations", "refuses 101", types.SpecStatePassed, ""),
+			specReport("reference", "auth.sas.read", "allows reads", types.SpecStateSkipped, "capability missing: sas"),
+		}}}
+	az := Run{Backend: driver.Info{Name: "azurite", Kind: "azurite", Driver: "rest", Version: "3.35.0", Endpoint: "http://127.0.0.1:10002/devstoreaccount1"},
+		Profile: "cosmos", Command: "conform run",
+		Ginkgo: types.Report{StartTime: t0, SuiteSucceeded: false, SpecReports: types.SpecReports{
+			specReport("azurite", "entity.insert.conflict", "fails with 409", types.SpecStatePassed, "",
+				types.ReportEntry{Name: framework.EntryExpected, Value: types.WrapEntryValue(framework.ExpectedEntry{Rule: "entity.insert.conflict", Evidence: "answers 400", Failure: "got 400"})}),
+			specReport("azurite", "query.order.keys", "sorts keys", types.SpecStateFailed, "results are not sorted by PartitionKey, RowKey"),
+			specReport("azurite", "batch.max.operations", "refuses 101", types.SpecStateFailed, "transport error: unexpected EOF"),
+			specReport("azurite", "auth.sas.read", "allows reads", types.SpecStateFailed, "the rule expects the backend to succeed, but it failed with 403 AuthorizationFailure"),
+		}}}
+	return Build([]Run{ref, az}, testRules, Meta{ConformVersion: "test", Command: "conform run --backend reference --backend azurite", Generated: t0})
+}
+
+func TestOutcomes(t *testing.T) {
+	r := sample()
+	want := map[string][2]Outcome{
+		"entity.insert.conflict":    {Pass, ExpectedFail},
+		"query.order.keys":          {Pass, DocumentedDiff},
+		"pagination.boundary.token": {Info, NotRun},
+		"batch.max.operations":      {Pass, Error},
+		"auth.sas.read":             {Skipped, Fail},
+	}
+	for _, row := range r.Rules {
+		w := want[row.ID]
+		if row.Cells[0].Outcome != w[0] || row.Cells[1].Outcome != w[1] {
+			t.Errorf("%s: got %s/%s, want %s/%s", row.ID, row.Cells[0].Outcome, row.Cells[1].Outcome, w[0], w[1])
+		}
+	}
+	if v := r.Backends[0].Verdict; v != "conforms" {
+		t.Errorf("reference verdict %q", v)
+	}
+	if v := r.Backends[1].Verdict; v != "does not conform" {
+		t.Errorf("azurite verdict %q", v)
+	}
+	if c := r.Backends[0].Counts; c.SkippedCapability != 1 || c.Passed != 4 || c.Information != 1 {
+		t.Errorf("reference counts %+v", c)
+	}
+}
+
+func TestVerdictCore(t *testing.T) {
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "batch.max.operations", "b", types.SpecStateFailed, "accepted 101"),
+	}}}}, testRules, Meta{})
+	if b := r.Backends[0]; b.Verdict != "conforms to core" || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" {
+		t.Fatalf("verdict %q features %v", b.Verdict, b.FailingFeatures)
+	}
+}
+
+func TestMergeKeepsLastColumnPerBackend(t *testing.T) {
+	a, b := sample(), sample()
+	b.Backends[1].Version = "3.36.0"
+	m := Merge(a, b)
+	if len(m.Backends) != 2 || m.Backends[1].Version != "3.36.0" {
+		t.Fatalf("merged backends %+v", m.Backends)
+	}
+	for _, row := range m.Rules {
+		if len(row.Cells) != 2 {
+			t.Fatalf("%s has %d cells", row.ID, len(row.Cells))
+		}
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from the golden file; run go test ./suites/report -update and review the diff\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestGoldenJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.golden.json", buf.Bytes())
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.golden.md", buf.Bytes())
+}
+
+func TestGoldenJUnit(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "junit.golden.xml", buf.Bytes())
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	for _, banned := range []string{"http://", "https://cdn", "<link ", "src=\"http"} {
+		if strings.Contains(strings.ReplaceAll(html, "https://learn.microsoft.com", ""), banned) && banned != "http://" {
+			t.Errorf("report.html refers to the network: %q", banned)
+		}
+	}
+	if !strings.Contains(html, "query.order.keys") || !strings.Contains(html, `id="matrix"`) {
+		t.Error("report.html lacks the matrix")
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteDir(dir, sample()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadJSON(filepath.Join(dir, FileJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rules) != len(testRules) || r.Rules[0].Cells[1].Outcome == "" {
+		t.Fatalf("round trip lost data: %+v", r.Rules[0])
+	}
+}
