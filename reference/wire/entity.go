@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
@@ -369,4 +370,26 @@ func appendTableMembers(b []byte, first *bool, name string, d Document) []byte {
 	}
 	b = appendMember(b, first, PropTableName)
 	return appendString(b, name)
+}
+
+// TimestampFromETag reads the instant inside an ETag of the form
+// `W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'"` (SPEC.md 2.4). ETags are opaque; this
+// succeeds only for that form.
+func TimestampFromETag(etag string) (time.Time, bool) {
+	s, ok := strings.CutPrefix(etag, `W/"datetime'`)
+	if !ok {
+		return time.Time{}, false
+	}
+	s, ok = strings.CutSuffix(s, `'"`)
+	if !ok {
+		return time.Time{}, false
+	}
+	s = strings.ReplaceAll(s, "%3A", ":")
+	t, err := ParseDateTime(s)
+	return t, err == nil
+}
+
+// ETagForTimestamp renders the ETag form Storage derives from a Timestamp (SPEC.md 2.4).
+func ETagForTimestamp(t time.Time) string {
+	return `W/"datetime'` + strings.ReplaceAll(api.FormatDateTime7(t), ":", "%3A") + `'"`
 }

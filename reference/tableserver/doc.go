@@ -1,0 +1,16 @@
+// Package tableserver serves the Table REST protocol over any api.Backend, so that every SDK
+// and the raw REST driver can talk to the in-memory reference (or to any other backend).
+//
+// New(backend, opts...) returns an http.Handler. It serves every operation of SPEC.md 2
+// (tables, entities, queries with continuation, batches at /$batch, Table ACL) with the
+// service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
+// and error bodies, and authenticates Shared Key, Shared Key Lite and service SAS for the
+// development account and the accounts given by WithAccount. Paths may be emulator style
+// (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`).
+//
+// Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout.
+// Request bodies are bounded before they are read (spec.MaxRequestBodyBytes, 413
+// RequestBodyTooLarge); malformed requests get the documented 4xx, never a 5xx.
+//
+// It may import reference/api, reference/spec, reference/wire and reference/odata.
+package tableserver

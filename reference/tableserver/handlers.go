@@ -1,0 +1,450 @@
+package tableserver
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
+)
+
+func (x *exchange) route(method string, res wire.Resource) {
+	if err := x.negotiate(); err != nil {
+		x.fail(err)
+		return
+	}
+	var err error
+	switch res.Kind {
+	case wire.ResourceTables:
+		switch method {
+		case http.MethodGet, http.MethodHead:
+			err = x.queryTables()
+		case http.MethodPost:
+			err = x.createTable()
+		default:
+			err = spec.ErrMethodNotAllowed.New()
+		}
+	case wire.ResourceTable:
+		switch method {
+		case http.MethodDelete:
+			err = x.deleteTable(res.Table)
+		case http.MethodGet, http.MethodHead:
+			err = x.getTable(res.Table)
+		default:
+			err = spec.ErrMethodNotAllowed.New()
+		}
+	case wire.ResourceBatch:
+		if method != http.MethodPost {
+			err = spec.ErrMethodNotAllowed.New()
+			break
+		}
+		err = x.batch()
+	case wire.ResourceEntitySet:
+		if x.query.Has("comp") {
+			err = x.tableACL(method, res.Table)
+			break
+		}
+		switch method {
+		case http.MethodGet, http.MethodHead:
+			err = x.queryEntities(res.Table)
+		case http.MethodPost:
+			err = x.insertEntity(res.Table)
+		default:
+			err = spec.ErrMethodNotAllowed.New()
+		}
+	case wire.ResourceEntity:
+		switch method {
+		case http.MethodGet, http.MethodHead:
+			err = x.getEntity(res)
+		case http.MethodPut:
+			err = x.updateEntity(res, api.Replace)
+		case "MERGE":
+			err = x.updateEntity(res, api.Merge)
+		case http.MethodDelete:
+			err = x.deleteEntity(res)
+		default:
+			err = spec.ErrMethodNotAllowed.New()
+		}
+	case wire.ResourceService:
+		if x.query.Get("restype") == "service" {
+			err = spec.ErrNotImplemented.New()
+		} else {
+			err = spec.ErrInvalidURI.New()
+		}
+	default:
+		err = spec.ErrInvalidURI.New()
+	}
+	if err != nil {
+		x.fail(err)
+	}
+}
+
+// parseTop reads $top. A non-integer fails with 400 InvalidQueryParameterValue; zero or less
+// cannot be passed on (api.Query uses 0 for "none") and fails with 400 InvalidInput, the
+// answer the reference gives to any $top outside 1..1000.
+func parseTop(q map[string][]string) (int, error) {
+	vs, ok := q["$top"]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	if err != nil {
+		return 0, spec.ErrInvalidQueryParameter.Newf("The value '%s' of $top is not an integer.", vs[0])
+	}
+	if n <= 0 {
+		return 0, spec.ErrInvalidInput.Newf(spec.MsgTopOutOfRange)
+	}
+	return n, nil
+}
+
+// parseSelect reads $select as a list of names; nil when absent.
+func parseSelect(q map[string][]string) []string {
+	vs, ok := q["$select"]
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, n := range strings.Split(vs[0], ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (x *exchange) createTable() error {
+	if err := x.permitTableOp(); err != nil {
+		return err
+	}
+	if err := x.checkJSONContent(); err != nil {
+		return err
+	}
+	body, err := x.readBody()
+	if err != nil {
+		return err
+	}
+	name, err := wire.DecodeTableName(body)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := x.s.backend.CreateTable(ctx, name); err != nil {
+		return err
+	}
+	loc := x.serviceURL() + wire.TablePath(name)
+	h := x.w.Header()
+	h.Set(wire.HeaderLocation, loc)
+	h.Set(wire.HeaderDataSvcVersion, "3.0;")
+	switch prefer(x.r.Header) {
+	case "return-no-content":
+		h.Set(wire.HeaderPrefApplied, "return-no-content")
+		h.Set(wire.HeaderDataServiceID, loc)
+		x.write(http.StatusNoContent, nil)
+		return nil
+	case "return-content":
+		h.Set(wire.HeaderPrefApplied, "return-content")
+	}
+	x.writeJSON(http.StatusCreated, wire.EncodeTable(name, x.document("", nil)))
+	return nil
+}
+
+func (x *exchange) deleteTable(name string) error {
+	if err := x.permitTableOp(); err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := x.s.backend.DeleteTable(ctx, name); err != nil {
+		return err
+	}
+	x.s.aclMu.Lock()
+	delete(x.s.acls, strings.ToLower(name))
+	x.s.aclMu.Unlock()
+	x.write(http.StatusNoContent, nil)
+	return nil
+}
+
+func (x *exchange) queryTables() error {
+	if err := x.permitTableOp(); err != nil {
+		return err
+	}
+	top, err := parseTop(x.query)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: x.query.Get("$filter"), Top: top, NextTableName: x.query.Get(wire.ParamNextTableName)})
+	if err != nil {
+		return err
+	}
+	if page.NextTableName != "" {
+		x.w.Header().Set(wire.HeaderNextTableName, page.NextTableName)
+	}
+	x.writeJSON(http.StatusOK, wire.EncodeTableSet(page.Tables, x.document("", nil)))
+	return nil
+}
+
+// getTable answers GET Tables('name') with the one table, or 404 ResourceNotFound.
+func (x *exchange) getTable(name string) error {
+	if err := x.permitTableOp(); err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(name)})
+	if err != nil {
+		return err
+	}
+	for _, t := range page.Tables {
+		if strings.EqualFold(t, name) {
+			x.writeJSON(http.StatusOK, wire.EncodeTable(t, x.document("", nil)))
+			return nil
+		}
+	}
+	return spec.ErrResourceNotFound.New()
+}
+
+func (x *exchange) queryEntities(table string) error {
+	if x.sas != nil {
+		if err := x.sas.AllowsTable(table, "r"); err != nil {
+			return err
+		}
+	}
+	top, err := parseTop(x.query)
+	if err != nil {
+		return err
+	}
+	sel := parseSelect(x.query)
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	page, err := x.s.backend.QueryEntities(ctx, table, api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)})
+	if err != nil {
+		return err
+	}
+	ents := page.Entities
+	if x.sas != nil && x.sas.HasKeyRange() {
+		// A key-ranged SAS sees only its range; the page keeps its continuation.
+		kept := ents[:0:0]
+		for _, e := range ents {
+			if x.sas.InRange(e.PartitionKey, e.RowKey) {
+				kept = append(kept, e)
+			}
+		}
+		ents = kept
+	}
+	body, err := wire.EncodeEntitySet(ents, x.document(table, sel))
+	if err != nil {
+		return err
+	}
+	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
+	x.writeJSON(http.StatusOK, body)
+	return nil
+}
+
+func (x *exchange) getEntity(res wire.Resource) error {
+	if err := x.permit(res.Table, "r", res.PartitionKey, res.RowKey); err != nil {
+		return err
+	}
+	sel := parseSelect(x.query)
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	e, err := x.s.backend.GetEntity(ctx, res.Table, res.PartitionKey, res.RowKey, sel)
+	if err != nil {
+		return err
+	}
+	body, err := wire.EncodeEntity(e, x.document(res.Table, sel))
+	if err != nil {
+		return err
+	}
+	if e.ETag != "" {
+		x.w.Header().Set(wire.HeaderETag, e.ETag)
+	}
+	x.writeJSON(http.StatusOK, body)
+	return nil
+}
+
+func (x *exchange) insertEntity(table string) error {
+	if err := x.checkJSONContent(); err != nil {
+		return err
+	}
+	body, err := x.readBody()
+	if err != nil {
+		return err
+	}
+	e, err := wire.DecodeRequestEntity(body)
+	if err != nil {
+		return err
+	}
+	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		return spec.ErrPropertiesNeedValue.New()
+	}
+	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	stored, err := x.s.backend.InsertEntity(ctx, table, e)
+	if err != nil {
+		return err
+	}
+	loc := x.serviceURL() + wire.EntityPath(table, stored.PartitionKey, stored.RowKey)
+	h := x.w.Header()
+	h.Set(wire.HeaderLocation, loc)
+	h.Set(wire.HeaderDataSvcVersion, "3.0;")
+	if stored.ETag != "" {
+		h.Set(wire.HeaderETag, stored.ETag)
+	}
+	switch prefer(x.r.Header) {
+	case "return-no-content":
+		h.Set(wire.HeaderPrefApplied, "return-no-content")
+		h.Set(wire.HeaderDataServiceID, loc)
+		x.write(http.StatusNoContent, nil)
+		return nil
+	case "return-content":
+		h.Set(wire.HeaderPrefApplied, "return-content")
+	}
+	out, err := wire.EncodeEntity(stored, x.document(table, nil))
+	if err != nil {
+		return err
+	}
+	x.writeJSON(http.StatusCreated, out)
+	return nil
+}
+
+var etagPattern = regexp.MustCompile(`^(W/)?"[^"]*"$`)
+
+// conditionHeaders reads If-Match for a write, refusing If-None-Match and malformed ETags
+// with the InvalidInput messages of TERR (SPEC.md 2.3).
+func conditionHeaders(h interface {
+	Get(string) string
+	Values(string) []string
+}, method string) (string, error) {
+	ifMatch, noneMatch := h.Values(wire.HeaderIfMatch), h.Values(wire.HeaderIfNoneMatch)
+	if len(ifMatch) > 0 && len(noneMatch) > 0 {
+		return "", spec.ErrInvalidInput.Newf(spec.MsgBothIfMatchAndNone)
+	}
+	if len(noneMatch) > 0 {
+		if method == http.MethodDelete {
+			return "", spec.ErrInvalidInput.Newf(spec.MsgIfNoneMatchDelete)
+		}
+		return "", spec.ErrInvalidInput.Newf(spec.MsgIfNoneMatchPut)
+	}
+	if len(ifMatch) == 0 {
+		return "", nil
+	}
+	v := strings.TrimSpace(ifMatch[0])
+	if len(ifMatch) > 1 || (v != api.IfMatchAny && !etagPattern.MatchString(v)) {
+		return "", spec.ErrInvalidInput.Newf(spec.MsgInvalidETagFormat, v)
+	}
+	return v, nil
+}
+
+// headerValues adapts an http.Header to conditionHeaders.
+type headerValues http.Header
+
+func (h headerValues) Get(k string) string       { return http.Header(h).Get(k) }
+func (h headerValues) Values(k string) []string { return http.Header(h).Values(k) }
+
+// entityFromBody decodes a write's body; the keys of the URL win over any in the body (the
+// service's handling of a mismatch is UNCERTAIN; Azurite takes the URL's).
+func entityFromBody(body []byte, res wire.Resource) (api.Entity, error) {
+	e, err := wire.DecodeRequestEntity(body)
+	if err != nil {
+		return api.Entity{}, err
+	}
+	e.PartitionKey, e.RowKey = res.PartitionKey, res.RowKey
+	e.Absent &^= api.AbsentPartitionKey | api.AbsentRowKey
+	return e, nil
+}
+
+func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
+	method := http.MethodPut
+	if mode == api.Merge {
+		method = "MERGE"
+	}
+	ifMatch, err := conditionHeaders(headerValues(x.r.Header), method)
+	if err != nil {
+		return err
+	}
+	perms := "u"
+	if ifMatch == "" {
+		perms = "au"
+	}
+	if err := x.permit(res.Table, perms, res.PartitionKey, res.RowKey); err != nil {
+		return err
+	}
+	if err := x.checkJSONContent(); err != nil {
+		return err
+	}
+	body, err := x.readBody()
+	if err != nil {
+		return err
+	}
+	e, err := entityFromBody(body, res)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	etag, err := x.s.backend.UpdateEntity(ctx, res.Table, e, mode, ifMatch)
+	if err != nil {
+		return err
+	}
+	h := x.w.Header()
+	h.Set(wire.HeaderDataSvcVersion, "1.0;")
+	if etag != "" {
+		h.Set(wire.HeaderETag, etag)
+	}
+	x.write(http.StatusNoContent, nil)
+	return nil
+}
+
+func (x *exchange) deleteEntity(res wire.Resource) error {
+	ifMatch, err := conditionHeaders(headerValues(x.r.Header), http.MethodDelete)
+	if err != nil {
+		return err
+	}
+	if err := x.permit(res.Table, "d", res.PartitionKey, res.RowKey); err != nil {
+		return err
+	}
+	ctx, cancel, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
+		return err
+	}
+	x.w.Header().Set(wire.HeaderDataSvcVersion, "1.0;")
+	x.write(http.StatusNoContent, nil)
+	return nil
+}

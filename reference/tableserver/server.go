@@ -1,0 +1,445 @@
+package tableserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
+)
+
+// The development account every Server knows (Azurite's well-known account).
+const (
+	DevAccountName = wire.DevAccountName
+	DevAccountKey  = wire.DevAccountKey
+)
+
+// ServerHeader is the Server header of every answer.
+const ServerHeader = "conform-tableserver/1.0"
+
+// Server is an http.Handler that serves the Table REST protocol over an api.Backend.
+// Every account it knows shares the backend's one table namespace.
+type Server struct {
+	backend   api.Backend
+	keys      map[string][]byte
+	allowAnon bool
+	now       func() time.Time
+	recovered atomic.Int64
+
+	aclMu sync.Mutex
+	acls  map[string][]SignedIdentifier // by lower-case table name
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithAccount adds an account and its (decoded) key. Requests name it in the path
+// (`/name/Tables`) or as the first label of the Host (`name.table.localhost`).
+func WithAccount(name string, key []byte) Option {
+	return func(s *Server) { s.keys[name] = append([]byte(nil), key...) }
+}
+
+// WithAllowAnonymous lets requests without credentials through (they are refused with 403
+// AuthorizationFailure otherwise).
+func WithAllowAnonymous() Option { return func(s *Server) { s.allowAnon = true } }
+
+// WithClock sets the clock used for Date headers and signature validity.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// New returns a Server for backend. It knows the development account (DevAccountName with
+// DevAccountKey) and every account added with WithAccount.
+func New(backend api.Backend, opts ...Option) *Server {
+	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
+	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Recovered returns how many requests panicked and were answered 500 InternalError. A
+// correct server keeps it at zero; tests assert that.
+func (s *Server) Recovered() int64 { return s.recovered.Load() }
+
+// HTTPServer returns an http.Server for s with every timeout set, so that a slow or stalled
+// client can never hold a connection forever.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+	}
+}
+
+// ListenAndServe serves on addr until ctx is done, then shuts down gracefully (at most 5 s).
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	srv := s.HTTPServer(addr)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+}
+
+// exchange is one request being answered.
+type exchange struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	id      string
+	now     time.Time
+	query   url.Values
+	level   wire.Metadata
+	jsonErr bool
+	wrote   bool
+
+	account   string
+	pathStyle bool
+	sas       *wire.SAS
+}
+
+// ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
+// the recover here is a last guard that answers 500 InternalError and counts the event.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
+	defer func() {
+		if v := recover(); v != nil {
+			s.recovered.Add(1)
+			if !x.wrote {
+				x.fail(spec.ErrInternalError.New())
+			}
+		}
+	}()
+	x.serve()
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func (x *exchange) serve() {
+	h := x.w.Header()
+	h.Set(wire.HeaderRequestID, x.id)
+	h.Set(wire.HeaderVersion, spec.APIVersion)
+	h.Set("Date", x.now.UTC().Format(http.TimeFormat))
+	h.Set("Server", ServerHeader)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), "")
+
+	q, err := url.ParseQuery(x.r.URL.RawQuery)
+	if err != nil {
+		x.fail(spec.ErrInvalidQueryParameter.New())
+		return
+	}
+	x.query = q
+	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), q.Get("$format"))
+	if ids := x.r.Header.Values(wire.HeaderClientRequestID); len(ids) > 0 {
+		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
+			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
+			return
+		}
+		h.Set(wire.HeaderClientRequestID, ids[0])
+	}
+	if x.r.ContentLength > spec.MaxRequestBodyBytes {
+		x.fail(spec.ErrRequestBodyTooLarge.New())
+		return
+	}
+	x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
+
+	escapedPath := rawPath(x.r)
+	res, err := x.resolve(escapedPath)
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	if err := x.authenticate(escapedPath); err != nil {
+		x.fail(err)
+		return
+	}
+	method, err := x.effectiveMethod()
+	if err != nil {
+		x.fail(err)
+		return
+	}
+	x.route(method, res)
+}
+
+func visibleASCII(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// rawPath is the request path exactly as the client sent it, which is what Shared Key
+// signs (SPEC.md 7.1).
+func rawPath(r *http.Request) string {
+	uri := r.RequestURI
+	if strings.HasPrefix(uri, "/") {
+		p, _, _ := strings.Cut(uri, "?")
+		return p
+	}
+	return r.URL.EscapedPath()
+}
+
+// resolve finds the account (from the Host's first label or the first path segment) and
+// the resource the rest of the path names.
+func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
+	p := strings.TrimPrefix(escapedPath, "/")
+	host := x.r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "" {
+		return wire.Resource{}, spec.ErrHostInfoNotPresent.New()
+	}
+	if net.ParseIP(host) == nil {
+		label, _, _ := strings.Cut(host, ".")
+		if _, ok := x.s.keys[strings.ToLower(label)]; ok && label != "localhost" {
+			x.account = strings.ToLower(label)
+		}
+	}
+	if x.account == "" {
+		first, rest, _ := strings.Cut(p, "/")
+		if _, ok := x.s.keys[first]; !ok {
+			return wire.Resource{}, spec.ErrInvalidURI.Newf("The requested URI does not name a known account.")
+		}
+		x.account, x.pathStyle, p = first, true, rest
+	}
+	return wire.ParseResource(p)
+}
+
+// serviceURL is the table endpoint as this client addresses it, ending in "/".
+func (x *exchange) serviceURL() string {
+	scheme := "http"
+	if x.r.TLS != nil {
+		scheme = "https"
+	}
+	u := scheme + "://" + x.r.Host + "/"
+	if x.pathStyle {
+		u += x.account + "/"
+	}
+	return u
+}
+
+func (x *exchange) document(table string, sel []string) wire.Document {
+	return wire.Document{Level: x.level, ServiceURL: x.serviceURL(), Account: x.account, Table: table, Select: sel}
+}
+
+// authenticate accepts Shared Key, Shared Key Lite, a service SAS, or (when allowed)
+// nothing.
+func (x *exchange) authenticate(escapedPath string) error {
+	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
+	if x.r.Header.Get(wire.HeaderAuthorization) != "" {
+		acct, err := wire.VerifySharedKey(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, keys, x.now)
+		if err != nil {
+			return err
+		}
+		if acct != x.account {
+			e := spec.ErrAuthenticationFailed.New()
+			e.Message += "\nThe signing account does not own the requested resource."
+			return e
+		}
+		return nil
+	}
+	if wire.IsSAS(x.query) {
+		sas, err := wire.ParseSAS(x.query)
+		if err != nil {
+			return err
+		}
+		if err := sas.Verify(x.account, x.s.keys[x.account], x.now); err != nil {
+			return err
+		}
+		x.sas = &sas
+		return nil
+	}
+	if x.s.allowAnon {
+		return nil
+	}
+	// An anonymous request: 401 or 403 is UNCERTAIN (SPEC.md 11.13); conform answers as
+	// Azurite does, 403 AuthorizationFailure.
+	return spec.ErrAuthorizationFailure.New()
+}
+
+// effectiveMethod applies X-HTTP-Method tunnelling (SPEC.md 5.2): only on POST, once, and
+// only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
+func (x *exchange) effectiveMethod() (string, error) {
+	m := x.r.Method
+	if vs := x.r.Header.Values(wire.HeaderXHTTPMethod); len(vs) > 0 {
+		if len(vs) > 1 || strings.Contains(vs[0], ",") {
+			return "", spec.ErrXMethodIncorrectCount.New()
+		}
+		if m != http.MethodPost {
+			return "", spec.ErrXMethodNotUsingPost.New()
+		}
+		switch v := strings.ToUpper(strings.TrimSpace(vs[0])); v {
+		case "MERGE", "PATCH", http.MethodPut, http.MethodDelete:
+			m = v
+		default:
+			return "", spec.ErrXMethodIncorrectValue.New()
+		}
+	}
+	if m == http.MethodPatch {
+		m = "MERGE"
+	}
+	return m, nil
+}
+
+// permit checks the SAS, if the request carries one, for an operation on an entity.
+func (x *exchange) permit(table, perms, pk, rk string) error {
+	if x.sas == nil {
+		return nil
+	}
+	return x.sas.Allows(table, perms, pk, rk)
+}
+
+// permitTableOp refuses table-level operations to a service SAS, which grants entity access
+// to one table only (SPEC.md 7.2).
+func (x *exchange) permitTableOp() error {
+	if x.sas == nil {
+		return nil
+	}
+	return spec.ErrAuthorizationFailure.New()
+}
+
+// negotiate sets the metadata level of a data answer from Accept and $format.
+func (x *exchange) negotiate() error {
+	m, err := wire.NegotiateMetadata(x.r.Header.Get("Accept"), x.query.Get("$format"))
+	if err != nil {
+		return err
+	}
+	x.level = m
+	return nil
+}
+
+// readBody reads the bounded body: over spec.MaxRequestBodyBytes fails with 413
+// RequestBodyTooLarge.
+func (x *exchange) readBody() ([]byte, error) {
+	b, err := io.ReadAll(x.r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, spec.ErrRequestBodyTooLarge.New()
+		}
+		return nil, spec.ErrInvalidInput.Newf("The request body could not be read.")
+	}
+	return b, nil
+}
+
+// checkJSONContent refuses bodies that say they are not JSON: Atom or XML with 415
+// AtomFormatNotSupported (PF), anything else with 415 JsonFormatNotSupported's sibling,
+// InvalidInput. No Content-Type is taken as JSON.
+func (x *exchange) checkJSONContent() error {
+	ct := strings.ToLower(strings.TrimSpace(x.r.Header.Get(wire.HeaderContentType)))
+	switch {
+	case ct == "", strings.HasPrefix(ct, wire.ContentTypeJSON):
+		return nil
+	case strings.HasPrefix(ct, wire.ContentTypeAtom), strings.HasPrefix(ct, wire.ContentTypeXML):
+		return spec.ErrAtomFormatUnsupported.New()
+	}
+	return spec.ErrInvalidInput.Newf("The Content-Type %q is not supported; send application/json.", ct)
+}
+
+// context bounds backend work by the request's timeout parameter, at most 30 s (TMO).
+func (x *exchange) context() (context.Context, context.CancelFunc, error) {
+	d := spec.MaxServerTimeout
+	if v := x.query.Get("timeout"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
+		}
+		if t := time.Duration(n) * time.Second; t < d {
+			d = t
+		}
+	}
+	ctx, cancel := context.WithTimeout(x.r.Context(), d)
+	return ctx, cancel, nil
+}
+
+// fail answers err: a *spec.Error as the documented error body, anything else (a backend
+// fault) as 500 InternalError, a timeout as 500 OperationTimedOut.
+func (x *exchange) fail(err error) {
+	var se *spec.Error
+	switch {
+	case errors.As(err, &se):
+	case errors.Is(err, context.DeadlineExceeded):
+		se = spec.ErrOperationTimedOut.New()
+	default:
+		se = spec.ErrInternalError.New()
+	}
+	status := se.Status
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	h := x.w.Header()
+	h.Set(wire.HeaderErrorCode, se.Code)
+	var body []byte
+	if x.jsonErr {
+		h.Set(wire.HeaderContentType, x.level.ContentType())
+		body = wire.EncodeErrorJSON(se, x.id, x.now)
+	} else {
+		h.Set(wire.HeaderContentType, wire.ContentTypeXMLCharset)
+		body = wire.EncodeErrorXML(se, x.id, x.now)
+	}
+	if status == http.StatusRequestEntityTooLarge {
+		h.Set("Connection", "close")
+	}
+	x.write(status, body)
+}
+
+func (x *exchange) write(status int, body []byte) {
+	x.wrote = true
+	if body != nil {
+		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	x.w.WriteHeader(status)
+	if body != nil && x.r.Method != http.MethodHead {
+		_, _ = x.w.Write(body)
+	}
+}
+
+func (x *exchange) writeJSON(status int, body []byte) {
+	x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
+	x.write(status, body)
+}
+
+// prefer reads the Prefer header: "return-content", "return-no-content" or "".
+func prefer(h interface{ Get(string) string }) string {
+	for _, p := range strings.Split(h.Get(wire.HeaderPrefer), ",") {
+		switch v := strings.ToLower(strings.TrimSpace(p)); v {
+		case "return-content", "return-no-content":
+			return v
+		}
+	}
+	return ""
+}
