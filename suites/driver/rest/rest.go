@@ -1,0 +1,496 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// DriverName is the name of this driver in driver.Info.
+const DriverName = "rest"
+
+// DefaultTimeout bounds one HTTP exchange when the caller's context has no earlier deadline.
+const DefaultTimeout = 30 * time.Second
+
+// maxResponseBytes bounds how much of an answer is read (a 1000-entity page of 1 MiB
+// entities would not fit, but no service answers more than 4 MiB per page; CLIM).
+const maxResponseBytes = 64 << 20
+
+// Backend is an api.Backend over the raw Table REST protocol. It is safe for concurrent use.
+type Backend struct {
+	cs       wire.ConnectionString
+	endpoint *url.URL // the table endpoint, path without a trailing slash
+	client   *http.Client
+	scheme   wire.AuthScheme
+	level    wire.Metadata
+	merge    string
+	sas      url.Values // set when the backend authenticates with a SAS only
+	info     driver.Info
+
+	versionOnce sync.Once
+	versionMu   sync.Mutex
+	version     string
+}
+
+var (
+	_ api.Backend      = (*Backend)(nil)
+	_ driver.Describer = (*Backend)(nil)
+	_ driver.RawHTTP   = (*Backend)(nil)
+	_ driver.SASIssuer = (*Backend)(nil)
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	client  *http.Client
+	timeout time.Duration
+	scheme  wire.AuthScheme
+	level   wire.Metadata
+	merge   string
+	info    driver.Info
+}
+
+// WithHTTPClient sends requests through c instead of the driver's own client.
+func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.client = c } }
+
+// WithTimeout bounds one HTTP exchange of the driver's own client (default DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
+
+// WithMetadata sets the metadata level asked for in Accept (default minimal metadata).
+// Answers are decoded by type annotations where present and by JSON shape otherwise, so at
+// no metadata Int64, DateTime, Guid and Binary values come back as strings.
+func WithMetadata(level wire.Metadata) Option { return func(o *config) { o.level = level } }
+
+// WithSharedKeyLite signs with Shared Key Lite (as the Go SDK does) instead of Shared Key.
+func WithSharedKeyLite() Option { return func(o *config) { o.scheme = wire.SharedKeyLite } }
+
+// WithMergeVerb chooses how Merge is sent: "MERGE" (default), "PATCH", or "POST" with
+// X-HTTP-Method: MERGE (as SDKs do for Cosmos, SPEC.md 8).
+func WithMergeVerb(verb string) Option { return func(o *config) { o.merge = strings.ToUpper(verb) } }
+
+// WithInfo sets the Name, Kind and Version reported by Info; Driver, Endpoint and
+// APIVersion are always this driver's own. Kind defaults to "endpoint".
+func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info } }
+
+// NewTransport returns the Transport the driver uses by default: keep-alive with room for
+// many idle connections per host (load runs), dial, TLS and header timeouts.
+func NewTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: DefaultTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// New connects to the account of connectionString (see wire.ParseConnectionString). It
+// authenticates with the account key (Shared Key, or Shared Key Lite by option) or else with
+// the connection string's SAS. No request is sent. Errors never contain a secret.
+func New(connectionString string, opts ...Option) (*Backend, error) {
+	cfg := config{timeout: DefaultTimeout, merge: "MERGE"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cs, err := wire.ParseConnectionString(connectionString)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	switch cfg.merge {
+	case "MERGE", "PATCH", "POST":
+	default:
+		return nil, fmt.Errorf("rest: merge verb %q is not MERGE, PATCH or POST", cfg.merge)
+	}
+	u, err := url.Parse(cs.TableEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("rest: table endpoint: %w", err)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	client := cfg.client
+	if client == nil {
+		client = &http.Client{Transport: NewTransport(), Timeout: cfg.timeout}
+	}
+	b := &Backend{cs: cs, endpoint: u, client: client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge}
+	if cs.AccountKey == nil {
+		if b.sas, err = url.ParseQuery(cs.SAS); err != nil {
+			return nil, fmt.Errorf("rest: SharedAccessSignature is not a query string")
+		}
+	}
+	b.info = cfg.info
+	if b.info.Name == "" {
+		b.info.Name = "endpoint"
+	}
+	if b.info.Kind == "" {
+		b.info.Kind = "endpoint"
+	}
+	b.info.Driver, b.info.Endpoint, b.info.APIVersion = DriverName, cs.TableEndpoint, spec.APIVersion
+	return b, nil
+}
+
+// Info describes the backend. Version is the Server header of the first answer, once one
+// came back (and the version from WithInfo until then).
+func (b *Backend) Info() driver.Info {
+	info := b.info
+	b.versionMu.Lock()
+	if b.version != "" {
+		info.Version = b.version
+	}
+	b.versionMu.Unlock()
+	return info
+}
+
+// ConnectionString returns the parsed connection string (its String form is redacted).
+func (b *Backend) ConnectionString() wire.ConnectionString { return b.cs }
+
+// serviceURL is the endpoint with a trailing slash, as odata.metadata and batch URLs use it.
+func (b *Backend) serviceURL() string { return b.endpoint.String() + "/" }
+
+// NewRequest builds a request for path relative to the table endpoint ("Tables",
+// "t(PartitionKey='a',RowKey='b')", "t()?$top=1"), with the protocol's default headers
+// (x-ms-version, DataServiceVersion, MaxDataServiceVersion, Accept, and Content-Type when
+// there is a body). Callers may change any header before Do; Do only adds credentials.
+func (b *Backend) NewRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	p, rawQuery, _ := strings.Cut(path, "?")
+	u := *b.endpoint
+	u.RawPath = ""
+	full := strings.TrimSuffix(b.endpoint.EscapedPath(), "/") + "/" + strings.TrimPrefix(p, "/")
+	unescaped, err := url.PathUnescape(full)
+	if err != nil {
+		return nil, fmt.Errorf("rest: path %q: %w", path, err)
+	}
+	u.Path, u.RawPath = unescaped, full
+	u.RawQuery = rawQuery
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	req.URL.RawPath = full // keep the escaping exactly as built: it is what gets signed
+	h := req.Header
+	h.Set(wire.HeaderVersion, spec.APIVersion)
+	h.Set(wire.HeaderDataSvcVersion, "3.0")
+	h.Set(wire.HeaderMaxDataSvcVer, "3.0;NetFx")
+	h.Set("Accept", b.level.Accept())
+	if body != nil {
+		h.Set(wire.HeaderContentType, wire.ContentTypeJSON)
+	}
+	return req, nil
+}
+
+// Do sends req with the backend's credentials: a Shared Key signature (x-ms-date set to now
+// when no date is given) unless the request already carries Authorization, or the SAS
+// parameters added to the query. A client request id is added when missing.
+func (b *Backend) Do(req *http.Request) (*http.Response, error) {
+	if req.Header.Get(wire.HeaderClientRequestID) == "" {
+		req.Header.Set(wire.HeaderClientRequestID, newID())
+	}
+	if b.sas != nil {
+		q := req.URL.Query()
+		for k, vs := range b.sas {
+			if !q.Has(k) {
+				q[k] = vs
+			}
+		}
+		req.URL.RawQuery = q.Encode()
+	} else if req.Header.Get(wire.HeaderAuthorization) == "" {
+		wire.SignRequest(req, b.scheme, b.cs.AccountName, b.cs.AccountKey, time.Now())
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %s %s: %w", req.Method, redactedURL(req.URL), err)
+	}
+	b.versionOnce.Do(func() {
+		b.versionMu.Lock()
+		b.version = resp.Header.Get("Server")
+		b.versionMu.Unlock()
+	})
+	return resp, nil
+}
+
+func redactedURL(u *url.URL) string {
+	c := *u
+	if q := c.Query(); q.Has("sig") {
+		q.Set("sig", "REDACTED")
+		c.RawQuery = q.Encode()
+	}
+	return c.String()
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// answer is a read response.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// exchange builds, sends and reads one request. An answer of 400 or more comes back as a
+// *spec.Error; anything that prevents an answer is a transport error.
+func (b *Backend) exchange(ctx context.Context, method, path string, body []byte, header map[string]string) (answer, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	req, err := b.NewRequest(ctx, method, path, body)
+	if err != nil {
+		return answer{}, err
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := b.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return answer{}, fmt.Errorf("rest: %s %s: reading the answer: %w", method, path, err)
+	}
+	if len(data) > maxResponseBytes {
+		return answer{}, fmt.Errorf("rest: %s %s: answer larger than %d bytes", method, path, maxResponseBytes)
+	}
+	if resp.StatusCode >= 400 {
+		return answer{}, wire.DecodeError(resp.StatusCode, resp.Header, data)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// protocolError wraps a decoding failure of an answer: it is never a *spec.Error, because
+// the service did not send it as one (api.Backend contract).
+func protocolError(op string, err error) error {
+	return fmt.Errorf("rest: %s: the answer could not be decoded: %s", op, err.Error())
+}
+
+func unexpected(op string, a answer, want ...int) error {
+	for _, w := range want {
+		if a.status == w {
+			return nil
+		}
+	}
+	return fmt.Errorf("rest: %s: unexpected status %d", op, a.status)
+}
+
+// CreateTable sends POST Tables {"TableName":name}.
+func (b *Backend) CreateTable(ctx context.Context, name string) error {
+	a, err := b.exchange(ctx, http.MethodPost, "Tables", wire.EncodeTableRequest(name), map[string]string{wire.HeaderPrefer: "return-no-content"})
+	if err != nil {
+		return err
+	}
+	return unexpected("create table", a, http.StatusCreated, http.StatusNoContent)
+}
+
+// DeleteTable sends DELETE Tables('name').
+func (b *Backend) DeleteTable(ctx context.Context, name string) error {
+	a, err := b.exchange(ctx, http.MethodDelete, wire.TablePath(name), nil, nil)
+	if err != nil {
+		return err
+	}
+	return unexpected("delete table", a, http.StatusNoContent)
+}
+
+// QueryTables sends GET Tables with $filter, $top and NextTableName.
+func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	v := url.Values{}
+	if q.Filter != "" {
+		v.Set("$filter", q.Filter)
+	}
+	if q.Top != 0 {
+		v.Set("$top", strconv.Itoa(q.Top))
+	}
+	if q.NextTableName != "" {
+		v.Set(wire.ParamNextTableName, q.NextTableName)
+	}
+	a, err := b.exchange(ctx, http.MethodGet, "Tables"+encodeQuery(v), nil, nil)
+	if err != nil {
+		return api.TablePage{}, err
+	}
+	if err := unexpected("query tables", a, http.StatusOK); err != nil {
+		return api.TablePage{}, err
+	}
+	names, err := wire.DecodeTableSet(a.body)
+	if err != nil {
+		return api.TablePage{}, protocolError("query tables", err)
+	}
+	return api.TablePage{Tables: names, NextTableName: a.header.Get(wire.HeaderNextTableName)}, nil
+}
+
+// encodeQuery renders query parameters with spaces as %20, as the documentation asks
+// (SPEC.md 3.1).
+func encodeQuery(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + strings.ReplaceAll(v.Encode(), "+", "%20")
+}
+
+// InsertEntity sends POST table with Prefer: return-content and decodes the stored entity.
+func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	body, err := wire.EncodeRequestEntity(e)
+	if err != nil {
+		return api.Entity{}, fmt.Errorf("rest: insert entity: %w", err)
+	}
+	a, err := b.exchange(ctx, http.MethodPost, table, body, map[string]string{wire.HeaderPrefer: "return-content"})
+	if err != nil {
+		return api.Entity{}, err
+	}
+	if err := unexpected("insert entity", a, http.StatusCreated, http.StatusNoContent); err != nil {
+		return api.Entity{}, err
+	}
+	if a.status == http.StatusNoContent {
+		// The service ignored the preference: the answer is the entity sent and its ETag.
+		out := e.Clone()
+		out.ETag = a.header.Get(wire.HeaderETag)
+		out.Timestamp, _ = wire.TimestampFromETag(out.ETag)
+		return out, nil
+	}
+	out, err := wire.DecodeEntity(a.body)
+	if err != nil {
+		return api.Entity{}, protocolError("insert entity", err)
+	}
+	if out.ETag == "" {
+		out.ETag = a.header.Get(wire.HeaderETag)
+	}
+	return out, nil
+}
+
+// UpdateEntity sends PUT (replace) or the merge verb, with If-Match when ifMatch is not
+// empty (an empty one is an upsert).
+func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	body, err := wire.EncodeRequestEntity(e)
+	if err != nil {
+		return "", fmt.Errorf("rest: update entity: %w", err)
+	}
+	method, hdr := http.MethodPut, map[string]string{}
+	if mode == api.Merge {
+		method = b.merge
+		if method == http.MethodPost {
+			hdr[wire.HeaderXHTTPMethod] = "MERGE"
+		}
+	}
+	if ifMatch != "" {
+		hdr[wire.HeaderIfMatch] = ifMatch
+	}
+	a, err := b.exchange(ctx, method, wire.EntityPath(table, e.PartitionKey, e.RowKey), body, hdr)
+	if err != nil {
+		return "", err
+	}
+	if err := unexpected("update entity", a, http.StatusNoContent); err != nil {
+		return "", err
+	}
+	return a.header.Get(wire.HeaderETag), nil
+}
+
+// DeleteEntity sends DELETE, with If-Match when ifMatch is not empty.
+func (b *Backend) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, ifMatch string) error {
+	hdr := map[string]string{}
+	if ifMatch != "" {
+		hdr[wire.HeaderIfMatch] = ifMatch
+	}
+	a, err := b.exchange(ctx, http.MethodDelete, wire.EntityPath(table, partitionKey, rowKey), nil, hdr)
+	if err != nil {
+		return err
+	}
+	return unexpected("delete entity", a, http.StatusNoContent)
+}
+
+// GetEntity sends GET table(PartitionKey=..,RowKey=..) with $select when sel is not nil.
+func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey string, sel []string) (api.Entity, error) {
+	v := url.Values{}
+	if sel != nil {
+		v.Set("$select", strings.Join(sel, ","))
+	}
+	a, err := b.exchange(ctx, http.MethodGet, wire.EntityPath(table, partitionKey, rowKey)+encodeQuery(v), nil, nil)
+	if err != nil {
+		return api.Entity{}, err
+	}
+	if err := unexpected("get entity", a, http.StatusOK); err != nil {
+		return api.Entity{}, err
+	}
+	e, err := wire.DecodeEntity(a.body)
+	if err != nil {
+		return api.Entity{}, protocolError("get entity", err)
+	}
+	if e.ETag == "" {
+		e.ETag = a.header.Get(wire.HeaderETag)
+	}
+	return e, nil
+}
+
+// QueryEntities sends GET table() with $filter, $top, $select and the continuation.
+func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	v := url.Values{}
+	if q.Filter != "" {
+		v.Set("$filter", q.Filter)
+	}
+	if q.Top != 0 {
+		v.Set("$top", strconv.Itoa(q.Top))
+	}
+	if q.Select != nil {
+		v.Set("$select", strings.Join(q.Select, ","))
+	}
+	wire.AddContinuationQuery(v, q.Continuation)
+	a, err := b.exchange(ctx, http.MethodGet, table+"()"+encodeQuery(v), nil, nil)
+	if err != nil {
+		return api.Page{}, err
+	}
+	if err := unexpected("query entities", a, http.StatusOK); err != nil {
+		return api.Page{}, err
+	}
+	es, err := wire.DecodeEntitySet(a.body)
+	if err != nil {
+		return api.Page{}, protocolError("query entities", err)
+	}
+	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.header)}, nil
+}
+
+// WithSAS signs a service SAS with the account key and returns a Backend that
+// authenticates with that SAS alone (driver.SASIssuer).
+func (b *Backend) WithSAS(ctx context.Context, o driver.SASOptions) (driver.Backend, error) {
+	if b.cs.AccountKey == nil {
+		return nil, errors.New("rest: this backend has no account key to sign a SAS with")
+	}
+	sas := wire.SAS{
+		Table: o.Table, Permissions: o.Permissions, Start: o.Start, Expiry: o.Expiry,
+		StartPK: o.StartPK, StartRK: o.StartRK, EndPK: o.EndPK, EndRK: o.EndRK,
+	}
+	q, err := sas.Encode(b.cs.AccountName, b.cs.AccountKey)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	c := &Backend{
+		cs: b.cs, endpoint: b.endpoint, client: b.client, scheme: b.scheme, level: b.level,
+		merge: b.merge, sas: q, info: b.info,
+	}
+	c.cs.AccountKey, c.cs.SAS = nil, q.Encode()
+	return c, nil
+}
