@@ -1,0 +1,70 @@
+package spec
+
+// Rules of the data model's limits (SPEC.md 1.2, 1.3, 1.4, 1.5, 8; the design guide's
+// "Capacity considerations"). Each limit is checked at exactly its value and one unit over,
+// through every write that can carry it (Insert, Update, Merge and the two upserts).
+//
+// Decisions on UNCERTAIN facts:
+//   - Key size: "up to 1 KiB", counted in an unknown unit (SPEC.md 11.1). 512 characters
+//     fit under every reading and MUST be accepted; more than 1,024 characters exceed every
+//     reading and MUST be refused with 400 (the code is recorded); 513 to 1,024 characters is
+//     a MAY that records the outcome.
+//   - Entity size: the documented accounting (SIZEBLOG) is an estimate and the exact edge is
+//     not known (SPEC.md 11.11). An entity clearly under 1 MiB MUST be accepted and one
+//     clearly over MUST be refused with EntityTooLarge; the exact edge is a MAY.
+//   - A merge that pushes a stored entity over a limit: the refusal with 400 is a MUST, the
+//     code is recorded.
+
+const (
+	cosmosNoPropertyLimit = "Cosmos DB for Table documents no practical limit on the number of properties or the length of property names."
+	cosmosKeyLimits       = "Cosmos DB for Table limits RowKey to 255 bytes (its FAQ) or 1,023 bytes (its limits page), and PartitionKey to 1 KB or 2,048 bytes."
+	cosmosItemSize        = "Cosmos DB for Table limits an item to 2 MB of JSON rather than 1 MiB by the Storage accounting, and binary values cost more than their size."
+)
+
+func init() {
+	AddRules(
+		Rule{ID: "limits.properties.count", Level: Must, Area: AreaLimits,
+			Text:             "An entity with 252 custom properties (255 with PartitionKey, RowKey and Timestamp) MUST be accepted by every write, and one with 253 MUST be refused with 400 TooManyProperties and not stored.",
+			Source:           SrcDataModel + "#property-limitations",
+			Sections:         []string{dmSecCapacity},
+			CosmosDifference: cosmosNoPropertyLimit},
+		Rule{ID: "limits.properties.count-merged", Level: Must, Area: AreaLimits,
+			Text:             "A merge that would leave more than 252 custom properties on the stored entity MUST be refused with 400 (the code is recorded) and leave the entity unchanged; one that leaves exactly 252 MUST succeed.",
+			Source:           SrcDataModel + "#property-limitations",
+			Sections:         []string{dmSecCapacity},
+			CosmosDifference: cosmosNoPropertyLimit},
+		Rule{ID: "limits.property-name.length", Level: Must, Area: AreaLimits,
+			Text:             "A property name of 255 characters MUST be accepted by every write, and one of 256 MUST be refused with 400 PropertyNameTooLong and not stored.",
+			Source:           SrcDataModel + "#property-names",
+			CosmosDifference: cosmosNoPropertyLimit},
+		Rule{ID: "limits.string.size", Level: Must, Area: AreaLimits,
+			Text:   "An Edm.String of 32 Ki UTF-16 code units (64 KiB; a character outside the Basic Multilingual Plane counts as two) MUST be accepted by every write, and one code unit more MUST be refused with 400 PropertyValueTooLarge and not stored.",
+			Source: SrcDataModel + "#property-types"},
+		Rule{ID: "limits.binary.size", Level: Must, Area: AreaLimits,
+			Text:   "An Edm.Binary of 64 KiB MUST be accepted by every write, and one byte more MUST be refused with 400 PropertyValueTooLarge and not stored.",
+			Source: SrcDataModel + "#property-types"},
+		Rule{ID: "limits.key.size", Level: Must, Area: AreaLimits,
+			Text:             "A PartitionKey or RowKey of 512 characters MUST be accepted, and one of more than 1,024 characters MUST be refused with 400 (the code is recorded) and not stored.",
+			Source:           SrcDataModel + "#partitionkey-property",
+			Sections:         []string{dmSecCapacity},
+			CosmosDifference: cosmosKeyLimits},
+		Rule{ID: "limits.key.size-between", Level: May, Area: AreaLimits,
+			Text:             "A PartitionKey or RowKey of 513 to 1,024 characters MAY be accepted (1 KiB counted in characters) or refused with 400 (counted in UTF-16 bytes); an accepted key MUST read back unchanged (the choice is recorded).",
+			Source:           SrcDataModel + "#partitionkey-property",
+			CosmosDifference: cosmosKeyLimits},
+		Rule{ID: "limits.entity.size", Level: Must, Area: AreaLimits,
+			Text:             "An entity clearly under 1 MiB by the documented size accounting MUST be accepted by every write, and one clearly over MUST be refused with 400 EntityTooLarge and not stored.",
+			Source:           SrcSizeBlog,
+			Sections:         []string{dmSecCapacity},
+			CosmosDifference: cosmosItemSize},
+		Rule{ID: "limits.entity.size-edge", Level: May, Area: AreaLimits,
+			Text:             "An entity at exactly 1 MiB by the documented accounting, or a few bytes around it, MAY be accepted or refused; a refusal MUST be 400 EntityTooLarge and an accepted entity MUST read back unchanged (the outcome is recorded).",
+			Source:           SrcSizeBlog,
+			CosmosDifference: cosmosItemSize},
+		Rule{ID: "limits.entity.size-merged", Level: Must, Area: AreaLimits,
+			Text:             "A merge that would make the stored entity clearly larger than 1 MiB MUST be refused with 400 (the code is recorded) and leave the entity unchanged.",
+			Source:           SrcSizeBlog,
+			Sections:         []string{dmSecCapacity},
+			CosmosDifference: cosmosItemSize},
+	)
+}
