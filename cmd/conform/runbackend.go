@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"github.com/spf13/cobra"
 
@@ -125,7 +126,7 @@ func runOneBackend(arg string, o childOptions) int {
 		emit(event{Kind: "total", Total: r.PreRunStats.SpecsThatWillRun})
 	})
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
-		if s.State == ginkgo.SpecStateSkipped && s.Failure.Message == "" {
+		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
 			return
 		}
 		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}

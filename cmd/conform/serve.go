@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/tableserver"
+)
+
+func init() { extraCommands = append(extraCommands, serveCmd) }
+
+func serveCmd() *cobra.Command {
+	var addr string
+	var accounts []string
+	var allowAnonymous bool
+	var deleteHold time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
+		Long: `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
+the development account (devstoreaccount1 with its well-known key) and any account given
+with --account NAME:BASE64KEY, and accepts Shared Key, Shared Key Lite and service SAS.
+Any SDK can use the printed connection string as it would use Azurite's.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var opts []tableserver.Option
+			var names []string
+			for _, a := range accounts {
+				name, key, ok := strings.Cut(a, ":")
+				decoded, err := base64.StdEncoding.DecodeString(key)
+				if !ok || name == "" || err != nil || len(decoded) == 0 {
+					return usageErr("--account wants NAME:BASE64KEY (the key is not printed)")
+				}
+				opts = append(opts, tableserver.WithAccount(name, decoded))
+				names = append(names, name)
+			}
+			if allowAnonymous {
+				opts = append(opts, tableserver.WithAllowAnonymous())
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return usageErr("listen on %s: %v", addr, err)
+			}
+			ref := reference.New(reference.WithDeleteHold(deleteHold))
+			srv := tableserver.New(ref, opts...).HTTPServer(addr)
+			base := "http://" + ln.Addr().String()
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "conform serve: the reference on %s (in memory; Ctrl-C stops it)\n", base)
+			fmt.Fprintf(out, "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
+				tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
+			for _, n := range names {
+				fmt.Fprintf(out, "account %s: TableEndpoint=%s/%s (key as given)\n", n, base, n)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				if !errors.Is(err, http.ErrServerClosed) {
+					return fmt.Errorf("serve: %w", err)
+				}
+			case <-ctx.Done():
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:10002", "address to listen on")
+	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY (repeatable)")
+	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
+	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
+	return cmd
+}
