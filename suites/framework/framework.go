@@ -263,7 +263,9 @@ func (f *F) DescribeTable(ruleID, text string, body any, entries ...any) bool {
 		in = append(in, bt.In(i))
 	}
 	wrapped := reflect.MakeFunc(reflect.FuncOf(in, nil, bt.IsVariadic()), func(args []reflect.Value) []reflect.Value {
-		ctx := args[0].Interface().(ginkgo.SpecContext)
+		// A table's container takes no NodeTimeout, so the entry's context gets the bound.
+		ctx, cancel := context.WithTimeout(args[0].Interface().(ginkgo.SpecContext), f.specTimeout())
+		defer cancel()
 		args[0] = reflect.ValueOf((context.Context)(ctx))
 		f.runRule(r, func() {
 			if bt.IsVariadic() {
@@ -274,7 +276,7 @@ func (f *F) DescribeTable(ruleID, text string, body any, entries ...any) bool {
 		})
 		return nil
 	})
-	args := []any{ruleLabels(r), ginkgo.NodeTimeout(f.specTimeout()), wrapped.Interface()}
+	args := []any{ruleLabels(r), wrapped.Interface()}
 	args = append(args, entries...)
 	return ginkgo.DescribeTable(text, args...)
 }
