@@ -268,6 +268,6 @@ func (m *nameFailedOperation) NegatedFailureMessage(actual any) string {
 	return fmt.Sprintf("the rule expects the failed transaction not to name operation %d, but %s", m.index, describeOutcome(err))
 }
 
-// Describe renders the outcome of a call (nil, a service error, a transport error) for
+// DescribeOutcome renders the outcome of a call (nil, a service error, a transport error) for
 // failure messages and recorded choices.
-func Describe(err error) string { return describeOutcome(err) }
+func DescribeOutcome(err error) string { return describeOutcome(err) }

@@ -1,0 +1,93 @@
+package modification
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// neighbours are the entities around ("p","r") that share one of its keys.
+func neighbours() []api.Entity {
+	return []api.Entity{
+		entity("p", "q", "V", api.Int32(10)),
+		entity("p", "s", "V", api.Int32(11)),
+		entity("o", "r", "V", api.Int32(12)),
+		entity("pp", "r", "V", api.Int32(13)),
+	}
+}
+
+var _ = framework.Describe("Design for data modification", func(f *framework.F) {
+	describeTable(f, "modify.point.isolation", "changes only the entity the keys address",
+		func(ctx context.Context, op func(context.Context, driver.Backend, string) error, exists bool, want *api.Entity) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			others := neighbours()
+			for _, e := range others {
+				mustInsert(ctx, b, table, e)
+			}
+			if exists {
+				mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1), "W", api.String("w")))
+			}
+			Expect(op(ctx, b, table)).To(SucceedOnBackend())
+			expected := others
+			if want != nil {
+				expected = append(expected, *want)
+			}
+			Expect(table).To(HoldExactly(ctx, b, expected...))
+		},
+		entry("for a replace", func(ctx context.Context, b driver.Backend, t string) error {
+			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+			return err
+		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(2))}),
+		entry("for a merge", func(ctx context.Context, b driver.Backend, t string) error {
+			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(3)), api.Merge, api.IfMatchAny)
+			return err
+		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(3), "W", api.String("w"))}),
+		entry("for a delete", func(ctx context.Context, b driver.Backend, t string) error {
+			return b.DeleteEntity(ctx, t, "p", "r", api.IfMatchAny)
+		}, true, nil),
+		entry("for an insert next to entities that share one key", func(ctx context.Context, b driver.Backend, t string) error {
+			_, err := b.InsertEntity(ctx, t, entity("p", "r", "V", api.Int32(4)))
+			return err
+		}, false, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(4))}),
+	)
+
+	Context("once a write is acknowledged", func() {
+		f.It("modify.read-your-writes", "a point read returns the merged entity", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1), "W", api.Int32(1)))
+			mustUpdate(ctx, b, table, entity("p", "r", "V", api.Int32(2)), api.Merge, api.IfMatchAny)
+			Expect(table).To(HoldEntity(ctx, b, entity("p", "r", "V", api.Int32(2), "W", api.Int32(1))))
+		})
+
+		f.It("modify.read-your-writes", "a filter on the changed property finds the new value and not the old one", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			for i, rk := range []string{"a", "b", "c"} {
+				mustInsert(ctx, b, table, entity("p", rk, "State", api.String("new"), "N", api.Int32(int32(i))))
+			}
+			mustUpdate(ctx, b, table, entity("p", "b", "State", api.String("done")), api.Merge, api.IfMatchAny)
+			done, err := b.QueryEntities(ctx, table, api.Query{Filter: "State eq 'done'"})
+			Expect(err).To(SucceedOnBackend())
+			Expect(done.Entities).To(HaveKeys(api.Key{PartitionKey: "p", RowKey: "b"}))
+			fresh, err := b.QueryEntities(ctx, table, api.Query{Filter: "State eq 'new'"})
+			Expect(err).To(SucceedOnBackend())
+			Expect(fresh.Entities).To(HaveKeys(api.Key{PartitionKey: "p", RowKey: "a"}, api.Key{PartitionKey: "p", RowKey: "c"}))
+		})
+
+		f.It("modify.read-your-writes", "a partition query returns the replaced entity with only its new properties", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r", "Old", api.Int32(1)))
+			next := entity("p", "r", "New", api.Int32(2))
+			mustUpdate(ctx, b, table, next, api.Replace, "")
+			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'"})
+			Expect(err).To(SucceedOnBackend())
+			Expect(page.Entities).To(HaveLen(1))
+			Expect(page.Entities[0]).To(MatchEntity(next))
+		})
+	})
+})

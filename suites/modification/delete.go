@@ -1,0 +1,66 @@
+package modification
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+var _ = framework.Describe("Delete Entity", func(f *framework.F) {
+	Context("with If-Match * on an existing entity", func() {
+		f.It("modify.delete.removes", "removes it: a read then fails with 404", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
+			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(table).To(LackEntity(ctx, b, "p", "r"))
+		})
+
+		f.It("modify.delete.removes", "removes it from query results", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			keep := entity("p", "a", "V", api.Int32(1))
+			mustInsert(ctx, b, table, keep)
+			mustInsert(ctx, b, table, entity("p", "b", "V", api.Int32(2)))
+			mustInsert(ctx, b, table, entity("p", "c", "V", api.Int32(3)))
+			Expect(b.DeleteEntity(ctx, table, "p", "b", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(b.DeleteEntity(ctx, table, "p", "c", api.IfMatchAny)).To(SucceedOnBackend())
+			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "V ge 1"})
+			Expect(err).To(SucceedOnBackend())
+			Expect(page.Entities).To(HaveKeys(keep.Key()))
+		})
+	})
+
+	Context("when the entity is missing", func() {
+		f.It("modify.delete.missing", "fails with 404", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(HaveFailedWith(404))
+		})
+
+		f.It("modify.delete.missing", "fails with 404 on a second delete of the same entity", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r"))
+			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(HaveFailedWith(404))
+		})
+	})
+
+	Context("without If-Match", func() {
+		f.It("modify.delete.requires-if-match", "is refused with 400", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r"))
+			Expect(b.DeleteEntity(ctx, table, "p", "r", "")).To(HaveFailedWith(400))
+		})
+
+		f.It("modify.delete.requires-if-match", "deletes nothing", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			e := entity("p", "r", "V", api.Int32(1))
+			mustInsert(ctx, b, table, e)
+			_ = b.DeleteEntity(ctx, table, "p", "r", "")
+			Expect(table).To(HoldExactly(ctx, b, e))
+		})
+	})
+})

@@ -1,0 +1,110 @@
+package modification
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// write is one kind of write of entity ("p","r") that returns the new ETag.
+type write struct {
+	mode    api.UpdateMode
+	ifMatch string
+}
+
+func (w write) do(ctx context.Context, b driver.Backend, table string, e api.Entity) (string, error) {
+	return b.UpdateEntity(ctx, table, e, w.mode, w.ifMatch)
+}
+
+var (
+	replaceAny    = write{api.Replace, api.IfMatchAny}
+	mergeAny      = write{api.Merge, api.IfMatchAny}
+	insertReplace = write{api.Replace, ""}
+	insertMerge   = write{api.Merge, ""}
+)
+
+var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
+	describeTable(f, "modify.etag.changes", "change the ETag on every write",
+		func(ctx context.Context, w write, e api.Entity) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			before := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
+			etag, err := w.do(ctx, b, table, e)
+			Expect(err).To(SucceedOnBackend())
+			Expect(etag).NotTo(Equal(before.ETag), "the write returned the ETag the entity had before it")
+			Expect(mustGet(ctx, b, table, "p", "r").ETag).NotTo(Equal(before.ETag), "a read after the write shows the ETag from before it")
+		},
+		entry("for a replace", replaceAny, entity("p", "r", "V", api.Int32(2))),
+		entry("for a replace that sends the same properties", replaceAny, entity("p", "r", "V", api.Int32(1))),
+		entry("for a merge", mergeAny, entity("p", "r", "W", api.Int32(2))),
+		entry("for a merge that sends no property", mergeAny, entity("p", "r")),
+		entry("for an insert-or-replace", insertReplace, entity("p", "r", "V", api.Int32(3))),
+		entry("for an insert-or-merge", insertMerge, entity("p", "r", "V", api.Int32(4))),
+	)
+
+	f.It("modify.etag.changes", "never repeat an earlier ETag over a run of writes", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		seen := map[string]int{mustInsert(ctx, b, table, entity("p", "r", "N", api.Int32(0))).ETag: 0}
+		writes := []write{replaceAny, mergeAny, insertReplace, insertMerge, replaceAny, mergeAny, insertMerge, insertReplace}
+		for i, w := range writes {
+			etag, err := w.do(ctx, b, table, entity("p", "r", "N", api.Int32(int32(i+1))))
+			Expect(err).To(SucceedOnBackend())
+			if at, dup := seen[etag]; dup {
+				Fail(fmt.Sprintf("write %d returned ETag %s, the ETag write %d returned", i+1, etag, at))
+			}
+			seen[etag] = i + 1
+		}
+	})
+
+	describeTable(f, "modify.etag.returned-current", "return the ETag that a following read shows",
+		func(ctx context.Context, existing bool, w *write) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			var etag string
+			e := entity("p", "r", "V", api.Int32(2))
+			switch {
+			case w == nil:
+				got, err := b.InsertEntity(ctx, table, e)
+				Expect(err).To(SucceedOnBackend())
+				etag = got.ETag
+			default:
+				if existing {
+					mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
+				}
+				var err error
+				etag, err = w.do(ctx, b, table, e)
+				Expect(err).To(SucceedOnBackend())
+			}
+			Expect(etag).NotTo(BeEmpty(), "the write returned no ETag")
+			Expect(mustGet(ctx, b, table, "p", "r").ETag).To(Equal(etag), "the ETag the write returned is not the one a read shows")
+		},
+		entry("for an insert", false, nil),
+		entry("for a replace", true, &replaceAny),
+		entry("for a merge", true, &mergeAny),
+		entry("for an insert-or-replace that creates", false, &insertReplace),
+		entry("for an insert-or-replace that replaces", true, &insertReplace),
+		entry("for an insert-or-merge that creates", false, &insertMerge),
+		entry("for an insert-or-merge that merges", true, &insertMerge),
+	)
+
+	describeTable(f, "modify.timestamp.advances", "move the Timestamp forward on every write",
+		func(ctx context.Context, w write) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
+			before := mustGet(ctx, b, table, "p", "r").Timestamp
+			_, err := w.do(ctx, b, table, entity("p", "r", "V", api.Int32(2)))
+			Expect(err).To(SucceedOnBackend())
+			after := mustGet(ctx, b, table, "p", "r").Timestamp
+			Expect(after.After(before)).To(BeTrue(), "the Timestamp went from %s to %s", api.FormatDateTime7(before), api.FormatDateTime7(after))
+		},
+		entry("for a replace", replaceAny),
+		entry("for a merge", mergeAny),
+		entry("for an insert-or-replace", insertReplace),
+		entry("for an insert-or-merge", insertMerge),
+	)
+})

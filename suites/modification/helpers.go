@@ -1,0 +1,69 @@
+package modification
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// guid is a canonical lower-case Guid for typed values.
+const guid = "a455c695-df98-5678-aaaa-81d3367e5a34"
+
+// instant is a fixed Edm.DateTime value with a sub-second part.
+var instant = time.Date(2021, 9, 20, 21, 55, 33, 100517700, time.UTC)
+
+// everyType holds one property of each EDM type.
+func everyType() map[string]api.Value {
+	return map[string]api.Value{
+		"Str":   api.String("text"),
+		"Bin":   api.Binary([]byte{0, 1, 2, 254, 255}),
+		"Flag":  api.Bool(true),
+		"When":  api.DateTime(instant),
+		"Ratio": api.Double(2.5),
+		"Id":    api.Guid(guid),
+		"Small": api.Int32(-7),
+		"Big":   api.Int64(1 << 40),
+	}
+}
+
+// props builds a property map from name/value pairs.
+func props(kv ...any) map[string]api.Value {
+	m := make(map[string]api.Value, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1].(api.Value)
+	}
+	return m
+}
+
+// entity builds an entity from keys and name/value pairs.
+func entity(pk, rk string, kv ...any) api.Entity { return api.NewEntity(pk, rk, props(kv...)) }
+
+// mustInsert inserts e and returns what the backend stored.
+func mustInsert(ctx context.Context, b driver.Backend, table string, e api.Entity) api.Entity {
+	GinkgoHelper()
+	got, err := b.InsertEntity(ctx, table, e)
+	Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
+	return got
+}
+
+// mustUpdate writes e and returns the new ETag.
+func mustUpdate(ctx context.Context, b driver.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
+	GinkgoHelper()
+	etag, err := b.UpdateEntity(ctx, table, e, mode, ifMatch)
+	Expect(err).To(SucceedOnBackend(), "setting up: %s %s with If-Match %q", mode, e, ifMatch)
+	return etag
+}
+
+// mustGet reads one entity.
+func mustGet(ctx context.Context, b driver.Backend, table, pk, rk string) api.Entity {
+	GinkgoHelper()
+	got, err := b.GetEntity(ctx, table, pk, rk, nil)
+	Expect(err).To(SucceedOnBackend(), "reading (%q,%q)", pk, rk)
+	return got
+}
