@@ -1,0 +1,141 @@
+package sdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// ErrUnsupported is returned, wrapped, for a request the aztables SDK cannot express (a
+// $select on Get Entity, a retrieve inside a transaction). It is neither a service answer
+// nor a transport failure of the backend: a spec should skip with its message.
+var ErrUnsupported = errors.New("not expressible with aztables v1.4.1")
+
+// headerRequestID is the service's request id header (SPEC.md 2.1).
+const headerRequestID = "x-ms-request-id"
+
+// mapError turns what the SDK returned into the api.Backend error contract: a service
+// answer becomes *spec.Error, anything else a driver.TransportError naming op.
+func mapError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrUnsupported) {
+		return fmt.Errorf("sdk: %s: %w", op, err)
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) && re.RawResponse != nil {
+		return responseError(re)
+	}
+	return &driver.TransportError{Op: "sdk " + op, Err: err}
+}
+
+// responseError reads a *azcore.ResponseError into a *spec.Error: the status, the code
+// (x-ms-error-code, else the odata.error body), the message without the trailing
+// RequestId/Time lines, and the request id (SPEC.md 5.1).
+func responseError(re *azcore.ResponseError) *spec.Error {
+	resp := re.RawResponse
+	body, _ := runtime.Payload(resp)
+	code, msg := parseErrorBody(body)
+	if re.ErrorCode != "" {
+		code = re.ErrorCode
+	}
+	if h := resp.Header.Get("x-ms-error-code"); h != "" {
+		code = h
+	}
+	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(headerRequestID)}
+	if e.Status == 0 {
+		e.Status = resp.StatusCode
+	}
+	return e
+}
+
+// parseErrorBody reads the code and message of a JSON odata.error body, or of the XML
+// <error> body that some answers carry (SPEC.md 5.1).
+func parseErrorBody(body []byte) (code, msg string) {
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(body) == 0 {
+		return "", ""
+	}
+	if body[0] == '{' {
+		var doc struct {
+			OData *struct {
+				Code    string          `json:"code"`
+				Message json.RawMessage `json:"message"`
+			} `json:"odata.error"`
+		}
+		if json.Unmarshal(body, &doc) == nil && doc.OData != nil {
+			return doc.OData.Code, cleanMessage(messageText(doc.OData.Message))
+		}
+		return "", ""
+	}
+	if m := xmlCode.FindSubmatch(body); m != nil {
+		code = string(m[1])
+	}
+	if m := xmlMessage.FindSubmatch(body); m != nil {
+		msg = cleanMessage(string(m[1]))
+	}
+	return code, msg
+}
+
+var (
+	xmlCode    = regexp.MustCompile(`<(?:\w+:)?code>\s*([^<\s]+)\s*</(?:\w+:)?code>`)
+	xmlMessage = regexp.MustCompile(`(?s)<(?:\w+:)?message[^>]*>(.*?)</(?:\w+:)?message>`)
+	indexed    = regexp.MustCompile(`(?s)^(\d+):(.*)$`)
+)
+
+// messageText accepts both {"lang":..,"value":..} and a plain string.
+func messageText(raw json.RawMessage) string {
+	var m struct {
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(raw, &m) == nil && m.Value != "" {
+		return m.Value
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// cleanMessage drops the "\nRequestId:...\nTime:..." lines the service appends (Storage
+// spells it RequestId, Cosmos RequestID; SPEC.md 5.1).
+func cleanMessage(s string) string {
+	for _, marker := range []string{"\nRequestId:", "\nRequestID:"} {
+		if i := strings.Index(s, marker); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return strings.TrimRight(s, "\r\n ")
+}
+
+// splitIndex separates the "N:" prefix of a failed batch operation's message.
+func splitIndex(msg string) (index int, rest string, ok bool) {
+	m := indexed.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, msg, false
+	}
+	i, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, msg, false
+	}
+	return i, m[2], true
+}
+
+// recovered converts a panic inside the SDK into an error (SPEC.md 12 #11).
+func recovered(op string, err *error) {
+	if r := recover(); r != nil {
+		*err = &driver.TransportError{Op: "sdk " + op, Err: fmt.Errorf("aztables panicked: %v", r)}
+	}
+}

@@ -1,0 +1,410 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// DriverName is the name of this driver in driver.Info.
+const DriverName = "sdk"
+
+// APIVersion is the x-ms-version that aztables v1.4.1 sends on every request.
+const APIVersion = "2019-02-02"
+
+// DefaultTimeout bounds one HTTP exchange when the caller's context has no earlier deadline.
+const DefaultTimeout = 30 * time.Second
+
+// Backend is an api.Backend that drives an endpoint through aztables. It is safe for
+// concurrent use.
+type Backend struct {
+	svc  *aztables.ServiceClient
+	info driver.Info
+}
+
+var (
+	_ api.Backend      = (*Backend)(nil)
+	_ driver.Describer = (*Backend)(nil)
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	httpClient *http.Client
+	retries    int32
+	timeout    time.Duration
+	info       driver.Info
+}
+
+// WithHTTPClient sends requests through c instead of a client with DefaultTimeout.
+func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.httpClient = c } }
+
+// WithRetries lets the SDK retry a failed request n times (the default is 0: a conformance
+// run must see every answer, and a retried 503 would hide it).
+func WithRetries(n int) Option { return func(o *config) { o.retries = int32(n) } }
+
+// WithTimeout bounds one HTTP exchange (default DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
+
+// WithInfo sets the Name, Kind and Version reported by Info; Driver, Endpoint and
+// APIVersion are always this driver's own.
+func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info } }
+
+// New connects to the account described by connectionString (AccountName with AccountKey
+// or SharedAccessSignature, and optionally TableEndpoint / DefaultEndpointsProtocol /
+// EndpointSuffix). No request is sent. Errors never contain the key or signature.
+func New(connectionString string, opts ...Option) (*Backend, error) {
+	cfg := config{timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	endpoint, err := tableEndpoint(connectionString)
+	if err != nil {
+		return nil, err
+	}
+	hc := cfg.httpClient
+	if hc == nil {
+		hc = &http.Client{Timeout: cfg.timeout}
+	}
+	retries := cfg.retries
+	if retries <= 0 {
+		retries = -1 // azcore: a negative value means one try and no retry
+	}
+	clientOpts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{
+		Transport:                       hc,
+		Retry:                           policy.RetryOptions{MaxRetries: retries, TryTimeout: cfg.timeout},
+		InsecureAllowCredentialWithHTTP: true, // emulators speak plain HTTP
+		Telemetry:                       policy.TelemetryOptions{ApplicationID: "conform"},
+	}}
+	svc, err := aztables.NewServiceClientFromConnectionString(connectionString, clientOpts)
+	if err != nil {
+		return nil, fmt.Errorf("sdk: connection string for %s: %s", endpoint, scrub(err.Error(), connectionString))
+	}
+	info := cfg.info
+	if info.Name == "" {
+		info.Name = "endpoint"
+	}
+	if info.Kind == "" {
+		info.Kind = "endpoint"
+	}
+	info.Driver, info.Endpoint, info.APIVersion = DriverName, endpoint, APIVersion
+	return &Backend{svc: svc, info: info}, nil
+}
+
+// Info describes the backend; the endpoint carries no credential.
+func (b *Backend) Info() driver.Info { return b.info }
+
+// CreateTable creates a table through ServiceClient.CreateTable.
+func (b *Backend) CreateTable(ctx context.Context, name string) (err error) {
+	defer recovered("create table", &err)
+	_, err = b.svc.CreateTable(ctx, name, nil)
+	return mapError("create table", err)
+}
+
+// DeleteTable deletes a table through ServiceClient.DeleteTable.
+func (b *Backend) DeleteTable(ctx context.Context, name string) (err error) {
+	defer recovered("delete table", &err)
+	_, err = b.svc.DeleteTable(ctx, name, nil)
+	return mapError("delete table", err)
+}
+
+// QueryTables fetches exactly one page of Query Tables.
+func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (page api.TablePage, err error) {
+	defer recovered("query tables", &err)
+	opts := &aztables.ListTablesOptions{Top: top(q.Top)}
+	if q.Filter != "" {
+		opts.Filter = &q.Filter
+	}
+	if q.NextTableName != "" {
+		opts.NextTableName = &q.NextTableName
+	}
+	resp, err := b.svc.NewListTablesPager(opts).NextPage(ctx)
+	if err != nil {
+		return api.TablePage{}, mapError("query tables", err)
+	}
+	for _, t := range resp.Tables {
+		if t != nil && t.Name != nil {
+			page.Tables = append(page.Tables, *t.Name)
+		}
+	}
+	if resp.NextTableName != nil {
+		page.NextTableName = *resp.NextTableName
+	}
+	return page, nil
+}
+
+// InsertEntity inserts e with AddEntity and decodes the stored entity from the raw answer.
+func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) (out api.Entity, err error) {
+	defer recovered("insert entity", &err)
+	body, err := encodeEntity(e)
+	if err != nil {
+		return api.Entity{}, fmt.Errorf("sdk: insert entity: %w", err)
+	}
+	var raw *http.Response
+	resp, err := b.svc.NewClient(table).AddEntity(policy.WithCaptureResponse(ctx, &raw), body, nil)
+	if err != nil {
+		return api.Entity{}, mapError("insert entity", err)
+	}
+	out = e.Clone()
+	if raw != nil {
+		if payload, perr := runtime.Payload(raw); perr == nil && len(payload) > 0 {
+			decoded, derr := decodeEntity(payload)
+			if derr != nil {
+				return api.Entity{}, &driver.TransportError{Op: "sdk insert entity", Err: derr}
+			}
+			out = decoded
+		}
+	}
+	if resp.ETag != "" {
+		out.ETag = string(resp.ETag)
+	}
+	return out, nil
+}
+
+// UpdateEntity replaces or merges e: UpdateEntity with If-Match when ifMatch is set,
+// UpsertEntity (Insert Or Replace / Insert Or Merge, no If-Match) when it is empty.
+func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (etag string, err error) {
+	defer recovered("update entity", &err)
+	body, err := encodeEntity(e)
+	if err != nil {
+		return "", fmt.Errorf("sdk: update entity: %w", err)
+	}
+	sdkMode := aztables.UpdateModeReplace
+	if mode == api.Merge {
+		sdkMode = aztables.UpdateModeMerge
+	}
+	client := b.svc.NewClient(table)
+	if ifMatch == "" {
+		resp, err := client.UpsertEntity(ctx, body, &aztables.UpsertEntityOptions{UpdateMode: sdkMode})
+		if err != nil {
+			return "", mapError("upsert entity", err)
+		}
+		return string(resp.ETag), nil
+	}
+	m := azcore.ETag(ifMatch)
+	resp, err := client.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{UpdateMode: sdkMode, IfMatch: &m})
+	if err != nil {
+		return "", mapError("update entity", err)
+	}
+	return string(resp.ETag), nil
+}
+
+// DeleteEntity deletes one entity. The SDK always sends If-Match: an empty ifMatch goes out
+// as an empty header value, which is the closest the SDK comes to "no If-Match".
+func (b *Backend) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, ifMatch string) (err error) {
+	defer recovered("delete entity", &err)
+	m := azcore.ETag(ifMatch)
+	_, err = b.svc.NewClient(table).DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &m})
+	return mapError("delete entity", err)
+}
+
+// GetEntity reads one entity and decodes it from the raw answer. aztables v1.4.1 has no
+// $select on Get Entity: a non-nil sel fails with ErrUnsupported.
+func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey string, sel []string) (out api.Entity, err error) {
+	defer recovered("get entity", &err)
+	if sel != nil {
+		return api.Entity{}, mapError("get entity", fmt.Errorf("$select on Get Entity is %w", ErrUnsupported))
+	}
+	var raw *http.Response
+	resp, err := b.svc.NewClient(table).GetEntity(policy.WithCaptureResponse(ctx, &raw), partitionKey, rowKey, nil)
+	if err != nil {
+		return api.Entity{}, mapError("get entity", err)
+	}
+	if raw == nil {
+		return api.Entity{}, &driver.TransportError{Op: "sdk get entity", Err: errors.New("no response captured")}
+	}
+	payload, err := runtime.Payload(raw)
+	if err != nil {
+		return api.Entity{}, &driver.TransportError{Op: "sdk get entity", Err: err}
+	}
+	out, err = decodeEntity(payload)
+	if err != nil {
+		return api.Entity{}, &driver.TransportError{Op: "sdk get entity", Err: err}
+	}
+	if resp.ETag != "" {
+		out.ETag = string(resp.ETag)
+	}
+	return out, nil
+}
+
+// QueryEntities fetches exactly one page: a fresh pager seeded with q's continuation, one
+// NextPage call (SPEC.md 12 #13).
+func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) (page api.Page, err error) {
+	defer recovered("query entities", &err)
+	opts := &aztables.ListEntitiesOptions{Top: top(q.Top)}
+	if q.Filter != "" {
+		opts.Filter = &q.Filter
+	}
+	if q.Select != nil {
+		s := strings.Join(q.Select, ",")
+		opts.Select = &s
+	}
+	if q.Continuation.NextPartitionKey != "" {
+		opts.NextPartitionKey = &q.Continuation.NextPartitionKey
+	}
+	if q.Continuation.NextRowKey != "" {
+		opts.NextRowKey = &q.Continuation.NextRowKey
+	}
+	var raw *http.Response
+	resp, err := b.svc.NewClient(table).NewListEntitiesPager(opts).NextPage(policy.WithCaptureResponse(ctx, &raw))
+	if err != nil {
+		return api.Page{}, mapError("query entities", err)
+	}
+	if raw == nil {
+		return api.Page{}, &driver.TransportError{Op: "sdk query entities", Err: errors.New("no response captured")}
+	}
+	payload, err := runtime.Payload(raw)
+	if err != nil {
+		return api.Page{}, &driver.TransportError{Op: "sdk query entities", Err: err}
+	}
+	page.Entities, err = decodeEntitySet(payload)
+	if err != nil {
+		return api.Page{}, &driver.TransportError{Op: "sdk query entities", Err: err}
+	}
+	if resp.NextPartitionKey != nil {
+		page.Continuation.NextPartitionKey = *resp.NextPartitionKey
+	}
+	if resp.NextRowKey != nil {
+		page.Continuation.NextRowKey = *resp.NextRowKey
+	}
+	return page, nil
+}
+
+// SubmitBatch runs ops through SubmitTransaction. A failed transaction comes back from the
+// SDK as a 202 ResponseError with no code; its multipart body is read for the inner status,
+// code, message and "N:" index (SPEC.md 12 #9). A success is read from the raw answer for
+// each operation's status and ETag, which the SDK does not return.
+func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (results []api.BatchResult, err error) {
+	defer recovered("submit batch", &err)
+	actions, err := transactionActions(ops)
+	if err != nil {
+		return nil, mapError("submit batch", err)
+	}
+	var raw *http.Response
+	_, err = b.svc.NewClient(table).SubmitTransaction(policy.WithCaptureResponse(ctx, &raw), actions, nil)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.RawResponse != nil && re.RawResponse.StatusCode == http.StatusAccepted {
+			return nil, transactionFailure(re.RawResponse)
+		}
+		return nil, mapError("submit batch", err)
+	}
+	if raw == nil {
+		return nil, &driver.TransportError{Op: "sdk submit batch", Err: errors.New("no response captured")}
+	}
+	payload, err := runtime.Payload(raw)
+	if err != nil {
+		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
+	}
+	parts, err := parseBatchBody(raw.Header.Get("Content-Type"), payload)
+	if err != nil {
+		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
+	}
+	if f := batchFailure(parts, raw.Header.Get(headerRequestID)); f != nil {
+		return nil, f
+	}
+	results = make([]api.BatchResult, 0, len(parts))
+	for _, p := range parts {
+		results = append(results, api.BatchResult{Status: p.status, ETag: p.header.Get("ETag")})
+	}
+	return results, nil
+}
+
+func transactionFailure(resp *http.Response) error {
+	payload, err := runtime.Payload(resp)
+	if err != nil {
+		return &driver.TransportError{Op: "sdk submit batch", Err: err}
+	}
+	requestID := resp.Header.Get(headerRequestID)
+	parts, err := parseBatchBody(resp.Header.Get("Content-Type"), payload)
+	if err != nil {
+		if code, msg := parseErrorBody(payload); code != "" {
+			return &spec.Error{Status: resp.StatusCode, Code: code, Message: msg, RequestID: requestID}
+		}
+		return &driver.TransportError{Op: "sdk submit batch", Err: fmt.Errorf("failed transaction: %w", err)}
+	}
+	if f := batchFailure(parts, requestID); f != nil {
+		return f
+	}
+	return &driver.TransportError{Op: "sdk submit batch", Err: errors.New("the SDK reported a failed transaction but no part failed")}
+}
+
+// top converts Query.Top to the SDK's *int32: nil for zero, clamped to the int32 range
+// otherwise (values outside 1..1000 are still sent, to probe the limit).
+func top(n int) *int32 {
+	if n == 0 {
+		return nil
+	}
+	v := int32(max(min(n, math.MaxInt32), math.MinInt32))
+	return &v
+}
+
+// tableEndpoint returns the table endpoint a connection string names, without any
+// credential or query string. It mirrors aztables' own parsing (connection_string.go).
+func tableEndpoint(cs string) (string, error) {
+	fields := map[string]string{}
+	for _, part := range strings.Split(strings.TrimSpace(cs), ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return "", errors.New("sdk: connection string: a field is not of the form Key=Value")
+		}
+		fields[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	account := fields["AccountName"]
+	if account == "" {
+		return "", errors.New("sdk: connection string: AccountName is missing")
+	}
+	if fields["AccountKey"] == "" && fields["SharedAccessSignature"] == "" {
+		return "", errors.New("sdk: connection string: neither AccountKey nor SharedAccessSignature is set")
+	}
+	endpoint := fields["TableEndpoint"]
+	if endpoint == "" {
+		scheme, suffix := fields["DefaultEndpointsProtocol"], fields["EndpointSuffix"]
+		if scheme == "" {
+			scheme = "https"
+		}
+		if suffix == "" {
+			suffix = "core.windows.net"
+		}
+		endpoint = fmt.Sprintf("%s://%s.table.%s", scheme, account, suffix)
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "", errors.New("sdk: connection string: TableEndpoint is not an absolute URL")
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// scrub removes every credential-looking field value of cs from msg.
+func scrub(msg, cs string) string {
+	for _, part := range strings.Split(cs, ";") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok || v == "" {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "AccountKey", "SharedAccessSignature":
+			msg = strings.ReplaceAll(msg, strings.TrimSpace(v), "[redacted]")
+		}
+	}
+	return msg
+}
