@@ -102,7 +102,7 @@ func TestNewDescribesEndpointWithoutCredentials(t *testing.T) {
 }
 
 func TestTopClampsToInt32(t *testing.T) {
-	if top(0) != nil || *top(5) != 5 || *top(1<<40) != 1<<31-1 || *top(-1) != -1 {
+	if top(0) != nil || *top(5) != 5 || *top(1 << 40) != 1<<31-1 || *top(-1) != -1 {
 		t.Error("top conversion")
 	}
 }
