@@ -1,0 +1,233 @@
+package matchers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/gomega/types"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// Matchers and helpers for the query, ordering and pagination specs.
+
+type consistOfKeys struct {
+	want                        []api.Key
+	missing, unexpected, repeat []api.Key
+}
+
+// ConsistOfKeys succeeds when a []api.Entity holds exactly the entities with the given keys,
+// each once, in any order. Query specs use it so that a wrong order fails only the
+// ordering rules.
+func ConsistOfKeys(keys ...api.Key) types.GomegaMatcher { return &consistOfKeys{want: keys} }
+
+func (m *consistOfKeys) Match(actual any) (bool, error) {
+	es, ok := actual.([]api.Entity)
+	if !ok {
+		return false, fmt.Errorf("ConsistOfKeys expects []api.Entity, got %T", actual)
+	}
+	want := make(map[api.Key]bool, len(m.want))
+	for _, k := range m.want {
+		want[k] = true
+	}
+	seen := make(map[api.Key]int, len(es))
+	m.missing, m.unexpected, m.repeat = nil, nil, nil
+	for _, e := range es {
+		k := e.Key()
+		seen[k]++
+		switch {
+		case seen[k] == 2:
+			m.repeat = append(m.repeat, k)
+		case seen[k] == 1 && !want[k]:
+			m.unexpected = append(m.unexpected, k)
+		}
+	}
+	for _, k := range m.want {
+		if seen[k] == 0 {
+			m.missing = append(m.missing, k)
+		}
+	}
+	return len(m.missing) == 0 && len(m.unexpected) == 0 && len(m.repeat) == 0, nil
+}
+
+func (m *consistOfKeys) FailureMessage(actual any) string {
+	var parts []string
+	if len(m.missing) > 0 {
+		parts = append(parts, "missing "+renderKeys(m.missing))
+	}
+	if len(m.unexpected) > 0 {
+		parts = append(parts, "not expected "+renderKeys(m.unexpected))
+	}
+	if len(m.repeat) > 0 {
+		parts = append(parts, "returned more than once "+renderKeys(m.repeat))
+	}
+	return fmt.Sprintf("the rule expects exactly the entities %s, each once; got %s: %s",
+		renderKeys(m.want), KeyList(actual.([]api.Entity)), strings.Join(parts, "; "))
+}
+
+func (m *consistOfKeys) NegatedFailureMessage(any) string {
+	return "expected other entities than " + renderKeys(m.want)
+}
+
+func renderKeys(keys []api.Key) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, k := range keys {
+		if i == 20 && len(keys) > 24 {
+			fmt.Fprintf(&b, " ... %d more", len(keys)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "(%q,%q)", k.PartitionKey, k.RowKey)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+type refused struct{}
+
+// BeRefused succeeds when the actual error is a service error that refuses the request: a
+// 4xx status or 501 Not Implemented. Specs use it where the documentation says a request is
+// not allowed but not which status the service answers.
+func BeRefused() types.GomegaMatcher { return refused{} }
+
+func (refused) Match(actual any) (bool, error) {
+	err, ok := asError(actual)
+	if !ok {
+		return false, fmt.Errorf("BeRefused expects an error, got %T", actual)
+	}
+	e, ok := driver.AsError(err)
+	if !ok {
+		return false, nil
+	}
+	return (e.Status >= 400 && e.Status < 500) || e.Status == 501, nil
+}
+
+func (refused) FailureMessage(actual any) string {
+	err, _ := asError(actual)
+	return "the rule expects the backend to refuse the request (4xx or 501), but " + describeOutcome(err)
+}
+
+func (refused) NegatedFailureMessage(actual any) string {
+	err, _ := asError(actual)
+	return "the rule expects the backend to accept the request, but " + describeOutcome(err)
+}
+
+type propertyNames struct{ want []string }
+
+// HavePropertyNames succeeds when an api.Entity has exactly the given custom properties,
+// with non-null values.
+func HavePropertyNames(names ...string) types.GomegaMatcher { return &propertyNames{want: names} }
+
+func (m *propertyNames) Match(actual any) (bool, error) {
+	e, ok := actual.(api.Entity)
+	if !ok {
+		return false, fmt.Errorf("HavePropertyNames expects api.Entity, got %T", actual)
+	}
+	if len(e.Properties) != len(m.want) {
+		return false, nil
+	}
+	for _, n := range m.want {
+		v, ok := e.Properties[n]
+		if !ok || v.Null {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (m *propertyNames) FailureMessage(actual any) string {
+	e := actual.(api.Entity)
+	return fmt.Sprintf("the rule expects entity (%q,%q) to carry exactly the properties %v, got %s",
+		e.PartitionKey, e.RowKey, m.want, e)
+}
+
+func (m *propertyNames) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("expected other properties than %v", m.want)
+}
+
+// Result is a query run to its end: every page in the order they came.
+type Result struct {
+	Pages []api.Page
+}
+
+// Entities returns the entities of every page, in order.
+func (r Result) Entities() []api.Entity {
+	var out []api.Entity
+	for _, p := range r.Pages {
+		out = append(out, p.Entities...)
+	}
+	return out
+}
+
+// PageSizes returns how many entities each page held.
+func (r Result) PageSizes() []int {
+	out := make([]int, len(r.Pages))
+	for i, p := range r.Pages {
+		out[i] = len(p.Entities)
+	}
+	return out
+}
+
+// QueryAll runs q from its start (or from q.Continuation) and follows continuations until a
+// page carries none, re-sending Filter, Select and Top with each one (SPEC.md 3.5). It fails
+// after maxPages pages, so that a backend that never ends a query fails the spec instead of
+// hanging it. A service failure is returned wrapped, with the page it happened on, and
+// still matches HaveFailedWith.
+func QueryAll(ctx context.Context, b api.Backend, table string, q api.Query, maxPages int) (Result, error) {
+	var r Result
+	for len(r.Pages) < maxPages {
+		p, err := b.QueryEntities(ctx, table, q)
+		if err != nil {
+			return r, fmt.Errorf("query %s (filter %q, top %d, select %v) page %d: %w", table, q.Filter, q.Top, q.Select, len(r.Pages)+1, err)
+		}
+		r.Pages = append(r.Pages, p)
+		if p.Continuation.IsZero() {
+			return r, nil
+		}
+		q.Continuation = p.Continuation
+	}
+	return r, fmt.Errorf("query %s (filter %q, top %d) still returned a continuation after %d pages (%d entities); the rule expects the query to end",
+		table, q.Filter, q.Top, maxPages, len(r.Entities()))
+}
+
+// InsertAll inserts es one by one, in order.
+func InsertAll(ctx context.Context, b api.Backend, table string, es ...api.Entity) error {
+	for _, e := range es {
+		if _, err := b.InsertEntity(ctx, table, e); err != nil {
+			return fmt.Errorf("insert %s into %s: %w", e, table, err)
+		}
+	}
+	return nil
+}
+
+// LoadInBatches inserts es with entity group transactions of up to spec.MaxBatchOperations
+// inserts, one partition per batch, keeping the order of es within each partition. Specs
+// use it to load large data sets quickly.
+func LoadInBatches(ctx context.Context, b api.Backend, table string, es []api.Entity) error {
+	var ops []api.BatchOp
+	flush := func() error {
+		if len(ops) == 0 {
+			return nil
+		}
+		if _, err := b.SubmitBatch(ctx, table, ops); err != nil {
+			return fmt.Errorf("load %d entities of partition %q into %s: %w", len(ops), ops[0].Entity.PartitionKey, table, err)
+		}
+		ops = ops[:0]
+		return nil
+	}
+	for _, e := range es {
+		if len(ops) == spec.MaxBatchOperations || (len(ops) > 0 && ops[0].Entity.PartitionKey != e.PartitionKey) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		ops = append(ops, api.BatchOp{Kind: api.BatchInsert, Entity: e})
+	}
+	return flush()
+}

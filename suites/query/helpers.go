@@ -1,0 +1,71 @@
+package query
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/matchers"
+)
+
+// maxPagesFor bounds the pages a query over n entities may take before the spec gives up:
+// generous for backends that return short or empty pages, finite for one that never ends.
+func maxPagesFor(n int) int { return 2*n + 50 }
+
+// key returns an entity key.
+func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
+
+// lit renders s as a $filter String literal, doubling single quotes (SPEC.md 3.1).
+func lit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// tableWith creates a table for the running spec and inserts es one by one.
+func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
+	GinkgoHelper()
+	table := f.NewTable(ctx)
+	Expect(matchers.InsertAll(ctx, f.Backend(), table, es...)).To(matchers.SucceedOnBackend(), "loading the spec's entities")
+	return table
+}
+
+// queryAll runs q to its end and returns every entity; the query must succeed.
+func queryAll(ctx context.Context, f *framework.F, table string, q api.Query, n int) []api.Entity {
+	GinkgoHelper()
+	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
+	Expect(err).To(matchers.SucceedOnBackend(), "query with filter %q, select %v, top %d", q.Filter, q.Select, q.Top)
+	return r.Entities()
+}
+
+// filterAll runs a $filter query to its end; the query must succeed.
+func filterAll(ctx context.Context, f *framework.F, table, filter string, n int) []api.Entity {
+	GinkgoHelper()
+	return queryAll(ctx, f, table, api.Query{Filter: filter}, n)
+}
+
+// keysWhere returns the keys of the entities of es that satisfy pred, in the order of es.
+func keysWhere(es []api.Entity, pred func(api.Entity) bool) []api.Key {
+	var out []api.Key
+	for _, e := range es {
+		if pred(e) {
+			out = append(out, e.Key())
+		}
+	}
+	return out
+}
+
+// has reports whether e has property name with exactly value v (same EDM type).
+func has(e api.Entity, name string, v api.Value) bool {
+	got, ok := e.Properties[name]
+	return ok && !got.Null && got.Equal(v)
+}
+
+// str returns e's String property name, or "" when it has none.
+func str(e api.Entity, name string) string {
+	v, ok := e.Properties[name]
+	if !ok || v.Type != api.EdmString {
+		return ""
+	}
+	return v.Str
+}

@@ -1,0 +1,177 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// logicEntities is a set where each entity has a different subset of the properties the
+// filters name, so that every way of mis-grouping a boolean expression selects a different
+// set. Flag also appears as a String and an Int32, which a bare-property condition must not
+// take for true.
+func logicEntities() []api.Entity {
+	e := func(rk string, props map[string]api.Value) api.Entity { return api.NewEntity("p", rk, props) }
+	return []api.Entity{
+		e("a", map[string]api.Value{"Name": api.String("test")}),
+		e("b", map[string]api.Value{"Rank": api.Int32(3)}),
+		e("c", map[string]api.Value{"Big": api.Int64(3)}),
+		e("d", map[string]api.Value{"Rank": api.Int32(3), "Big": api.Int64(3)}),
+		e("e", map[string]api.Value{"Name": api.String("test"), "Rank": api.Int32(3)}),
+		e("f", map[string]api.Value{"Other": api.String("x")}),
+		e("g", map[string]api.Value{"Flag": api.Bool(true)}),
+		e("h", map[string]api.Value{"Flag": api.Bool(false)}),
+		e("i", map[string]api.Value{"Flag": api.String("true")}),
+		e("j", map[string]api.Value{"Flag": api.Int32(1)}),
+		e("k", map[string]api.Value{"Flag": api.Bool(true), "Rank": api.Int32(3)}),
+		e("l", map[string]api.Value{"Rank": api.Int32(5), "Name": api.String("other")}),
+	}
+}
+
+// Predicates over logicEntities with the service's semantics (rules_query.go): a comparison
+// on a missing property is false.
+var (
+	nameTest = func(e api.Entity) bool { return has(e, "Name", api.String("test")) }
+	rank3    = func(e api.Entity) bool { return has(e, "Rank", api.Int32(3)) }
+	big3     = func(e api.Entity) bool { return has(e, "Big", api.Int64(3)) }
+	flagTrue = func(e api.Entity) bool { return has(e, "Flag", api.Bool(true)) }
+)
+
+var _ = framework.Describe("Query Entities $filter boolean operators", func(f *framework.F) {
+	people := logicEntities()
+	check := func(ctx context.Context, filter string, pred func(api.Entity) bool) {
+		table := tableWith(ctx, f, people...)
+		Expect(filterAll(ctx, f, table, filter, len(people))).To(ConsistOfKeys(keysWhere(people, pred)...), "filter %q", filter)
+	}
+
+	f.DescribeTable("query.logic.precedence", "without parentheses binds and before or",
+		check,
+		Entry("when or comes first", "Name eq 'test' or Rank eq 3 and Big eq 3L",
+			func(e api.Entity) bool { return nameTest(e) || (rank3(e) && big3(e)) }),
+		Entry("when and comes first", "Name eq 'test' and Rank eq 3 or Big eq 3L",
+			func(e api.Entity) bool { return (nameTest(e) && rank3(e)) || big3(e) }),
+		Entry("when or sits between two ands", "Name eq 'test' and Rank eq 3 or Rank eq 3 and Big eq 3L",
+			func(e api.Entity) bool { return (nameTest(e) && rank3(e)) || (rank3(e) && big3(e)) }),
+	)
+
+	f.DescribeTable("query.logic.parentheses", "with parentheses groups as written",
+		check,
+		Entry("around an or on the right", "Name eq 'test' and (Rank eq 3 or Big eq 3L)",
+			func(e api.Entity) bool { return nameTest(e) && (rank3(e) || big3(e)) }),
+		Entry("around an or on the left", "(Name eq 'test' or Rank eq 3) and Big eq 3L",
+			func(e api.Entity) bool { return (nameTest(e) || rank3(e)) && big3(e) }),
+		Entry("doubled around one comparison", "((Rank eq 3))", rank3),
+		Entry("around every comparison", "(Name eq 'test') or (Big eq 3L)",
+			func(e api.Entity) bool { return nameTest(e) || big3(e) }),
+	)
+
+	f.DescribeTable("query.logic.not", "with not negates its operand",
+		check,
+		Entry("over a comparison, selecting entities without the property", "not (Rank eq 3)",
+			func(e api.Entity) bool { return !rank3(e) }),
+		Entry("over ne comparisons on properties most entities lack", "not (Name ne 'test' and Rank ne 3)",
+			func(e api.Entity) bool {
+				nameNe := str(e, "Name") != "" && str(e, "Name") != "test"
+				rankNe := e.Properties["Rank"].Type == api.EdmInt32 && e.Properties["Rank"].Int != 3
+				return !(nameNe && rankNe)
+			}),
+		Entry("twice", "not (not (Rank eq 3))", rank3),
+		Entry("over a bare Boolean property", "not Flag", func(e api.Entity) bool { return !flagTrue(e) }),
+		Entry("inside an and", "Rank eq 3 and not (Big eq 3L)", func(e api.Entity) bool { return rank3(e) && !big3(e) }),
+	)
+
+	f.DescribeTable("query.logic.bare-boolean", "with a bare property name selects only the Boolean true values",
+		check,
+		Entry("alone", "Flag", flagTrue),
+		Entry("joined by and", "Flag and Rank eq 3", func(e api.Entity) bool { return flagTrue(e) && rank3(e) }),
+		Entry("joined by or", "Flag or Name eq 'test'", func(e api.Entity) bool { return flagTrue(e) || nameTest(e) }),
+		Entry("like an explicit eq true", "Flag eq true", flagTrue),
+	)
+
+	f.DescribeTable("query.logic.constant-left", "with the constant first either refuses or mirrors the comparison",
+		func(ctx context.Context, filter string, pred func(api.Entity) bool) {
+			table := tableWith(ctx, f, people...)
+			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, maxPagesFor(len(people)))
+			if err != nil {
+				Expect(err).To(BeRefused(), "filter %q", filter)
+				f.Choice("constant on the left of a comparison", "refused")
+				return
+			}
+			Expect(r.Entities()).To(ConsistOfKeys(keysWhere(people, pred)...), "filter %q was accepted, so it must mean the mirrored comparison", filter)
+			f.Choice("constant on the left of a comparison", "accepted and mirrored")
+		},
+		Entry("for lt", "3 lt Rank", func(e api.Entity) bool {
+			v, ok := e.Properties["Rank"]
+			return ok && v.Type == api.EdmInt32 && v.Int > 3
+		}),
+		Entry("for eq", "'test' eq Name", nameTest),
+	)
+
+	f.It("query.filter.property-vs-property", "with two properties compared is refused", func(ctx context.Context) {
+		table := tableWith(ctx, f, people...)
+		_, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: "Rank eq Big"})
+		Expect(err).To(BeRefused(), "filter \"Rank eq Big\"")
+		if e, ok := driver.AsError(err); ok {
+			f.Choice("comparison of two properties", fmt.Sprintf("%d %s", e.Status, e.Code))
+		}
+	})
+
+	f.DescribeTable("query.filter.null", "with a null literal is refused",
+		func(ctx context.Context, filter string) {
+			table := tableWith(ctx, f, people...)
+			_, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: filter})
+			Expect(err).To(BeRefused(), "filter %q", filter)
+		},
+		Entry("in eq", "Rank eq null"),
+		Entry("in ne", "Name ne null"),
+	)
+
+	// orOfRowKeys returns n RowKey equalities joined by or: n discrete comparisons.
+	orOfRowKeys := func(n int) (string, []api.Key) {
+		parts := make([]string, n)
+		keys := make([]api.Key, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("RowKey eq 'r%02d'", i)
+			keys[i] = key("p", fmt.Sprintf("r%02d", i))
+		}
+		return strings.Join(parts, " or "), keys
+	}
+	rows := func(n int) []api.Entity {
+		es := make([]api.Entity, n)
+		for i := range es {
+			es[i] = api.NewEntity("p", fmt.Sprintf("r%02d", i), nil)
+		}
+		return es
+	}
+
+	f.It("query.filter.comparison-limit", fmt.Sprintf("with %d comparisons is accepted", spec.MaxFilterComparisons), func(ctx context.Context) {
+		es := rows(spec.MaxFilterComparisons + 5)
+		table := tableWith(ctx, f, es...)
+		filter, want := orOfRowKeys(spec.MaxFilterComparisons)
+		Expect(filterAll(ctx, f, table, filter, len(es))).To(ConsistOfKeys(want...), "filter %q", filter)
+	})
+
+	f.It("query.filter.comparison-limit.over", fmt.Sprintf("with %d comparisons is refused or answered right", spec.MaxFilterComparisons+1), func(ctx context.Context) {
+		es := rows(spec.MaxFilterComparisons + 5)
+		table := tableWith(ctx, f, es...)
+		filter, want := orOfRowKeys(spec.MaxFilterComparisons + 1)
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, maxPagesFor(len(es)))
+		if err != nil {
+			Expect(err).To(HaveFailedWith(400), "filter %q", filter)
+			e, _ := driver.AsError(err)
+			f.Choice("more than 15 comparisons", "refused with 400 "+e.Code)
+			return
+		}
+		Expect(r.Entities()).To(ConsistOfKeys(want...), "filter %q was accepted, so its results must be right", filter)
+		f.Choice("more than 15 comparisons", "accepted")
+	})
+})

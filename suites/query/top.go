@@ -1,0 +1,80 @@
+package query
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// tenRows is one partition of ten entities, r00..r09.
+func tenRows() []api.Entity {
+	es := make([]api.Entity, 10)
+	for i := range es {
+		es[i] = api.NewEntity("p", fmt.Sprintf("r%02d", i), map[string]api.Value{"N": api.Int32(int32(i))})
+	}
+	return es
+}
+
+var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
+	rows := tenRows()
+	firstPage := func(ctx context.Context, top int) (api.Page, error) {
+		GinkgoHelper()
+		table := tableWith(ctx, f, rows...)
+		return f.Backend().QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'", Top: top})
+	}
+
+	f.DescribeTable("query.top.limit", "holds at most $top entities and a continuation while matches remain",
+		func(ctx context.Context, top int) {
+			page, err := firstPage(ctx, top)
+			Expect(err).To(SucceedOnBackend(), "$top=%d", top)
+			Expect(len(page.Entities)).To(BeNumerically("<=", top), "$top=%d returned %s", top, KeyList(page.Entities))
+			if len(page.Entities) < len(rows) {
+				Expect(page.Continuation.IsZero()).To(BeFalse(),
+					"$top=%d returned %d of %d matching entities and no continuation", top, len(page.Entities), len(rows))
+			}
+		},
+		Entry("for $top=1", 1),
+		Entry("for $top=3", 3),
+		Entry("for $top one below the matches", 9),
+		Entry("for $top equal to the matches", 10),
+		Entry("for $top above the matches", 20),
+	)
+
+	f.DescribeTable("query.top.fill", "fills the first page of a single-partition query",
+		func(ctx context.Context, top int) {
+			page, err := firstPage(ctx, top)
+			Expect(err).To(SucceedOnBackend(), "$top=%d", top)
+			Expect(page.Entities).To(HaveLen(top), "$top=%d over %d entities of one partition", top, len(rows))
+		},
+		Entry("for $top=1", 1),
+		Entry("for $top=7", 7),
+	)
+
+	f.It("query.top.max", fmt.Sprintf("accepts $top=%d", spec.MaxTop), func(ctx context.Context) {
+		table := tableWith(ctx, f, rows...)
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Top: spec.MaxTop}, maxPagesFor(len(rows)))
+		Expect(err).To(SucceedOnBackend(), "$top=%d", spec.MaxTop)
+		Expect(r.Entities()).To(ConsistOfKeys(Keys(rows)...))
+	})
+
+	f.DescribeTable("query.top.over-max", "refuses $top above 1000 with 400 InvalidInput",
+		func(ctx context.Context, top int) {
+			_, err := firstPage(ctx, top)
+			Expect(err).To(HaveFailedWith(400, spec.ErrInvalidInput.Code), "$top=%d", top)
+		},
+		Entry("for one above", spec.MaxTop+1),
+		Entry("for the largest Int32", 1<<31-1),
+	)
+
+	f.It("query.top.negative", "refuses $top=-1 with 400 InvalidInput", func(ctx context.Context) {
+		_, err := firstPage(ctx, -1)
+		Expect(err).To(HaveFailedWith(400, spec.ErrInvalidInput.Code), "$top=-1")
+	})
+})
