@@ -43,6 +43,14 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			}
 			rule, ok := byID[ruleOfSpec(s)]
 			if !ok {
+				// A spec that did not run carries its rule only as a label.
+				for _, l := range s.Labels() {
+					if r, found := byID[l]; found {
+						rule, ok = r, true
+					}
+				}
+			}
+			if !ok {
 				continue
 			}
 			ruleID := rule.ID
