@@ -88,8 +88,8 @@ function filter(){
 }
 ['area','outcome','level'].forEach(function(id){document.getElementById(id).addEventListener('change',filter);});
 document.getElementById('close').addEventListener('click',function(){document.getElementById('evidence').style.display='none';});
-document.querySelectorAll('td.cell').forEach(function(td){td.addEventListener('click',function(){
-  var row=report.rules[+td.dataset.rule], b=report.backends[+td.dataset.backend], c=row.cells[+td.dataset.backend];
+function open(ri,bi){
+  var row=report.rules[ri], b=report.backends[bi]; if(!row||!b)return; var c=row.cells[bi];
   var h='<h2>'+esc(row.id)+' on '+esc(b.name)+': '+esc(c.outcome)+'</h2><p>'+esc(row.text)+' ('+esc(row.level)+') <a href="'+esc(row.source)+'">source</a></p>';
   if(row.cosmosDifference)h+='<p class="muted">Documented Cosmos DB difference: '+esc(row.cosmosDifference)+'</p>';
   (c.specs||[]).forEach(function(s){
@@ -104,8 +104,11 @@ document.querySelectorAll('td.cell').forEach(function(td){td.addEventListener('c
   });
   if(!(c.specs||[]).length)h+='<p class="muted">No spec of this rule ran on this backend.</p>';
   document.getElementById('body').innerHTML=h; document.getElementById('evidence').style.display='block';
-});});
+  history.replaceState(null,'','#open='+ri+','+bi);
+}
+document.querySelectorAll('td.cell').forEach(function(td){td.addEventListener('click',function(){open(+td.dataset.rule,+td.dataset.backend);});});
 filter();
+var m=/^#open=(\d+),(\d+)$/.exec(location.hash); if(m)open(+m[1],+m[2]);
 })();
 </script>
 </body></html>
