@@ -80,37 +80,28 @@ func (o Op) negate() Op {
 
 // The syntax tree as parsed, before the checks that the service applies after parsing.
 type (
-	expr      interface{ pos() int }
+	expr      interface{ isExpr() }
 	logicExpr struct { // and / or, n-ary
 		or    bool
 		items []expr
-		at    int
 	}
-	notExpr struct {
-		x  expr
-		at int
-	}
+	notExpr     struct{ x expr }
 	compareExpr struct {
 		op          Op
 		left, right expr
-		at          int // byte offset just past the operator
 	}
-	propertyExpr struct {
-		name string
-		at   int
-	}
-	literalExpr struct {
+	propertyExpr struct{ name string }
+	literalExpr  struct {
 		val  api.Value
 		null bool
-		at   int
 	}
 )
 
-func (e *logicExpr) pos() int    { return e.at }
-func (e *notExpr) pos() int      { return e.at }
-func (e *compareExpr) pos() int  { return e.at }
-func (e *propertyExpr) pos() int { return e.at }
-func (e *literalExpr) pos() int  { return e.at }
+func (*logicExpr) isExpr()    {}
+func (*notExpr) isExpr()      {}
+func (*compareExpr) isExpr()  {}
+func (*propertyExpr) isExpr() {}
+func (*literalExpr) isExpr()  {}
 
 // parser is a recursive-descent parser with OData's precedence: or < and < comparison <
 // not < primary. Recursion happens only through parentheses and `not`, and is bounded by
@@ -154,7 +145,7 @@ func (p *parser) parseLogic(or bool) (expr, error) {
 	if !p.isKeyword(kw) {
 		return first, nil
 	}
-	n := &logicExpr{or: or, items: []expr{first}, at: first.pos()}
+	n := &logicExpr{or: or, items: []expr{first}}
 	for p.isKeyword(kw) {
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -178,7 +169,6 @@ func (p *parser) parseComparison() (expr, error) {
 		if !ok {
 			break
 		}
-		at := p.tok.end
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
@@ -187,7 +177,7 @@ func (p *parser) parseComparison() (expr, error) {
 			return nil, err
 		}
 		p.comparisons++
-		left = &compareExpr{op: op, left: left, right: right, at: at}
+		left = &compareExpr{op: op, left: left, right: right}
 	}
 	return left, nil
 }
@@ -207,7 +197,6 @@ func (p *parser) parseUnary() (expr, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	at := p.tok.start
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
@@ -216,7 +205,7 @@ func (p *parser) parseUnary() (expr, error) {
 		return nil, err
 	}
 	p.depth--
-	return &notExpr{x: x, at: at}, nil
+	return &notExpr{x: x}, nil
 }
 
 func (p *parser) parsePrimary() (expr, error) {
@@ -239,17 +228,17 @@ func (p *parser) parsePrimary() (expr, error) {
 		p.depth--
 		return x, p.advance()
 	case tokLiteral:
-		return &literalExpr{val: t.val, at: t.start}, p.advance()
+		return &literalExpr{val: t.val}, p.advance()
 	case tokIdent:
 		switch t.text {
 		case "true", "false":
-			return &literalExpr{val: api.Bool(t.text == "true"), at: t.start}, p.advance()
+			return &literalExpr{val: api.Bool(t.text == "true")}, p.advance()
 		case "null":
-			return &literalExpr{null: true, at: t.start}, p.advance()
+			return &literalExpr{null: true}, p.advance()
 		case "and", "or", "not", "eq", "ne", "gt", "ge", "lt", "le":
 			return nil, p.fail()
 		}
-		return &propertyExpr{name: t.text, at: t.start}, p.advance()
+		return &propertyExpr{name: t.text}, p.advance()
 	}
 	return nil, p.fail()
 }

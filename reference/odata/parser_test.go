@@ -118,6 +118,10 @@ func TestParseFilterSyntaxErrors(t *testing.T) {
 		{"position counts UTF-16 units", "Name eq 'ü' zz", 14},
 		{"surrogate pair counts twice", "Name eq '😀' zz", 15},
 		{"operator as operand", "Name eq eq", 10},
+		{"function call", "startswith(Name, 'a')", 11},
+		{"function after a comparison", "Name eq 'a' and substringof('a', Name)", 28},
+		{"arithmetic", "Age add 1 eq 2", 7},
+		{"dangling or", "Name eq 'a' or", 14},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
