@@ -63,7 +63,7 @@ func DecodeError(status int, h http.Header, body []byte) *spec.Error {
 	}
 	if i := strings.Index(msg, "\nRequestI"); i >= 0 {
 		trailer := msg[i+1:]
-		msg = msg[:i]
+		msg = strings.TrimRight(msg[:i], "\n")
 		if e.RequestID == "" {
 			id, _, _ := strings.Cut(trailer, "\n")
 			if _, v, ok := strings.Cut(id, ":"); ok {

@@ -66,7 +66,7 @@ type Resource struct {
 // ParseResource parses the escaped path segment that follows the account (without the
 // leading slash), e.g. `Tables`, `Tables('t')`, `$batch`, `t()`,
 // `t(PartitionKey='a%27%27b',RowKey='x')`. Percent-escapes are decoded before quoted keys
-// are read, so `%27` and `'` are the same character; inside a key `''` stands for one
+// are read, so `%27` and `'` are the same character; inside a key `”` stands for one
 // quote. A malformed segment fails with 400 InvalidUri, a bad key literal with 400
 // InvalidInput.
 func ParseResource(escaped string) (Resource, error) {
@@ -146,7 +146,7 @@ func ParseResource(escaped string) (Resource, error) {
 	return r, nil
 }
 
-// quoted reads a single-quoted literal at the start of s ('' is one quote) and returns its
+// quoted reads a single-quoted literal at the start of s (” is one quote) and returns its
 // value and the text after it.
 func quoted(s string) (value, rest string, err error) {
 	s = strings.TrimLeft(s, " ")
