@@ -1,0 +1,79 @@
+package ordering
+
+import (
+	"context"
+	"math/rand/v2"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/matchers"
+)
+
+// maxPagesFor bounds the pages a query over n entities may take.
+func maxPagesFor(n int) int { return 2*n + 50 }
+
+func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
+
+// rowKeys returns the keys of partition pk with the given RowKeys, in that order.
+func rowKeys(pk string, rks ...string) []api.Key {
+	out := make([]api.Key, len(rks))
+	for i, rk := range rks {
+		out[i] = key(pk, rk)
+	}
+	return out
+}
+
+// shuffled returns keys in an order fixed by seed, so that no backend passes by keeping
+// insertion order. Failure messages print the seed and the insertion order.
+func shuffled(keys []api.Key, seed uint64) []api.Key {
+	out := append([]api.Key(nil), keys...)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	// Never insert in the expected order: a backend that keeps insertion order must fail.
+	same := true
+	for i := range out {
+		if out[i] != keys[i] {
+			same = false
+			break
+		}
+	}
+	if same && len(out) > 1 {
+		out[0], out[len(out)-1] = out[len(out)-1], out[0]
+	}
+	return out
+}
+
+// loadKeys creates a table and inserts one entity per key, in the order given.
+func loadKeys(ctx context.Context, f *framework.F, keys []api.Key) string {
+	GinkgoHelper()
+	table := f.NewTable(ctx)
+	es := make([]api.Entity, len(keys))
+	for i, k := range keys {
+		es[i] = api.NewEntity(k.PartitionKey, k.RowKey, map[string]api.Value{"I": api.Int32(int32(i))})
+	}
+	Expect(matchers.InsertAll(ctx, f.Backend(), table, es...)).To(matchers.SucceedOnBackend())
+	return table
+}
+
+// queryPages runs q to its end and returns the result; the query must succeed.
+func queryPages(ctx context.Context, f *framework.F, table string, q api.Query, n int) matchers.Result {
+	GinkgoHelper()
+	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
+	Expect(err).To(matchers.SucceedOnBackend())
+	return r
+}
+
+// expectOrder inserts want in a shuffled order, queries q to its end and expects exactly
+// want, in that order.
+func expectOrder(ctx context.Context, f *framework.F, q api.Query, want []api.Key, seed uint64) {
+	GinkgoHelper()
+	inserted := shuffled(want, seed)
+	table := loadKeys(ctx, f, inserted)
+	got := queryPages(ctx, f, table, q, len(want))
+	Expect(got.Entities()).To(matchers.HaveKeys(want...),
+		"query (filter %q, top %d) over entities inserted in the order %v (seed %d); pages of %v",
+		q.Filter, q.Top, inserted, seed, got.PageSizes())
+}

@@ -1,0 +1,138 @@
+package ordering
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
+	f.It("ordering.key-order", "returns the entities of a partition sorted by RowKey whatever the insertion order", func(ctx context.Context) {
+		// Zero-padded decimal RowKeys: their ordinal order is their numeric order, which the
+		// spec computes without trusting any string comparison.
+		const seed = 7
+		r := rand.New(rand.NewPCG(seed, seed))
+		nums := r.Perm(1000)[:60]
+		inserted := make([]api.Key, len(nums))
+		for i, n := range nums {
+			inserted[i] = key("p", fmt.Sprintf("%04d", n))
+		}
+		sort.Ints(nums)
+		want := make([]api.Key, len(nums))
+		for i, n := range nums {
+			want[i] = key("p", fmt.Sprintf("%04d", n))
+		}
+		table := loadKeys(ctx, f, inserted)
+		got := queryPages(ctx, f, table, api.Query{}, len(want)).Entities()
+		Expect(got).To(BeInKeyOrder(), "entities inserted in the order %v (seed %d)", inserted, seed)
+		Expect(got).To(HaveKeys(want...))
+	})
+
+	f.It("ordering.key-order", "returns entities inserted in descending order ascending", func(ctx context.Context) {
+		want := []api.Key{key("a", "1"), key("a", "2"), key("b", "1"), key("b", "2"), key("c", "1")}
+		inserted := make([]api.Key, len(want))
+		for i := range want {
+			inserted[i] = want[len(want)-1-i]
+		}
+		table := loadKeys(ctx, f, inserted)
+		Expect(queryPages(ctx, f, table, api.Query{}, len(want)).Entities()).To(HaveKeys(want...))
+	})
+
+	f.DescribeTable("ordering.ascii", "sorts ASCII RowKeys ordinally",
+		func(ctx context.Context, want ...string) {
+			expectOrder(ctx, f, api.Query{}, rowKeys("p", want...), 11)
+		},
+		Entry("with upper case before lower case", "A", "B", "Z", "a", "b", "z"),
+		Entry("with case-sensitive words", "Apple", "Zebra", "apple", "zebra"),
+		Entry("with digits before letters", "0", "9", "A", "Z", "a", "z"),
+		Entry("with punctuation by character code", "!", "$", "-", ".", "0", ":", "@", "A", "[", "_", "a", "{", "~"),
+		Entry("with a prefix before its extensions", "a", "a b", "a-b", "a0", "aa", "ab", "b"),
+		Entry("with a space sorting before every printable character", " ", " z", "!", "a", "a ", "a!"),
+	)
+
+	f.DescribeTable("ordering.ascii", "sorts ASCII PartitionKeys ordinally",
+		func(ctx context.Context, want ...string) {
+			keys := make([]api.Key, len(want))
+			for i, pk := range want {
+				keys[i] = key(pk, "r")
+			}
+			expectOrder(ctx, f, api.Query{}, keys, 13)
+		},
+		Entry("with mixed case", "B", "Sales", "a", "sales"),
+		Entry("with a prefix before its extensions", "Sale", "Sales", "Sales ", "Sales2", "Salesman"),
+	)
+
+	f.DescribeTable("ordering.zero-padding", "sorts numbers in keys as strings",
+		func(ctx context.Context, want ...string) {
+			expectOrder(ctx, f, api.Query{}, rowKeys("p", want...), 17)
+		},
+		Entry("numerically when zero-padded to a fixed width", "00000009", "00000010", "00000099", "00000123", "00001000"),
+		Entry("not numerically when unpadded", "1", "10", "1000", "123", "2", "9", "99"),
+	)
+
+	f.DescribeTable("ordering.non-ascii", "sorts non-ASCII RowKeys by UTF-16 code unit",
+		func(ctx context.Context, want ...string) {
+			expectOrder(ctx, f, api.Query{}, rowKeys("p", want...), 19)
+		},
+		Entry("with Latin-1 letters after every ASCII letter", "Z", "z", "\u00c9", "\u00e9", "\u00ff"),
+		Entry("without normalizing a combining accent", "e\u0301", "f", "\u00e9"),
+		Entry("with Greek, CJK and fullwidth letters by code point", "\u03a9", "\u4e2d", "\uff21"),
+		Entry("with case ignored by no culture rule", "\u00c4", "\u00d6", "\u00e4", "\u00f6"),
+	)
+
+	f.DescribeTable("ordering.surrogates", "sorts characters above U+FFFF by their surrogate pairs",
+		func(ctx context.Context, want ...string) {
+			expectOrder(ctx, f, api.Query{}, rowKeys("p", want...), 23)
+		},
+		// In UTF-16, U+1F600 is D83D DE00, which sorts before U+FF21; by code point (or UTF-8
+		// bytes) it would sort after.
+		Entry("with an emoji before fullwidth letters", "\u4e2d", "\U0001F600", "\uff21"),
+		Entry("with a supplementary ideograph before U+F900", "\u4e00", "\U00020000", "\uf900"),
+		Entry("with two supplementary characters by code point", "\U00010000", "\U0001F600", "\U00020000"),
+	)
+
+	f.It("ordering.empty-partition-key", "sorts the empty PartitionKey before every other partition", func(ctx context.Context) {
+		expectOrder(ctx, f, api.Query{}, []api.Key{key("", "a"), key("", "b"), key(" ", "a"), key("0", "a"), key("A", "a")}, 29)
+	})
+
+	f.It("ordering.empty-row-key", "accepts an empty RowKey and sorts it first in its partition", func(ctx context.Context) {
+		expectOrder(ctx, f, api.Query{}, []api.Key{key("a", ""), key("a", " "), key("a", "0"), key("b", ""), key("b", "a")}, 31)
+	})
+
+	f.It("ordering.filtered", "returns the matches of a table scan in key order", func(ctx context.Context) {
+		table := f.NewTable(ctx)
+		var all []api.Entity
+		var want []api.Key
+		for _, pk := range []string{"c", "A", "b", "B"} {
+			for i, rk := range []string{"z", "M", "a", "0", "m"} {
+				tag := "skip"
+				if i%2 == 0 {
+					tag = "keep"
+				}
+				all = append(all, api.NewEntity(pk, rk, map[string]api.Value{"Tag": api.String(tag)}))
+			}
+		}
+		for _, pk := range []string{"A", "B", "b", "c"} {
+			want = append(want, rowKeys(pk, "a", "m", "z")...)
+		}
+		Expect(InsertAll(ctx, f.Backend(), table, all...)).To(SucceedOnBackend())
+		got := queryPages(ctx, f, table, api.Query{Filter: "Tag eq 'keep'"}, len(all)).Entities()
+		Expect(got).To(HaveKeys(want...), "filter \"Tag eq 'keep'\"")
+	})
+
+	f.It("ordering.filtered", "returns the matches of a range query in RowKey order", func(ctx context.Context) {
+		want := rowKeys("p", "b", "bA", "ba", "bz", "c")
+		all := append(append([]api.Key{key("p", "a"), key("p", "cA"), key("o", "b")}, want...), key("q", "b"))
+		table := loadKeys(ctx, f, shuffled(all, 37))
+		got := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'p' and RowKey ge 'b' and RowKey le 'c'"}, len(all)).Entities()
+		Expect(got).To(HaveKeys(want...))
+	})
+})

@@ -1,0 +1,105 @@
+package ordering
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// letters returns 26 mixed-case RowKeys in ordinal order: A..M then a..m.
+func letters() []string {
+	var out []string
+	for c := 'A'; c <= 'M'; c++ {
+		out = append(out, string(c))
+	}
+	for c := 'a'; c <= 'm'; c++ {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// invertedTicks is the "sort data" / log-tail RowKey: the .NET ticks of t subtracted from
+// the largest Int64 and zero-padded to 19 digits, so later times sort first.
+func invertedTicks(t time.Time) string {
+	const ticksAtUnixEpoch = 621355968000000000
+	ticks := t.UTC().UnixNano()/100 + ticksAtUnixEpoch
+	return fmt.Sprintf("%019d", int64(math.MaxInt64)-ticks)
+}
+
+var _ = framework.Describe("Sort data in Table storage across pages", func(f *framework.F) {
+	f.DescribeTable("ordering.across-pages", "continues the key order on every page",
+		func(ctx context.Context, top int) {
+			expectOrder(ctx, f, api.Query{Top: top}, rowKeys("p", letters()...), 41)
+		},
+		Entry("with one entity a page", 1),
+		Entry("with four entities a page", 4),
+		Entry("with pages ending between upper and lower case", 13),
+	)
+
+	f.It("ordering.across-pages", "keeps each page itself in key order", func(ctx context.Context) {
+		want := rowKeys("p", letters()...)
+		table := loadKeys(ctx, f, shuffled(want, 43))
+		r := queryPages(ctx, f, table, api.Query{Top: 5}, len(want))
+		for i, p := range r.Pages {
+			Expect(p.Entities).To(BeInKeyOrder(), "page %d of %v", i+1, r.PageSizes())
+		}
+	})
+
+	f.DescribeTable("ordering.across-partitions", "groups partitions in key order and restarts the RowKey order in each",
+		func(ctx context.Context, top int) {
+			var want []api.Key
+			for _, pk := range []string{"A", "B", "a"} {
+				want = append(want, rowKeys(pk, "0", "M", "a", "z")...)
+			}
+			expectOrder(ctx, f, api.Query{Top: top}, want, 47)
+		},
+		Entry("in one page", 0),
+		Entry("with pages of three", 3),
+		Entry("with pages of five, crossing partitions inside a page", 5),
+	)
+
+	f.It("ordering.inverted-ticks", "returns the newest entity first with inverted-ticks RowKeys", func(ctx context.Context) {
+		base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+		offsets := []time.Duration{0, time.Second, 100 * time.Nanosecond, time.Hour, 24 * time.Hour, 200 * time.Nanosecond}
+		table := f.NewTable(ctx)
+		for _, d := range offsets {
+			t := base.Add(d)
+			e := api.NewEntity("log", invertedTicks(t), map[string]api.Value{"At": api.DateTime(t)})
+			Expect(InsertAll(ctx, f.Backend(), table, e)).To(SucceedOnBackend())
+		}
+		got := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
+		Expect(got).To(HaveLen(len(offsets)))
+		for i := 1; i < len(got); i++ {
+			prev, cur := got[i-1].Properties["At"].Time, got[i].Properties["At"].Time
+			Expect(prev.After(cur)).To(BeTrue(), "entity %d (At %s) came after entity %d (At %s); inverted ticks must return the newest first",
+				i, api.FormatDateTime7(cur), i-1, api.FormatDateTime7(prev))
+		}
+	})
+
+	f.It("ordering.inverted-ticks", "returns the n most recent entities as the first n results", func(ctx context.Context) {
+		base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+		table := f.NewTable(ctx)
+		var es []api.Entity
+		for i := range 20 {
+			t := base.Add(time.Duration(i) * time.Minute)
+			es = append(es, api.NewEntity("log", invertedTicks(t), map[string]api.Value{"Minute": api.Int32(int32(i))}))
+		}
+		Expect(LoadInBatches(ctx, f.Backend(), table, es)).To(SucceedOnBackend())
+		r := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'log'", Top: 3}, len(es))
+		got := r.Entities()
+		Expect(len(got)).To(BeNumerically(">=", 3))
+		var minutes []int64
+		for _, e := range got[:3] {
+			minutes = append(minutes, e.Properties["Minute"].Int)
+		}
+		Expect(minutes).To(Equal([]int64{19, 18, 17}), "the first three results of the log partition (pages of %v)", r.PageSizes())
+	})
+})
