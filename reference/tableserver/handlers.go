@@ -368,7 +368,7 @@ func conditionHeaders(h interface {
 // headerValues adapts an http.Header to conditionHeaders.
 type headerValues http.Header
 
-func (h headerValues) Get(k string) string       { return http.Header(h).Get(k) }
+func (h headerValues) Get(k string) string      { return http.Header(h).Get(k) }
 func (h headerValues) Values(k string) []string { return http.Header(h).Values(k) }
 
 // entityFromBody decodes a write's body; the keys of the URL win over any in the body (the
