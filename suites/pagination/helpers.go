@@ -1,0 +1,105 @@
+package pagination
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/matchers"
+)
+
+// maxPagesFor bounds the pages a query over n entities may take: generous for backends that
+// return short or empty pages, finite for one that never ends a query.
+func maxPagesFor(n int) int { return 2*n + 50 }
+
+func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
+
+// partition returns n entities of partition pk with RowKeys r00000.. in key order, each
+// with N (its index) and Mod (N mod 3).
+func partition(pk string, n int) []api.Entity {
+	es := make([]api.Entity, n)
+	for i := range es {
+		es[i] = api.NewEntity(pk, fmt.Sprintf("r%05d", i), map[string]api.Value{
+			"N": api.Int32(int32(i)), "Mod": api.Int32(int32(i % 3)), "Name": api.String(fmt.Sprintf("name %d", i)),
+		})
+	}
+	return es
+}
+
+// partitions returns the entities of several partitions, sizes[i] entities in partition
+// names[i], in key order when names are.
+func partitions(names []string, sizes []int) []api.Entity {
+	var out []api.Entity
+	for i, pk := range names {
+		out = append(out, partition(pk, sizes[i])...)
+	}
+	return out
+}
+
+// load creates a table and loads es: one by one when few, in batches when many.
+func load(ctx context.Context, f *framework.F, es []api.Entity) string {
+	GinkgoHelper()
+	table := f.NewTable(ctx)
+	var err error
+	if len(es) <= 40 {
+		err = matchers.InsertAll(ctx, f.Backend(), table, es...)
+	} else {
+		err = matchers.LoadInBatches(ctx, f.Backend(), table, es)
+	}
+	Expect(err).To(matchers.SucceedOnBackend(), "loading %d entities", len(es))
+	return table
+}
+
+// drain runs q to its end; the query must succeed.
+func drain(ctx context.Context, f *framework.F, table string, q api.Query, n int) matchers.Result {
+	GinkgoHelper()
+	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
+	Expect(err).To(matchers.SucceedOnBackend())
+	return r
+}
+
+// position is a query stopped part-way: what it returned so far and the continuation to
+// resume it with.
+type position struct {
+	seen  []api.Entity
+	token api.Continuation
+	pages int
+}
+
+// advance runs q page by page until at least atLeast entities came back, and returns the
+// position there. The query must not end before.
+func advance(ctx context.Context, f *framework.F, table string, q api.Query, atLeast, n int) position {
+	GinkgoHelper()
+	var p position
+	for len(p.seen) < atLeast {
+		Expect(p.pages).To(BeNumerically("<", maxPagesFor(n)), "the query returned %d entities in %d pages", len(p.seen), p.pages)
+		page, err := f.Backend().QueryEntities(ctx, table, q)
+		Expect(err).To(matchers.SucceedOnBackend(), "page %d", p.pages+1)
+		p.pages++
+		p.seen = append(p.seen, page.Entities...)
+		Expect(page.Continuation.IsZero()).To(BeFalse(),
+			"the query ended after %d of %d entities (pages of $top=%d); it must carry a continuation while entities remain", len(p.seen), n, q.Top)
+		q.Continuation = page.Continuation
+	}
+	p.token = q.Continuation
+	return p
+}
+
+// without returns the keys of es minus those in drop.
+func without(es []api.Entity, drop []api.Entity) []api.Key {
+	gone := map[api.Key]bool{}
+	for _, e := range drop {
+		gone[e.Key()] = true
+	}
+	var out []api.Key
+	for _, e := range es {
+		if !gone[e.Key()] {
+			out = append(out, e.Key())
+		}
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package pagination
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+var _ = framework.Describe("Retrieve large numbers of entities with query options", func(f *framework.F) {
+	data := func() []api.Entity { return partitions([]string{"a", "b", "c"}, []int{20, 20, 20}) }
+
+	f.DescribeTable("pagination.options-resent", "applies the re-sent options to every page",
+		func(ctx context.Context, q api.Query, match func(api.Entity) bool, props []string) {
+			es := data()
+			table := load(ctx, f, es)
+			r := drain(ctx, f, table, q, len(es))
+			var want []api.Key
+			for _, e := range es {
+				if match(e) {
+					want = append(want, e.Key())
+				}
+			}
+			Expect(r.Entities()).To(ConsistOfKeys(want...), "pages of %v", r.PageSizes())
+			for i, p := range r.Pages {
+				if q.Top > 0 {
+					Expect(len(p.Entities)).To(BeNumerically("<=", q.Top), "page %d of %v exceeds $top=%d", i+1, r.PageSizes(), q.Top)
+				}
+				for _, e := range p.Entities {
+					if props != nil {
+						Expect(e).To(HavePropertyNames(props...), "page %d, $select=%v", i+1, q.Select)
+					}
+				}
+			}
+		},
+		Entry("for $filter", api.Query{Filter: "Mod eq 0", Top: 4}, func(e api.Entity) bool { return e.Properties["Mod"].Int == 0 }, nil),
+		Entry("for $select", api.Query{Select: []string{"PartitionKey", "RowKey", "N"}, Top: 7}, func(api.Entity) bool { return true }, []string{"N"}),
+		Entry("for $top", api.Query{Top: 3}, func(api.Entity) bool { return true }, nil),
+		Entry("for all three together", api.Query{Filter: "Mod eq 1 and N ge 5", Select: []string{"PartitionKey", "RowKey", "Mod"}, Top: 4},
+			func(e api.Entity) bool { return e.Properties["Mod"].Int == 1 && e.Properties["N"].Int >= 5 }, []string{"Mod"}),
+	)
+})
