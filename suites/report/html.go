@@ -6,6 +6,11 @@ import (
 	"sort"
 )
 
+var htmlWords = map[Outcome]string{
+	Pass: "pass", Fail: "FAIL", Error: "error", Skipped: "skipped", ExpectedFail: "expected failure",
+	UnexpectedPass: "UNEXPECTED PASS", Info: "info", DocumentedDiff: "documented difference", NotRun: "not run",
+}
+
 // WriteHTML writes the report as one self-contained page (no network): the matrix first,
 // filterable by area and outcome; each cell opens to its evidence.
 func WriteHTML(w io.Writer, r Report) error {
@@ -26,7 +31,9 @@ func WriteHTML(w io.Writer, r Report) error {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"symbol": func(o Outcome) string { return symbols[o] },
+	// Words, not emoji: the page must read the same without an emoji font; colour carries
+	// the rest.
+	"symbol": func(o Outcome) string { return htmlWords[o] },
 	"backendName": func(r Report, i int) string {
 		if i < len(r.Backends) {
 			return r.Backends[i].Name
