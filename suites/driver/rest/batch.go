@@ -141,4 +141,3 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	}
 	return out, nil
 }
-
