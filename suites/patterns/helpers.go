@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -154,12 +155,17 @@ func newBarrier(n int) *barrier {
 	return b
 }
 
-// wait marks one arrival and blocks until all arrived or ctx ends.
+// barrierTimeout bounds a wait at a barrier: a worker that failed before reaching it must
+// not hold the others (the barrier only makes conflicts likely; passing it late is harmless).
+const barrierTimeout = 5 * time.Second
+
+// wait marks one arrival and blocks until all arrived, ctx ends or barrierTimeout passes.
 func (b *barrier) wait(ctx context.Context) {
 	b.wg.Done()
 	select {
 	case <-b.all:
 	case <-ctx.Done():
+	case <-time.After(barrierTimeout):
 	}
 }
 
