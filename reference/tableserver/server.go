@@ -357,8 +357,8 @@ func (x *exchange) readBody() ([]byte, error) {
 }
 
 // checkJSONContent refuses bodies that say they are not JSON: Atom or XML with 415
-// AtomFormatNotSupported (PF), anything else with 415 JsonFormatNotSupported's sibling,
-// InvalidInput. No Content-Type is taken as JSON.
+// AtomFormatNotSupported (PF), any other media type with 400 InvalidInput. A body without a
+// Content-Type is taken as JSON.
 func (x *exchange) checkJSONContent() error {
 	ct := strings.ToLower(strings.TrimSpace(x.r.Header.Get(wire.HeaderContentType)))
 	switch {
