@@ -28,7 +28,7 @@ func init() {
 			Source:   SrcUpdateEntity + "#request-headers",
 			Sections: []string{secManagingConcurrency}},
 		Rule{ID: "concurrency.single-winner", Level: Must, Area: AreaConcurrency,
-			Text:     "Of concurrent conditional writes of one entity that carry the same current ETag, exactly one MUST succeed and the others MUST fail with 412.",
+			Text:     "Of concurrent conditional writes of one entity that carry the same current ETag, exactly one MUST succeed; the others MUST fail with 412 (or 404, for a delete that finds the entity already gone).",
 			Source:   SrcDesignGuide + "#" + secManagingConcurrency,
 			Sections: []string{secManagingConcurrency}},
 		Rule{ID: "concurrency.no-if-match.upsert", Level: Must, Area: AreaConcurrency,
