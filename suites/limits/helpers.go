@@ -1,0 +1,204 @@
+package limits
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// write is one of the documented writes of a whole entity. Writes that need an existing
+// entity (Update, Merge) have existing set: the spec stores the entity's keys without
+// properties first, so that the result of a merge is exactly what was sent.
+type write struct {
+	name     string
+	existing bool
+	do       func(ctx context.Context, b api.Backend, table string, e api.Entity) error
+}
+
+var (
+	insertWrite = write{name: "Insert Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
+		_, err := b.InsertEntity(ctx, t, e)
+		return err
+	}}
+	replaceWrite = write{name: "Update Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
+		_, err := b.UpdateEntity(ctx, t, e, api.Replace, api.IfMatchAny)
+		return err
+	}}
+	mergeWrite = write{name: "Merge Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
+		_, err := b.UpdateEntity(ctx, t, e, api.Merge, api.IfMatchAny)
+		return err
+	}}
+	upsertReplaceWrite = write{name: "Insert Or Replace Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
+		_, err := b.UpdateEntity(ctx, t, e, api.Replace, "")
+		return err
+	}}
+	upsertMergeWrite = write{name: "Insert Or Merge Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
+		_, err := b.UpdateEntity(ctx, t, e, api.Merge, "")
+		return err
+	}}
+	allWrites = []write{insertWrite, replaceWrite, mergeWrite, upsertReplaceWrite, upsertMergeWrite}
+)
+
+// boundary is one entry of a limit's table: the entity to write, built when the spec runs,
+// and whether the limit lets it through.
+type boundary struct {
+	what   string
+	entity func() api.Entity
+	fits   bool
+}
+
+// writeEntries crosses boundaries with writes: one Entry per pair, named
+// "<boundary> by <write>", whose parameters are (write, boundary).
+func writeEntries(writes []write, boundaries ...boundary) []any {
+	var out []any
+	for _, bd := range boundaries {
+		for _, w := range writes {
+			out = append(out, Entry(fmt.Sprintf("%s by %s", bd.what, w.name), w, bd))
+		}
+	}
+	return out
+}
+
+// checkWrite writes bd's entity with w. An entity that fits must be stored exactly; one that
+// does not must be refused with one of refusal and leave the table as it was. With no
+// refusal codes any 400 is accepted and its code recorded.
+func checkWrite(ctx context.Context, f *framework.F, w write, bd boundary, refusal ...spec.ErrorCode) {
+	GinkgoHelper()
+	b, table := f.Backend(), f.NewTable(ctx)
+	e := bd.entity()
+	seed := api.NewEntity(e.PartitionKey, e.RowKey, nil)
+	if w.existing {
+		_, err := b.InsertEntity(ctx, table, seed)
+		Expect(err).To(SucceedOnBackend(), "store the entity that %s changes", w.name)
+	}
+	err := w.do(ctx, b, table, e)
+	if bd.fits {
+		Expect(err).To(SucceedOnBackend(), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, entitySize(e))
+		got, err := b.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil)
+		Expect(err).To(SucceedOnBackend(), "Get Entity after %s", w.name)
+		Expect(got).To(MatchEntity(e))
+		return
+	}
+	if len(refusal) > 0 {
+		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, entitySize(e))
+	} else {
+		Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.name, bd.what)
+		f.Choice("refusal code", OutcomeOf(err))
+	}
+	expectUnchanged(ctx, b, table, seed, w.existing)
+}
+
+// expectUnchanged checks that a refused write left the table as it was: the seed entity as
+// stored, or no entity at all.
+func expectUnchanged(ctx context.Context, b api.Backend, table string, seed api.Entity, existed bool) {
+	GinkgoHelper()
+	page, err := b.QueryEntities(ctx, table, api.Query{})
+	Expect(err).To(SucceedOnBackend(), "Query Entities after the refused write")
+	if !existed {
+		Expect(page.Entities).To(BeEmpty(), "the refused write stored %s", KeyList(page.Entities))
+		return
+	}
+	Expect(page.Entities).To(ConsistOf(MatchEntity(seed)), "the refused write changed the stored entity")
+}
+
+// props returns n Int32 properties named P000, P001, ... starting at from.
+func props(from, n int) map[string]api.Value {
+	m := make(map[string]api.Value, n)
+	for i := from; i < from+n; i++ {
+		m[fmt.Sprintf("P%03d", i)] = api.Int32(int32(i))
+	}
+	return m
+}
+
+// utf16Len is the length of s in UTF-16 code units, the unit of the service's strings.
+func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// entitySize is an entity's size by the documented accounting (SIZEBLOG; SPEC.md 1.4):
+// 4 bytes + 2 x (PartitionKey + RowKey) + for each custom property 8 + 2 x name + the
+// value's size, lengths in UTF-16 code units.
+func entitySize(e api.Entity) int {
+	n := spec.SizeEntityOverhead + 2*(utf16Len(e.PartitionKey)+utf16Len(e.RowKey))
+	for name, v := range e.Properties {
+		n += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v api.Value) int {
+	if v.Null {
+		return 0
+	}
+	switch v.Type {
+	case api.EdmString:
+		return spec.SizeStringOverhead + 2*utf16Len(v.Str)
+	case api.EdmBinary:
+		return spec.SizeBinaryOverhead + len(v.Bin)
+	case api.EdmDateTime:
+		return spec.SizeDateTime
+	case api.EdmGuid:
+		return spec.SizeGuid
+	case api.EdmDouble:
+		return spec.SizeDouble
+	case api.EdmInt32:
+		return spec.SizeInt32
+	case api.EdmInt64:
+		return spec.SizeInt64
+	case api.EdmBoolean:
+		return spec.SizeBoolean
+	}
+	return 0
+}
+
+// binaryEntity returns an entity of count Edm.Binary properties of size bytes each.
+func binaryEntity(count, size int) api.Entity {
+	m := make(map[string]api.Value, count)
+	for i := range count {
+		m[fmt.Sprintf("B%02d", i)] = api.Binary(filled(size, byte(i)))
+	}
+	return api.NewEntity("p", "r", m)
+}
+
+// stringEntity returns an entity of count Edm.String properties, each unit repeated chars
+// times.
+func stringEntity(count, chars int, unit string) api.Entity {
+	m := make(map[string]api.Value, count)
+	for i := range count {
+		m[fmt.Sprintf("S%02d", i)] = api.String(strings.Repeat(unit, chars))
+	}
+	return api.NewEntity("p", "r", m)
+}
+
+// entityOfSize returns an entity of exactly target bytes by entitySize, made of full 64 KiB
+// binary properties and one shorter last one.
+func entityOfSize(target int) (api.Entity, error) {
+	e := api.NewEntity("p", "r", nil)
+	left := target - entitySize(e)
+	const nameLen = 3 // "B00"
+	overhead := spec.SizePropertyOverhead + 2*nameLen + spec.SizeBinaryOverhead
+	for i := 0; left > 0; i++ {
+		if left < overhead {
+			return api.Entity{}, fmt.Errorf("entity of %d bytes: %d bytes left, less than one property's overhead", target, left)
+		}
+		n := min(left-overhead, spec.MaxBinaryBytes)
+		e.Properties[fmt.Sprintf("B%02d", i)] = api.Binary(filled(n, byte(i)))
+		left -= overhead + n
+	}
+	return e, nil
+}
+
+func filled(n int, b byte) []byte {
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = b + byte(i%251)
+	}
+	return out
+}
