@@ -41,7 +41,9 @@ func props(kv ...any) map[string]api.Value {
 func entity(pk, rk string, kv ...any) api.Entity { return api.NewEntity(pk, rk, props(kv...)) }
 
 // strip returns e as it would be sent: keys and custom properties only.
-func strip(e api.Entity) api.Entity { return api.NewEntity(e.PartitionKey, e.RowKey, e.Clone().Properties) }
+func strip(e api.Entity) api.Entity {
+	return api.NewEntity(e.PartitionKey, e.RowKey, e.Clone().Properties)
+}
 
 // quote renders s as an OData string literal, doubling single quotes.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
