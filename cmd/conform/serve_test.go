@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs `conform serve` on a free loopback port and returns its connection
+// string and base URL; the server is stopped with SIGINT when the test ends.
+func startServe(t *testing.T, extra ...string) (conn, base string) {
+	t.Helper()
+	cmd := exec.Command(conformBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("conform serve did not stop on SIGINT")
+		}
+	})
+	lines := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	deadline := time.After(30 * time.Second)
+	for conn == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("conform serve ended before printing its connection string")
+			}
+			if strings.HasPrefix(l, "DefaultEndpointsProtocol=") {
+				conn = l
+			}
+		case <-deadline:
+			t.Fatal("conform serve printed no connection string")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	m := regexp.MustCompile(`TableEndpoint=(http://[^/;]+)`).FindStringSubmatch(conn)
+	if m == nil {
+		t.Fatalf("no endpoint in %q", conn)
+	}
+	return conn, m[1]
+}
+
+// repoRoot is the module's root, where node_modules is installed.
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// TestServeWithTheJavaScriptSDK drives `conform serve` through @azure/data-tables.
+func TestServeWithTheJavaScriptSDK(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(root, "node_modules", "@azure", "data-tables")); err != nil {
+		t.Skip("@azure/data-tables is not installed: run npm ci (make test does)")
+	}
+	conn, _ := startServe(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join("scripts", "js-sdk-check.mjs"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CONFORM_CONNECTION_STRING="+conn, "CONFORM_TABLE=cfjscheck1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "js-sdk-check: ok") {
+		t.Fatalf("the JavaScript SDK against conform serve: %v\n%s", err, out)
+	}
+}
+
+// TestServeWithCurl talks to an anonymous `conform serve` with plain HTTP, as curl does.
+func TestServeWithCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not installed")
+	}
+	_, base := startServe(t, "--allow-anonymous")
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		all := append([]string{"-sS", "-w", "\n%{http_code}", "-H", "x-ms-version: 2019-02-02", "-H", "Accept: application/json;odata=nometadata"}, args...)
+		out, err := exec.CommandContext(ctx, curl, all...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("curl %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	acct := base + "/devstoreaccount1"
+	if out := run("-X", "POST", "-H", "Content-Type: application/json", "-d", `{"TableName":"cfcurl1"}`, acct+"/Tables"); !strings.HasSuffix(out, "201") {
+		t.Fatalf("create table: %s", out)
+	}
+	if out := run("-X", "POST", "-H", "Content-Type: application/json", "-d", `{"PartitionKey":"p","RowKey":"r","Name":"curl"}`, acct+"/cfcurl1"); !strings.HasSuffix(out, "201") {
+		t.Fatalf("insert: %s", out)
+	}
+	out := run(acct + "/cfcurl1(PartitionKey='p',RowKey='r')")
+	if !strings.HasSuffix(out, "200") || !strings.Contains(out, `"Name":"curl"`) {
+		t.Fatalf("get: %s", out)
+	}
+	// Without --allow-anonymous the same request is refused.
+	_, strict := startServe(t)
+	resp, err := http.Get(strict + "/devstoreaccount1/Tables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 && resp.StatusCode != 403 {
+		t.Fatalf("anonymous request to a strict server: %d", resp.StatusCode)
+	}
+}
