@@ -23,6 +23,6 @@
 // the SDK sends them (unescaped in the URL, 12 #7): that is an SDK limitation a spec must
 // name as such.
 //
-// It imports the standard library, azcore, aztables, reference/api, reference/spec and
-// suites/driver.
+// It imports the standard library, azcore, aztables, reference/api, reference/spec,
+// reference/wire (connection strings) and suites/driver.
 package sdk

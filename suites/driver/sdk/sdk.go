@@ -2,11 +2,12 @@ package sdk
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -65,17 +67,17 @@ func WithTimeout(d time.Duration) Option { return func(o *config) { o.timeout = 
 // APIVersion are always this driver's own.
 func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info } }
 
-// New connects to the account described by connectionString (AccountName with AccountKey
-// or SharedAccessSignature, and optionally TableEndpoint / DefaultEndpointsProtocol /
-// EndpointSuffix). No request is sent. Errors never contain the key or signature.
+// New connects to the account described by connectionString (see
+// wire.ParseConnectionString): Shared Key with the account key, else the string's SAS. No
+// request is sent. Errors never contain the key or signature.
 func New(connectionString string, opts ...Option) (*Backend, error) {
 	cfg := config{timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	endpoint, err := tableEndpoint(connectionString)
+	cs, err := wire.ParseConnectionString(connectionString)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sdk: %w", err)
 	}
 	hc := cfg.httpClient
 	if hc == nil {
@@ -91,10 +93,23 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 		InsecureAllowCredentialWithHTTP: true, // emulators speak plain HTTP
 		Telemetry:                       policy.TelemetryOptions{ApplicationID: "conform"},
 	}}
-	svc, err := aztables.NewServiceClientFromConnectionString(connectionString, clientOpts)
-	if err != nil {
-		return nil, fmt.Errorf("sdk: connection string for %s: %s", endpoint, scrub(err.Error(), connectionString))
+	// The client is built from the parsed parts rather than with
+	// NewServiceClientFromConnectionString, which ignores TableEndpoint when the string
+	// carries a SAS and knows no UseDevelopmentStorage.
+	var svc *aztables.ServiceClient
+	if cs.AccountKey != nil {
+		cred, cerr := aztables.NewSharedKeyCredential(cs.AccountName, base64.StdEncoding.EncodeToString(cs.AccountKey))
+		if cerr != nil {
+			return nil, fmt.Errorf("sdk: the account key for %s is not usable", cs.TableEndpoint)
+		}
+		svc, err = aztables.NewServiceClientWithSharedKey(cs.TableEndpoint, cred, clientOpts)
+	} else {
+		svc, err = aztables.NewServiceClientWithNoCredential(cs.TableEndpoint+"/?"+cs.SAS, clientOpts)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("sdk: client for %s: %s", cs.TableEndpoint, sasSignature.ReplaceAllString(err.Error(), "${1}REDACTED"))
+	}
+	endpoint := cs.TableEndpoint
 	info := cfg.info
 	if info.Name == "" {
 		info.Name = "endpoint"
@@ -344,6 +359,8 @@ func transactionFailure(resp *http.Response) error {
 	return &driver.TransportError{Op: "sdk submit batch", Err: errors.New("the SDK reported a failed transaction but no part failed")}
 }
 
+var sasSignature = regexp.MustCompile(`(?i)(sig=)[^&;\s"']+`)
+
 // top converts Query.Top to the SDK's *int32: nil for zero, clamped to the int32 range
 // otherwise (values outside 1..1000 are still sent, to probe the limit).
 func top(n int) *int32 {
@@ -352,59 +369,4 @@ func top(n int) *int32 {
 	}
 	v := int32(max(min(n, math.MaxInt32), math.MinInt32))
 	return &v
-}
-
-// tableEndpoint returns the table endpoint a connection string names, without any
-// credential or query string. It mirrors aztables' own parsing (connection_string.go).
-func tableEndpoint(cs string) (string, error) {
-	fields := map[string]string{}
-	for _, part := range strings.Split(strings.TrimSpace(cs), ";") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			return "", errors.New("sdk: connection string: a field is not of the form Key=Value")
-		}
-		fields[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	account := fields["AccountName"]
-	if account == "" {
-		return "", errors.New("sdk: connection string: AccountName is missing")
-	}
-	if fields["AccountKey"] == "" && fields["SharedAccessSignature"] == "" {
-		return "", errors.New("sdk: connection string: neither AccountKey nor SharedAccessSignature is set")
-	}
-	endpoint := fields["TableEndpoint"]
-	if endpoint == "" {
-		scheme, suffix := fields["DefaultEndpointsProtocol"], fields["EndpointSuffix"]
-		if scheme == "" {
-			scheme = "https"
-		}
-		if suffix == "" {
-			suffix = "core.windows.net"
-		}
-		endpoint = fmt.Sprintf("%s://%s.table.%s", scheme, account, suffix)
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return "", errors.New("sdk: connection string: TableEndpoint is not an absolute URL")
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// scrub removes every credential-looking field value of cs from msg.
-func scrub(msg, cs string) string {
-	for _, part := range strings.Split(cs, ";") {
-		k, v, ok := strings.Cut(part, "=")
-		if !ok || v == "" {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "AccountKey", "SharedAccessSignature":
-			msg = strings.ReplaceAll(msg, strings.TrimSpace(v), "[redacted]")
-		}
-	}
-	return msg
 }

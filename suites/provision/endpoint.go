@@ -1,0 +1,143 @@
+package provision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/tableserver"
+	"github.com/tableconform/conform/reference/wire"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/inproc"
+	"github.com/tableconform/conform/suites/driver/sdk"
+)
+
+func openReference() (*Target, error) {
+	b := inproc.New()
+	info := b.Info()
+	info.Name, info.Kind = Reference, Reference
+	return &Target{Backend: b, Info: info, Close: func() error { return nil }}, nil
+}
+
+// openReferenceHTTP serves a fresh reference model with tableserver on a free loopback
+// port and connects to it with the remote driver, as the development account.
+func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
+	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	srv := tableserver.New(reference.New()).HTTPServer(l.Addr().String())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	var once sync.Once
+	var closeErr error
+	stop := func() error {
+		once.Do(func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			closeErr = srv.Shutdown(sctx)
+			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) && closeErr == nil {
+				closeErr = err
+			}
+		})
+		return closeErr
+	}
+	endpoint := fmt.Sprintf("http://%s/%s", l.Addr().String(), tableserver.DevAccountName)
+	cs := "DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + endpoint + ";"
+	info := driver.Info{Name: ReferenceHTTP, Kind: ReferenceHTTP, Version: tableserver.ServerHeader, Endpoint: endpoint}
+	b, info, err := remoteBackend(cfg.driver, cs, info)
+	if err != nil {
+		_ = stop()
+		return nil, err
+	}
+	return &Target{Backend: b, Info: info, Close: stop}, nil
+}
+
+// openEndpoint connects to any endpoint by its connection string and, unless WithoutProbe,
+// checks with one Query Tables request that it answers and accepts the credentials.
+func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, error) {
+	parsed, err := wire.ParseConnectionString(cs)
+	if err != nil {
+		return nil, err
+	}
+	info := driver.Info{Name: name, Kind: "endpoint", Endpoint: parsed.TableEndpoint}
+	b, info, err := remoteBackend(cfg.driver, cs, info)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.probe {
+		pctx, cancel := context.WithTimeout(ctx, cfg.probeTimeout)
+		defer cancel()
+		if _, err := b.QueryTables(pctx, api.TableQuery{Top: 1}); err != nil {
+			if e, ok := driver.AsError(err); ok {
+				return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
+			}
+			if pctx.Err() != nil {
+				return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)
+			}
+			return nil, fmt.Errorf("%s is unreachable: %v", parsed.TableEndpoint, err)
+		}
+		if d, ok := b.(driver.Describer); ok && info.Version == "" {
+			info.Version = d.Info().Version // a Server header, once one came back
+		}
+	}
+	return &Target{Backend: b, Info: info, Close: func() error { return nil }}, nil
+}
+
+// remoteBackend connects to cs with the chosen driver and completes info with what the
+// driver reports about itself (driver name, API version).
+func remoteBackend(driverName, cs string, info driver.Info) (driver.Backend, driver.Info, error) {
+	var (
+		b   driver.Backend
+		err error
+	)
+	switch driverName {
+	case DriverSDK:
+		b, err = sdk.New(cs, sdk.WithInfo(info))
+	default:
+		b, err = newREST(cs, info)
+	}
+	if err != nil {
+		return nil, info, fmt.Errorf("%s driver: %w", driverName, err)
+	}
+	info.Driver = driverName
+	if d, ok := b.(driver.Describer); ok {
+		own := d.Info()
+		if own.APIVersion != "" {
+			info.APIVersion = own.APIVersion
+		}
+		if own.Driver != "" {
+			info.Driver = own.Driver
+		}
+	}
+	return b, info, nil
+}
+
+var sasSignature = regexp.MustCompile(`(?i)(sig=)[^&;\s"']+`)
+
+// redact removes from msg every secret that cs holds: the account key, the SAS and any
+// sig= parameter.
+func redact(msg, cs string) string {
+	for _, part := range strings.Split(cs, ";") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "accountkey", "sharedaccesssignature":
+			if v != "" {
+				msg = strings.ReplaceAll(msg, v, "REDACTED")
+			}
+		}
+	}
+	return sasSignature.ReplaceAllString(msg, "${1}REDACTED")
+}

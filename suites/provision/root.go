@@ -1,0 +1,60 @@
+package provision
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// rootEnv names the repository root explicitly.
+const rootEnv = "CONFORM_ROOT"
+
+// findRoot returns the repository root: the one configured, $CONFORM_ROOT, the nearest
+// directory above the working directory with go.mod and package.json, or the root this
+// file was compiled from.
+func findRoot(configured string) (string, error) {
+	if configured != "" {
+		return checkRoot(configured)
+	}
+	if env := os.Getenv(rootEnv); env != "" {
+		return checkRoot(env)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isRoot(dir) {
+				return dir, nil
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		dir := filepath.Join(filepath.Dir(file), "..", "..")
+		if isRoot(dir) {
+			return filepath.Clean(dir), nil
+		}
+	}
+	return "", errors.New("cannot find the repository root (a directory with go.mod and package.json); set " + rootEnv)
+}
+
+func checkRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if !isRoot(abs) {
+		return "", errors.New(abs + " holds no go.mod and package.json")
+	}
+	return abs, nil
+}
+
+func isRoot(dir string) bool {
+	for _, f := range []string{"go.mod", "package.json"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
