@@ -1,0 +1,187 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// failing builds the operation that makes a transaction fail, given the ETag that
+// setUpFailures made stale; status and code are what it alone would answer.
+type failing struct {
+	op     func(stale string) api.BatchOp
+	status int
+	codes  []string
+}
+
+var (
+	insertConflict = failing{func(string) api.BatchOp { return insertOp("exists", "V", api.Int32(9)) }, 409, []string{"EntityAlreadyExists"}}
+	replaceMissing = failing{func(string) api.BatchOp { return replaceOp("missing", "V", api.Int32(9)) }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
+	mergeMissing   = failing{func(string) api.BatchOp { return mergeOp("missing", "V", api.Int32(9)) }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
+	deleteMissing  = failing{func(string) api.BatchOp { return deleteOp("missing") }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
+	replaceStale   = failing{func(etag string) api.BatchOp { return withIfMatch(replaceOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
+	mergeStale     = failing{func(etag string) api.BatchOp { return withIfMatch(mergeOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
+	deleteStale    = failing{func(etag string) api.BatchOp { return withIfMatch(deleteOp("exists"), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
+)
+
+// setUpFailures stores the entities the good operations change and the entity "exists",
+// whose first ETag it makes stale by a replace; it returns the table's state and that ETag.
+func setUpFailures(ctx context.Context, b driver.Backend, table string) ([]api.Entity, string) {
+	GinkgoHelper()
+	stored := seed(ctx, b, table,
+		entity("exists", "V", api.Int32(1)),
+		entity("replaced", "V", api.Int32(1), "W", api.Int32(1)),
+		entity("merged", "V", api.Int32(1)),
+		entity("deleted", "V", api.Int32(1)),
+		entity("upserted", "V", api.Int32(1)))
+	stale := stored[0].ETag
+	_, err := b.UpdateEntity(ctx, table, entity("exists", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+	Expect(err).To(SucceedOnBackend(), "setting up: make the ETag of \"exists\" stale")
+	return snapshot(ctx, b, table), stale
+}
+
+// goodOps are operations that succeed on setUpFailures' state.
+func goodOps() []api.BatchOp {
+	return []api.BatchOp{
+		insertOp("new1", "V", api.Int32(1)),
+		replaceOp("replaced", "V", api.Int32(2)),
+		mergeOp("merged", "M", api.Int32(2)),
+		deleteOp("deleted"),
+		upsertReplaceOp("upserted", "U", api.Int32(2)),
+		upsertMergeOp("new2", "V", api.Int32(2)),
+	}
+}
+
+// withFailureAt returns goodOps with bad inserted at index at.
+func withFailureAt(bad api.BatchOp, at int) []api.BatchOp {
+	ops := goodOps()
+	ops = append(ops[:at], append([]api.BatchOp{bad}, ops[at:]...)...)
+	return ops
+}
+
+const (
+	first  = 0
+	middle = 3
+	last   = 6
+)
+
+var _ = framework.Describe("Entity group transaction atomicity", func(f *framework.F) {
+	describeTable(f, "batch.atomic", "applies none of its operations",
+		func(ctx context.Context, bad failing, at int) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			before, stale := setUpFailures(ctx, b, table)
+			ops := withFailureAt(bad.op(stale), at)
+			_, err := b.SubmitBatch(ctx, table, ops)
+			Expect(err).To(HaveOccurred(), "transaction %s succeeded although operation %d must fail", describeOps(ops), at)
+			Expect(table).To(HoldExactly(ctx, b, before...))
+		},
+		entry("when an insert conflicts as the last operation", insertConflict, last),
+		entry("when an insert conflicts as the first operation", insertConflict, first),
+		entry("when an insert conflicts in the middle", insertConflict, middle),
+		entry("when a replace of a missing entity is the last operation", replaceMissing, last),
+		entry("when a replace of a missing entity is in the middle", replaceMissing, middle),
+		entry("when a merge of a missing entity is the first operation", mergeMissing, first),
+		entry("when a delete of a missing entity is the last operation", deleteMissing, last),
+		entry("when a delete of a missing entity is in the middle", deleteMissing, middle),
+		entry("when a replace with a stale ETag is the last operation", replaceStale, last),
+		entry("when a merge with a stale ETag is the first operation", mergeStale, first),
+		entry("when a delete with a stale ETag is in the middle", deleteStale, middle),
+	)
+
+	describeTable(f, "batch.failure.code", "reports the failing operation's code",
+		func(ctx context.Context, bad failing) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			_, stale := setUpFailures(ctx, b, table)
+			_, err := b.SubmitBatch(ctx, table, withFailureAt(bad.op(stale), middle))
+			Expect(err).To(HaveFailedWithStatusIn([]int{bad.status, 400}, bad.codes...))
+			e, _ := driver.AsError(err)
+			f.Choice(fmt.Sprintf("status of a failed transaction whose operation alone answers %d", bad.status), fmt.Sprint(e.Status))
+		},
+		entry("for an insert conflict", insertConflict),
+		entry("for a replace of a missing entity", replaceMissing),
+		entry("for a merge of a missing entity", mergeMissing),
+		entry("for a delete of a missing entity", deleteMissing),
+		entry("for a stale ETag", replaceStale),
+	)
+
+	describeTable(f, "batch.failure.index", "names the failing operation when it names one",
+		func(ctx context.Context, bad failing, at int) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			_, stale := setUpFailures(ctx, b, table)
+			_, err := b.SubmitBatch(ctx, table, withFailureAt(bad.op(stale), at))
+			Expect(err).To(NameFailedOperation(at))
+			if e, ok := driver.AsError(err); ok {
+				f.Choice(fmt.Sprintf("index named for a failure at operation %d", at), fmt.Sprintf("indexed=%t", e.Indexed))
+			}
+		},
+		entry("at operation 0", insertConflict, first),
+		entry("at operation 3", insertConflict, middle),
+		entry("at operation 6", deleteMissing, last),
+		entry("for a stale ETag at operation 3", mergeStale, middle),
+	)
+
+	f.It("batch.failure.index", "names the second operation of a repeated row when it names one", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		ops := []api.BatchOp{insertOp("a"), insertOp("b"), mergeOp("a", "V", api.Int32(1)), insertOp("c")}
+		_, err := b.SubmitBatch(ctx, table, ops)
+		Expect(err).To(HaveFailedWith(400, "InvalidDuplicateRow"))
+		Expect(err).To(NameFailedOperation(2))
+	})
+
+	Context("when its only operation deletes a missing entity", func() {
+		f.It("batch.delete.missing-alone", "fails with 404, with or without an index", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{deleteOp("missing")})
+			Expect(err).To(HaveFailedWith(404))
+			Expect(err).To(NameFailedOperation(0))
+		})
+	})
+
+	Context("with a replace or merge of a missing entity", func() {
+		describeTable(f, "batch.update.missing", "fails with 404 and creates nothing",
+			func(ctx context.Context, op api.BatchOp) {
+				b, table := f.Backend(), f.NewTable(ctx)
+				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{op})
+				Expect(err).To(HaveFailedWith(404))
+				Expect(table).To(HoldExactly(ctx, b))
+			},
+			entry("for a replace alone", replaceOp("missing", "V", api.Int32(1))),
+			entry("for a merge alone", mergeOp("missing", "V", api.Int32(1))),
+		)
+	})
+
+	Context("with If-Match on its operations", func() {
+		describeTable(f, "batch.condition.etag", "refuses a stale ETag with 412 UpdateConditionNotSatisfied",
+			func(ctx context.Context, bad failing) {
+				b, table := f.Backend(), f.NewTable(ctx)
+				before, stale := setUpFailures(ctx, b, table)
+				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{bad.op(stale)})
+				Expect(err).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"))
+				Expect(table).To(HoldExactly(ctx, b, before...))
+			},
+			entry("for a replace", replaceStale),
+			entry("for a merge", mergeStale),
+			entry("for a delete", deleteStale),
+		)
+
+		describeTable(f, "batch.condition.etag", "accepts the current ETag",
+			func(ctx context.Context, bad failing, want []api.Entity) {
+				b, table := f.Backend(), f.NewTable(ctx)
+				stored := seed(ctx, b, table, entity("exists", "V", api.Int32(1), "W", api.Int32(1)))
+				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{bad.op(stored[0].ETag), insertOp("other")})
+				Expect(err).To(SucceedOnBackend())
+				Expect(table).To(HoldExactly(ctx, b, append(want, entity("other"))...))
+			},
+			entry("for a replace", replaceStale, []api.Entity{entity("exists", "V", api.Int32(9))}),
+			entry("for a merge", mergeStale, []api.Entity{entity("exists", "V", api.Int32(9), "W", api.Int32(1))}),
+			entry("for a delete", deleteStale, []api.Entity{}),
+		)
+	})
+})

@@ -1,0 +1,92 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// pk is the PartitionKey of every transaction's entities.
+const pk = "p"
+
+// props builds a property map from name/value pairs.
+func props(kv ...any) map[string]api.Value {
+	m := make(map[string]api.Value, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1].(api.Value)
+	}
+	return m
+}
+
+// entity builds an entity of partition pk.
+func entity(rk string, kv ...any) api.Entity { return api.NewEntity(pk, rk, props(kv...)) }
+
+func opOf(kind api.BatchOpKind, e api.Entity) api.BatchOp { return api.BatchOp{Kind: kind, Entity: e} }
+
+func insertOp(rk string, kv ...any) api.BatchOp  { return opOf(api.BatchInsert, entity(rk, kv...)) }
+func replaceOp(rk string, kv ...any) api.BatchOp { return opOf(api.BatchReplace, entity(rk, kv...)) }
+func mergeOp(rk string, kv ...any) api.BatchOp   { return opOf(api.BatchMerge, entity(rk, kv...)) }
+func upsertReplaceOp(rk string, kv ...any) api.BatchOp {
+	return opOf(api.BatchInsertOrReplace, entity(rk, kv...))
+}
+func upsertMergeOp(rk string, kv ...any) api.BatchOp {
+	return opOf(api.BatchInsertOrMerge, entity(rk, kv...))
+}
+func deleteOp(rk string) api.BatchOp   { return opOf(api.BatchDelete, entity(rk)) }
+func retrieveOp(rk string) api.BatchOp { return opOf(api.BatchRetrieve, entity(rk)) }
+
+// withIfMatch returns op conditioned on etag.
+func withIfMatch(op api.BatchOp, etag string) api.BatchOp {
+	op.IfMatch = etag
+	return op
+}
+
+// seed inserts es one by one (not by transaction, so that setting up never depends on the
+// feature under test) and returns the stored entities.
+func seed(ctx context.Context, b driver.Backend, table string, es ...api.Entity) []api.Entity {
+	GinkgoHelper()
+	out := make([]api.Entity, len(es))
+	for i, e := range es {
+		got, err := b.InsertEntity(ctx, table, e)
+		Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
+		out[i] = got
+	}
+	return out
+}
+
+// snapshot reads the whole table.
+func snapshot(ctx context.Context, b driver.Backend, table string) []api.Entity {
+	GinkgoHelper()
+	all, err := ReadTable(ctx, b, table)
+	Expect(err).To(SucceedOnBackend(), "reading table %s", table)
+	return all
+}
+
+// etagOf reads the current ETag of entity rk.
+func etagOf(ctx context.Context, b driver.Backend, table, rk string) string {
+	GinkgoHelper()
+	got, err := b.GetEntity(ctx, table, pk, rk, nil)
+	Expect(err).To(SucceedOnBackend(), "reading (%q,%q)", pk, rk)
+	return got.ETag
+}
+
+// describeOps renders a transaction for failure messages.
+func describeOps(ops []api.BatchOp) string {
+	s := ""
+	for i, op := range ops {
+		if i > 0 {
+			s += ", "
+		}
+		if i == 10 && len(ops) > 12 {
+			return s + fmt.Sprintf("... %d more", len(ops)-i)
+		}
+		s += fmt.Sprintf("%d:%s(%q)", i, op.Kind, op.Entity.RowKey)
+	}
+	return s
+}
