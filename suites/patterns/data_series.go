@@ -1,0 +1,106 @@
+package patterns
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// The data series pattern stores an employee's 24 hourly message counts as 24 properties
+// of one entity instead of 24 entities: one point query reads the series, a merge updates
+// one hour, and concurrent updaters use ETags.
+
+// incrementHour adds one to an hour of a series entity with an ETag-conditional merge,
+// retrying on 412. beforeWrite, when set, runs after the first read.
+func incrementHour(ctx context.Context, b driver.Backend, table, employee string, hour int, beforeWrite func()) error {
+	name := fixtures.HourProperty(hour)
+	for attempt := range maxAttempts {
+		e, err := b.GetEntity(ctx, table, employee, fixtures.StatsDay, nil)
+		if err != nil {
+			return fmt.Errorf("read the series: %w", err)
+		}
+		if attempt == 0 && beforeWrite != nil {
+			beforeWrite()
+		}
+		next := entity(employee, fixtures.StatsDay, name, api.Int32(int32(e.Properties[name].Int)+1))
+		_, err = b.UpdateEntity(ctx, table, next, api.Merge, e.ETag)
+		if err == nil || !isStatus(err, 412) {
+			return err
+		}
+	}
+	return fmt.Errorf("hour %d: still conflicting after %d attempts", hour, maxAttempts)
+}
+
+var _ = framework.Describe("Data series pattern", func(f *framework.F) {
+	Context("with one entity per employee holding 24 hourly counts", func() {
+		f.It("pattern.data-series.one-entity", "returns the whole series to one point query, equal to the 24 per-hour entities", func(ctx context.Context) {
+			b, perHour, series := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
+			load(ctx, b, perHour, fixtures.MessageStatsPerHour(0))
+			load(ctx, b, series, fixtures.MessageStatsSeries(0))
+			for _, id := range fixtures.StatsEmployees(0) {
+				got, err := b.GetEntity(ctx, series, id, fixtures.StatsDay, nil)
+				Expect(err).To(SucceedOnBackend())
+				Expect(got).To(MatchEntity(fixtures.SeriesEntity(id, fixtures.HourlyMessageCounts(id))))
+				hours := mustQueryAll(ctx, b, perHour, api.Query{Filter: cmp("PartitionKey", "eq", id)})
+				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
+				for h, e := range hours {
+					Expect(got).To(HaveProperty(fixtures.HourProperty(h), e.Properties[fixtures.PropMessageCount]), "hour %d of employee %s", h, id)
+				}
+			}
+		})
+
+		f.It("pattern.data-series.merge-hour", "changes one hour with a merge and keeps the other 23", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			id := fixtures.StatsEmployees(0)[0]
+			_, err := b.UpdateEntity(ctx, table, entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999)), api.Merge, api.IfMatchAny)
+			Expect(err).To(SucceedOnBackend())
+			counts := fixtures.HourlyMessageCounts(id)
+			counts[13] = 999
+			Expect(table).To(HoldEntity(ctx, b, fixtures.SeriesEntity(id, counts)))
+		})
+
+		f.It("pattern.data-series.replace-drops", "removes the other 23 hours when the entity is replaced with one", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			id := fixtures.StatsEmployees(0)[0]
+			only := entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999))
+			_, err := b.UpdateEntity(ctx, table, only, api.Replace, api.IfMatchAny)
+			Expect(err).To(SucceedOnBackend())
+			Expect(table).To(HoldEntity(ctx, b, only))
+		})
+
+		f.It("pattern.data-series.concurrent", "loses no increment of concurrent ETag-conditional merges", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			id := fixtures.StatsEmployees(0)[0]
+			const clients, perClient = 4, 6
+			together := newBarrier(clients)
+			errs := runConcurrently(clients, func(c int) error {
+				for i := range perClient {
+					var hook func()
+					if i == 0 {
+						hook = func() { together.wait(ctx) }
+					}
+					if err := incrementHour(ctx, b, table, id, 9+i%2, hook); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			Expect(describeErrors(errs)).To(BeEmpty())
+			counts := fixtures.HourlyMessageCounts(id)
+			counts[9] += clients * perClient / 2
+			counts[10] += clients * perClient / 2
+			Expect(table).To(HoldEntity(ctx, b, fixtures.SeriesEntity(id, counts)))
+		})
+	})
+})
