@@ -138,7 +138,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Entry("of an entity before the position", partitionScan, deleteRow("r00001")),
 		Entry("of an entity ahead", partitionScan, deleteRow("r00012")),
 		Entry("of the last entity", partitionScan, deleteRow("r00019")),
-		Entry("of every entity ahead", partitionScan, func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
+		Entry("of many entities ahead", partitionScan, func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
 			var drop []api.Key
 			for _, e := range partition("p", resumeRows)[resumeTop*2:] {
 				deleteRow(e.RowKey)(ctx, f, table)

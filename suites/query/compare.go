@@ -164,6 +164,9 @@ var _ = framework.Describe("Query Entities $filter comparison operators", func(f
 			api.DateTime(mustTime("2020-01-22T00:00:00.123Z")), api.DateTime(mustTime("2020-01-22T00:00:00.1234Z"))),
 		Entry("a lower-case x binary prefix", "V eq x'0AFF'", api.Binary([]byte{0x0a, 0xff}), api.Binary([]byte{0x0a})),
 		Entry("lower-case hexadecimal digits", "V eq X'0aff'", api.Binary([]byte{0x0a, 0xff}), api.Binary([]byte{0x0b})),
+		Entry("a non-ASCII String", "V eq 'Zürich 東京 😀'", api.String("Zürich 東京 😀"), api.String("Zurich 東京 😀"), api.String("Zürich")),
+		Entry("a String of URL-reserved characters", "V eq 'a&b=c+d?e#f%g/h:i@j,k$l;m'",
+			api.String("a&b=c+d?e#f%g/h:i@j,k$l;m"), api.String("a&b=c d?e#f%g/h:i@j,k$l;m"), api.String("a")),
 	)
 
 	f.It("query.literal.binary-keyword", "with binary'..' either refuses it or means X'..'", func(ctx context.Context) {
