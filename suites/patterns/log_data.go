@@ -1,0 +1,61 @@
+package patterns
+
+import (
+	"context"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// The log data anti-pattern: log entries partitioned by date and hour make a hot partition,
+// partitioned by source they need a scan of every partition to read a time range. Both
+// return the right messages, which is what these specs check; the costs are measured by
+// the benchmarks (the guide's advice is blob storage).
+
+// windowErrors returns the Error and Critical messages logged in [LogWindowStart,
+// LogWindowEnd) in the given layout, in the service's key order.
+func windowErrors(layout func(fixtures.LogEntry) api.Entity) (all, want []api.Entity) {
+	for _, l := range fixtures.LogRecords(0) {
+		all = append(all, layout(l))
+		if !l.LoggedAt.Before(fixtures.LogWindowStart) && l.LoggedAt.Before(fixtures.LogWindowEnd) &&
+			(l.Level == fixtures.LevelError || l.Level == fixtures.LevelCritical) {
+			want = append(want, layout(l))
+		}
+	}
+	return all, sortByKey(want)
+}
+
+// levelFilter selects Error and Critical messages.
+var levelFilter = cmp(fixtures.PropLevel, "eq", fixtures.LevelError) + " or " + cmp(fixtures.PropLevel, "eq", fixtures.LevelCritical)
+
+var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
+	f.It("pattern.log-data.hour-partition", "finds the errors of 15:04 to 15:06 with a range query in the hour's partition", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		all, want := windowErrors(fixtures.LogEntry.HourEntity)
+		Expect(len(want)).To(BeNumerically(">=", 3))
+		load(ctx, b, table, fixtures.Shuffle(all, 17))
+		got, err := queryAll(ctx, b, table, api.Query{Filter: and(
+			cmp("PartitionKey", "eq", fixtures.LogWindowStart.Format("2006010215")),
+			cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
+			cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
+			levelFilter)})
+		Expect(err).To(SucceedOnBackend())
+		Expect(got).To(MatchEntities(want...))
+	})
+
+	f.It("pattern.log-data.scan", "finds the same errors by scanning every source partition across continuations", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		all, want := windowErrors(fixtures.LogEntry.SourceEntity)
+		load(ctx, b, table, fixtures.Shuffle(all, 18))
+		got, err := queryAll(ctx, b, table, api.Query{Top: 2, Filter: and(
+			cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
+			cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
+			levelFilter)})
+		Expect(err).To(SucceedOnBackend())
+		Expect(got).To(MatchEntities(want...))
+	})
+})
