@@ -165,7 +165,8 @@ func (f *F) NewTable(ctx context.Context) string {
 	ginkgo.GinkgoHelper()
 	name := f.TableName()
 	b := f.Backend()
-	gomega.Expect(b.CreateTable(ctx, name)).To(gomega.Succeed(), "create table %s", name)
+	err := RetrySetup(ctx, func(ctx context.Context) error { return b.CreateTable(ctx, name) })
+	gomega.Expect(err).To(gomega.Succeed(), "create table %s", name)
 	f.CleanupTable(name)
 	return name
 }
@@ -180,7 +181,8 @@ func (f *F) CleanupTable(name string) {
 			ginkgo.GinkgoWriter.Printf("keeping table %s of a failed spec\n", name)
 			return
 		}
-		if err := f.target.target.Backend.DeleteTable(ctx, name); err != nil {
+		del := func(ctx context.Context) error { return f.target.target.Backend.DeleteTable(ctx, name) }
+		if err := RetrySetup(ctx, del); err != nil {
 			if e, ok := driver.AsError(err); ok && e.Status == 404 {
 				return
 			}
