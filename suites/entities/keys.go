@@ -211,4 +211,5 @@ var allowedKeys = []struct{ name, key string }{
 	{"with a character outside the Basic Multilingual Plane", "emoji😀"},
 	{"with U+00A0 just past the forbidden range", "a\u00a0b"},
 	{"with a tilde and an asterisk", "~*!"},
+	{"compound, with the separators the design guide uses", "Sales_empid_000123|2014-08-22"},
 }
