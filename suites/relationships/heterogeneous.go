@@ -1,0 +1,113 @@
+package relationships
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// Work with heterogeneous entity types: employees and departments (and badges) share a
+// table and a partition, told apart by an EntityType property or by a type prefix of the
+// RowKey; a client reads and updates them without knowing their type in advance.
+
+const propCode = "Code"
+
+// typedSales returns the Sales department and its employees with an EntityType property.
+func typedSales() (dept api.Entity, staff []api.Entity) {
+	emps := fixtures.EmployeeRecords(0)
+	dept = departmentOf(emps, "Sales").Entity().With(propEntityType, api.String("Department"))
+	for _, e := range employeesOf(emps, "Sales") {
+		staff = append(staff, e.Entity().With(propEntityType, api.String("Employee")))
+	}
+	return dept, staff
+}
+
+// prefixedSales returns the Sales partition with typed RowKeys: DEPARTMENT_SALES, an
+// EMPLOYEE_<id> per employee and a BADGE_<id> per employee (the same ids, another type).
+// Code is a String on the department, an Int32 on employees and a Double on badges.
+func prefixedSales() map[string][]api.Entity {
+	out := map[string][]api.Entity{
+		"DEPARTMENT_": {entity("Sales", "DEPARTMENT_SALES", fixtures.PropDepartmentName, api.String("Sales"), propCode, api.String("SLS"))},
+	}
+	for i, e := range employeesOf(fixtures.EmployeeRecords(0), "Sales") {
+		out["EMPLOYEE_"] = append(out["EMPLOYEE_"], api.NewEntity("Sales", "EMPLOYEE_"+e.ID, e.Properties()).With(propCode, api.Int32(int32(100+i))))
+		out["BADGE_"] = append(out["BADGE_"], entity("Sales", "BADGE_"+e.ID, "Holder", api.String(e.FirstName+" "+e.LastName), propCode, api.Double(float64(i)+0.25)))
+	}
+	return out
+}
+
+var _ = framework.Describe("Work with heterogeneous entity types", func(f *framework.F) {
+	f.DescribeTable("rel.heterogeneous.type-property", "selects one entity type of the partition with a filter on EntityType",
+		func(ctx context.Context, typ string) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			dept, staff := typedSales()
+			load(ctx, b, table, fixtures.Shuffle(append([]api.Entity{dept}, staff...), 22))
+			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp(propEntityType, "eq", typ))})
+			Expect(err).To(SucceedOnBackend())
+			want := staff
+			if typ == "Department" {
+				want = []api.Entity{dept}
+			}
+			Expect(got).To(MatchEntities(sortByKey(want)...))
+		},
+		Entry("with EntityType eq 'Employee'", "Employee"),
+		Entry("with EntityType eq 'Department'", "Department"),
+	)
+
+	f.It("rel.heterogeneous.rowkey-prefix", "returns exactly one type to a RowKey prefix range, the types grouped in key order", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		byType := prefixedSales()
+		var all []api.Entity
+		for _, es := range byType {
+			all = append(all, es...)
+		}
+		load(ctx, b, table, fixtures.Shuffle(all, 23))
+		for _, prefix := range []string{"EMPLOYEE_", "BADGE_"} {
+			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"),
+				cmp("RowKey", "ge", prefix), cmp("RowKey", "lt", prefix[:len(prefix)-1]+"`"))})
+			Expect(err).To(SucceedOnBackend())
+			Expect(got).To(MatchEntities(sortByKey(byType[prefix])...), "prefix %s", prefix)
+		}
+		whole, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+		Expect(err).To(SucceedOnBackend())
+		grouped := append(append(sortByKey(byType["BADGE_"]), byType["DEPARTMENT_"]...), sortByKey(byType["EMPLOYEE_"])...)
+		Expect(whole).To(MatchEntities(grouped...))
+	})
+
+	f.It("rel.heterogeneous.mixed-property-types", "keeps each entity type's own EDM type for a shared property name", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		byType := prefixedSales()
+		var all []api.Entity
+		for _, es := range byType {
+			all = append(all, es...)
+		}
+		load(ctx, b, table, all)
+		got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+		Expect(err).To(SucceedOnBackend())
+		Expect(got).To(ConsistOfEntities(all...))
+		types := map[api.EdmType]bool{}
+		for _, e := range got {
+			types[e.Properties[propCode].Type] = true
+		}
+		Expect(types).To(HaveLen(3), "Code comes back as String, Int32 and Double")
+	})
+
+	f.It("rel.heterogeneous.untyped-update", "raises EmployeeCount of an entity read without its type and keeps the rest", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		dept, staff := typedSales()
+		load(ctx, b, table, append([]api.Entity{dept}, staff...))
+		got := mustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
+		count, ok := got.Properties[fixtures.PropEmployeeCount]
+		Expect(ok).To(BeTrue(), "the entity read has an EmployeeCount property")
+		raised := api.Int32(int32(count.Int) + 1)
+		_, err := b.UpdateEntity(ctx, table, entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, raised), api.Merge, got.ETag)
+		Expect(err).To(SucceedOnBackend())
+		Expect(table).To(HoldEntity(ctx, b, dept.With(fixtures.PropEmployeeCount, raised)))
+	})
+})

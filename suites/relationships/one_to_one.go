@@ -1,0 +1,71 @@
+package relationships
+
+import (
+	"context"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// One-to-one relationships: an employee and its photo details, linked either by a key
+// convention (the same partition, RowKeys "<id>" and "<id>_photo") or by an explicit
+// reference (each stores the other's PartitionKey and RowKey).
+
+const (
+	propRelatedPK = "RelatedPartitionKey"
+	propRelatedRK = "RelatedRowKey"
+)
+
+func photoDetails(e fixtures.Employee, rowKey string) api.Entity {
+	return api.NewEntity(e.Department, rowKey, props(
+		"PhotoUri", api.String("https://contoso.blob.core.windows.net/photos/"+e.ID+".jpg"),
+		"Width", api.Int32(480), "Height", api.Int32(640)))
+}
+
+var _ = framework.Describe("One-to-one relationships", func(f *framework.F) {
+	f.It("rel.one-to-one.key-convention", "returns an employee and its photo details together to one range query", func(ctx context.Context) {
+		b, table := f.Backend(), f.NewTable(ctx)
+		emps := fixtures.EmployeeRecords(0)
+		es := fixtures.Employees(0)
+		for _, e := range emps {
+			es = append(es, photoDetails(e, e.ID+"_photo"))
+		}
+		load(ctx, b, table, es)
+		khan, _ := fixtures.FindEmployee(emps, "000123")
+		_, next := fixtures.FindEmployee(emps, "000124")
+		Expect(next).To(BeTrue(), "the fixture must hold the next employee id")
+		pair := []api.Entity{khan.Entity(), photoDetails(khan, "000123_photo")}
+		got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "ge", "000123"), cmp("RowKey", "lt", "000124"))})
+		Expect(err).To(SucceedOnBackend())
+		Expect(got).To(MatchEntities(pair...))
+		for _, want := range pair {
+			Expect(table).To(HoldEntity(ctx, b, want))
+		}
+	})
+
+	f.It("rel.one-to-one.explicit-reference", "leads from the employee to its photo details in another table and back", func(ctx context.Context) {
+		b, employees, photos := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
+		emps := fixtures.EmployeeRecords(0)
+		var es, ps []api.Entity
+		for _, e := range emps {
+			photo := photoDetails(e, e.ID).With(propRelatedPK, api.String(e.Department)).With(propRelatedRK, api.String(e.ID))
+			photo.PartitionKey = "photos"
+			ps = append(ps, photo)
+			es = append(es, e.Entity().With(propRelatedPK, api.String(photo.PartitionKey)).With(propRelatedRK, api.String(photo.RowKey)))
+		}
+		load(ctx, b, employees, es)
+		load(ctx, b, photos, ps)
+
+		jones := mustGet(ctx, b, employees, "Sales", "000223")
+		photo, err := b.GetEntity(ctx, photos, jones.Properties[propRelatedPK].Str, jones.Properties[propRelatedRK].Str, nil)
+		Expect(err).To(SucceedOnBackend())
+		Expect(photo).To(HaveProperty("PhotoUri", api.String("https://contoso.blob.core.windows.net/photos/000223.jpg")))
+		back, err := b.GetEntity(ctx, employees, photo.Properties[propRelatedPK].Str, photo.Properties[propRelatedRK].Str, nil)
+		Expect(err).To(SucceedOnBackend())
+		Expect(back).To(MatchEntity(strip(jones)))
+	})
+})
