@@ -13,8 +13,12 @@ import (
 	"github.com/tableconform/conform/suites/provision"
 )
 
-// Open opens a backend by name or NAME=CONNECTION_STRING for the framework.
+// Open opens a backend by name or NAME=CONNECTION_STRING for the framework; "mutant:NAME"
+// and "mutant:NAME@BASE" open a deliberately wrong backend (suites/driver/mutant).
 func Open(ctx context.Context, target string) (*framework.Target, error) {
+	if t, ok, err := openMutant(ctx, target); ok {
+		return t, err
+	}
 	t, err := provision.Open(ctx, target)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,156 @@
+package mutant
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// batchFunc replaces Submit Batch; submit is the wrapped backend's.
+type batchFunc struct {
+	api.Backend
+	fn func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error)
+}
+
+func (m *batchFunc) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	return m.fn(ctx, m.Backend, table, ops)
+}
+
+func batchMutant(fn func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error)) func(api.Backend) api.Backend {
+	return func(b api.Backend) api.Backend { return &batchFunc{Backend: b, fn: fn} }
+}
+
+// submitGroups submits each group of operations (indexes into ops) as its own transaction,
+// in order, and returns the results in request order. The first failure stops it, with the
+// failing operation's index in the whole request; the groups before it stay applied.
+func submitGroups(ctx context.Context, b api.Backend, table string, ops []api.BatchOp, groups [][]int) ([]api.BatchResult, error) {
+	results := make([]api.BatchResult, len(ops))
+	for _, g := range groups {
+		part := make([]api.BatchOp, len(g))
+		for i, idx := range g {
+			part[i] = ops[idx]
+		}
+		rs, err := b.SubmitBatch(ctx, table, part)
+		if err != nil {
+			if e, ok := driver.AsError(err); ok && e.Indexed && e.FailedIndex >= 0 && e.FailedIndex < len(g) {
+				return nil, e.AtIndex(g[e.FailedIndex])
+			}
+			return nil, err
+		}
+		for i, idx := range g {
+			if i < len(rs) {
+				results[idx] = rs[i]
+			}
+		}
+	}
+	return results, nil
+}
+
+// Entity group transactions (SPEC.md 4).
+var (
+	_ = define(Mutant{
+		Name:        "batch-not-atomic",
+		Description: "applies the operations before a failing one and keeps them: a failed transaction is not rolled back",
+		Breaks:      []string{"batch.atomic"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		e, ok := driver.AsError(err)
+		if !ok || !e.Indexed || e.FailedIndex <= 0 || e.FailedIndex > len(ops) {
+			return rs, err
+		}
+		for _, op := range ops[:e.FailedIndex] {
+			_, _ = applyOne(ctx, b, table, op)
+		}
+		return rs, err
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-over-100-split",
+		Description: "accepts a transaction of more than 100 operations by running it in chunks of 100",
+		Breaks:      []string{"batch.limit.operations"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		if len(ops) <= spec.MaxBatchOperations {
+			return b.SubmitBatch(ctx, table, ops)
+		}
+		var groups [][]int
+		for start := 0; start < len(ops); start += spec.MaxBatchOperations {
+			var g []int
+			for i := start; i < min(start+spec.MaxBatchOperations, len(ops)); i++ {
+				g = append(g, i)
+			}
+			groups = append(groups, g)
+		}
+		return submitGroups(ctx, b, table, ops, groups)
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-cross-partition-split",
+		Description: "accepts a transaction over several partitions by running one transaction per partition",
+		Breaks:      []string{"batch.partition.single", "rel.move.batch-refused", "rel.one-to-many.cross-partition-batch"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		var order []string
+		byPK := map[string][]int{}
+		for i, op := range ops {
+			pk := op.Entity.PartitionKey
+			if _, seen := byPK[pk]; !seen {
+				order = append(order, pk)
+			}
+			byPK[pk] = append(byPK[pk], i)
+		}
+		if len(order) < 2 {
+			return b.SubmitBatch(ctx, table, ops)
+		}
+		groups := make([][]int, len(order))
+		for i, pk := range order {
+			groups[i] = byPK[pk]
+		}
+		return submitGroups(ctx, b, table, ops, groups)
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-results-reversed",
+		Description: "returns the results of a transaction in reverse request order",
+		Breaks:      []string{"batch.results.order"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		slices.Reverse(rs)
+		return rs, err
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-failure-index-zero",
+		Description: "names operation 0 as the failing one of every failed transaction",
+		Breaks:      []string{"batch.failure.index"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		if e, ok := driver.AsError(err); ok && e.Indexed {
+			return rs, e.AtIndex(0)
+		}
+		return rs, err
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-duplicate-row-collapsed",
+		Description: "accepts a transaction that names one entity twice by keeping only the last operation on it",
+		Breaks:      []string{"batch.duplicate-row"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		if !isCode(err, spec.ErrInvalidDuplicateRow.Code) {
+			return rs, err
+		}
+		last := map[api.Key]int{}
+		for i, op := range ops {
+			last[op.Entity.Key()] = i
+		}
+		var kept []api.BatchOp
+		for i, op := range ops {
+			if last[op.Entity.Key()] == i {
+				kept = append(kept, op)
+			}
+		}
+		return b.SubmitBatch(ctx, table, kept)
+	}), hooks{})
+)

@@ -1,0 +1,122 @@
+package mutant
+
+import (
+	"context"
+	"sort"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// errMapper rewrites every service error a backend answers.
+type errMapper struct {
+	api.Backend
+	fn func(e *spec.Error) *spec.Error
+}
+
+func (m *errMapper) mapErr(err error) error {
+	e, ok := driver.AsError(err)
+	if !ok {
+		return err
+	}
+	c := *e
+	return m.fn(&c)
+}
+
+func (m *errMapper) CreateTable(ctx context.Context, name string) error {
+	return m.mapErr(m.Backend.CreateTable(ctx, name))
+}
+
+func (m *errMapper) DeleteTable(ctx context.Context, name string) error {
+	return m.mapErr(m.Backend.DeleteTable(ctx, name))
+}
+
+func (m *errMapper) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	p, err := m.Backend.QueryTables(ctx, q)
+	return p, m.mapErr(err)
+}
+
+func (m *errMapper) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	got, err := m.Backend.InsertEntity(ctx, table, e)
+	return got, m.mapErr(err)
+}
+
+func (m *errMapper) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	etag, err := m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	return etag, m.mapErr(err)
+}
+
+func (m *errMapper) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	return m.mapErr(m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch))
+}
+
+func (m *errMapper) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	e, err := m.Backend.GetEntity(ctx, table, pk, rk, sel)
+	return e, m.mapErr(err)
+}
+
+func (m *errMapper) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	p, err := m.Backend.QueryEntities(ctx, table, q)
+	return p, m.mapErr(err)
+}
+
+func (m *errMapper) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	rs, err := m.Backend.SubmitBatch(ctx, table, ops)
+	return rs, m.mapErr(err)
+}
+
+// scrambledCodes maps every documented code to another code of the same HTTP status (the
+// next one in code order), or to InternalError when its status has no other code.
+func scrambledCodes() map[string]string {
+	byStatus := map[int][]string{}
+	for _, c := range spec.ErrorCodes() {
+		byStatus[c.Status] = append(byStatus[c.Status], c.Code)
+	}
+	out := map[string]string{}
+	for _, codes := range byStatus {
+		sort.Strings(codes)
+		for i, c := range codes {
+			if len(codes) == 1 {
+				out[c] = spec.ErrInternalError.Code
+				continue
+			}
+			out[c] = codes[(i+1)%len(codes)]
+		}
+	}
+	return out
+}
+
+// Error codes (SPEC.md 6).
+var (
+	_ = define(Mutant{
+		Name:        "error-codes-scrambled",
+		Description: "answers every failure with its right HTTP status but another error code of that status",
+		Breaks: []string{"modify.insert.conflict", "concurrency.stale-etag.replace", "tables.create.conflict",
+			"tables.delete.not-found", "query.filter.syntax", "query.top.over-max"},
+	}, func(b api.Backend) api.Backend {
+		codes := scrambledCodes()
+		return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
+			if c, ok := codes[e.Code]; ok {
+				e.Code = c
+			}
+			return e
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "not-found-codes-swapped",
+		Description: "answers a missing table with ResourceNotFound and a missing entity with TableNotFound",
+		Breaks:      []string{"tables.delete.not-found"},
+	}, func(b api.Backend) api.Backend {
+		return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
+			switch e.Code {
+			case spec.ErrTableNotFound.Code:
+				e.Code = spec.ErrResourceNotFound.Code
+			case spec.ErrResourceNotFound.Code:
+				e.Code = spec.ErrTableNotFound.Code
+			}
+			return e
+		}}
+	}, hooks{})
+)

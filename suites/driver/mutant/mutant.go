@@ -1,0 +1,239 @@
+package mutant
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+)
+
+// Prefix starts the backend name of a mutant: "mutant:NAME" or "mutant:NAME@BASE".
+const Prefix = "mutant:"
+
+// DefaultBase is the backend a mutant wraps when neither the target nor the mutant names one.
+const DefaultBase = "reference"
+
+// Mutant is one deliberately wrong backend.
+type Mutant struct {
+	// Name is unique, lower-case words joined by hyphens.
+	Name string
+	// Description says what the mutant does wrong, in a backend author's words.
+	Description string
+	// Breaks lists the rule ids that the suite MUST fail against this mutant.
+	Breaks []string
+	// Wrap decorates a correct backend with the mutant's fault.
+	Wrap func(api.Backend) api.Backend
+
+	// Base is the backend the mutant wraps by default ("" means DefaultBase): a mutant whose
+	// fault needs a capability (SAS) names a base that has it.
+	Base string
+	// LabelFilter, when set, restricts the mutation run to the specs it selects (a Ginkgo
+	// label filter): for mutants whose every spec would otherwise wait for a timeout.
+	LabelFilter string
+	// SpecTimeout, when set, bounds each spec of the mutation run.
+	SpecTimeout time.Duration
+	// Transport marks a mutant that breaks the transport (it hangs or drops connections)
+	// rather than a documented behaviour: it tests the framework's timeouts and error
+	// reporting, and its failures say nothing about the strength of a rule's specs, so the
+	// catalogue coverage leaves them out.
+	Transport bool
+}
+
+// BaseOrDefault returns the backend the mutant wraps by default.
+func (m Mutant) BaseOrDefault() string {
+	if m.Base == "" {
+		return DefaultBase
+	}
+	return m.Base
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]Mutant{}
+)
+
+// register adds m; it is called from package-level variable initialisers, one per mutant,
+// and panics on a duplicate or malformed mutant so that the catalogue is checked at start.
+func register(m Mutant) Mutant {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	switch {
+	case m.Name == "" || strings.ContainsAny(m.Name, " @=:,"):
+		panic(fmt.Sprintf("mutant: bad name %q", m.Name))
+	case m.Wrap == nil:
+		panic("mutant " + m.Name + ": no Wrap")
+	case len(m.Breaks) == 0:
+		panic("mutant " + m.Name + ": breaks no rule")
+	}
+	if _, dup := registry[m.Name]; dup {
+		panic("mutant registered twice: " + m.Name)
+	}
+	registry[m.Name] = m
+	return m
+}
+
+// All returns every mutant, ordered by name.
+func All() []Mutant {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := make([]Mutant, 0, len(registry))
+	for _, m := range registry {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the mutant with the given name.
+func Lookup(name string) (Mutant, bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	m, ok := registry[name]
+	return m, ok
+}
+
+// ParseTarget splits a backend name "mutant:NAME" or "mutant:NAME@BASE" into the mutant and
+// the base backend it wraps (the mutant's own default when the target names none). ok is
+// false when target is not a mutant name; err reports an unknown mutant.
+func ParseTarget(target string) (m Mutant, base string, ok bool, err error) {
+	rest, ok := strings.CutPrefix(target, Prefix)
+	if !ok {
+		return Mutant{}, "", false, nil
+	}
+	name, base, _ := strings.Cut(rest, "@")
+	m, found := Lookup(name)
+	if !found {
+		names := make([]string, 0)
+		for _, k := range All() {
+			names = append(names, k.Name)
+		}
+		return Mutant{}, "", true, fmt.Errorf("unknown mutant %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	if base == "" {
+		base = m.BaseOrDefault()
+	}
+	return m, base, true, nil
+}
+
+// Info describes a mutant wrapped around a base backend described by base.
+func Info(m Mutant, base driver.Info) driver.Info {
+	info := base
+	info.Name = Prefix + m.Name
+	info.Kind = "mutant"
+	if base.Name != "" {
+		info.Version = strings.TrimSpace(base.Name + " " + base.Version)
+	}
+	return info
+}
+
+// hooks are the capability-level faults of a mutant.
+type hooks struct {
+	// sas rewrites the options of a SAS before the wrapped backend signs it.
+	sas func(driver.SASOptions) driver.SASOptions
+	// raw replaces raw HTTP's Do; it receives the wrapped backend's Do.
+	raw func(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error)
+}
+
+// define builds a mutant whose Wrap decorates with newDecorator and forwards the wrapped
+// backend's capabilities, with the given capability-level faults.
+func define(m Mutant, newDecorator func(inner api.Backend) api.Backend, h hooks) Mutant {
+	var wrap func(api.Backend) api.Backend
+	wrap = func(inner api.Backend) api.Backend {
+		return withCapabilities(inner, newDecorator(inner), wrap, h)
+	}
+	m.Wrap = wrap
+	return register(m)
+}
+
+// withCapabilities returns d plus the optional capabilities of inner. A backend derived by
+// WithSAS is decorated again by rewrap, so the mutant's fault applies to SAS access too.
+func withCapabilities(inner, d api.Backend, rewrap func(api.Backend) api.Backend, h hooks) api.Backend {
+	sas, hasSAS := inner.(driver.SASIssuer)
+	raw, hasRaw := inner.(driver.RawHTTP)
+	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas}
+	r := rawForward{raw: raw, hook: h.raw}
+	switch {
+	case hasSAS && hasRaw:
+		return &struct {
+			api.Backend
+			driver.SASIssuer
+			driver.RawHTTP
+		}{d, s, r}
+	case hasSAS:
+		return &struct {
+			api.Backend
+			driver.SASIssuer
+		}{d, s}
+	case hasRaw:
+		return &struct {
+			api.Backend
+			driver.RawHTTP
+		}{d, r}
+	}
+	return d
+}
+
+type sasForward struct {
+	sas    driver.SASIssuer
+	rewrap func(api.Backend) api.Backend
+	hook   func(driver.SASOptions) driver.SASOptions
+}
+
+func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
+	if s.hook != nil {
+		opts = s.hook(opts)
+	}
+	b, err := s.sas.WithSAS(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.rewrap(b), nil
+}
+
+type rawForward struct {
+	raw  driver.RawHTTP
+	hook func(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error)
+}
+
+func (r rawForward) NewRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	return r.raw.NewRequest(ctx, method, path, body)
+}
+
+func (r rawForward) Do(req *http.Request) (*http.Response, error) {
+	if r.hook != nil {
+		return r.hook(r.raw.Do, req)
+	}
+	return r.raw.Do(req)
+}
+
+// entityKey identifies an entity across tables for decorators that keep state. Table names
+// are case-insensitive.
+type entityKey struct {
+	table, pk, rk string
+}
+
+func keyOf(table, pk, rk string) entityKey {
+	return entityKey{table: strings.ToLower(table), pk: pk, rk: rk}
+}
+
+// mapEntities applies fn to every entity of a page in place.
+func mapEntities(es []api.Entity, fn func(*api.Entity)) {
+	for i := range es {
+		fn(&es[i])
+	}
+}
+
+// mapResults applies fn to the entity of every Retrieve result.
+func mapResults(rs []api.BatchResult, fn func(*api.Entity)) {
+	for i := range rs {
+		if rs[i].Entity != nil {
+			fn(rs[i].Entity)
+		}
+	}
+}
