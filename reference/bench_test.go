@@ -1,0 +1,224 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// The benchmarks run over one table of a million employee entities (1000 partitions of
+// 1000), built once per test binary. Targets on a 2-core machine: Get >= 1,000,000 ops/s on
+// one core, Insert >= 250,000 ops/s, a 1000-entity partition scan < 300 µs, a million
+// entities resident in < 1 GiB.
+
+const (
+	benchTable      = "Employees"
+	benchPartitions = 1000
+	benchPerPart    = 1000
+	benchEntities   = benchPartitions * benchPerPart
+)
+
+var (
+	benchOnce          sync.Once
+	benchSvc           *Service
+	benchBytesPerEntry float64
+)
+
+func benchPK(p int) string { return fmt.Sprintf("Department%04d", p) }
+func benchRK(r int) string { return fmt.Sprintf("%08d", r) }
+
+var (
+	firstNames = []string{"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"}
+	lastNames  = []string{"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"}
+)
+
+// employee returns the six-property entity of employee r in partition p.
+func employee(p, r int) api.Entity {
+	first, last := firstNames[r%len(firstNames)], lastNames[(r/8)%len(lastNames)]
+	return api.NewEntity(benchPK(p), benchRK(r), map[string]api.Value{
+		"FirstName": api.String(first),
+		"LastName":  api.String(last),
+		"Email":     api.String(fmt.Sprintf("%s.%s%d@contoso.com", first, last, r)),
+		"Age":       api.Int32(int32(20 + r%45)),
+		"HireDate":  api.DateTime(time.Date(2000+r%25, time.Month(1+r%12), 1+r%28, 9, 0, 0, 0, time.UTC)),
+		"Salary":    api.Double(40000 + float64(r%1000)*37.5),
+	})
+}
+
+// loadEmployees inserts the million employees into a new table of s.
+func loadEmployees(tb testing.TB, s *Service, name string) {
+	ctx := context.Background()
+	if err := s.CreateTable(ctx, name); err != nil {
+		tb.Fatal(err)
+	}
+	for p := 0; p < benchPartitions; p++ {
+		for r := 0; r < benchPerPart; r++ {
+			if _, err := s.InsertEntity(ctx, name, employee(p, r)); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchService returns the shared million-entity service, and the heap bytes per entity
+// measured while building it.
+func benchService(tb testing.TB) *Service {
+	benchOnce.Do(func() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := New(WithDeleteHold(0))
+		loadEmployees(tb, s, benchTable)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		benchBytesPerEntry = float64(after.HeapAlloc-before.HeapAlloc) / benchEntities
+		benchSvc = s
+	})
+	if benchSvc == nil {
+		tb.Fatal("the benchmark table could not be built")
+	}
+	return benchSvc
+}
+
+// cpuClock measures the CPU time of this process (all threads, the collector's included),
+// so that a benchmark on a shared machine can report what one core achieves.
+type cpuClock struct{ start time.Duration }
+
+func startCPUClock() cpuClock { return cpuClock{processCPU()} }
+
+func (c cpuClock) elapsed() time.Duration { return processCPU() - c.start }
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportOpsPerSecond reports ops per wall-clock second and per CPU second ("ops/cpu-s",
+// the figure for one core when other processes share the machine).
+func reportOpsPerSecond(b *testing.B, ops int, cpu cpuClock) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(ops)/s, "ops/s")
+	}
+	if c := cpu.elapsed().Seconds(); c > 0 {
+		b.ReportMetric(float64(ops)/c, "ops/cpu-s")
+	}
+}
+
+// BenchmarkResidentBytesPerEntity reports the heap held per entity of the million-entity
+// table (target: a million entities in < 1 GiB, i.e. < 1073 bytes each).
+func BenchmarkResidentBytesPerEntity(b *testing.B) {
+	benchService(b)
+	for range b.N {
+	}
+	b.ReportMetric(benchBytesPerEntry, "bytes/entity")
+	b.ReportMetric(benchBytesPerEntry*benchEntities/(1<<20), "MiB/1M-entities")
+}
+
+// BenchmarkGet reads random entities by key (target >= 1,000,000 ops/s on one core).
+func BenchmarkGet(b *testing.B) {
+	s := benchService(b)
+	ctx := context.Background()
+	keys := make([][2]string, 4096)
+	for i := range keys {
+		keys[i] = [2]string{benchPK((i * 7919) % benchPartitions), benchRK((i * 104729) % benchPerPart)}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPUClock()
+	for i := range b.N {
+		k := keys[i%len(keys)]
+		e, err := s.GetEntity(ctx, benchTable, k[0], k[1], nil)
+		if err != nil || e.RowKey != k[1] {
+			b.Fatalf("get %v: %v", k, err)
+		}
+	}
+	reportOpsPerSecond(b, b.N, cpu)
+}
+
+// BenchmarkInsert inserts new employees into the million-entity table (target >= 250,000
+// ops/s).
+func BenchmarkInsert(b *testing.B) {
+	s := benchService(b)
+	ctx := context.Background()
+	template := employee(0, 0)
+	run := time.Now().UnixNano()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPUClock()
+	for i := range b.N {
+		e := template
+		e.PartitionKey = benchPK(i % benchPartitions)
+		e.RowKey = fmt.Sprintf("new%d-%09d", run, i)
+		if _, err := s.InsertEntity(ctx, benchTable, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportOpsPerSecond(b, b.N, cpu)
+}
+
+// BenchmarkMerge merges one property into existing employees.
+func BenchmarkMerge(b *testing.B) {
+	s := benchService(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPUClock()
+	for i := range b.N {
+		e := api.NewEntity(benchPK(i%benchPartitions), benchRK((i*31)%benchPerPart),
+			map[string]api.Value{"Age": api.Int32(int32(i % 100))})
+		if _, err := s.UpdateEntity(ctx, benchTable, e, api.Merge, api.IfMatchAny); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportOpsPerSecond(b, b.N, cpu)
+}
+
+// BenchmarkPartitionScan queries one whole partition of 1000 entities (target < 300 µs).
+func BenchmarkPartitionScan(b *testing.B) {
+	s := benchService(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPUClock()
+	for i := range b.N {
+		pk := benchPK((i * 13) % benchPartitions)
+		page, err := s.QueryEntities(ctx, benchTable, api.Query{Filter: "PartitionKey eq '" + pk + "'"})
+		if err != nil || len(page.Entities) < benchPerPart || page.Entities[0].PartitionKey != pk {
+			b.Fatalf("scan %s: %d entities, %v", pk, len(page.Entities), err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/scan")
+	reportOpsPerSecond(b, b.N, cpu)
+}
+
+// BenchmarkBatch100 runs transactions of 100 merges in one partition.
+func BenchmarkBatch100(b *testing.B) {
+	s := benchService(b)
+	ctx := context.Background()
+	ops := make([]api.BatchOp, 100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPUClock()
+	for i := range b.N {
+		pk := benchPK(i % benchPartitions)
+		for j := range ops {
+			ops[j] = api.BatchOp{Kind: api.BatchInsertOrMerge, Entity: api.NewEntity(pk, benchRK(j*10),
+				map[string]api.Value{"Age": api.Int32(int32(i % 100))})}
+		}
+		results, err := s.SubmitBatch(ctx, benchTable, ops)
+		if err != nil || len(results) != len(ops) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "entities/s")
+	reportOpsPerSecond(b, b.N, cpu)
+}

@@ -1,0 +1,229 @@
+package reference
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+func TestKeys(t *testing.T) {
+	ok := []struct{ name, pk, rk string }{
+		{"empty PartitionKey", "", "r"},
+		{"empty RowKey", "p", ""},
+		{"512 BMP characters (1 KiB of UTF-16)", strings.Repeat("é", 512), "r"},
+		{"256 non-BMP characters (1 KiB of UTF-16)", "p", strings.Repeat("𝄞", 256)},
+		{"quote and space", "O'Brien", "a b"},
+	}
+	for _, c := range ok {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := newTestService(t)
+			mustInsert(t, s, ent(c.pk, c.rk))
+			mustGet(t, s, c.pk, c.rk)
+		})
+	}
+	bad := []struct{ name, pk, rk string }{
+		{"513 characters", strings.Repeat("k", 513), "r"},
+		{"257 non-BMP characters", "p", strings.Repeat("𝄞", 257)},
+		{"invalid UTF-8", "p\xff", "r"},
+	}
+	for _, r := range []rune{'/', '\\', '#', '?', 0, '\t', '\n', '\r', 0x1F, 0x7F, 0x80, 0x9F} {
+		bad = append(bad, struct{ name, pk, rk string }{fmt.Sprintf("PartitionKey with %U", r), "a" + string(r), "r"})
+		bad = append(bad, struct{ name, pk, rk string }{fmt.Sprintf("RowKey with %U", r), "p", string(r) + "b"})
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := newTestService(t)
+			_, err := s.InsertEntity(bg, "Tbl", ent(c.pk, c.rk))
+			wantError(t, err, http.StatusBadRequest, "OutOfRangeInput")
+			_, err = s.UpdateEntity(bg, "Tbl", ent(c.pk, c.rk), api.Replace, "")
+			wantError(t, err, http.StatusBadRequest, "OutOfRangeInput")
+		})
+	}
+}
+
+func TestPropertyNames(t *testing.T) {
+	cases := []struct {
+		name string
+		code string
+	}{
+		{strings.Repeat("a", 255), ""},
+		{"_under", ""},
+		{"Größe", ""},
+		{"名前", ""},
+		{"a1_b2", ""},
+		{strings.Repeat("a", 256), "PropertyNameTooLong"},
+		{"", "PropertyNameInvalid"},
+		{"1abc", "PropertyNameInvalid"},
+		{"a-b", "PropertyNameInvalid"},
+		{"a b", "PropertyNameInvalid"},
+		{"a.b", "PropertyNameInvalid"},
+		{"odata.etag", "PropertyNameInvalid"},
+		{"a\u0001", "PropertyNameInvalid"},
+		{"a\ue000", "PropertyNameInvalid"},
+		{"PartitionKey", "PropertyNameInvalid"},
+		{"RowKey", "PropertyNameInvalid"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%.20q", c.name), func(t *testing.T) {
+			s, _ := newTestService(t)
+			_, err := s.InsertEntity(bg, "Tbl", ent("p", "r", c.name, api.Int32(1)))
+			if c.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantError(t, err, http.StatusBadRequest, c.code)
+			// The name is checked even when the value is null.
+			_, err = s.InsertEntity(bg, "Tbl", ent("p", "r2", c.name, api.Null("")))
+			wantError(t, err, http.StatusBadRequest, c.code)
+		})
+	}
+}
+
+func manyProperties(n int) map[string]api.Value {
+	props := make(map[string]api.Value, n)
+	for i := range n {
+		props[fmt.Sprintf("p%03d", i)] = api.Int32(int32(i))
+	}
+	return props
+}
+
+func TestPropertyCount(t *testing.T) {
+	s, _ := newTestService(t)
+	mustInsert(t, s, api.NewEntity("p", "252", manyProperties(spec.MaxCustomProperties)))
+	_, err := s.InsertEntity(bg, "Tbl", api.NewEntity("p", "253", manyProperties(spec.MaxCustomProperties+1)))
+	se := wantError(t, err, http.StatusBadRequest, "TooManyProperties")
+	if se.Message != spec.ErrTooManyProperties.Message {
+		t.Fatalf("message %q", se.Message)
+	}
+	// Nulls are not stored and do not count.
+	props := manyProperties(spec.MaxCustomProperties)
+	props["extra"] = api.Null("")
+	mustInsert(t, s, api.NewEntity("p", "nulls", props))
+	// A merge is checked on the entity it would leave.
+	_, err = s.UpdateEntity(bg, "Tbl", ent("p", "252", "extra", api.Int32(1)), api.Merge, "*")
+	wantError(t, err, http.StatusBadRequest, "TooManyProperties")
+	if got := mustGet(t, s, "p", "252"); len(got.Properties) != spec.MaxCustomProperties {
+		t.Fatalf("a failed merge changed the entity: %d properties", len(got.Properties))
+	}
+}
+
+func TestValueRanges(t *testing.T) {
+	cases := []struct {
+		name string
+		v    api.Value
+		code string
+	}{
+		{"string of 32 Ki code units", api.String(strings.Repeat("a", spec.MaxStringChars)), ""},
+		{"string of 32 Ki + 1 code units", api.String(strings.Repeat("a", spec.MaxStringChars+1)), "PropertyValueTooLarge"},
+		{"non-BMP string of 32 Ki code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2)), ""},
+		{"non-BMP string over 32 Ki code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2) + "a"), "PropertyValueTooLarge"},
+		{"invalid UTF-8 string", api.String("a\xffb"), "InvalidValueType"},
+		{"binary of 64 KiB", api.Binary(make([]byte, spec.MaxBinaryBytes)), ""},
+		{"binary of 64 KiB + 1", api.Binary(make([]byte, spec.MaxBinaryBytes+1)), "PropertyValueTooLarge"},
+		{"DateTime at 1601-01-01", api.DateTime(spec.MinDateTime), ""},
+		{"DateTime a tick before 1601", api.DateTime(spec.MinDateTime.Add(-100)), "OutOfRangeInput"},
+		{"DateTime zero", api.Value{Type: api.EdmDateTime}, "OutOfRangeInput"},
+		{"DateTime at the end of 9999", api.DateTime(spec.MaxDateTime), ""},
+		{"DateTime in 10000", api.DateTime(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)), "OutOfRangeInput"},
+		{"Int32 above 32 bits", api.Value{Type: api.EdmInt32, Int: math.MaxInt32 + 1}, "InvalidValueType"},
+		{"Int32 below 32 bits", api.Value{Type: api.EdmInt32, Int: math.MinInt32 - 1}, "InvalidValueType"},
+		{"Guid malformed", api.Guid("not-a-guid"), "InvalidValueType"},
+		{"Guid without dashes", api.Guid("0f8fad5bd9cb469fa16570867728950e"), "InvalidValueType"},
+		{"Guid with a bad digit", api.Guid("0f8fad5b-d9cb-469f-a165-70867728950g"), "InvalidValueType"},
+		{"unknown type", api.Value{Type: "Edm.Decimal"}, "InvalidValueType"},
+		{"no type", api.Value{Str: "x"}, "InvalidValueType"},
+		{"null of an unknown type", api.Value{Type: "Edm.Decimal", Null: true}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := newTestService(t)
+			_, err := s.InsertEntity(bg, "Tbl", ent("p", "r", "v", c.v))
+			if c.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			code, _ := spec.LookupErrorCode(c.code)
+			wantError(t, err, code.Status, c.code)
+		})
+	}
+}
+
+func TestEntitySize(t *testing.T) {
+	e := ent("pk", "rk", "s", api.String("héllo"), "n", api.Int32(1), "z", api.Null(""))
+	// 4 + 2×(2+2) + [8 + 2×1 + 4 + 2×5] + [8 + 2×1 + 4]
+	if got, want := EntitySize(e.PartitionKey, e.RowKey, e.Properties), 4+8+24+14; got != want {
+		t.Fatalf("EntitySize = %d, want %d", got, want)
+	}
+
+	// Fifteen full binary properties and one that fills the entity to exactly 1 MiB.
+	props := map[string]api.Value{}
+	for i := range 15 {
+		props[fmt.Sprintf("b%02d", i)] = api.Binary(make([]byte, spec.MaxBinaryBytes))
+	}
+	base := EntitySize("p", "r", props)
+	last := spec.MaxEntityBytes - base - (spec.SizePropertyOverhead + 2*3 + spec.SizeBinaryOverhead)
+	props["b15"] = api.Binary(make([]byte, last))
+	if got := EntitySize("p", "r", props); got != spec.MaxEntityBytes {
+		t.Fatalf("size %d, want exactly %d", got, spec.MaxEntityBytes)
+	}
+	s, _ := newTestService(t)
+	mustInsert(t, s, api.NewEntity("p", "r", props))
+	props["b15"] = api.Binary(make([]byte, last+1))
+	_, err := s.InsertEntity(bg, "Tbl", api.NewEntity("p", "r2", props))
+	wantError(t, err, http.StatusBadRequest, "EntityTooLarge")
+	// A merge that grows the stored entity past 1 MiB fails.
+	_, err = s.UpdateEntity(bg, "Tbl", ent("p", "r", "x", api.Bool(true)), api.Merge, "*")
+	wantError(t, err, http.StatusBadRequest, "EntityTooLarge")
+}
+
+func TestValidationOrderIsDeterministic(t *testing.T) {
+	s, _ := newTestService(t)
+	e := ent("p", "r",
+		"zz-invalid", api.Int32(1),
+		"b", api.Value{Type: api.EdmInt32, Int: math.MaxInt64},
+		"a", api.String(strings.Repeat("x", spec.MaxStringChars+1)),
+		"c", api.Guid("bad"))
+	for range 20 {
+		_, err := s.InsertEntity(bg, "Tbl", e)
+		wantError(t, err, http.StatusBadRequest, "PropertyValueTooLarge") // "a" sorts first
+	}
+	// Keys come before properties, the count before each property.
+	e.PartitionKey = "bad/key"
+	_, err := s.InsertEntity(bg, "Tbl", e)
+	wantError(t, err, http.StatusBadRequest, "OutOfRangeInput")
+	props := manyProperties(spec.MaxCustomProperties + 1)
+	props["bad name"] = api.Int32(1)
+	_, err = s.InsertEntity(bg, "Tbl", api.NewEntity("p", "r", props))
+	wantError(t, err, http.StatusBadRequest, "TooManyProperties")
+}
+
+func TestUTF16Len(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "abc": 3, "é": 1, "€": 1, "𝄞": 2, "a𝄞é€": 5} {
+		if got := utf16Len(s); got != want {
+			t.Errorf("utf16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestCheckIfMatch(t *testing.T) {
+	for _, ok := range []string{"*", `""`, `"x"`, `W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'"`, `W/"0x5B168C7B6E589D2"`} {
+		if err := checkIfMatch(ok); err != nil {
+			t.Errorf("checkIfMatch(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"x", `"`, `W/`, `W/"`, `"a"b"`, `"a", "b"`, "**"} {
+		if err := checkIfMatch(bad); err == nil {
+			t.Errorf("checkIfMatch(%q) accepted a malformed tag", bad)
+		}
+	}
+}
