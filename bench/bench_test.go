@@ -1,0 +1,210 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tableconform/conform/suites/provision"
+)
+
+// Flags of the benchmarks: go test -bench . ./bench -args -backend=reference-http
+var (
+	flagBackend = flag.String("backend", "", "backends to benchmark: a comma list of built-in names, or one NAME=CONNECTION_STRING (default $CONFORM_BENCH_BACKEND, else reference)")
+	flagDriver  = flag.String("driver", provision.DriverREST, "driver for HTTP backends: rest or sdk")
+	flagLarge   = flag.Bool("large", false, "larger data sets (minutes per backend instead of seconds)")
+	flagWorkers = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
+	flagSeed    = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
+	flagCeiling = flag.Bool("ceiling", true, "run BenchmarkSDKCeiling, which starts reference-http, azurite and a do-nothing server itself")
+)
+
+// openTimeout bounds opening a backend, including an npm install of Azurite.
+const openTimeout = 6 * time.Minute
+
+// runTimeout bounds one run of a case (loading, timed phase, verification).
+const runTimeout = 5 * time.Minute
+
+var seed uint64
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	seed = *flagSeed
+	if seed == 0 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	if testing.Verbose() || flagBenchSet() {
+		fmt.Printf("bench: seed %d (replay with -args -seed=%d), run id %s\n", seed, seed, runID)
+	}
+	code := m.Run()
+	closeTargets()
+	os.Exit(code)
+}
+
+func flagBenchSet() bool {
+	f := flag.Lookup("test.bench")
+	return f != nil && f.Value.String() != ""
+}
+
+// backendNames returns the selected backends.
+func backendNames() []string {
+	v := *flagBackend
+	if v == "" {
+		v = os.Getenv("CONFORM_BENCH_BACKEND")
+	}
+	if v == "" {
+		return []string{provision.Reference}
+	}
+	if strings.Contains(v, ";") { // a connection string: one target
+		return []string{v}
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// displayName is the name of a target in benchmark names: NAME of NAME=CONNECTION_STRING.
+func displayName(target string) string {
+	if n, _, ok := strings.Cut(target, "="); ok {
+		return strings.TrimSpace(n)
+	}
+	return target
+}
+
+type openTarget struct {
+	t   *provision.Target
+	err error
+}
+
+var (
+	targetsMu sync.Mutex
+	targets   = map[string]*openTarget{}
+)
+
+// target opens (once per process) the backend named target with the chosen driver.
+func target(b *testing.B, name, driverName string) *provision.Target {
+	b.Helper()
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	key := name + "\x00" + driverName
+	ot, ok := targets[key]
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		t, err := provision.Open(ctx, name, provision.WithDriver(driverName))
+		cancel()
+		ot = &openTarget{t: t, err: err}
+		targets[key] = ot
+	}
+	if ot.err != nil {
+		b.Fatalf("open %s: %v", displayName(name), ot.err)
+	}
+	return ot.t
+}
+
+func closeTargets() {
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	for k, ot := range targets {
+		if ot.t != nil {
+			if err := ot.t.Close(); err != nil {
+				fmt.Fprintf(os.Stderr, "bench: close %s: %v\n", displayName(strings.Split(k, "\x00")[0]), err)
+			}
+		}
+	}
+	targets = map[string]*openTarget{}
+}
+
+// benchFamily runs every case of family against every selected backend, as
+// Benchmark<Family>/backend=NAME/<params>.
+func benchFamily(b *testing.B, family string) {
+	cases := CasesOf(family, *flagLarge)
+	if len(cases) == 0 {
+		b.Fatalf("no case of family %s", family)
+	}
+	for _, name := range backendNames() {
+		b.Run("backend="+displayName(name), func(b *testing.B) {
+			t := target(b, name, *flagDriver)
+			env := &Env{Backend: t.Backend, Name: displayName(name), Large: *flagLarge, Seed: seed, Workers: *flagWorkers, Logf: b.Logf}
+			for _, c := range cases {
+				runCase(b, env, c)
+			}
+		})
+	}
+}
+
+// runCase runs one case as a sub-benchmark: its data is loaded once, before the first run,
+// and its tables are deleted after the last.
+func runCase(b *testing.B, env *Env, c Case) {
+	var load *Load
+	defer func() {
+		if load != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := load.Close(ctx); err != nil {
+				b.Logf("%s: %v", c.Name(), err)
+			}
+		}
+	}()
+	noted := false
+	b.Run(c.Sub(), func(b *testing.B) {
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		if load == nil {
+			b.StopTimer()
+			l, err := Prepare(ctx, env, c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			load = l
+		}
+		res, err := load.Run(ctx, Limit{Ops: b.N}, b)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reportMetrics(b, res.Summary)
+		if c.Note != "" && !noted {
+			noted = true
+			b.Log(c.Note)
+		}
+	})
+}
+
+func reportMetrics(b *testing.B, s Summary) {
+	b.ReportMetric(s.OpsPerSec, "ops/s")
+	b.ReportMetric(s.EntitiesPerSec, "entities/s")
+	b.ReportMetric(s.Latency.P50, "p50-µs")
+	b.ReportMetric(s.Latency.P99, "p99-µs")
+	b.ReportMetric(s.Latency.P999, "p99.9-µs")
+	b.ReportMetric(float64(s.Errors), "errors")
+}
+
+func BenchmarkPointGet(b *testing.B)        { benchFamily(b, "PointGet") }
+func BenchmarkInsert(b *testing.B)          { benchFamily(b, "Insert") }
+func BenchmarkMerge(b *testing.B)           { benchFamily(b, "Merge") }
+func BenchmarkReplace(b *testing.B)         { benchFamily(b, "Replace") }
+func BenchmarkUpsert(b *testing.B)          { benchFamily(b, "Upsert") }
+func BenchmarkDelete(b *testing.B)          { benchFamily(b, "Delete") }
+func BenchmarkBatch(b *testing.B)           { benchFamily(b, "Batch") }
+func BenchmarkRangeQuery(b *testing.B)      { benchFamily(b, "RangeQuery") }
+func BenchmarkPartitionScan(b *testing.B)   { benchFamily(b, "PartitionScan") }
+func BenchmarkTableScan(b *testing.B)       { benchFamily(b, "TableScan") }
+func BenchmarkPaging(b *testing.B)          { benchFamily(b, "Paging") }
+func BenchmarkParallelQueries(b *testing.B) { benchFamily(b, "ParallelQueries") }
+func BenchmarkYCSB(b *testing.B)            { benchFamily(b, "YCSB") }
+func BenchmarkSecondaryIndex(b *testing.B)  { benchFamily(b, "SecondaryIndex") }
+func BenchmarkLogTail(b *testing.B)         { benchFamily(b, "LogTail") }
+func BenchmarkDataSeries(b *testing.B)      { benchFamily(b, "DataSeries") }
+func BenchmarkHotPartition(b *testing.B)    { benchFamily(b, "HotPartition") }
+func BenchmarkLookup(b *testing.B)          { benchFamily(b, "Lookup") }

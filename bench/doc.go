@@ -1,0 +1,18 @@
+// Package bench holds conform's load benchmarks: declarative workloads (single operations,
+// YCSB A–F, the design guide's patterns and anti-patterns), a measuring decorator around
+// any api.Backend, and a runner that drives a workload for a number of operations (from
+// testing.B) or for a duration (from `conform bench`).
+//
+// Every workload runs against any backend (the reference in process or over HTTP, Azurite,
+// any endpoint by connection string) in its own table named with the framework's prefix
+// ("cf" + a run id), deleted afterwards. Each run verifies a sample of its results, so a
+// fast but wrong backend fails instead of winning.
+//
+// An operation is one request to the backend: figures (ops/s, entities/s, p50/p99/p99.9
+// latency, errors) come from per-worker HdrHistograms kept by the decorator and merged at
+// the end of a run.
+//
+// It may import the standard library, hdrhistogram-go, aztables/azcore (the SDK ceiling),
+// reference/api, reference/spec, reference/tableserver and fixtures. The benchmark
+// functions (bench_test.go) also import suites/provision to open backends by name.
+package bench

@@ -1,0 +1,425 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// TablePrefix starts every table a benchmark creates: the framework's prefix
+// (suites/framework.TablePrefix), so that `conform clean` finds what a crashed run left.
+const TablePrefix = "cf"
+
+// DefaultWorkers is how many workers a workload runs unless it fixes its own number.
+const DefaultWorkers = 8
+
+// Sampling of results: every sampleEvery-th step of a worker (and its first) is checked in
+// depth; at most maxLaterChecks read-backs per worker run after the timed phase.
+const (
+	sampleEvery    = 16
+	maxLaterChecks = 16
+)
+
+// MaxErrorRate is the share of failed steps above which a run fails: past it the figures
+// describe error handling, not the workload. Below it, errors are counted and reported
+// (a throttling service answers 503 ServerBusy under a hot partition; SPEC.md 9).
+const MaxErrorRate = 0.10
+
+var runID = newRunID()
+
+func newRunID() string {
+	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = digits[int(c)%len(digits)]
+	}
+	return string(out)
+}
+
+var tableSeq atomic.Int64
+
+// newTableName returns a fresh table name: TablePrefix, the run id, "b" and a sequence
+// number (letters and digits only, at most 63 characters; SPEC.md 1.1).
+func newTableName() string {
+	return fmt.Sprintf("%s%sb%d", TablePrefix, runID, tableSeq.Add(1))
+}
+
+// Param is one parameter of a case, shown in its name as key=value.
+type Param struct {
+	Key, Value string
+}
+
+// Case is one benchmarked load: a family (the Benchmark function, e.g. "PointGet"), the
+// parameters that name its sub-benchmark, and how to set it up.
+type Case struct {
+	Family string
+	Params []Param
+	// Workers is the default number of concurrent workers (DefaultWorkers when zero).
+	Workers int
+	// FixedWorkers keeps Workers even when Env.Workers asks for another number (the
+	// parallel-queries case is defined by its worker count).
+	FixedWorkers bool
+	// Note is a caveat printed with the results.
+	Note string
+	// Large marks cases that run only when large runs are asked for.
+	Large bool
+	// Tags group cases for selection ("ops", "ycsb", "guide").
+	Tags []string
+
+	setup func(ctx context.Context, env *Env, table string) (*workload, error)
+}
+
+// Sub returns the parameters as a benchmark sub-name: "partitions=16/payload=1KiB".
+func (c Case) Sub() string {
+	parts := make([]string, len(c.Params))
+	for i, p := range c.Params {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return strings.Join(parts, "/")
+}
+
+// Name returns Family and Sub joined: "PointGet/partitions=16/payload=1KiB".
+func (c Case) Name() string {
+	if len(c.Params) == 0 {
+		return c.Family
+	}
+	return c.Family + "/" + c.Sub()
+}
+
+// HasTag reports whether c carries tag t.
+func (c Case) HasTag(t string) bool {
+	for _, x := range c.Tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Env is where a case runs: the backend (unmeasured: loading and verification go through it
+// directly), the backend's name, the run's seed and size.
+type Env struct {
+	Backend api.Backend
+	Name    string
+	// Large selects the larger data sets.
+	Large bool
+	// Seed makes the workers' random choices reproducible; runs print it.
+	Seed uint64
+	// Workers overrides each case's default worker count when positive.
+	Workers int
+	// Logf receives notes about the run (nil: discarded).
+	Logf func(format string, args ...any)
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// workload is a prepared case.
+type workload struct {
+	// before prepares for a run of n steps (n <= 0 when a duration bounds the run) and
+	// returns the most steps the run may take (0: unbounded). It runs untimed. Optional.
+	before func(ctx context.Context, n int) (int, error)
+	// step performs one operation of the workload through w.B.
+	step func(w *Worker) error
+	// tables are extra tables the workload created, deleted with its own.
+	tables []string
+}
+
+// Worker is one worker's handle during a run.
+type Worker struct {
+	ID    int
+	Rand  *mrand.Rand
+	B     api.Backend // measured
+	Ctx   context.Context
+	Table string
+
+	steps    int64
+	checks   []func(ctx context.Context, b api.Backend) error
+	choosers map[Distribution]chooser
+}
+
+// chooser returns the worker's own chooser of distribution d (validated by the caller).
+func (w *Worker) chooser(d Distribution) chooser {
+	c := w.choosers[d]
+	if c == nil {
+		c, _ = newChooser(d)
+		if c == nil {
+			c = uniformChooser{}
+		}
+		if w.choosers == nil {
+			w.choosers = map[Distribution]chooser{}
+		}
+		w.choosers[d] = c
+	}
+	return c
+}
+
+// deep reports whether this step's results are checked in depth.
+func (w *Worker) deep() bool { return w.steps%sampleEvery == 0 }
+
+// later queues a check that runs after the timed phase through the unmeasured backend.
+func (w *Worker) later(check func(ctx context.Context, b api.Backend) error) {
+	if w.deep() && len(w.checks) < maxLaterChecks {
+		w.checks = append(w.checks, check)
+	}
+}
+
+// WrongResultError reports a result that contradicts what the workload wrote: the backend
+// answered, but wrongly.
+type WrongResultError struct {
+	Case   string
+	Detail string
+}
+
+func (e *WrongResultError) Error() string {
+	if e.Case == "" {
+		return "wrong result: " + e.Detail
+	}
+	return e.Case + ": wrong result: " + e.Detail
+}
+
+func wrong(format string, args ...any) error {
+	return &WrongResultError{Detail: fmt.Sprintf(format, args...)}
+}
+
+// Load is a case prepared on a backend: its table created and its data loaded. It can be
+// run any number of times; Close deletes its tables.
+type Load struct {
+	Case  Case
+	env   *Env
+	table string
+	wl    *workload
+	runs  int
+}
+
+// Prepare creates the case's table on env's backend and loads its data. ctx bounds the
+// loading only.
+func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
+	if c.setup == nil {
+		return nil, fmt.Errorf("%s: case has no setup", c.Name())
+	}
+	table := newTableName()
+	if err := env.Backend.CreateTable(ctx, table); err != nil {
+		return nil, fmt.Errorf("%s: create table %s: %w", c.Name(), table, err)
+	}
+	wl, err := c.setup(ctx, env, table)
+	if err != nil {
+		_ = env.Backend.DeleteTable(context.WithoutCancel(ctx), table)
+		return nil, fmt.Errorf("%s: load: %w", c.Name(), err)
+	}
+	return &Load{Case: c, env: env, table: table, wl: wl}, nil
+}
+
+// Table returns the name of the load's table.
+func (l *Load) Table() string { return l.table }
+
+// Close deletes the load's tables.
+func (l *Load) Close(ctx context.Context) error {
+	var errs []error
+	for _, t := range append([]string{l.table}, l.wl.tables...) {
+		if err := l.env.Backend.DeleteTable(ctx, t); err != nil {
+			errs = append(errs, fmt.Errorf("delete table %s: %w", t, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Workers returns how many workers a run of the load uses.
+func (l *Load) Workers() int {
+	w := l.Case.Workers
+	if w <= 0 {
+		w = DefaultWorkers
+	}
+	if l.env.Workers > 0 && !l.Case.FixedWorkers {
+		w = l.env.Workers
+	}
+	return w
+}
+
+// Limit bounds a run: by a number of steps (testing.B's b.N), by a duration, or both.
+type Limit struct {
+	Ops      int
+	Duration time.Duration
+}
+
+// Timer is the part of testing.B a run uses to exclude preparation and verification from
+// the measured time. A nil Timer is allowed.
+type Timer interface {
+	ResetTimer()
+	StartTimer()
+	StopTimer()
+}
+
+// Result is what one run measured.
+type Result struct {
+	Backend string  `json:"backend"`
+	Case    string  `json:"case"`
+	Family  string  `json:"family"`
+	Params  []Param `json:"params"`
+	Workers int     `json:"workers"`
+	// Steps counts the workload's operations; a step may take several requests (a
+	// read-modify-write, a scan over pages).
+	Steps int64  `json:"steps"`
+	Note  string `json:"note,omitempty"`
+	Summary
+}
+
+// Run drives the load until limit is reached and returns what the decorator measured. It
+// fails with a *WrongResultError when a sampled result is wrong, and with an error when
+// more than MaxErrorRate of the steps failed.
+func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
+	if t == nil {
+		t = nopTimer{}
+	}
+	if limit.Ops <= 0 && limit.Duration <= 0 {
+		return Result{}, fmt.Errorf("%s: a run needs a number of operations or a duration", l.Case.Name())
+	}
+	t.StopTimer()
+	l.runs++
+	bound := limit.Ops
+	if l.wl.before != nil {
+		n, err := l.wl.before(ctx, limit.Ops)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: prepare run: %w", l.Case.Name(), err)
+		}
+		if n > 0 && (bound <= 0 || n < bound) {
+			bound = n
+		}
+	}
+	nw := l.Workers()
+	meter := NewMeter()
+	workers := make([]*Worker, nw)
+	for i := range workers {
+		seed := l.env.Seed ^ fnv64(uint64(l.runs)<<20|uint64(i))
+		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.env.Backend), Ctx: ctx, Table: l.table}
+	}
+	var (
+		issued   atomic.Int64
+		stop     atomic.Bool
+		mu       sync.Mutex
+		wrongErr error
+		firstErr error
+		failed   int64
+		wg       sync.WaitGroup
+	)
+	var deadline time.Time
+	t.ResetTimer()
+	t.StartTimer()
+	start := time.Now()
+	if limit.Duration > 0 {
+		deadline = start.Add(limit.Duration)
+	}
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var myFailed int64
+			var myFirst error
+			for !stop.Load() {
+				if bound > 0 && issued.Add(1) > int64(bound) {
+					break
+				}
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					break
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				err := l.wl.step(w)
+				w.steps++
+				if err == nil {
+					continue
+				}
+				var we *WrongResultError
+				if errors.As(err, &we) {
+					mu.Lock()
+					if wrongErr == nil {
+						wrongErr = err
+					}
+					mu.Unlock()
+					stop.Store(true)
+					break
+				}
+				myFailed++
+				if myFirst == nil {
+					myFirst = err
+				}
+			}
+			mu.Lock()
+			failed += myFailed
+			if firstErr == nil {
+				firstErr = myFirst
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	t.StopTimer()
+
+	var steps int64
+	for _, w := range workers {
+		steps += w.steps
+	}
+	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
+		Workers: nw, Steps: steps, Note: l.Case.Note, Summary: meter.Summary(elapsed)}
+	if wrongErr != nil {
+		return res, l.named(wrongErr)
+	}
+	if err := l.verify(ctx, workers); err != nil {
+		return res, err
+	}
+	if steps > 0 && float64(failed) > MaxErrorRate*float64(steps) {
+		return res, fmt.Errorf("%s: %d of %d operations failed (more than %.0f%%); first: %w", l.Case.Name(), failed, steps, MaxErrorRate*100, firstErr)
+	}
+	if ctx.Err() != nil && (bound <= 0 || steps < int64(bound)) && deadline.IsZero() {
+		return res, fmt.Errorf("%s: run interrupted after %d operations: %w", l.Case.Name(), steps, ctx.Err())
+	}
+	return res, nil
+}
+
+// verify runs the read-backs the workers queued, through the unmeasured backend.
+func (l *Load) verify(ctx context.Context, workers []*Worker) error {
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	for _, w := range workers {
+		for _, check := range w.checks {
+			if err := check(vctx, l.env.Backend); err != nil {
+				var we *WrongResultError
+				if errors.As(err, &we) {
+					return l.named(err)
+				}
+				return fmt.Errorf("%s: verify: %w", l.Case.Name(), err)
+			}
+		}
+		w.checks = nil
+	}
+	return nil
+}
+
+func (l *Load) named(err error) error {
+	var we *WrongResultError
+	if errors.As(err, &we) && we.Case == "" {
+		return &WrongResultError{Case: l.Case.Name(), Detail: we.Detail}
+	}
+	return err
+}
+
+type nopTimer struct{}
+
+func (nopTimer) ResetTimer() {}
+func (nopTimer) StartTimer() {}
+func (nopTimer) StopTimer()  {}
