@@ -1,0 +1,312 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Report is a comparison of backends over the same workloads: what `conform bench` writes
+// as bench.json, bench.md and bench.svg.
+type Report struct {
+	Generated time.Time `json:"generated"`
+	// Duration is how long each workload ran on each backend.
+	Duration time.Duration `json:"duration_ns"`
+	Seed     uint64        `json:"seed"`
+	Large    bool          `json:"large"`
+	Backends []BackendRun  `json:"backends"`
+	Outcomes []Outcome     `json:"outcomes"`
+}
+
+// BackendRun describes one backend of a comparison; Error is set when it could not be opened.
+type BackendRun struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Driver   string `json:"driver,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Outcome is one workload on one backend: its result, or why it has none.
+type Outcome struct {
+	Result
+	Error string `json:"error,omitempty"`
+}
+
+// Report file names.
+const (
+	ReportJSON     = "bench.json"
+	ReportMarkdown = "bench.md"
+	ReportSVG      = "bench.svg"
+)
+
+// WriteFiles writes bench.json, bench.md and bench.svg into dir, creating it.
+func (r *Report) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report directory: %w", err)
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", ReportJSON, err)
+	}
+	for name, data := range map[string][]byte{ReportJSON: append(js, '\n'), ReportMarkdown: r.Markdown(), ReportSVG: r.SVG()} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// caseNames returns the workloads in the order they first ran.
+func (r *Report) caseNames() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, o := range r.Outcomes {
+		if !seen[o.Case] {
+			seen[o.Case] = true
+			names = append(names, o.Case)
+		}
+	}
+	return names
+}
+
+func (r *Report) backendNames() []string {
+	names := make([]string, len(r.Backends))
+	for i, b := range r.Backends {
+		names[i] = b.Name
+	}
+	return names
+}
+
+func (r *Report) outcome(backend, c string) (Outcome, bool) {
+	for _, o := range r.Outcomes {
+		if o.Backend == backend && o.Case == c {
+			return o, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// Markdown renders the comparison: the backends, then one row per workload with each
+// backend's throughput, p99 and errors, and each backend's throughput relative to the first.
+func (r *Report) Markdown() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# conform bench\n\n")
+	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
+	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results.\n\n")
+	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
+	for _, be := range r.Backends {
+		if be.Error != "" {
+			fmt.Fprintf(&b, "| %s | not run: %s | | | |\n", mdCell(be.Name), mdCell(be.Error))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(be.Name), mdCell(be.Kind), mdCell(be.Version), mdCell(be.Driver), mdCell(be.Endpoint))
+	}
+	backends := r.ranBackends()
+	b.WriteString("\n## Throughput and latency\n\n")
+	b.WriteString("![throughput and p99 per workload](" + ReportSVG + ")\n\n")
+	b.WriteString("| workload |")
+	for _, n := range backends {
+		fmt.Fprintf(&b, " %s ops/s | %s entities/s | %s p50 µs | %s p99 µs | %s errors |", n, n, n, n, n)
+	}
+	for _, n := range backends[min(1, len(backends)):] {
+		fmt.Fprintf(&b, " %s / %s |", backends[0], n)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---:|", 5*len(backends)+max(0, len(backends)-1)))
+	b.WriteString("\n")
+	var failures, notes []string
+	for _, c := range r.caseNames() {
+		fmt.Fprintf(&b, "| %s |", mdCell(c))
+		for _, n := range backends {
+			o, ok := r.outcome(n, c)
+			switch {
+			case !ok:
+				b.WriteString(" | | | | |")
+			case o.Error != "":
+				b.WriteString(" failed | | | | |")
+				failures = append(failures, fmt.Sprintf("- %s on %s: %s", c, n, o.Error))
+			default:
+				fmt.Fprintf(&b, " %s | %s | %s | %s | %d |", num(o.OpsPerSec), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors)
+			}
+			if ok && o.Note != "" && !contains(notes, o.Note) {
+				notes = append(notes, o.Note)
+			}
+		}
+		first, fok := r.outcome(backends[0], c)
+		for _, n := range backends[min(1, len(backends)):] {
+			o, ok := r.outcome(n, c)
+			if fok && ok && first.Error == "" && o.Error == "" && o.OpsPerSec > 0 {
+				fmt.Fprintf(&b, " %.2f× |", first.OpsPerSec/o.OpsPerSec)
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	if len(failures) > 0 {
+		b.WriteString("\n## Failed runs\n\nA failed run has no figures: its results were wrong or too many of its requests failed.\n\n")
+		sort.Strings(failures)
+		b.WriteString(strings.Join(failures, "\n") + "\n")
+	}
+	return []byte(b.String())
+}
+
+// ranBackends returns the backends that were opened, in order.
+func (r *Report) ranBackends() []string {
+	var out []string
+	for _, be := range r.Backends {
+		if be.Error == "" {
+			out = append(out, be.Name)
+		}
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// num renders a figure with three significant digits and thousands separators.
+func num(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000:
+		s := fmt.Sprintf("%.0f", v)
+		var b strings.Builder
+		for i, c := range s {
+			if i > 0 && (len(s)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(c)
+		}
+		return b.String()
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// tick labels the decade 10^d of a logarithmic axis.
+func tick(d float64) string {
+	if d < 0 {
+		return fmt.Sprintf("%g", math.Pow(10, d))
+	}
+	return num(math.Pow(10, d) + 0.5)
+}
+
+// Colours of the backends in the plot, in order.
+var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"}
+
+// SVG plots, per workload, each backend's throughput (ops/s) and p99 latency (µs) as
+// horizontal bars on logarithmic axes, side by side.
+func (r *Report) SVG() []byte {
+	cases := r.caseNames()
+	backends := r.ranBackends()
+	const (
+		labelW  = 360
+		panelW  = 360
+		gap     = 80
+		top     = 70
+		barH    = 9
+		groupGp = 8
+		bottom  = 40
+	)
+	groupH := len(backends)*barH + groupGp
+	height := top + len(cases)*groupH + bottom
+	width := labelW + 2*panelW + gap + 60
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="10" y="18" font-size="14" font-weight="bold">conform bench: throughput and p99 latency per workload (log scales)</text>`+"\n")
+	for i, n := range backends {
+		x := 10 + i*150
+		fmt.Fprintf(&b, `<rect x="%d" y="28" width="12" height="12" fill="%s"/><text x="%d" y="38">%s</text>`+"\n", x, palette[i%len(palette)], x+16, html.EscapeString(n))
+	}
+	type metric struct {
+		title string
+		value func(o Outcome) float64
+		x0    int
+	}
+	panels := []metric{
+		{"throughput, ops/s (longer is better)", func(o Outcome) float64 { return o.OpsPerSec }, labelW},
+		{"p99 latency, µs (shorter is better)", func(o Outcome) float64 { return o.Latency.P99 }, labelW + panelW + gap},
+	}
+	for _, p := range panels {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, o := range r.Outcomes {
+			if v := p.value(o); o.Error == "" && v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if math.IsInf(lo, 1) {
+			lo, hi = 1, 10
+		}
+		dlo, dhi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+		if dhi <= dlo {
+			dhi = dlo + 1
+		}
+		scale := func(v float64) float64 { return (math.Log10(v) - dlo) / (dhi - dlo) * panelW }
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", p.x0, top-14, html.EscapeString(p.title))
+		for d := dlo; d <= dhi; d++ {
+			x := float64(p.x0) + scale(math.Pow(10, d))
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dddddd"/>`, x, top-4, x, height-bottom)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555555">%s</text>`+"\n", x, height-bottom+14, tick(d))
+		}
+		for ci, c := range cases {
+			y0 := top + ci*groupH
+			for bi, n := range backends {
+				o, ok := r.outcome(n, c)
+				y := y0 + bi*barH
+				if !ok {
+					continue
+				}
+				if o.Error != "" {
+					fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#d62728" font-size="9">failed</text>`+"\n", p.x0+2, y+barH-1)
+					continue
+				}
+				v := p.value(o)
+				if v <= 0 {
+					continue
+				}
+				w := math.Max(1, scale(v))
+				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s on %s: %s</title></rect>`+"\n",
+					p.x0, y, w, barH-1, palette[bi%len(palette)], html.EscapeString(c), html.EscapeString(n), num(v))
+			}
+		}
+	}
+	for ci, c := range cases {
+		y := top + ci*groupH + len(backends)*barH/2 + 4
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", labelW-8, y, html.EscapeString(c))
+	}
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}
