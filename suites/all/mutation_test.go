@@ -1,0 +1,491 @@
+package all_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/mutant"
+	"github.com/tableconform/conform/suites/report"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/MUTANTS.md and testdata/mutants.json from this mutation run")
+
+// Where the mutation test keeps its results: the per-mutant failing rules (read by
+// TestCatalogueCoverage without rerunning anything) and the table for readers.
+const (
+	mutationDataFile = "testdata/mutants.json"
+	mutantsDocFile   = "../../docs/MUTANTS.md"
+)
+
+// mutationParallel is how many suite processes run at once (the machine has two cores).
+const mutationParallel = 2
+
+// mutationRunTimeout bounds one suite process; a run that exceeds it is a failure of the
+// mutation test, not a hang.
+const mutationRunTimeout = 3 * time.Minute
+
+// slowRules are rules whose specs wait for real time (the reuse delay of a deleted table's
+// name). A mutant's run leaves them out unless the mutant claims to break them, which keeps
+// the whole mutation test within minutes.
+var slowRules = []string{"tables.delete.name-reuse", "tables.delete.fresh-on-reuse", "pattern.high-volume-delete.recreated-empty",
+	"pattern.high-volume-delete.name-reuse"}
+
+// MutationData is the stored result of a mutation run (testdata/mutants.json).
+type MutationData struct {
+	// Caught and Total give the mutation score: mutants that at least one rule caught.
+	Caught int `json:"caught"`
+	Total  int `json:"total"`
+	// Specified lists the rules whose specs ran and passed on the unmutated base backends:
+	// the rules a mutant can make fail.
+	Specified []string        `json:"specified"`
+	Mutants   []MutantOutcome `json:"mutants"`
+	// Unkilled lists the rules with specs that no behavioural mutant made fail; Pending the
+	// rules without a spec that ran.
+	Unkilled []UnkilledRule `json:"unkilled,omitempty"`
+	Pending  []string       `json:"noSpecYet,omitempty"`
+}
+
+// MutantOutcome is one mutant's result.
+type MutantOutcome struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Base        string   `json:"base"`
+	LabelFilter string   `json:"labelFilter,omitempty"`
+	Transport   bool     `json:"transport,omitempty"`
+	Breaks      []string `json:"breaks"`
+	// Killed lists the rules that failed (or errored) against the mutant and passed against
+	// its base: the rules that caught it.
+	Killed []string `json:"killed"`
+	// Survived lists the rules of Breaks that did not fail although their specs ran.
+	Survived []string `json:"survived,omitempty"`
+	// NoSpec lists the rules of Breaks that have no spec that ran on the base yet.
+	NoSpec []string `json:"noSpec,omitempty"`
+}
+
+// UnkilledRule is a rule with specs that no behavioural mutant makes fail.
+type UnkilledRule struct {
+	ID          string `json:"id"`
+	Unbreakable string `json:"unbreakable,omitempty"`
+}
+
+// suiteRun is one process of the suite against one backend.
+type suiteRun struct {
+	target  string
+	filter  string
+	timeout time.Duration
+
+	outcomes map[string]report.Outcome
+	specs    map[string][]report.SpecResult
+	err      error
+	elapsed  time.Duration
+}
+
+func (r *suiteRun) key() string { return r.target + "|" + r.filter + "|" + r.timeout.String() }
+
+// runSuite runs the suite in a child process of this test binary against r.target and
+// records each rule's outcome, read through the report model.
+func runSuite(ctx context.Context, dir string, r *suiteRun) {
+	start := time.Now()
+	defer func() { r.elapsed = time.Since(start) }()
+	safe := strings.NewReplacer(":", "_", "@", "_", "|", "_", " ", "_").Replace(r.target)
+	jsonPath := filepath.Join(dir, fmt.Sprintf("%s-%d.json", safe, time.Now().UnixNano()))
+	args := []string{"-test.run=^TestConformance$", "-test.timeout=" + mutationRunTimeout.String(),
+		"-ginkgo.json-report=" + jsonPath, "-ginkgo.seed=1", "-ginkgo.no-color"}
+	if r.filter != "" {
+		args = append(args, "-ginkgo.label-filter="+r.filter)
+	}
+	ctx, cancel := context.WithTimeout(ctx, mutationRunTimeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "CONFORM_BACKENDS="+r.target, "CONFORM_IGNORE_BASELINES=1", "CONFORM_KEEP_FAILED=0")
+	if r.timeout > 0 {
+		cmd.Env = append(cmd.Env, "CONFORM_SPEC_TIMEOUT="+r.timeout.String())
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		r.err = fmt.Errorf("suite against %s wrote no report (%v): %s", r.target, runErr, tail(out.String(), 2000))
+		return
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
+		r.err = fmt.Errorf("suite against %s: unreadable Ginkgo report (%v)", r.target, err)
+		return
+	}
+	rep := report.Build([]report.Run{{Backend: driver.Info{Name: r.target}, Ginkgo: reports[0]}}, spec.Rules(), report.Meta{})
+	r.outcomes, r.specs = map[string]report.Outcome{}, map[string][]report.SpecResult{}
+	for _, row := range rep.Rules {
+		r.outcomes[row.ID] = row.Cells[0].Outcome
+		r.specs[row.ID] = row.Cells[0].Specs
+	}
+}
+
+// focused reports whether the run selects specs with a Ginkgo filter, as spec authors do.
+func focused() bool {
+	for _, name := range []string{"ginkgo.label-filter", "ginkgo.focus", "ginkgo.focus-file"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "[]" {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// mutationFilter is the label filter of a mutant's run: its own, or the whole suite but
+// the slow rules it does not claim to break.
+func mutationFilter(m mutant.Mutant) string {
+	if m.LabelFilter != "" {
+		return m.LabelFilter
+	}
+	var out []string
+	for _, id := range slowRules {
+		if !slices.Contains(m.Breaks, id) {
+			out = append(out, "!"+id)
+		}
+	}
+	return strings.Join(out, " && ")
+}
+
+func failed(o report.Outcome) bool {
+	return o == report.Fail || o == report.Error || o == report.UnexpectedPass
+}
+
+func passed(o report.Outcome) bool { return o == report.Pass || o == report.Info }
+
+// TestMutants runs the suite against every mutant (one process each, two at a time) and
+// checks that each rule a mutant claims to break fails, and that every mutant is caught.
+// With -update it rewrites docs/MUTANTS.md and testdata/mutants.json; without, it checks
+// that they match this run.
+func TestMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the mutation test runs the suite once per mutant; skipped with -short")
+	}
+	if os.Getenv("CONFORM_MUTANTS") == "0" {
+		t.Skip("CONFORM_MUTANTS=0")
+	}
+	if focused() {
+		t.Skip("a Ginkgo label filter or focus selects specs: this run is about them, not about the mutants")
+	}
+	start := time.Now()
+	dir := t.TempDir()
+	mutants := mutant.All()
+	if only := os.Getenv("CONFORM_MUTANTS"); only != "" && only != "1" {
+		var sel []mutant.Mutant
+		for _, n := range strings.Split(only, ",") {
+			m, ok := mutant.Lookup(strings.TrimSpace(n))
+			if !ok {
+				t.Fatalf("CONFORM_MUTANTS names unknown mutant %q", n)
+			}
+			sel = append(sel, m)
+		}
+		mutants = sel
+	}
+
+	// One run per mutant, and one per distinct base, filter and timeout to tell the
+	// mutant's failures from failures of the base itself.
+	runs := map[string]*suiteRun{}
+	baseOf := map[string]*suiteRun{}
+	mutantRun := map[string]*suiteRun{}
+	var order []*suiteRun
+	add := func(r *suiteRun) *suiteRun {
+		if old, ok := runs[r.key()]; ok {
+			return old
+		}
+		runs[r.key()] = r
+		order = append(order, r)
+		return r
+	}
+	for _, m := range mutants {
+		filter := mutationFilter(m)
+		baseOf[m.Name] = add(&suiteRun{target: m.BaseOrDefault(), filter: filter})
+		mutantRun[m.Name] = add(&suiteRun{target: mutant.Prefix + m.Name, filter: filter, timeout: m.SpecTimeout})
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, mutationParallel)
+	for _, r := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runSuite(t.Context(), dir, r)
+		}()
+	}
+	wg.Wait()
+
+	data := MutationData{Total: len(mutants)}
+	specified := map[string]bool{}
+	for _, m := range mutants {
+		base, run := baseOf[m.Name], mutantRun[m.Name]
+		if base.err != nil {
+			t.Fatalf("base run of %s: %v", m.Name, base.err)
+		}
+		if run.err != nil {
+			t.Errorf("mutant %s: %v", m.Name, run.err)
+			continue
+		}
+		for id, o := range base.outcomes {
+			if passed(o) {
+				specified[id] = true
+			}
+		}
+		res := MutantOutcome{Name: m.Name, Description: m.Description, Base: m.BaseOrDefault(), LabelFilter: m.LabelFilter,
+			Transport: m.Transport, Breaks: m.Breaks, Killed: []string{}}
+		for id, o := range run.outcomes {
+			if failed(o) && passed(base.outcomes[id]) {
+				res.Killed = append(res.Killed, id)
+			}
+		}
+		sort.Strings(res.Killed)
+		for _, id := range m.Breaks {
+			switch {
+			case slices.Contains(res.Killed, id):
+			case !passed(base.outcomes[id]):
+				res.NoSpec = append(res.NoSpec, id)
+			default:
+				res.Survived = append(res.Survived, id)
+				t.Errorf("mutant %s (%s) survived rule %s: its specs passed against the mutant (outcome %s); the spec is missing the case or too weak",
+					m.Name, m.Description, id, run.outcomes[id])
+			}
+		}
+		if len(res.Killed) > 0 {
+			data.Caught++
+		} else if len(res.NoSpec) < len(m.Breaks) {
+			t.Errorf("mutant %s (%s) was not caught: no rule failed against it", m.Name, m.Description)
+		}
+		for _, id := range res.NoSpec {
+			t.Logf("mutant %s: rule %s has no spec that ran yet", m.Name, id)
+		}
+		for id, specs := range run.specs {
+			for _, s := range specs {
+				if s.RunTime > 5 {
+					t.Logf("mutant %s: spec %q of %s took %.1fs", m.Name, s.Text, id, s.RunTime)
+				}
+			}
+		}
+		data.Mutants = append(data.Mutants, res)
+	}
+	for id := range specified {
+		data.Specified = append(data.Specified, id)
+	}
+	sort.Strings(data.Specified)
+	data.Unkilled, data.Pending = unkilled(data)
+	t.Logf("mutation score: %d of %d mutants caught (%.0f%%), %d rules without a killing mutant, in %s",
+		data.Caught, data.Total, 100*float64(data.Caught)/float64(max(data.Total, 1)), len(data.Unkilled), time.Since(start).Round(time.Second))
+
+	if os.Getenv("CONFORM_MUTANTS") != "" && os.Getenv("CONFORM_MUTANTS") != "1" {
+		return // a selection says nothing about the stored results
+	}
+	js, err := json.MarshalIndent(data, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js = append(js, '\n')
+	doc := renderMutantsDoc(data)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(mutationDataFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(mutationDataFile, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(mutantsDocFile, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for file, want := range map[string][]byte{mutationDataFile: js, mutantsDocFile: []byte(doc)} {
+		got, err := os.ReadFile(file)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s is stale (the suite or the mutants changed): rerun `go test ./suites/all -run TestMutants -update` and commit it", file)
+		}
+	}
+}
+
+// unkilled returns the rules whose specs ran on a base but that no behavioural mutant made
+// fail, and the rules that have no spec yet and are not marked unbreakable.
+func unkilled(d MutationData) (rules []UnkilledRule, pending []string) {
+	killed := map[string]bool{}
+	for _, m := range d.Mutants {
+		if m.Transport {
+			continue
+		}
+		for _, id := range m.Killed {
+			killed[id] = true
+		}
+	}
+	for _, r := range spec.Rules() {
+		switch {
+		case killed[r.ID]:
+		case slices.Contains(d.Specified, r.ID) || r.Unbreakable != "":
+			rules = append(rules, UnkilledRule{ID: r.ID, Unbreakable: r.Unbreakable})
+		default:
+			pending = append(pending, r.ID)
+		}
+	}
+	return rules, pending
+}
+
+// renderMutantsDoc renders docs/MUTANTS.md from a mutation run.
+func renderMutantsDoc(d MutationData) string {
+	var b strings.Builder
+	b.WriteString("# Mutants: the suite tested by deliberately wrong backends\n\n")
+	b.WriteString("Generated by `go test ./suites/all -run TestMutants -update` from the mutation run; the test fails when this\n")
+	b.WriteString("file no longer matches the suite. Each mutant is a decorator over a correct backend (suites/driver/mutant) that\n")
+	b.WriteString("breaks one documented behaviour; run one with `conform run --backend mutant:NAME` (or `mutant:NAME@BASE`).\n")
+	b.WriteString("A rule catches a mutant when it fails (or errors) against the mutant and passes against the mutant's base.\n\n")
+	fmt.Fprintf(&b, "**Mutation score: %d of %d mutants caught.**\n\n", d.Caught, d.Total)
+	b.WriteString("| Mutant | What it breaks | Must fail | Rules that caught it |\n|---|---|---|---|\n")
+	for _, m := range d.Mutants {
+		name := "`" + m.Name + "`"
+		if m.Base != mutant.DefaultBase {
+			name += " (on " + m.Base + ")"
+		}
+		if m.Transport {
+			name += " (transport)"
+		}
+		must := make([]string, 0, len(m.Breaks))
+		for _, id := range m.Breaks {
+			switch {
+			case slices.Contains(m.Survived, id):
+				must = append(must, id+" **(survived)**")
+			case slices.Contains(m.NoSpec, id):
+				must = append(must, id+" (no spec yet)")
+			default:
+				must = append(must, id)
+			}
+		}
+		caught := "**not caught**"
+		if len(m.Killed) > 0 {
+			const shown = 10
+			caught = fmt.Sprintf("%d: %s", len(m.Killed), strings.Join(m.Killed[:min(shown, len(m.Killed))], ", "))
+			if len(m.Killed) > shown {
+				caught += fmt.Sprintf(", and %d more", len(m.Killed)-shown)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, m.Description, strings.Join(must, ", "), caught)
+	}
+	b.WriteString("\nThe complete list of rules that caught each mutant is in `suites/all/testdata/mutants.json`.\n")
+	b.WriteString("Transport mutants test the framework's timeouts and error reporting; the catalogue coverage leaves them out.\n")
+	b.WriteString("\n## Rules without a killing mutant\n\n")
+	if len(d.Unkilled) == 0 {
+		b.WriteString("None: every rule with a spec is made to fail by at least one behavioural mutant.\n")
+	} else {
+		b.WriteString("| Rule | Why no decorator can break it |\n|---|---|\n")
+		for _, r := range d.Unkilled {
+			why := r.Unbreakable
+			if why == "" {
+				why = "**no mutant yet, and no reason given**"
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", r.ID, why)
+		}
+	}
+	if len(d.Pending) > 0 {
+		fmt.Fprintf(&b, "\n## Rules without a spec yet (%d)\n\n%s\n", len(d.Pending), strings.Join(d.Pending, ", "))
+	}
+	return b.String()
+}
+
+// TestCatalogueCoverage checks, from the stored mutation results, that every rule of the
+// catalogue is made to fail by at least one behavioural mutant or says why no decorator
+// can break it, and that the stored results still describe the mutants and the catalogue.
+func TestCatalogueCoverage(t *testing.T) {
+	raw, err := os.ReadFile(mutationDataFile)
+	if err != nil {
+		t.Fatalf("read %s: %v (run `go test ./suites/all -run TestMutants -update`)", mutationDataFile, err)
+	}
+	var d MutationData
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("parse %s: %v", mutationDataFile, err)
+	}
+	stale := func(format string, args ...any) {
+		t.Errorf("%s is stale: "+format+"; rerun `go test ./suites/all -run TestMutants -update`", append([]any{mutationDataFile}, args...)...)
+	}
+	var stored []string
+	for _, m := range d.Mutants {
+		stored = append(stored, m.Name)
+		if cur, ok := mutant.Lookup(m.Name); ok && !slices.Equal(cur.Breaks, m.Breaks) {
+			stale("mutant %s now claims to break %v", m.Name, cur.Breaks)
+		}
+		for _, id := range m.Killed {
+			if _, ok := spec.LookupRule(id); !ok {
+				stale("rule %s, which caught %s, is no longer in the catalogue", id, m.Name)
+			}
+		}
+	}
+	var current []string
+	for _, m := range mutant.All() {
+		current = append(current, m.Name)
+		for _, id := range m.Breaks {
+			if _, ok := spec.LookupRule(id); !ok {
+				t.Errorf("mutant %s claims to break unknown rule %s", m.Name, id)
+			}
+		}
+	}
+	if !slices.Equal(stored, current) {
+		stale("it holds mutants %v, the package has %v", stored, current)
+	}
+
+	killers := map[string][]string{}
+	for _, m := range d.Mutants {
+		if !m.Transport {
+			for _, id := range m.Killed {
+				killers[id] = append(killers[id], m.Name)
+			}
+		}
+	}
+	var missing, pending []string
+	for _, r := range spec.Rules() {
+		switch {
+		case len(killers[r.ID]) > 0 && r.Unbreakable != "":
+			t.Errorf("rule %s is marked unbreakable (%s) but mutants %v make it fail; drop the mark", r.ID, r.Unbreakable, killers[r.ID])
+		case len(killers[r.ID]) > 0, r.Unbreakable != "":
+		case slices.Contains(d.Specified, r.ID):
+			missing = append(missing, r.ID)
+		default:
+			pending = append(pending, r.ID)
+		}
+	}
+	for _, id := range missing {
+		t.Errorf("rule %s has specs, but no mutant makes it fail and it states no Unbreakable reason", id)
+	}
+	if len(pending) > 0 {
+		t.Logf("%d rules have no spec that ran in the stored mutation run: %s", len(pending), strings.Join(pending, ", "))
+	}
+	t.Logf("catalogue coverage: %d rules, %d failed by a mutant, %d unbreakable, %d without a spec yet",
+		len(spec.Rules()), len(killers), countUnbreakable(), len(pending))
+}
+
+func countUnbreakable() int {
+	n := 0
+	for _, r := range spec.Rules() {
+		if r.Unbreakable != "" {
+			n++
+		}
+	}
+	return n
+}
