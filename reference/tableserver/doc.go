@@ -8,7 +8,9 @@
 // development account and the accounts given by WithAccount. Paths may be emulator style
 // (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`).
 //
-// Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout.
+// Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout
+// (WithLimits shortens them). At most Limits.MaxConcurrentRequests requests are served at
+// once; past it a request is answered 503 ServerBusy at once (Busy counts them).
 // Request bodies are bounded before they are read (spec.MaxRequestBodyBytes, 413
 // RequestBodyTooLarge); malformed requests get the documented 4xx, never a 5xx.
 //

@@ -37,7 +37,10 @@ type Server struct {
 	keys      map[string][]byte
 	allowAnon bool
 	now       func() time.Time
+	limits    Limits
+	inflight  chan struct{} // one token per request being served; nil when unbounded
 	recovered atomic.Int64
+	busy      atomic.Int64
 
 	aclMu sync.Mutex
 	acls  map[string][]SignedIdentifier // by lower-case table name
@@ -59,13 +62,73 @@ func WithAllowAnonymous() Option { return func(s *Server) { s.allowAnon = true }
 // WithClock sets the clock used for Date headers and signature validity.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
+// Limits bound what one client can make the server hold. The zero value of a field means
+// its default (DefaultLimits); a negative MaxConcurrentRequests means no bound.
+type Limits struct {
+	// MaxConcurrentRequests is how many requests are served at once; past it a request is
+	// answered at once with 503 ServerBusy, as Storage answers when it throttles (SPEC.md
+	// 8), so that a flood of slow requests cannot exhaust memory or goroutines.
+	MaxConcurrentRequests int
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the http.Server
+	// timeouts HTTPServer sets: a client that sends its request (or reads its answer) too
+	// slowly is disconnected.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// MaxHeaderBytes bounds the request line and headers (net/http answers 431 past it).
+	MaxHeaderBytes int
+}
+
+// DefaultLimits are the limits of a Server made without WithLimits.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxConcurrentRequests: 512,
+		ReadHeaderTimeout:     10 * time.Second,
+		ReadTimeout:           2 * time.Minute,
+		WriteTimeout:          2 * time.Minute,
+		IdleTimeout:           2 * time.Minute,
+		MaxHeaderBytes:        1 << 20,
+	}
+}
+
+// WithLimits overrides the default limits; zero fields keep their default.
+func WithLimits(l Limits) Option {
+	return func(s *Server) {
+		d := DefaultLimits()
+		if l.MaxConcurrentRequests != 0 {
+			d.MaxConcurrentRequests = l.MaxConcurrentRequests
+		}
+		if l.ReadHeaderTimeout > 0 {
+			d.ReadHeaderTimeout = l.ReadHeaderTimeout
+		}
+		if l.ReadTimeout > 0 {
+			d.ReadTimeout = l.ReadTimeout
+		}
+		if l.WriteTimeout > 0 {
+			d.WriteTimeout = l.WriteTimeout
+		}
+		if l.IdleTimeout > 0 {
+			d.IdleTimeout = l.IdleTimeout
+		}
+		if l.MaxHeaderBytes > 0 {
+			d.MaxHeaderBytes = l.MaxHeaderBytes
+		}
+		s.limits = d
+	}
+}
+
 // New returns a Server for backend. It knows the development account (DevAccountName with
 // DevAccountKey) and every account added with WithAccount.
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
-	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{}}
+	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
+		limits: DefaultLimits()}
 	for _, o := range opts {
 		o(s)
+	}
+	if n := s.limits.MaxConcurrentRequests; n > 0 {
+		s.inflight = make(chan struct{}, n)
 	}
 	return s
 }
@@ -74,17 +137,21 @@ func New(backend api.Backend, opts ...Option) *Server {
 // correct server keeps it at zero; tests assert that.
 func (s *Server) Recovered() int64 { return s.recovered.Load() }
 
+// Busy returns how many requests were answered 503 ServerBusy because
+// Limits.MaxConcurrentRequests were being served.
+func (s *Server) Busy() int64 { return s.busy.Load() }
+
 // HTTPServer returns an http.Server for s with every timeout set, so that a slow or stalled
 // client can never hold a connection forever.
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    1 << 20,
+		ReadHeaderTimeout: s.limits.ReadHeaderTimeout,
+		ReadTimeout:       s.limits.ReadTimeout,
+		WriteTimeout:      s.limits.WriteTimeout,
+		IdleTimeout:       s.limits.IdleTimeout,
+		MaxHeaderBytes:    s.limits.MaxHeaderBytes,
 	}
 }
 
@@ -124,6 +191,19 @@ type exchange struct {
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
+	if s.inflight != nil {
+		select {
+		case s.inflight <- struct{}{}:
+			defer func() { <-s.inflight }()
+		default:
+			s.busy.Add(1)
+			x.w.Header().Set(wire.HeaderRequestID, x.id)
+			x.w.Header().Set("Retry-After", "1")
+			x.w.Header().Set("Connection", "close")
+			x.fail(spec.ErrServerBusy.New())
+			return
+		}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			s.recovered.Add(1)
