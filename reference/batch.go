@@ -52,7 +52,7 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 	if t.dropped {
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
-	tree := t.tree.Clone()
+	w := &writer{s: s, t: t, tree: t.tree.Clone()}
 	results := make([]api.BatchResult, len(ops))
 	for i, op := range ops {
 		var r record
@@ -60,28 +60,28 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 		status := http.StatusNoContent
 		switch op.Kind {
 		case api.BatchInsert:
-			r, serr = s.insert(t, tree, op.Entity)
+			r, serr = w.insert(op.Entity)
 			status = batchInsertStatus
 		case api.BatchReplace:
-			r, serr = s.update(t, tree, op.Entity, api.Replace, batchIfMatch(op.IfMatch))
+			r, serr = w.update(op.Entity, api.Replace, batchIfMatch(op.IfMatch))
 		case api.BatchMerge:
-			r, serr = s.update(t, tree, op.Entity, api.Merge, batchIfMatch(op.IfMatch))
+			r, serr = w.update(op.Entity, api.Merge, batchIfMatch(op.IfMatch))
 		case api.BatchInsertOrReplace:
-			r, serr = s.update(t, tree, op.Entity, api.Replace, "")
+			r, serr = w.update(op.Entity, api.Replace, "")
 		case api.BatchInsertOrMerge:
-			r, serr = s.update(t, tree, op.Entity, api.Merge, "")
+			r, serr = w.update(op.Entity, api.Merge, "")
 		case api.BatchDelete:
-			serr = deleteRecord(tree, op.Entity.PartitionKey, op.Entity.RowKey, batchIfMatch(op.IfMatch))
+			serr = w.delete(op.Entity.PartitionKey, op.Entity.RowKey, batchIfMatch(op.IfMatch))
 		}
 		if serr != nil {
 			return nil, batchExecutionError(serr, i)
 		}
 		results[i].Status = status
 		if op.Kind != api.BatchDelete {
-			results[i].ETag = formatETag(recordTicks(r))
+			results[i].ETag = formatETag(bodyTicks(t.arena.body(r)))
 		}
 	}
-	t.tree = tree
+	w.commit()
 	return results, nil
 }
 
@@ -138,10 +138,13 @@ func (s *Service) batchRetrieve(t *table, key api.Entity) ([]api.BatchResult, er
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
 	r, found := t.tree.Get(probe(key.PartitionKey, key.RowKey))
+	var e api.Entity
+	if found {
+		e = s.decode(t.arena, r)
+	}
 	t.mu.RUnlock()
 	if !found {
 		return nil, batchExecutionError(spec.ErrResourceNotFound.New(), 0)
 	}
-	e := s.names.decode(r)
 	return []api.BatchResult{{Status: http.StatusOK, ETag: e.ETag, Entity: &e}}, nil
 }

@@ -11,12 +11,8 @@ import (
 	"github.com/tableconform/conform/reference/api"
 )
 
-// record is one stored entity: its keys and its encoded body, all three slices of one
-// immutable string (one allocation per entity). Because strings are immutable, a decoded
-// entity may share its keys, property names and string values with the store without
-// letting a caller change it.
-//
-// The body is:
+// The encoding of an entity, as it lies in a table's arena (store.go): the PartitionKey's
+// bytes, the RowKey's bytes, then the body:
 //
 //	8 bytes   Timestamp, in 100 ns ticks since 0001-01-01T00:00:00Z, little endian
 //	uvarint   the number of properties
@@ -26,23 +22,6 @@ import (
 //	  payload  String, Binary: uvarint length, then the bytes; Boolean: 1 byte;
 //	           DateTime: 8 bytes of ticks; Double: 8 bytes of IEEE bits; Guid: 16 bytes;
 //	           Int32, Int64: zig-zag varint
-type record struct {
-	pk, rk, body string
-}
-
-// key returns r's identity.
-func (r record) key() api.Key { return api.Key{PartitionKey: r.pk, RowKey: r.rk} }
-
-// lessRecord is the index order: PartitionKey, then RowKey, each by api.CompareKeyStrings.
-func lessRecord(a, b record) bool {
-	if c := api.CompareKeyStrings(a.pk, b.pk); c != 0 {
-		return c < 0
-	}
-	return api.CompareKeyStrings(a.rk, b.rk) < 0
-}
-
-// probe returns a record that sorts where the entity (pk, rk) sorts, for index look-ups.
-func probe(pk, rk string) record { return record{pk: pk, rk: rk} }
 
 // The type byte of each EDM type in a record body.
 const (
@@ -201,9 +180,9 @@ const (
 	timestampName    = "Timestamp"
 )
 
-// encodeRecord encodes an entity whose properties have been validated. scratch is a
-// buffer owned by the caller, returned grown for the next call.
-func (n *nameTable) encodeRecord(scratch []byte, pk, rk string, ticks int64, props map[string]api.Value) (record, []byte) {
+// encodeEntity appends the encoding of an entity whose properties have been validated to
+// scratch[:0] and returns it.
+func (n *nameTable) encodeEntity(scratch []byte, pk, rk string, ticks int64, props map[string]api.Value) []byte {
 	buf := append(scratch[:0], pk...)
 	buf = append(buf, rk...)
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(ticks))
@@ -221,8 +200,7 @@ func (n *nameTable) encodeRecord(scratch []byte, pk, rk string, ticks int64, pro
 		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
 		buf = appendValue(buf, v)
 	}
-	s := string(buf)
-	return record{pk: s[:len(pk)], rk: s[len(pk) : len(pk)+len(rk)], body: s[len(pk)+len(rk):]}, buf
+	return buf
 }
 
 // appendValue appends v's type byte and payload; v has been validated.
@@ -255,36 +233,30 @@ func appendValue(buf []byte, v api.Value) []byte {
 	return buf
 }
 
-// recordTicks returns the Timestamp ticks of r.
-func recordTicks(r record) int64 { return int64(le64(r.body, 0)) }
+// bodyTicks returns the Timestamp ticks of an encoded body.
+func bodyTicks(body string) int64 { return int64(le64(body, 0)) }
 
-// decode returns the entity r holds, with its Timestamp and ETag. The entity is the
-// caller's: strings are shared (immutable), byte slices are fresh.
-func (n *nameTable) decode(r record) api.Entity {
+// decode returns the entity with keys pk, rk and encoded body, with its Timestamp and
+// ETag. The entity is the caller's: strings are shared (immutable), byte slices are fresh.
+func (n *nameTable) decode(pk, rk, body string) api.Entity {
 	names := *n.names.Load()
-	b := r.body
-	ticks := int64(le64(b, 0))
-	count, i := uvarintAt(b, 8)
+	ticks := bodyTicks(body)
+	count, i := uvarintAt(body, 8)
 	props := make(map[string]api.Value, count)
 	for k := uint64(0); k < count; k++ {
 		var id uint64
-		id, i = uvarintAt(b, i)
+		id, i = uvarintAt(body, i)
 		var v api.Value
-		v, i = decodeValue(b, i)
+		v, i = decodeValue(body, i)
 		props[names[id]] = v
 	}
 	return api.Entity{
-		PartitionKey: r.pk,
-		RowKey:       r.rk,
+		PartitionKey: pk,
+		RowKey:       rk,
 		Timestamp:    timeOfTicks(ticks),
 		ETag:         formatETag(ticks),
 		Properties:   props,
 	}
-}
-
-// decodeProperties returns r's properties only (for merging).
-func (n *nameTable) decodeProperties(r record) map[string]api.Value {
-	return n.decode(r).Properties
 }
 
 func decodeValue(b string, i int) (api.Value, int) {

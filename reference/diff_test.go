@@ -53,6 +53,8 @@ func TestDifferential(t *testing.T) {
 			steps = 500
 		}
 	}
+	defer func(old int) { compactMinDeadBytes = old }(compactMinDeadBytes)
+	compactMinDeadBytes = 512 // compact often, so that compaction is compared too
 	for run := range 4 {
 		opts := []Option{}
 		if run%2 == 1 {

@@ -3,8 +3,6 @@ package reference
 import (
 	"context"
 
-	"github.com/google/btree"
-
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 )
@@ -28,12 +26,18 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	r, serr := s.insert(t, t.tree, e)
+	w := t.writer(s)
+	r, serr := w.insert(e)
+	var stored api.Entity
+	if serr == nil {
+		stored = s.decode(t.arena, r)
+		w.commit()
+	}
 	t.mu.Unlock()
 	if serr != nil {
 		return api.Entity{}, serr
 	}
-	return s.names.decode(r), nil
+	return stored, nil
 }
 
 // UpdateEntity replaces (Update Entity, UE) or merges (Merge Entity, ME) e and returns the
@@ -66,12 +70,18 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return "", spec.ErrTableNotFound.New()
 	}
-	r, serr := s.update(t, t.tree, e, mode, ifMatch)
+	w := t.writer(s)
+	r, serr := w.update(e, mode, ifMatch)
+	var etag string
+	if serr == nil {
+		etag = formatETag(bodyTicks(t.arena.body(r)))
+		w.commit()
+	}
 	t.mu.Unlock()
 	if serr != nil {
 		return "", serr
 	}
-	return formatETag(recordTicks(r)), nil
+	return etag, nil
 }
 
 // DeleteEntity deletes one entity (DE). ifMatch is required: "" fails with
@@ -96,9 +106,11 @@ func (s *Service) DeleteEntity(ctx context.Context, tableName, partitionKey, row
 	if t.dropped {
 		return spec.ErrTableNotFound.New()
 	}
-	if serr := deleteRecord(t.tree, partitionKey, rowKey, ifMatch); serr != nil {
+	w := t.writer(s)
+	if serr := w.delete(partitionKey, rowKey, ifMatch); serr != nil {
 		return serr
 	}
+	w.commit()
 	return nil
 }
 
@@ -122,74 +134,14 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
 	r, found := t.tree.Get(probe(partitionKey, rowKey))
+	var e api.Entity
+	if found {
+		e = s.decode(t.arena, r)
+	}
 	t.mu.RUnlock()
 	if !found {
 		return api.Entity{}, spec.ErrResourceNotFound.New()
 	}
-	e := s.names.decode(r)
 	proj.apply(&e)
 	return e, nil
-}
-
-// insert stores the validated entity e in tree, which belongs to t (write-locked).
-func (s *Service) insert(t *table, tree *btree.BTreeG[record], e api.Entity) (record, *spec.Error) {
-	if tree.Has(probe(e.PartitionKey, e.RowKey)) {
-		return record{}, spec.ErrEntityAlreadyExists.New()
-	}
-	return s.store(t, tree, e.PartitionKey, e.RowKey, e.Properties)
-}
-
-// update replaces or merges the validated entity e into tree (t write-locked); ifMatch ""
-// is an upsert.
-func (s *Service) update(t *table, tree *btree.BTreeG[record], e api.Entity, mode api.UpdateMode, ifMatch string) (record, *spec.Error) {
-	old, found := tree.Get(probe(e.PartitionKey, e.RowKey))
-	switch {
-	case !found && ifMatch == "":
-		return s.store(t, tree, e.PartitionKey, e.RowKey, e.Properties)
-	case !found && ifMatch == api.IfMatchAny:
-		return record{}, spec.ErrResourceNotFound.New()
-	case !found:
-		return record{}, errConditionalMissing()
-	case ifMatch != "" && ifMatch != api.IfMatchAny && ifMatch != formatETag(recordTicks(old)):
-		return record{}, spec.ErrUpdateCondition.New()
-	}
-	props := e.Properties
-	if mode == api.Merge {
-		props = s.names.decodeProperties(old)
-		for name, v := range e.Properties {
-			if storedProperty(name, v) {
-				props[name] = v
-			}
-		}
-	}
-	return s.store(t, tree, e.PartitionKey, e.RowKey, props)
-}
-
-// store checks the entity that would be stored, stamps it with the next tick and puts it
-// in tree (t write-locked).
-func (s *Service) store(t *table, tree *btree.BTreeG[record], pk, rk string, props map[string]api.Value) (record, *spec.Error) {
-	if serr := checkStored(pk, rk, props); serr != nil {
-		return record{}, serr
-	}
-	var r record
-	r, t.scratch = s.names.encodeRecord(t.scratch, pk, rk, s.nextTick(), props)
-	if cap(t.scratch) > 64<<10 {
-		t.scratch = nil // do not keep a buffer sized for a rare large entity
-	}
-	tree.ReplaceOrInsert(r)
-	return r, nil
-}
-
-// deleteRecord removes an entity from tree (write-locked) when ifMatch ("*" or an ETag)
-// allows.
-func deleteRecord(tree *btree.BTreeG[record], pk, rk, ifMatch string) *spec.Error {
-	old, found := tree.Get(probe(pk, rk))
-	if !found {
-		return spec.ErrResourceNotFound.New()
-	}
-	if ifMatch != api.IfMatchAny && ifMatch != formatETag(recordTicks(old)) {
-		return spec.ErrUpdateCondition.New()
-	}
-	tree.Delete(old)
-	return nil
 }

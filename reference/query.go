@@ -47,16 +47,17 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	if kr.Empty {
 		return page, nil
 	}
-	start := probe("", "")
+	var from api.Key
 	if kr.HasPKLow {
-		start.pk = kr.PKLow
+		from.PartitionKey = kr.PKLow
 		if kr.HasRKLow {
-			start.rk = kr.RKLow
+			from.RowKey = kr.RKLow
 		}
 	}
-	if resume && lessRecord(start, probe(pos.PartitionKey, pos.RowKey)) {
-		start = probe(pos.PartitionKey, pos.RowKey)
+	if resume && from.Less(pos) {
+		from = pos
 	}
+	start := probe(from.PartitionKey, from.RowKey)
 
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -71,16 +72,17 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 				return false
 			}
 		}
-		if beyondRange(kr, r) {
+		pk, rk := t.arena.keys(r)
+		if beyondRange(kr, pk, rk) {
 			return false
 		}
-		e := s.names.decode(r)
+		e := s.decode(t.arena, r)
 		if !filter.Match(&e) {
 			return true
 		}
 		n := len(page.Entities)
-		if n == limit || (s.partitionBoundaryPages && n > 0 && r.pk != page.Entities[n-1].PartitionKey) {
-			page.Continuation = encodeContinuation(r.key())
+		if n == limit || (s.partitionBoundaryPages && n > 0 && pk != page.Entities[n-1].PartitionKey) {
+			page.Continuation = encodeContinuation(api.Key{PartitionKey: pk, RowKey: rk})
 			return false
 		}
 		page.Entities = append(page.Entities, e)
@@ -98,16 +100,16 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 
 // beyondRange reports whether r, and so every entry after it, lies above kr's upper
 // bounds. RowKey bounds come only with a pinned PartitionKey (odata.KeyRange).
-func beyondRange(kr odata.KeyRange, r record) bool {
+func beyondRange(kr odata.KeyRange, pk, rk string) bool {
 	if kr.HasPKHigh {
-		c := api.CompareKeyStrings(r.pk, kr.PKHigh)
+		c := api.CompareKeyStrings(pk, kr.PKHigh)
 		if c > 0 || (c == 0 && !kr.PKHighInclusive) {
 			return true
 		}
 	}
 	if kr.HasRKHigh {
 		if _, pinned := kr.PinnedPartition(); pinned {
-			c := api.CompareKeyStrings(r.rk, kr.RKHigh)
+			c := api.CompareKeyStrings(rk, kr.RKHigh)
 			if c > 0 || (c == 0 && !kr.RKHighInclusive) {
 				return true
 			}

@@ -36,10 +36,20 @@ type table struct {
 	name string
 
 	mu      sync.RWMutex
+	arena   *arena                // guarded by mu
 	tree    *btree.BTreeG[record] // guarded by mu
 	dropped bool                  // set when the table is deleted; guarded by mu
 	scratch []byte                // encoding buffer; guarded by mu (write lock)
 }
+
+func newTable(name string) *table {
+	t := &table{name: name}
+	t.arena, t.tree = newIndex()
+	return t
+}
+
+// writer returns a writer of t's own index; the caller holds t's write lock.
+func (t *table) writer(s *Service) *writer { return &writer{s: s, t: t, tree: t.tree} }
 
 // btreeDegree is the index's branching factor: wide nodes keep the tree shallow for
 // million-entity tables without making copy-on-write copies expensive.
@@ -155,7 +165,7 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 		}
 		delete(s.deleting, lower)
 	}
-	s.tables[lower] = &table{name: name, tree: btree.NewG(btreeDegree, lessRecord)}
+	s.tables[lower] = newTable(name)
 	return nil
 }
 
@@ -180,7 +190,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 
 	t.mu.Lock()
 	t.dropped = true
-	t.tree = btree.NewG(btreeDegree, lessRecord)
+	t.arena, t.tree = newIndex()
 	t.scratch = nil
 	t.mu.Unlock()
 	return nil
