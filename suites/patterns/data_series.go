@@ -51,7 +51,9 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 				Expect(got).To(MatchEntity(fixtures.SeriesEntity(id, fixtures.HourlyMessageCounts(id))))
 				hours := mustQueryAll(ctx, b, perHour, api.Query{Filter: cmp("PartitionKey", "eq", id)})
 				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
-				for h, e := range hours {
+				for _, e := range hours {
+					h := int(e.Properties[fixtures.PropHour].Int)
+					Expect(e.RowKey).To(Equal(fixtures.HourRowKey(h)))
 					Expect(got).To(HaveProperty(fixtures.HourProperty(h), e.Properties[fixtures.PropMessageCount]), "hour %d of employee %s", h, id)
 				}
 			}

@@ -23,7 +23,7 @@ const hourOfAccess = "2014073118"
 var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 	events := fixtures.AccessEventRecords(0)
 
-	f.It("pattern.prepend-append.hot-partition", "returns an hour's events in order from the hour's partition", func(ctx context.Context) {
+	f.It("pattern.prepend-append.hot-partition", "returns exactly an hour's events from the hour's partition", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		var all, want []api.Entity
 		for _, ev := range events {
@@ -36,7 +36,7 @@ var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 		load(ctx, b, table, fixtures.Shuffle(all, 15))
 		got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", hourOfAccess)})
 		Expect(err).To(SucceedOnBackend())
-		Expect(got).To(MatchEntities(want...))
+		Expect(got).To(ConsistOfEntities(want...))
 	})
 
 	f.It("pattern.prepend-append.spread", "returns one employee's events of an hour, and the same hour's events as the hot layout to a scan", func(ctx context.Context) {
@@ -63,11 +63,10 @@ var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 		got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", busiest),
 			cmp("RowKey", "ge", hourOfAccess+"_"), cmp("RowKey", "lt", hourOfAccess+"`"))})
 		Expect(err).To(SucceedOnBackend())
-		Expect(got).To(MatchEntities(byEmployee[busiest]...))
+		Expect(got).To(ConsistOfEntities(byEmployee[busiest]...))
 
 		scanned, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("RowKey", "ge", hourOfAccess+"_"), cmp("RowKey", "lt", hourOfAccess+"`"))})
 		Expect(err).To(SucceedOnBackend())
-		Expect(scanned).To(BeInKeyOrder())
 		var ids []string
 		for _, e := range scanned {
 			ids = append(ids, e.RowKey[len(hourOfAccess)+1:])
