@@ -139,3 +139,19 @@ func TestServeWithCurl(t *testing.T) {
 		t.Fatalf("anonymous request to a strict server: %d", resp.StatusCode)
 	}
 }
+
+// TestRunWithAWrongKeyExitsTwo points conform run at a live server with a key it does not
+// know: one readable line, exit status 2, and the key printed nowhere.
+func TestRunWithAWrongKeyExitsTwo(t *testing.T) {
+	_, base := startServe(t)
+	out := t.TempDir()
+	conn := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + secretKey + ";TableEndpoint=" + base + "/devstoreaccount1;"
+	stdout, stderr, code := conform(t, "run", "--backend", "wrongkey="+conn, "--out", out)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "wrongkey") || !strings.Contains(stderr, "403") {
+		t.Errorf("stderr should name the backend and the refusal: %q", stderr)
+	}
+	assertNoSecret(t, out, stdout+stderr)
+}
