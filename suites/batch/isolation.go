@@ -63,13 +63,16 @@ var _ = framework.Describe("Entity group transaction isolation", func(f *framewo
 		var done atomic.Bool
 		var reads atomic.Int64
 		violations := make(chan string, 1)
+		firstRead := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for !done.Load() && reads.Load() < maxReads && ctx.Err() == nil {
 				page, err := b.QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'"})
-				reads.Add(1)
+				if reads.Add(1) == 1 {
+					close(firstRead)
+				}
 				if err != nil {
 					continue
 				}
@@ -85,6 +88,10 @@ var _ = framework.Describe("Entity group transaction isolation", func(f *framewo
 				}
 			}
 		}()
+		select { // the writer starts once the reader runs, so that the two overlap
+		case <-firstRead:
+		case <-ctx.Done():
+		}
 		var writeErr error
 		for g := 1; g <= isolationGenerations && writeErr == nil; g++ {
 			_, writeErr = b.SubmitBatch(ctx, table, generationOps(g))
