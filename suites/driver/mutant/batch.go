@@ -3,6 +3,7 @@ package mutant
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -152,5 +153,162 @@ var (
 			}
 		}
 		return b.SubmitBatch(ctx, table, kept)
+	}), hooks{})
+)
+
+// More transaction mutants.
+var (
+	_ = define(Mutant{
+		Name:        "batch-delete-missing-ignored",
+		Description: "treats the delete of a missing entity in a transaction as done (idempotent delete)",
+		Breaks:      []string{"batch.delete.missing-alone"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		e, ok := driver.AsError(err)
+		if !ok || e.Status != 404 || e.Code == spec.ErrTableNotFound.Code {
+			return rs, err
+		}
+		var kept []api.BatchOp
+		var idx []int
+		for i, op := range ops {
+			if op.Kind == api.BatchDelete && (!e.Indexed || e.FailedIndex == i) {
+				continue
+			}
+			kept, idx = append(kept, op), append(idx, i)
+		}
+		if len(kept) == len(ops) {
+			return rs, err
+		}
+		results := make([]api.BatchResult, len(ops))
+		for i := range results {
+			results[i] = api.BatchResult{Status: 204}
+		}
+		if len(kept) > 0 {
+			krs, kerr := b.SubmitBatch(ctx, table, kept)
+			if kerr != nil {
+				return nil, kerr
+			}
+			for j, i := range idx {
+				if j < len(krs) {
+					results[i] = krs[j]
+				}
+			}
+		}
+		return results, nil
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-applied-in-steps",
+		Description: "applies the operations of a transaction one request at a time: readers see it half done, and a failure leaves the earlier operations applied",
+		Breaks:      []string{"batch.isolation"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		if len(ops) < 2 || len(ops) > spec.MaxBatchOperations {
+			return b.SubmitBatch(ctx, table, ops)
+		}
+		results := make([]api.BatchResult, len(ops))
+		for i, op := range ops {
+			if op.Entity.PartitionKey != ops[0].Entity.PartitionKey || op.Kind == api.BatchRetrieve {
+				return b.SubmitBatch(ctx, table, ops)
+			}
+			r, err := applyOne(ctx, b, table, op)
+			if err != nil {
+				if e, ok := driver.AsError(err); ok {
+					return nil, e.AtIndex(i)
+				}
+				return nil, err
+			}
+			if op.Kind == api.BatchInsert {
+				r.Entity = nil
+				r.Status = 204
+			}
+			results[i] = r
+			sleep(ctx, raceWindow)
+		}
+		return results, nil
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-duplicate-check-ignores-case",
+		Description: "refuses a transaction naming two RowKeys that differ only in case as a duplicate row",
+		Breaks:      []string{"batch.keys.case-sensitive"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		seen := map[string]bool{}
+		for i, op := range ops {
+			k := strings.ToLower(op.Entity.PartitionKey) + "\x00" + strings.ToLower(op.Entity.RowKey)
+			if seen[k] {
+				return nil, spec.ErrInvalidDuplicateRow.New().AtIndex(i)
+			}
+			seen[k] = true
+		}
+		return b.SubmitBatch(ctx, table, ops)
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-payload-split",
+		Description: "accepts a transaction body over 4 MiB by running it in two halves",
+		Breaks:      []string{"batch.limit.payload"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		e, ok := driver.AsError(err)
+		if !ok || len(ops) < 2 || (e.Status != 413 && e.Code != spec.ErrRequestBodyTooLarge.Code && e.Code != spec.ErrEntityTooLarge.Code) {
+			return rs, err
+		}
+		half := len(ops) / 2
+		first, second := make([]int, half), make([]int, len(ops)-half)
+		for i := range first {
+			first[i] = i
+		}
+		for i := range second {
+			second[i] = half + i
+		}
+		return submitGroups(ctx, b, table, ops, [][]int{first, second})
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-update-upserts",
+		Description: "sends a replace or merge with If-Match * in a transaction without If-Match, so it creates a missing entity (SPEC.md 12 #8)",
+		Breaks:      []string{"batch.update.missing"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		out := slices.Clone(ops)
+		for i, op := range out {
+			if op.IfMatch != "" && op.IfMatch != api.IfMatchAny {
+				continue
+			}
+			switch op.Kind {
+			case api.BatchReplace:
+				out[i].Kind = api.BatchInsertOrReplace
+			case api.BatchMerge:
+				out[i].Kind = api.BatchInsertOrMerge
+			}
+		}
+		return b.SubmitBatch(ctx, table, out)
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-retrieve-empty",
+		Description: "answers a transaction's retrieve with 200 but without the entity",
+		Breaks:      []string{"batch.retrieve.alone"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		for i := range rs {
+			if i < len(ops) && ops[i].Kind == api.BatchRetrieve {
+				rs[i].Entity = nil
+			}
+		}
+		return rs, err
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-insert-status-200",
+		Description: "answers an insert inside a transaction with 200 OK",
+		Breaks:      []string{"batch.results.insert-status"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		rs, err := b.SubmitBatch(ctx, table, ops)
+		for i := range rs {
+			if i < len(ops) && ops[i].Kind == api.BatchInsert {
+				rs[i].Status = 200
+			}
+		}
+		return rs, err
 	}), hooks{})
 )

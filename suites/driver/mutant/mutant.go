@@ -138,6 +138,9 @@ type hooks struct {
 	sas func(driver.SASOptions) driver.SASOptions
 	// raw replaces raw HTTP's Do; it receives the wrapped backend's Do.
 	raw func(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error)
+	// sasScope makes a SAS-derived backend serve what lies outside its table (other tables,
+	// table management) with the account key of the backend it was derived from.
+	sasScope bool
 }
 
 // define builds a mutant whose Wrap decorates with newDecorator and forwards the wrapped
@@ -156,7 +159,7 @@ func define(m Mutant, newDecorator func(inner api.Backend) api.Backend, h hooks)
 func withCapabilities(inner, d api.Backend, rewrap func(api.Backend) api.Backend, h hooks) api.Backend {
 	sas, hasSAS := inner.(driver.SASIssuer)
 	raw, hasRaw := inner.(driver.RawHTTP)
-	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas}
+	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas, parent: inner, scope: h.sasScope}
 	r := rawForward{raw: raw, hook: h.raw}
 	switch {
 	case hasSAS && hasRaw:
@@ -183,6 +186,8 @@ type sasForward struct {
 	sas    driver.SASIssuer
 	rewrap func(api.Backend) api.Backend
 	hook   func(driver.SASOptions) driver.SASOptions
+	parent api.Backend
+	scope  bool
 }
 
 func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
@@ -192,6 +197,9 @@ func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver
 	b, err := s.sas.WithSAS(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	if s.scope {
+		b = &scopeEscape{Backend: b, parent: s.parent, table: opts.Table}
 	}
 	return s.rewrap(b), nil
 }

@@ -29,9 +29,6 @@ func TestCatalogue(t *testing.T) {
 				t.Errorf("mutant %s breaks unknown rule %q", m.Name, id)
 				continue
 			}
-			if r.Level == spec.May {
-				t.Errorf("mutant %s claims to break MAY rule %s, which never fails", m.Name, id)
-			}
 			if !m.Transport {
 				areas[r.Area] = true
 			}
@@ -70,7 +67,7 @@ func TestParseTarget(t *testing.T) {
 
 func TestRewriteNe(t *testing.T) {
 	cases := map[string]string{
-		"A ne 1":                                  "not (A eq 1)",
+		"A ne 1": "not (A eq 1)",
 		"PartitionKey eq 'p' and Name ne 'it''s'": "PartitionKey eq 'p' and not (Name eq 'it''s')",
 		"(At ne datetime'2020-01-01T00:00:00Z')":  "(not (At eq datetime'2020-01-01T00:00:00Z'))",
 		"Name eq 'x ne y'":                        "Name eq 'x ne y'",

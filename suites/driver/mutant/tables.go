@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -83,6 +84,71 @@ func hashedName(prefix, s string) string {
 }
 
 var validTableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
+
+type nameLimit struct{ api.Backend }
+
+func (m *nameLimit) CreateTable(ctx context.Context, name string) error {
+	if len(name) >= spec.MaxTableNameLength {
+		return spec.ErrOutOfRangeInput.New()
+	}
+	return m.Backend.CreateTable(ctx, name)
+}
+
+// listingLag is how far the table listing of table-listing-lags lags behind.
+const listingDelay = time.Second
+
+type listingLag struct {
+	api.Backend
+	mu      sync.Mutex
+	created map[string]time.Time // table -> when it was created
+	deleted map[string]time.Time // table -> when it was deleted
+}
+
+func (m *listingLag) CreateTable(ctx context.Context, name string) error {
+	err := m.Backend.CreateTable(ctx, name)
+	if err == nil {
+		m.mu.Lock()
+		m.created[name] = time.Now()
+		delete(m.deleted, name)
+		m.mu.Unlock()
+	}
+	return err
+}
+
+func (m *listingLag) DeleteTable(ctx context.Context, name string) error {
+	err := m.Backend.DeleteTable(ctx, name)
+	if err == nil {
+		m.mu.Lock()
+		m.deleted[name] = time.Now()
+		delete(m.created, name)
+		m.mu.Unlock()
+	}
+	return err
+}
+
+func (m *listingLag) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	p, err := m.Backend.QueryTables(ctx, q)
+	if err != nil {
+		return p, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kept := p.Tables[:0]
+	for _, t := range p.Tables {
+		if at, ok := m.created[t]; !ok || time.Since(at) >= listingDelay {
+			kept = append(kept, t)
+		}
+	}
+	p.Tables = kept
+	if p.NextTableName == "" {
+		for t, at := range m.deleted {
+			if time.Since(at) < listingDelay && (q.Filter == "" || strings.Contains(q.Filter, "'"+t+"'")) {
+				p.Tables = append(p.Tables, t)
+			}
+		}
+	}
+	return p, nil
+}
 
 // tableState hides deleted tables instead of deleting them (table-soft-delete).
 type softDelete struct {
@@ -222,7 +288,7 @@ var (
 	_ = define(Mutant{
 		Name:        "table-soft-delete",
 		Description: "hides a deleted table instead of deleting it, and shows it again with its entities when the name is created again",
-		Breaks:      []string{"tables.delete.fresh-on-reuse"},
+		Breaks:      []string{"tables.delete.fresh-on-reuse", "pattern.high-volume-delete.recreated-empty"},
 	}, func(b api.Backend) api.Backend { return &softDelete{Backend: b, hidden: map[string]bool{}} }, hooks{})
 
 	_ = define(Mutant{
@@ -236,6 +302,20 @@ var (
 			}
 			return hashedName("x", n)
 		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "table-name-max-62",
+		Description: "refuses a table name of 63 characters with 400 OutOfRangeInput, taking the limit as exclusive",
+		Breaks:      []string{"tables.name.valid"},
+	}, func(b api.Backend) api.Backend { return &nameLimit{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "table-listing-lags",
+		Description: "lists tables from a snapshot that lags a second behind: new tables are missing and deleted ones still listed",
+		Breaks:      []string{"tables.create.listed", "tables.delete.removes"},
+	}, func(b api.Backend) api.Backend {
+		return &listingLag{Backend: b, created: map[string]time.Time{}, deleted: map[string]time.Time{}}
 	}, hooks{})
 
 	_ = define(Mutant{

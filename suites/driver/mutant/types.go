@@ -46,11 +46,36 @@ var (
 	_ = define(Mutant{
 		Name:        "whole-double-as-int32",
 		Description: "returns an Edm.Double with a whole value that fits 32 bits (5.0) as an Edm.Int32, as a JSON reader that drops the decimal point",
-		Breaks:      []string{"types.double.round-trip"},
+		Breaks:      []string{"types.double.round-trip", "types.double.negative-zero"},
 	}, readValues(func(v api.Value) api.Value {
 		f := v.Float
-		if v.Type == api.EdmDouble && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 && !(f == 0 && math.Signbit(f)) {
+		if v.Type == api.EdmDouble && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
 			return api.Int32(int32(f))
+		}
+		return v
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "int32-widened",
+		Description: "returns every Edm.Int32 as an Edm.Int64, as a store that keeps one integer type",
+		Breaks:      []string{"types.int32.round-trip"},
+	}, readValues(func(v api.Value) api.Value {
+		if v.Type == api.EdmInt32 {
+			return api.Int64(v.Int)
+		}
+		return v
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "booleans-as-int32",
+		Description: "returns an Edm.Boolean as an Edm.Int32 0 or 1, as a store with a bit column",
+		Breaks:      []string{"types.boolean.round-trip"},
+	}, readValues(func(v api.Value) api.Value {
+		if v.Type == api.EdmBoolean {
+			if v.Bool {
+				return api.Int32(1)
+			}
+			return api.Int32(0)
 		}
 		return v
 	}), hooks{})

@@ -1,0 +1,606 @@
+package mutant
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// keyMapper changes the keys of every entity a client names, and of what comes back.
+type keyMapper struct {
+	api.Backend
+	in  func(string) string
+	out func(string) string
+}
+
+func (m *keyMapper) entityIn(e api.Entity) api.Entity {
+	e = e.Clone()
+	e.PartitionKey, e.RowKey = m.in(e.PartitionKey), m.in(e.RowKey)
+	return e
+}
+
+func (m *keyMapper) entityOut(e *api.Entity) {
+	if m.out != nil {
+		e.PartitionKey, e.RowKey = m.out(e.PartitionKey), m.out(e.RowKey)
+	}
+}
+
+func (m *keyMapper) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	got, err := m.Backend.InsertEntity(ctx, table, m.entityIn(e))
+	m.entityOut(&got)
+	return got, err
+}
+
+func (m *keyMapper) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	return m.Backend.UpdateEntity(ctx, table, m.entityIn(e), mode, ifMatch)
+}
+
+func (m *keyMapper) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	return m.Backend.DeleteEntity(ctx, table, m.in(pk), m.in(rk), ifMatch)
+}
+
+func (m *keyMapper) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	e, err := m.Backend.GetEntity(ctx, table, m.in(pk), m.in(rk), sel)
+	m.entityOut(&e)
+	return e, err
+}
+
+func (m *keyMapper) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	p, err := m.Backend.QueryEntities(ctx, table, q)
+	mapEntities(p.Entities, m.entityOut)
+	return p, err
+}
+
+func (m *keyMapper) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	in := make([]api.BatchOp, len(ops))
+	for i, op := range ops {
+		in[i] = op
+		in[i].Entity = m.entityIn(op.Entity)
+	}
+	rs, err := m.Backend.SubmitBatch(ctx, table, in)
+	mapResults(rs, m.entityOut)
+	return rs, err
+}
+
+// propertyNameRule answers a write whose property names break a rule of the mutant's own.
+type propertyNameRule struct {
+	api.Backend
+	refuse func(name string) bool
+}
+
+func (m *propertyNameRule) check(e api.Entity) error {
+	for name := range e.Properties {
+		if m.refuse(name) {
+			return spec.ErrPropertyNameInvalid.New()
+		}
+	}
+	return nil
+}
+
+func (m *propertyNameRule) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	if err := m.check(e); err != nil {
+		return api.Entity{}, err
+	}
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *propertyNameRule) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if err := m.check(e); err != nil {
+		return "", err
+	}
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *propertyNameRule) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	for i, op := range ops {
+		if err := m.check(op.Entity); err != nil {
+			return nil, spec.ErrPropertyNameInvalid.New().AtIndex(i)
+		}
+	}
+	return m.Backend.SubmitBatch(ctx, table, ops)
+}
+
+func renameProperties(fn func(string) (string, bool)) func(api.Backend) api.Backend {
+	return func(b api.Backend) api.Backend {
+		return &writeMapper{Backend: b, fn: func(e api.Entity) api.Entity {
+			out := make(map[string]api.Value, len(e.Properties))
+			for name, v := range e.Properties {
+				if n, keep := fn(name); keep {
+					out[n] = v
+				}
+			}
+			e.Properties = out
+			return e
+		}}
+	}
+}
+
+// Entities (SPEC.md 1.2, 1.3).
+var (
+	_ = define(Mutant{
+		Name:        "keys-case-folded",
+		Description: "stores and looks up keys in lower case, so keys that differ only in case name one entity",
+		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive"},
+	}, func(b api.Backend) api.Backend {
+		return &keyMapper{Backend: b, in: strings.ToLower}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "empty-row-key-padded",
+		Description: "stores an empty RowKey as a single space, as a store that cannot hold empty strings",
+		Breaks:      []string{"entities.key.empty-row-key"},
+	}, func(b api.Backend) api.Backend {
+		return &rowKeyPad{keyMapper{Backend: b, in: func(k string) string { return k }}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "point-reads-by-rowkey",
+		Description: "serves Get Entity from an index on RowKey alone, returning the first entity with that RowKey in any partition",
+		Breaks:      []string{"entities.key.identity", "entities.partitions.many"},
+	}, func(b api.Backend) api.Backend { return &rowKeyIndex{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "cosmos-reserved-names-refused",
+		Description: "refuses the property names id, rid, etag and ResourceId with 400 PropertyNameInvalid",
+		Breaks:      []string{"entities.property.name-cosmos-reserved"},
+	}, func(b api.Backend) api.Backend {
+		return &propertyNameRule{Backend: b, refuse: func(n string) bool {
+			switch strings.ToLower(n) {
+			case "id", "rid", "etag", "resourceid":
+				return true
+			}
+			return false
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "ascii-property-names-only",
+		Description: "refuses property names with letters outside ASCII with 400 PropertyNameInvalid",
+		Breaks:      []string{"entities.property.name-identifier"},
+	}, func(b api.Backend) api.Backend {
+		return &propertyNameRule{Backend: b, refuse: func(n string) bool {
+			for _, r := range n {
+				if r > unicode.MaxASCII {
+					return true
+				}
+			}
+			return false
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "property-names-sanitized",
+		Description: "accepts a property name that is not an identifier but stores it with _ in place of each character an identifier cannot hold",
+		Breaks:      []string{"entities.property.name-invalid"},
+	}, renameProperties(func(n string) (string, bool) {
+		var b strings.Builder
+		for i, r := range n {
+			if r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r) {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('_')
+			}
+		}
+		return b.String(), true
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "system-name-properties-dropped",
+		Description: "accepts a custom property named like a system property in another case (timestamp, ROWKEY) but does not store it",
+		Breaks:      []string{"entities.property.name-system-case"},
+	}, renameProperties(func(n string) (string, bool) {
+		switch strings.ToLower(n) {
+		case "partitionkey", "rowkey", "timestamp":
+			return n, false
+		}
+		return n, true
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "missing-properties-as-null",
+		Description: "returns query results as rows of one schema: a property any entity of the page has comes back as null on the others",
+		Breaks:      []string{"entities.schema.heterogeneous"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if q.Select != nil {
+				return
+			}
+			cols := map[string]api.EdmType{}
+			for _, e := range p.Entities {
+				for n, v := range e.Properties {
+					cols[n] = v.Type
+				}
+			}
+			for i := range p.Entities {
+				for n, t := range cols {
+					if _, ok := p.Entities[i].Properties[n]; !ok {
+						p.Entities[i].Properties[n] = api.Null(t)
+					}
+				}
+			}
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "timestamp-local-time",
+		Description: "returns Timestamps in the server's local time (UTC+1) labelled as UTC",
+		Breaks:      []string{"entities.timestamp.set"},
+	}, func(b api.Backend) api.Backend {
+		return &readMapper{Backend: b, fn: func(e *api.Entity) {
+			if !e.Timestamp.IsZero() {
+				e.Timestamp = e.Timestamp.Add(time.Hour)
+			}
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "deleted-entities-in-queries",
+		Description: "deletes an entity for Get Entity but keeps returning it to queries (a tombstone the scan does not skip)",
+		Breaks:      []string{"modify.delete.removes"},
+	}, func(b api.Backend) api.Backend { return &tombstones{Backend: b, dead: map[string][]api.Entity{}} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "if-match-any-refused",
+		Description: "compares If-Match * with the ETag as a string, so it never matches",
+		Breaks:      []string{"concurrency.if-match-any"},
+	}, func(b api.Backend) api.Backend { return &anyRefused{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "upsert-as-insert",
+		Description: "performs Insert Or Replace and Insert Or Merge as Insert Entity: they fail with 409 when the entity exists",
+		Breaks:      []string{"pattern.eventual.upsert-repeatable", "concurrency.no-if-match.upsert"},
+	}, func(b api.Backend) api.Backend { return &upsertInsert{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "tables-auto-created",
+		Description: "creates a missing table on the first write to it instead of answering 404",
+		Breaks:      []string{"pattern.eventual.missing-table", "tables.missing.entity-operations"},
+	}, func(b api.Backend) api.Backend { return &autoCreate{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "keys-unique-across-tables",
+		Description: "keeps one entity per PartitionKey and RowKey for the whole account: writing the keys in one table removes them from the others",
+		Breaks:      []string{"entities.key.identity", "pattern.eventual.no-isolation"},
+	}, func(b api.Backend) api.Backend {
+		return &globalKeys{Backend: b, where: map[api.Key]map[string]string{}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "schema-fixed-per-table",
+		Description: "fixes each property's type by the first value a table stores for it and converts later values of other types to strings",
+		Breaks:      []string{"entities.schema.type-per-entity", "rel.heterogeneous.mixed-property-types", "types.type-change"},
+	}, func(b api.Backend) api.Backend { return &fixedSchema{Backend: b, types: map[string]api.EdmType{}} }, hooks{})
+)
+
+type rowKeyPad struct{ keyMapper }
+
+func padEmpty(k string) string {
+	if k == "" {
+		return " "
+	}
+	return k
+}
+
+func (m *rowKeyPad) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	e = e.Clone()
+	e.RowKey = padEmpty(e.RowKey)
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *rowKeyPad) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	e = e.Clone()
+	e.RowKey = padEmpty(e.RowKey)
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *rowKeyPad) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	return m.Backend.GetEntity(ctx, table, pk, padEmpty(rk), sel)
+}
+
+func (m *rowKeyPad) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	return m.Backend.DeleteEntity(ctx, table, pk, padEmpty(rk), ifMatch)
+}
+
+type rowKeyIndex struct{ api.Backend }
+
+func (m *rowKeyIndex) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	p, err := m.Backend.QueryEntities(ctx, table, api.Query{Filter: "RowKey eq '" + strings.ReplaceAll(rk, "'", "''") + "'", Top: 1, Select: sel})
+	if err != nil || len(p.Entities) == 0 {
+		return m.Backend.GetEntity(ctx, table, pk, rk, sel)
+	}
+	return p.Entities[0], nil
+}
+
+type tombstones struct {
+	api.Backend
+	mu   sync.Mutex
+	dead map[string][]api.Entity // lower-case table -> deleted entities
+}
+
+func (m *tombstones) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	old, getErr := m.Backend.GetEntity(ctx, table, pk, rk, nil)
+	err := m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
+	if err == nil && getErr == nil {
+		m.mu.Lock()
+		t := strings.ToLower(table)
+		m.dead[t] = append(m.dead[t], old)
+		m.mu.Unlock()
+	}
+	return err
+}
+
+func (m *tombstones) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	p, err := m.Backend.QueryEntities(ctx, table, q)
+	if err != nil || !p.Continuation.IsZero() || q.Filter != "" || q.Select != nil {
+		return p, err
+	}
+	m.mu.Lock()
+	for _, e := range m.dead[strings.ToLower(table)] {
+		p.Entities = append(p.Entities, e.Clone())
+	}
+	m.mu.Unlock()
+	return p, nil
+}
+
+type anyRefused struct{ api.Backend }
+
+func (m *anyRefused) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if ifMatch == api.IfMatchAny {
+		if _, err := m.Backend.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil); err != nil {
+			return "", err
+		}
+		return "", spec.ErrUpdateCondition.New()
+	}
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *anyRefused) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if ifMatch == api.IfMatchAny {
+		if _, err := m.Backend.GetEntity(ctx, table, pk, rk, nil); err != nil {
+			return err
+		}
+		return spec.ErrUpdateCondition.New()
+	}
+	return m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
+}
+
+type upsertInsert struct{ api.Backend }
+
+func (m *upsertInsert) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if ifMatch != "" {
+		return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	}
+	got, err := m.Backend.InsertEntity(ctx, table, e)
+	return got.ETag, err
+}
+
+type autoCreate struct{ api.Backend }
+
+func (m *autoCreate) retry(ctx context.Context, table string, err error) bool {
+	if !isCode(err, spec.ErrTableNotFound.Code) {
+		return false
+	}
+	return m.Backend.CreateTable(ctx, table) == nil
+}
+
+func (m *autoCreate) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	got, err := m.Backend.InsertEntity(ctx, table, e)
+	if m.retry(ctx, table, err) {
+		return m.Backend.InsertEntity(ctx, table, e)
+	}
+	return got, err
+}
+
+func (m *autoCreate) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	etag, err := m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	if m.retry(ctx, table, err) {
+		return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	}
+	return etag, err
+}
+
+func (m *autoCreate) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	rs, err := m.Backend.SubmitBatch(ctx, table, ops)
+	if m.retry(ctx, table, err) {
+		return m.Backend.SubmitBatch(ctx, table, ops)
+	}
+	return rs, err
+}
+
+// globalKeys remembers which tables hold each key (written through it) and removes the
+// key from the other tables on every write.
+type globalKeys struct {
+	api.Backend
+	mu    sync.Mutex
+	where map[api.Key]map[string]string // key -> lower-case table -> table
+}
+
+func (m *globalKeys) written(ctx context.Context, table string, k api.Key) {
+	m.mu.Lock()
+	others := []string{}
+	for lt, t := range m.where[k] {
+		if lt != strings.ToLower(table) {
+			others = append(others, t)
+		}
+	}
+	m.where[k] = map[string]string{strings.ToLower(table): table}
+	m.mu.Unlock()
+	for _, t := range others {
+		_ = m.Backend.DeleteEntity(ctx, t, k.PartitionKey, k.RowKey, api.IfMatchAny)
+	}
+}
+
+func (m *globalKeys) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	got, err := m.Backend.InsertEntity(ctx, table, e)
+	if err == nil {
+		m.written(ctx, table, e.Key())
+	}
+	return got, err
+}
+
+func (m *globalKeys) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	etag, err := m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	if err == nil {
+		m.written(ctx, table, e.Key())
+	}
+	return etag, err
+}
+
+func (m *globalKeys) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	rs, err := m.Backend.SubmitBatch(ctx, table, ops)
+	if err == nil {
+		for _, op := range ops {
+			if op.Kind != api.BatchDelete && op.Kind != api.BatchRetrieve {
+				m.written(ctx, table, op.Entity.Key())
+			}
+		}
+	}
+	return rs, err
+}
+
+// fixedSchema converts a value whose type differs from the first one its table stored for
+// the property into a string.
+type fixedSchema struct {
+	api.Backend
+	mu    sync.Mutex
+	types map[string]api.EdmType // lower-case table + "\x00" + property -> type
+}
+
+func (m *fixedSchema) conform(table string, e api.Entity) api.Entity {
+	e = e.Clone()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for n, v := range e.Properties {
+		if v.Null {
+			continue
+		}
+		k := strings.ToLower(table) + "\x00" + n
+		t, ok := m.types[k]
+		switch {
+		case !ok:
+			m.types[k] = v.Type
+		case t != v.Type:
+			e.Properties[n] = api.String(strings.TrimSuffix(strings.TrimPrefix(v.String(), string(v.Type)+"("), ")"))
+		}
+	}
+	return e
+}
+
+func (m *fixedSchema) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	return m.Backend.InsertEntity(ctx, table, m.conform(table, e))
+}
+
+func (m *fixedSchema) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	return m.Backend.UpdateEntity(ctx, table, m.conform(table, e), mode, ifMatch)
+}
+
+func (m *fixedSchema) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	in := slicesCloneOps(ops)
+	for i := range in {
+		if in[i].Kind != api.BatchDelete && in[i].Kind != api.BatchRetrieve {
+			in[i].Entity = m.conform(table, in[i].Entity)
+		}
+	}
+	return m.Backend.SubmitBatch(ctx, table, in)
+}
+
+func slicesCloneOps(ops []api.BatchOp) []api.BatchOp { return append([]api.BatchOp(nil), ops...) }
+
+// Parallel use (SPEC.md 9).
+var (
+	_ = define(Mutant{
+		Name:        "concurrent-writes-dropped",
+		Description: "acknowledges a write that arrives while another write is in flight without storing it (a write-behind buffer that drops when busy)",
+		Breaks:      []string{"parallel.insert.durable", "parallel.upsert.durable"},
+	}, func(b api.Backend) api.Backend { return &busyDrop{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "query-coalescing-by-table",
+		Description: "answers a query that arrives while another query of the same table is in flight with that query's page",
+		Breaks:      []string{"parallel.query.equivalent"},
+	}, func(b api.Backend) api.Backend { return &coalesce{Backend: b, inflight: map[string]*flight{}} }, hooks{})
+)
+
+type busyDrop struct {
+	api.Backend
+	inflight atomic.Int64
+}
+
+func (m *busyDrop) enter(ctx context.Context) (busy bool) {
+	busy = m.inflight.Add(1) > 1
+	if !busy {
+		// Hold the slot for a round trip, so that writes sent together overlap.
+		sleep(ctx, raceWindow)
+	}
+	return busy
+}
+
+func (m *busyDrop) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	defer m.inflight.Add(-1)
+	if m.enter(ctx) {
+		got := e.Clone()
+		got.ETag, got.Timestamp = `W/"datetime'`+api.FormatDateTime7(time.Now())+`'"`, api.TruncateTicks(time.Now())
+		return got, nil
+	}
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *busyDrop) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	defer m.inflight.Add(-1)
+	if m.enter(ctx) && ifMatch == "" {
+		return `W/"datetime'` + api.FormatDateTime7(time.Now()) + `'"`, nil
+	}
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+type flight struct {
+	done chan struct{}
+	page api.Page
+	err  error
+}
+
+type coalesce struct {
+	api.Backend
+	mu       sync.Mutex
+	inflight map[string]*flight
+}
+
+func (m *coalesce) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	k := strings.ToLower(table)
+	m.mu.Lock()
+	if f, ok := m.inflight[k]; ok {
+		m.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return api.Page{}, ctx.Err()
+		}
+		p := f.page
+		p.Entities = append([]api.Entity(nil), p.Entities...)
+		for i := range p.Entities {
+			p.Entities[i] = p.Entities[i].Clone()
+		}
+		return p, f.err
+	}
+	f := &flight{done: make(chan struct{})}
+	m.inflight[k] = f
+	m.mu.Unlock()
+	sleep(ctx, raceWindow)
+	f.page, f.err = m.Backend.QueryEntities(ctx, table, q)
+	m.mu.Lock()
+	delete(m.inflight, k)
+	m.mu.Unlock()
+	close(f.done)
+	p := f.page
+	p.Entities = append([]api.Entity(nil), p.Entities...)
+	for i := range p.Entities {
+		p.Entities[i] = p.Entities[i].Clone()
+	}
+	return p, f.err
+}
