@@ -137,7 +137,7 @@ func (s *Service) batchRetrieve(t *table, key api.Entity) ([]api.BatchResult, er
 		t.mu.RUnlock()
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
-	r, found := t.tree.Get(probe(key.PartitionKey, key.RowKey))
+	r, found := t.lookup(key.PartitionKey, key.RowKey)
 	var e api.Entity
 	if found {
 		e = s.decode(t.arena, r)

@@ -133,7 +133,7 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 		t.mu.RUnlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	r, found := t.tree.Get(probe(partitionKey, rowKey))
+	r, found := t.lookup(partitionKey, rowKey)
 	var e api.Entity
 	if found {
 		e = s.decode(t.arena, r)

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -38,12 +39,14 @@ type table struct {
 	mu      sync.RWMutex
 	arena   *arena                // guarded by mu
 	tree    *btree.BTreeG[record] // guarded by mu
+	points  map[uint64]loc        // the point index (store.go); guarded by mu
+	seed    maphash.Seed
 	dropped bool                  // set when the table is deleted; guarded by mu
 	scratch []byte                // encoding buffer; guarded by mu (write lock)
 }
 
 func newTable(name string) *table {
-	t := &table{name: name}
+	t := &table{name: name, seed: maphash.MakeSeed(), points: map[uint64]loc{}}
 	t.arena, t.tree = newIndex()
 	return t
 }
@@ -191,6 +194,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	t.mu.Lock()
 	t.dropped = true
 	t.arena, t.tree = newIndex()
+	t.points = map[uint64]loc{}
 	t.scratch = nil
 	t.mu.Unlock()
 	return nil

@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"hash/maphash"
+	"math"
 	"unsafe"
 
 	"github.com/google/btree"
@@ -18,12 +20,17 @@ import (
 // entities leave dead bytes behind; when they outweigh the live ones the table is compacted
 // into a fresh arena.
 
-// record is one entry of a table's index.
+// loc is where an entity's bytes lie in a table's arena.
+type loc struct {
+	slab, off    uint32
+	pkLen, rkLen uint16 // stored keys are at most 1536 bytes of UTF-8 (spec.MaxKeyBytes)
+	size         uint32 // the entity's bytes: keys and body
+}
+
+// record is one entry of a table's ordered index.
 type record struct {
-	probe        *api.Key // a look-up key; nil in every stored record
-	slab, off    uint32   // where the entity's bytes start in the arena
-	pkLen, rkLen uint16   // stored keys are at most 1536 bytes of UTF-8 (spec.MaxKeyBytes)
-	size         uint32   // the entity's bytes: keys and body
+	probe *api.Key // a look-up key; nil in every stored record
+	loc
 }
 
 // probe returns a record that sorts where the entity (pk, rk) sorts, for index look-ups.
@@ -60,7 +67,7 @@ func (a *arena) put(b []byte, pkLen, rkLen int) record {
 	off := len(a.slabs[k])
 	a.slabs[k] = append(a.slabs[k], b...)
 	a.written += n
-	return record{slab: uint32(k), off: uint32(off), pkLen: uint16(pkLen), rkLen: uint16(rkLen), size: uint32(n)}
+	return record{loc: loc{slab: uint32(k), off: uint32(off), pkLen: uint16(pkLen), rkLen: uint16(rkLen), size: uint32(n)}}
 }
 
 // bytes returns r's bytes, shared with the arena (they are never rewritten).
@@ -92,6 +99,60 @@ func (a *arena) less(x, y record) bool {
 	return api.CompareKeyStrings(xrk, yrk) < 0
 }
 
+// The point index maps a hash of an entity's keys to its loc, so that Get and the writes
+// find an entity without descending the ordered index. A hash shared by two keys maps to
+// ambiguous, which sends look-ups of that hash to the ordered index. It describes the
+// committed index only; a transaction may use it too, since it addresses each entity at
+// most once.
+
+// ambiguous marks a hash shared by more than one entity.
+var ambiguous = loc{slab: math.MaxUint32}
+
+// pointHashMask narrows the point hash; tests narrow it to force shared hashes.
+var pointHashMask = ^uint64(0)
+
+func (t *table) pointHash(pk, rk string) uint64 {
+	return (maphash.String(t.seed, pk) ^ (maphash.String(t.seed, rk) * 0x9e3779b97f4a7c15)) & pointHashMask
+}
+
+// lookup finds the committed entity (pk, rk); the caller holds t's lock.
+func (t *table) lookup(pk, rk string) (record, bool) {
+	l, ok := t.points[t.pointHash(pk, rk)]
+	switch {
+	case !ok:
+		return record{}, false
+	case l == ambiguous:
+		return t.tree.Get(probe(pk, rk))
+	}
+	r := record{loc: l}
+	if spk, srk := t.arena.keys(r); spk != pk || srk != rk {
+		return record{}, false
+	}
+	return r, true
+}
+
+// setPoint records that (pk, rk) now lies at l.
+func (t *table) setPoint(pk, rk string, l loc) {
+	h := t.pointHash(pk, rk)
+	if cur, ok := t.points[h]; ok {
+		if cur == ambiguous {
+			return
+		}
+		if spk, srk := t.arena.keys(record{loc: cur}); spk != pk || srk != rk {
+			l = ambiguous
+		}
+	}
+	t.points[h] = l
+}
+
+// dropPoint records that (pk, rk) is gone.
+func (t *table) dropPoint(pk, rk string) {
+	h := t.pointHash(pk, rk)
+	if cur, ok := t.points[h]; ok && cur != ambiguous {
+		delete(t.points, h)
+	}
+}
+
 // decode returns the entity r holds.
 func (s *Service) decode(a *arena, r record) api.Entity {
 	pk, rk := a.keys(r)
@@ -105,11 +166,19 @@ type writer struct {
 	t         *table
 	tree      *btree.BTreeG[record]
 	liveDelta int
+	changes   []pointChange
+}
+
+// pointChange is one change to the point index, applied when the writer commits.
+type pointChange struct {
+	pk, rk  string
+	at      loc
+	deleted bool
 }
 
 // insert stores the validated entity e; an existing entity is 409 EntityAlreadyExists.
 func (w *writer) insert(e api.Entity) (record, *spec.Error) {
-	if w.tree.Has(probe(e.PartitionKey, e.RowKey)) {
+	if _, found := w.t.lookup(e.PartitionKey, e.RowKey); found {
 		return record{}, spec.ErrEntityAlreadyExists.New()
 	}
 	return w.store(e.PartitionKey, e.RowKey, e.Properties)
@@ -117,7 +186,7 @@ func (w *writer) insert(e api.Entity) (record, *spec.Error) {
 
 // update replaces or merges the validated entity e; ifMatch "" is an upsert.
 func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (record, *spec.Error) {
-	old, found := w.tree.Get(probe(e.PartitionKey, e.RowKey))
+	old, found := w.t.lookup(e.PartitionKey, e.RowKey)
 	switch {
 	case !found && ifMatch == "":
 		return w.store(e.PartitionKey, e.RowKey, e.Properties)
@@ -156,12 +225,13 @@ func (w *writer) store(pk, rk string, props map[string]api.Value) (record, *spec
 		w.liveDelta -= int(old.size)
 	}
 	w.liveDelta += int(r.size)
+	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, at: r.loc})
 	return r, nil
 }
 
 // delete removes an entity when ifMatch ("*" or an ETag) allows.
 func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
-	old, found := w.tree.Get(probe(pk, rk))
+	old, found := w.t.lookup(pk, rk)
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
@@ -170,6 +240,7 @@ func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
 	}
 	w.tree.Delete(old)
 	w.liveDelta -= int(old.size)
+	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, deleted: true})
 	return nil
 }
 
@@ -179,7 +250,14 @@ func (w *writer) commit() {
 	t := w.t
 	t.tree = w.tree
 	t.arena.live += w.liveDelta
-	w.liveDelta = 0
+	for _, c := range w.changes {
+		if c.deleted {
+			t.dropPoint(c.pk, c.rk)
+		} else {
+			t.setPoint(c.pk, c.rk, c.at)
+		}
+	}
+	w.liveDelta, w.changes = 0, nil
 	if dead := t.arena.written - t.arena.live; dead > compactMinDeadBytes && dead > t.arena.live {
 		t.compact()
 	}
@@ -195,4 +273,15 @@ func (t *table) compact() {
 	})
 	a.live = a.written
 	t.arena, t.tree = a, tree
+	t.rebuildPoints()
+}
+
+// rebuildPoints recomputes the point index from the ordered index.
+func (t *table) rebuildPoints() {
+	t.points = make(map[uint64]loc, t.tree.Len())
+	t.tree.Ascend(func(r record) bool {
+		pk, rk := t.arena.keys(r)
+		t.setPoint(pk, rk, r.loc)
+		return true
+	})
 }
