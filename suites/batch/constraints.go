@@ -82,7 +82,7 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 			seed(ctx, b, table, want, entity("other"))
 			res, err := b.SubmitBatch(ctx, table, []api.BatchOp{retrieveOp("r")})
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(1))
+			Expect(res).To(HaveLen(1), "results of a lone retrieve")
 			Expect(res[0].Entity).NotTo(BeNil(), "the retrieve returned no entity")
 			Expect(*res[0].Entity).To(MatchEntity(want))
 		})

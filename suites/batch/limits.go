@@ -44,8 +44,8 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 			ops := inserts(spec.MaxBatchOperations, 0)
 			res, err := b.SubmitBatch(ctx, table, ops)
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(spec.MaxBatchOperations))
-			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations))
+			Expect(res).To(HaveLen(spec.MaxBatchOperations), "results of 100 operations")
+			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations), "entities stored by 100 inserts")
 		})
 
 		f.It("batch.limit.operations", "accepts 100 operations of mixed kinds", func(ctx context.Context) {
@@ -58,7 +58,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 			ops[3] = upsertMergeOp("r003", "N", api.Int32(-3))
 			_, err := b.SubmitBatch(ctx, table, ops)
 			Expect(err).To(SucceedOnBackend())
-			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations - 1))
+			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations-1), "entities after 96 inserts, 3 updates and 1 delete")
 		})
 	})
 
@@ -93,7 +93,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err := b.SubmitBatch(ctx, table, inserts(spec.MaxBatchOperations, payloadUnder))
 			Expect(err).To(SucceedOnBackend())
-			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations))
+			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations), "entities stored by 100 inserts")
 		})
 	})
 

@@ -99,7 +99,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 			ops := []api.BatchOp{deleteOp("d1"), insertOp("i1"), insertOp("i2"), deleteOp("d2"), insertOp("i3")}
 			res, err := b.SubmitBatch(ctx, table, ops)
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(len(ops)))
+			Expect(res).To(HaveLen(len(ops)), "results for %s", describeOps(ops))
 			for i, op := range ops {
 				if op.Kind == api.BatchInsert {
 					Expect(res[i].ETag).NotTo(BeEmpty(), "result %d, of an insert, carries no ETag", i)
@@ -116,7 +116,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 			ops := allKinds()
 			res, err := b.SubmitBatch(ctx, table, ops)
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(len(ops)))
+			Expect(res).To(HaveLen(len(ops)), "results for %s", describeOps(ops))
 			for i, op := range ops {
 				if op.Kind == api.BatchDelete {
 					continue
@@ -132,16 +132,16 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 			seed(ctx, b, table, entity("d"))
 			res, err := b.SubmitBatch(ctx, table, []api.BatchOp{insertOp("i"), deleteOp("d")})
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(2))
-			Expect(res[1].ETag).To(BeEmpty())
+			Expect(res).To(HaveLen(2), "results of an insert and a delete")
+			Expect(res[1].ETag).To(BeEmpty(), "the ETag of a delete result")
 		})
 
 		f.It("batch.results.insert-status", "answers an insert with 201 or 204", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			res, err := b.SubmitBatch(ctx, table, []api.BatchOp{insertOp("i", "V", api.Int32(1))})
 			Expect(err).To(SucceedOnBackend())
-			Expect(res).To(HaveLen(1))
-			Expect(res[0].Status).To(BeElementOf(201, 204))
+			Expect(res).To(HaveLen(1), "results of one insert")
+			Expect(res[0].Status).To(BeElementOf(201, 204), "the status of an insert result")
 			f.Choice("status of an insert in a transaction", http.StatusText(res[0].Status))
 		})
 	})

@@ -108,7 +108,7 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 			insertOriginal(ctx, b, table)
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p' and RowKey eq 'r'"})
 			Expect(err).To(SucceedOnBackend())
-			Expect(page.Entities).To(HaveLen(1))
+			Expect(page.Entities).To(HaveLen(1), "the point query returned %s", KeyList(page.Entities))
 			return page.Entities[0].ETag
 		}},
 		{"returned by the previous merge", func(ctx context.Context, b driver.Backend, table string) string {
@@ -130,7 +130,7 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 				} else {
 					got, err := b.GetEntity(ctx, table, "p", "r", nil)
 					Expect(err).To(SucceedOnBackend())
-					Expect(got.Properties).To(HaveKeyWithValue("By", api.String(o.name)))
+					Expect(got.Properties).To(HaveKeyWithValue("By", api.String(o.name)), "the %s was acknowledged but the entity reads %s", o.name, got)
 				}
 			})
 		}

@@ -111,11 +111,11 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			load(ctx, b, table)
 			serial, err := queryAll(ctx, b, table, api.Query{})
 			Expect(err).To(SucceedOnBackend())
-			Expect(serial).To(HaveLen(partitions * perPartition))
+			Expect(serial).To(HaveLen(partitions*perPartition), "entities of the serial query")
 			union, err := parallelUnion(ctx, b, table, "", 0)
 			Expect(err).To(SucceedOnBackend())
-			Expect(StateDiff(serial, union)).To(BeEmpty())
-			Expect(union).To(HaveLen(len(serial)))
+			Expect(StateDiff(serial, union)).To(BeEmpty(), "parallel results against serial ones")
+			Expect(union).To(HaveLen(len(serial)), "entities of the parallel queries")
 		})
 
 		f.It("parallel.query.equivalent", "returns in parallel what one serial filtered query returns", func(ctx context.Context) {
@@ -123,11 +123,11 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			load(ctx, b, table)
 			serial, err := queryAll(ctx, b, table, api.Query{Filter: "Even eq true and R ge 10"})
 			Expect(err).To(SucceedOnBackend())
-			Expect(serial).NotTo(BeEmpty())
+			Expect(serial).NotTo(BeEmpty(), "entities of the serial filtered query")
 			union, err := parallelUnion(ctx, b, table, "Even eq true and R ge 10", 0)
 			Expect(err).To(SucceedOnBackend())
-			Expect(StateDiff(serial, union)).To(BeEmpty())
-			Expect(union).To(HaveLen(len(serial)))
+			Expect(StateDiff(serial, union)).To(BeEmpty(), "parallel results against serial ones")
+			Expect(union).To(HaveLen(len(serial)), "entities of the parallel queries")
 		})
 
 		f.It("parallel.query.paged", "returns every partition whole when the queries page concurrently", func(ctx context.Context) {
@@ -268,7 +268,7 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			})
 			Expect(err).To(SucceedOnBackend())
 			AddReportEntry("conflicts", conflicts.Load(), ReportEntryVisibilityFailureOrVerbose)
-			Expect(acked.Load()).To(BeEquivalentTo(racers * increments))
+			Expect(acked.Load()).To(BeEquivalentTo(racers*increments), "acknowledged increments")
 			Expect(table).To(HoldExactly(ctx, b, api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(acked.Load()), "Other": api.String("kept")})))
 		})
 
@@ -322,7 +322,7 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 				return nil
 			})
 			Expect(err).To(SucceedOnBackend())
-			Expect(dup).To(BeEmpty())
+			Expect(dup).To(BeEmpty(), "two writes got the same ETag")
 		})
 	})
 })

@@ -55,7 +55,7 @@ func checkMinimalMetadata(e map[string]any) {
 func checkFullMetadata(e map[string]any) {
 	GinkgoHelper()
 	for _, k := range []string{"odata.type", "odata.id", "odata.etag", "odata.editLink"} {
-		Expect(e).To(HaveKey(k))
+		Expect(e).To(HaveKey(k), "the full-metadata member %s", k)
 	}
 	Expect(e).To(HaveKeyWithValue("Timestamp@odata.type", "Edm.DateTime"))
 }
@@ -104,7 +104,7 @@ var _ = framework.Describe("Error bodies", func(f *framework.F) {
 			}
 			Expect(json.Unmarshal(a.body, &doc)).To(Succeed(), "%s", a)
 			Expect(doc.Error).NotTo(BeNil(), "no odata.error member: %s", a)
-			Expect(doc.Error.Code).NotTo(BeEmpty())
+			Expect(doc.Error.Code).NotTo(BeEmpty(), "the odata.error code of %s", a)
 			Expect(doc.Error.Code).To(Equal(a.header.Get("x-ms-error-code")), "body code and header code differ")
 			Expect(doc.Error.Message.Value).NotTo(BeEmpty(), "no message")
 		})
@@ -129,7 +129,7 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		Expect(a.status).To(Equal(200), "%s", a)
 		Expect(odataMembers(object(a))).To(BeEmpty(), "odata members in a nometadata query answer")
 		vs := values(a)
-		Expect(vs).To(HaveLen(1))
+		Expect(vs).To(HaveLen(1), "the query results of %s", a)
 		checkNoMetadata(vs[0])
 	})
 
@@ -140,7 +140,7 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		a := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
 		e := object(a)
-		Expect(e).To(HaveKey("odata.metadata"))
+		Expect(e).To(HaveKey("odata.metadata"), "the odata.metadata member of %s", a)
 		checkMinimalMetadata(e)
 	})
 
@@ -150,9 +150,9 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		typed(ctx, raw, table)
 		a := send(ctx, raw, "GET", queryPath(table, nil), nil, map[string]string{"Accept": minimalMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
-		Expect(object(a)).To(HaveKey("odata.metadata"))
+		Expect(object(a)).To(HaveKey("odata.metadata"), "the odata.metadata member of %s", a)
 		vs := values(a)
-		Expect(vs).To(HaveLen(1))
+		Expect(vs).To(HaveLen(1), "the query results of %s", a)
 		checkMinimalMetadata(vs[0])
 	})
 
@@ -166,7 +166,7 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		a := send(ctx, raw, "GET", queryPath(table, nil), nil, map[string]string{"Accept": minimalMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
 		vs := values(a)
-		Expect(vs).To(HaveLen(3))
+		Expect(vs).To(HaveLen(3), "the query results of %s", a)
 		for _, e := range vs {
 			Expect(e).To(HaveKey("odata.etag"), "result %v", e["RowKey"])
 		}
@@ -188,7 +188,7 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		a := send(ctx, raw, "GET", queryPath(table, nil), nil, map[string]string{"Accept": fullMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
 		vs := values(a)
-		Expect(vs).To(HaveLen(1))
+		Expect(vs).To(HaveLen(1), "the query results of %s", a)
 		checkFullMetadata(vs[0])
 	})
 
@@ -199,7 +199,7 @@ var _ = framework.Describe("JSON metadata levels", func(f *framework.F) {
 		a := send(ctx, raw, "GET", queryPath(table, map[string]string{"$format": fullMetadata}), nil, map[string]string{"Accept": noMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
 		vs := values(a)
-		Expect(vs).To(HaveLen(1))
+		Expect(vs).To(HaveLen(1), "the query results of %s", a)
 		checkFullMetadata(vs[0])
 	})
 })
@@ -224,7 +224,7 @@ var _ = framework.Describe("Edm.Double on the wire", func(f *framework.F) {
 			Expect(strings.ContainsAny(n.String(), ".eE")).To(BeTrue(), "D came back as %s, which reads as an integer", n)
 			v, err := n.Float64()
 			Expect(err).NotTo(HaveOccurred())
-			Expect(v).To(Equal(5.0))
+			Expect(v).To(Equal(5.0), "the value of D in %s", got)
 			Expect(table).To(HoldEntity(ctx, b, api.NewEntity("p", "r", map[string]api.Value{"D": api.Double(5)})))
 		})
 	}

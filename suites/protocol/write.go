@@ -41,9 +41,9 @@ var _ = framework.Describe("Insert Entity over HTTP", func(f *framework.F) {
 		table := f.NewTable(ctx)
 		a := send(ctx, raw, "POST", table, body("p", "r", "Name", "Ada"), map[string]string{"Prefer": "return-no-content"})
 		Expect(a.status).To(Equal(204), "%s", a)
-		Expect(a.body).To(BeEmpty())
+		Expect(a.body).To(BeEmpty(), "the body of %s", a)
 		Expect(a.header.Get("ETag")).NotTo(BeEmpty(), "no ETag header")
-		Expect(a.header.Get("Preference-Applied")).To(Equal("return-no-content"))
+		Expect(a.header.Get("Preference-Applied")).To(Equal("return-no-content"), "the Preference-Applied header of %s", a)
 	})
 
 	f.It("protocol.insert.prefer-no-content", "stores the entity it does not return", func(ctx context.Context) {
@@ -59,7 +59,7 @@ var _ = framework.Describe("Insert Entity over HTTP", func(f *framework.F) {
 		table := f.NewTable(ctx)
 		a := send(ctx, raw, "POST", table, body("p", "r", "Name", "Ada"), map[string]string{"Prefer": "return-content"})
 		Expect(a.status).To(Equal(201), "%s", a)
-		Expect(a.header.Get("Preference-Applied")).To(Equal("return-content"))
+		Expect(a.header.Get("Preference-Applied")).To(Equal("return-content"), "the Preference-Applied header of %s", a)
 		Expect(object(a)).To(HaveKeyWithValue("Name", "Ada"))
 	})
 })
@@ -79,7 +79,7 @@ var _ = framework.Describe("Update, Merge and Delete Entity over HTTP", func(f *
 			stored(ctx, b, table)
 			a := send(ctx, raw, c.method, entityPath(table, "p", "r"), body("p", "r", "Name", "new"), map[string]string{"If-Match": c.ifMatch})
 			Expect(a.status).To(Equal(204), "%s", a)
-			Expect(a.body).To(BeEmpty())
+			Expect(a.body).To(BeEmpty(), "the body of %s", a)
 			Expect(a.header.Get("ETag")).NotTo(BeEmpty(), "no ETag header")
 		})
 	}
@@ -90,7 +90,7 @@ var _ = framework.Describe("Update, Merge and Delete Entity over HTTP", func(f *
 		stored(ctx, b, table)
 		a := send(ctx, raw, "DELETE", entityPath(table, "p", "r"), nil, map[string]string{"If-Match": "*"})
 		Expect(a.status).To(Equal(204), "%s", a)
-		Expect(a.body).To(BeEmpty())
+		Expect(a.body).To(BeEmpty(), "the body of %s", a)
 	})
 
 	f.It("protocol.get.etag", "answers a GET with 200 and the ETag the last write returned", func(ctx context.Context) {
@@ -101,7 +101,7 @@ var _ = framework.Describe("Update, Merge and Delete Entity over HTTP", func(f *
 		Expect(w.status).To(Equal(204), "%s", w)
 		a := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, nil)
 		Expect(a.status).To(Equal(200), "%s", a)
-		Expect(a.header.Get("ETag")).To(Equal(w.header.Get("ETag")))
+		Expect(a.header.Get("ETag")).To(Equal(w.header.Get("ETag")), "the ETag header of %s, after the MERGE returned %s", a, w.header.Get("ETag"))
 	})
 
 	f.It("protocol.get.etag", "answers a GET in full metadata with an ETag header equal to odata.etag", func(ctx context.Context) {
@@ -110,8 +110,8 @@ var _ = framework.Describe("Update, Merge and Delete Entity over HTTP", func(f *
 		stored(ctx, b, table)
 		a := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": fullMetadata})
 		Expect(a.status).To(Equal(200), "%s", a)
-		Expect(a.header.Get("ETag")).NotTo(BeEmpty())
-		Expect(object(a)).To(HaveKeyWithValue("odata.etag", a.header.Get("ETag")))
+		Expect(a.header.Get("ETag")).NotTo(BeEmpty(), "the ETag header of %s", a)
+		Expect(object(a)).To(HaveKeyWithValue("odata.etag", a.header.Get("ETag")), "odata.etag against the ETag header of %s", a)
 	})
 
 	f.It("protocol.etag.weak", "hands out weak ETags on insert, update and read", func(ctx context.Context) {
@@ -153,7 +153,7 @@ var _ = framework.Describe("Request identifiers", func(f *framework.F) {
 			table := f.NewTable(ctx)
 			a := c.do(ctx, raw, table, map[string]string{"x-ms-client-request-id": clientID})
 			Expect(a.status).To(Equal(c.status), "%s", a)
-			Expect(a.header.Get("x-ms-client-request-id")).To(Equal(clientID))
+			Expect(a.header.Get("x-ms-client-request-id")).To(Equal(clientID), "the x-ms-client-request-id header of %s", a)
 		})
 	}
 
@@ -174,7 +174,7 @@ var _ = framework.Describe("Request identifiers", func(f *framework.F) {
 				a = send(ctx, raw, c.method, entityPath(table, "p", c.path), nil, map[string]string{"If-Match": "*"})
 			}
 			Expect(a.status).To(Equal(c.status), "%s", a)
-			Expect(strings.TrimSpace(a.header.Get("x-ms-request-id"))).NotTo(BeEmpty())
+			Expect(strings.TrimSpace(a.header.Get("x-ms-request-id"))).NotTo(BeEmpty(), "the x-ms-request-id header of %s", a)
 		})
 	}
 })
