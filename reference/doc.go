@@ -5,9 +5,11 @@
 // tokens, and atomic entity group transactions.
 //
 // Service implements api.Backend in process. It is safe for concurrent use and, given a
-// clock (WithClock), deterministic. Each table is an ordered index (google/btree) of compact
-// encoded entities; a transaction runs against a copy-on-write clone of the index that is
-// swapped in only when every operation succeeded.
+// clock (WithClock), deterministic. Each table keeps its entities compactly encoded
+// (codec.go) in an append-only arena, ordered by a google/btree index of pointer-free
+// records, with a hash index of positions for point reads and writes (store.go). A
+// transaction runs against a copy-on-write clone of the ordered index that replaces it only
+// when every operation succeeded.
 //
 // Where SPEC.md marks a fact UNCERTAIN and reference/spec does not settle it, the choice
 // is made once, in choices.go.
