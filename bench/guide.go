@@ -43,15 +43,15 @@ func GuideCases(large bool) []Case {
 	return []Case{
 		{Family: "SecondaryIndex", Params: []Param{{"employees", emp}, {"lookup", "index-entity"}}, Tags: guide,
 			setup: func(ctx context.Context, env *Env, table string) (*workload, error) {
-				return setupSecondaryIndex(ctx, env, table, employees, true)
+				return setupSecondaryIndex(ctx, env, table, quick(env, employees), true)
 			}},
 		{Family: "SecondaryIndex", Params: []Param{{"employees", emp}, {"lookup", "property-filter"}}, Tags: guide,
 			setup: func(ctx context.Context, env *Env, table string) (*workload, error) {
-				return setupSecondaryIndex(ctx, env, table, employees, false)
+				return setupSecondaryIndex(ctx, env, table, quick(env, employees), false)
 			}},
 		{Family: "LogTail", Params: []Param{{"entries", fmt.Sprint(logs)}, {"top", fmt.Sprint(logTailTop)}}, Tags: guide,
 			setup: func(ctx context.Context, env *Env, table string) (*workload, error) {
-				return setupLogTail(ctx, env, table, logs)
+				return setupLogTail(ctx, env, table, quick(env, logs))
 			}},
 		{Family: "DataSeries", Params: []Param{{"layout", "series-entity"}}, Tags: guide,
 			setup: func(ctx context.Context, env *Env, table string) (*workload, error) {
@@ -75,6 +75,14 @@ func GuideCases(large bool) []Case {
 	}
 }
 
+// quick returns n, or a tenth of it for a quick run.
+func quick(env *Env, n int) int {
+	if env.Quick {
+		return max(n/10, 20)
+	}
+	return n
+}
+
 // loadEntities inserts es, grouped by partition in order of first appearance.
 func loadEntities(ctx context.Context, b api.Backend, table string, es []api.Entity) error {
 	var order []string
@@ -88,7 +96,10 @@ func loadEntities(ctx context.Context, b api.Backend, table string, es []api.Ent
 	return loadPartitions(ctx, b, table, len(order), func(p int) []api.Entity { return byPK[order[p]] })
 }
 
-func checkEmployee(e api.Entity, want fixtures.Employee) error {
+func checkEmployee(e api.Entity, want fixtures.Employee, rk string) error {
+	if e.PartitionKey != want.Department || e.RowKey != rk {
+		return wrong("looked up (%s, %s), got (%s, %s)", want.Department, rk, e.PartitionKey, e.RowKey)
+	}
 	if got := fixtures.EmployeeOf(e); got != want {
 		return wrong("looked up employee %s (%s), got %+v", want.ID, want.Email, got)
 	}
@@ -119,7 +130,7 @@ func setupSecondaryIndex(ctx context.Context, env *Env, table string, n int, ind
 			if err != nil {
 				return err
 			}
-			return checkEmployee(e, r)
+			return checkEmployee(e, r, "email_"+r.Email)
 		}
 		q := api.Query{Filter: fmt.Sprintf("PartitionKey eq %s and %s eq %s", quote(r.Department), fixtures.PropEmail, quote(r.Email))}
 		found, _, err := scanAll(w.Ctx, w.B, w.Table, q, 100)
@@ -129,7 +140,7 @@ func setupSecondaryIndex(ctx context.Context, env *Env, table string, n int, ind
 		if len(found) != 1 {
 			return wrong("filter %q found %d employees, want 1", q.Filter, len(found))
 		}
-		return checkEmployee(found[0], r)
+		return checkEmployee(found[0], r, r.ID)
 	}}, nil
 }
 
@@ -184,12 +195,13 @@ func setupLogTail(ctx context.Context, env *Env, table string, n int) (*workload
 // setupDataSeries loads message statistics as one series entity per employee (24 hourly
 // properties) or as 24 entities per employee, and reads one employee's day.
 func setupDataSeries(ctx context.Context, env *Env, table string, series bool) (*workload, error) {
-	ids := fixtures.StatsEmployees(seriesEmployees)
+	n := quick(env, seriesEmployees)
+	ids := fixtures.StatsEmployees(n)
 	var es []api.Entity
 	if series {
-		es = fixtures.MessageStatsSeries(seriesEmployees)
+		es = fixtures.MessageStatsSeries(n)
 	} else {
-		es = fixtures.MessageStatsPerHour(seriesEmployees)
+		es = fixtures.MessageStatsPerHour(n)
 	}
 	if err := loadEntities(ctx, env.Backend, table, es); err != nil {
 		return nil, err
@@ -266,7 +278,7 @@ func setupAccessEvents(_ context.Context, _ *Env, _ string, hot bool) (*workload
 func lookupCase(style string, n int) Case {
 	return Case{Family: "Lookup", Params: []Param{{"employees", fmt.Sprint(n)}, {"style", style}}, Tags: []string{"guide"},
 		setup: func(ctx context.Context, env *Env, table string) (*workload, error) {
-			recs := fixtures.EmployeeRecords(n)
+			recs := fixtures.EmployeeRecords(quick(env, n))
 			es := make([]api.Entity, len(recs))
 			for i, r := range recs {
 				es[i] = r.Entity()
@@ -281,7 +293,7 @@ func lookupCase(style string, n int) Case {
 					if err != nil {
 						return err
 					}
-					return checkEmployee(e, r)
+					return checkEmployee(e, r, r.ID)
 				}
 				filter := fmt.Sprintf("%s eq %s", fixtures.PropEmployeeID, quote(r.ID))
 				if style == "partition-scan" {
@@ -294,7 +306,7 @@ func lookupCase(style string, n int) Case {
 				if len(found) != 1 {
 					return wrong("filter %q found %d employees, want 1", filter, len(found))
 				}
-				return checkEmployee(found[0], r)
+				return checkEmployee(found[0], r, r.ID)
 			}}, nil
 		}}
 }

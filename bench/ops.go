@@ -27,6 +27,9 @@ const (
 )
 
 func (e *Env) dataset(payload int) dataset {
+	if e.Quick {
+		return dataset{records: 160, partitions: 4, payload: payload}
+	}
 	if e.Large {
 		return dataset{records: largeRecords, partitions: largePartitions, payload: payload}
 	}
@@ -217,9 +220,13 @@ func setupDelete(ctx context.Context, env *Env, table string) (*workload, error)
 	)
 	before := func(ctx context.Context, n int) (int, error) {
 		if n <= 0 {
-			n = deletePool
-			if env.Large {
+			switch {
+			case env.Quick:
+				n = deletePool / 10
+			case env.Large:
 				n = largeDeletePool
+			default:
+				n = deletePool
 			}
 		}
 		run++
@@ -395,6 +402,9 @@ func setupTableScan(ctx context.Context, env *Env, table string) (*workload, err
 
 func setupPaging(ctx context.Context, env *Env, table string) (*workload, error) {
 	d := dataset{records: pagingEntities, partitions: 10, payload: 128}
+	if env.Quick {
+		d.records, d.partitions = 1500, 3
+	}
 	if err := d.load(ctx, env.Backend, table); err != nil {
 		return nil, err
 	}
@@ -403,6 +413,9 @@ func setupPaging(ctx context.Context, env *Env, table string) (*workload, error)
 
 func setupParallelQueries(ctx context.Context, env *Env, table string) (*workload, error) {
 	d := dataset{records: 64 * 32, partitions: 64, payload: 256}
+	if env.Quick {
+		d.records, d.partitions = 64, 8
+	}
 	if err := d.load(ctx, env.Backend, table); err != nil {
 		return nil, err
 	}

@@ -220,7 +220,10 @@ func tick(d float64) string {
 	if d < 0 {
 		return fmt.Sprintf("%g", math.Pow(10, d))
 	}
-	return num(math.Pow(10, d) + 0.5)
+	if v := math.Pow(10, d); v >= 1000 {
+		return num(v)
+	}
+	return fmt.Sprintf("%.0f", math.Pow(10, d))
 }
 
 // Colours of the backends in the plot, in order.

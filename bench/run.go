@@ -117,6 +117,9 @@ type Env struct {
 	Seed uint64
 	// Workers overrides each case's default worker count when positive.
 	Workers int
+	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
+	// tests of the workloads themselves, never for measurement.
+	Quick bool
 	// Logf receives notes about the run (nil: discarded).
 	Logf func(format string, args ...any)
 }
@@ -147,6 +150,7 @@ type Worker struct {
 	Table string
 
 	steps    int64
+	writes   int64
 	checks   []func(ctx context.Context, b api.Backend) error
 	choosers map[Distribution]chooser
 }
@@ -171,10 +175,12 @@ func (w *Worker) chooser(d Distribution) chooser {
 func (w *Worker) deep() bool { return w.steps%sampleEvery == 0 }
 
 // later queues a check that runs after the timed phase through the unmeasured backend.
+// Of a worker's writes, the first and every sampleEvery-th after it are read back.
 func (w *Worker) later(check func(ctx context.Context, b api.Backend) error) {
-	if w.deep() && len(w.checks) < maxLaterChecks {
+	if w.writes%sampleEvery == 0 && len(w.checks) < maxLaterChecks {
 		w.checks = append(w.checks, check)
 	}
+	w.writes++
 }
 
 // WrongResultError reports a result that contradicts what the workload wrote: the backend

@@ -186,6 +186,9 @@ func (y YCSB) pick(r *rand.Rand) ycsbOp {
 }
 
 func (y YCSB) setup(ctx context.Context, env *Env, table string) (*workload, error) {
+	if env.Quick {
+		y.RecordCount, y.Partitions = 200, 4
+	}
 	if err := y.Validate(); err != nil {
 		return nil, err
 	}
