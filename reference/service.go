@@ -41,8 +41,8 @@ type table struct {
 	tree    *btree.BTreeG[record] // guarded by mu
 	points  map[uint64]loc        // the point index (store.go); guarded by mu
 	seed    maphash.Seed
-	dropped bool                  // set when the table is deleted; guarded by mu
-	scratch []byte                // encoding buffer; guarded by mu (write lock)
+	dropped bool   // set when the table is deleted; guarded by mu
+	scratch []byte // encoding buffer; guarded by mu (write lock)
 }
 
 func newTable(name string) *table {
