@@ -118,6 +118,15 @@ func isStatus(err error, status int) bool {
 	return ok && e.Status == status
 }
 
+// statusAndCode renders a service error as "404 TableNotFound" for recorded choices (no
+// request id, so that reports of two runs compare); anything else as DescribeOutcome does.
+func statusAndCode(err error) string {
+	if e, ok := driver.AsError(err); ok {
+		return fmt.Sprintf("%d %s", e.Status, e.Code)
+	}
+	return DescribeOutcome(err)
+}
+
 // department returns the employees of one department of the default data set.
 func department(name string) []fixtures.Employee {
 	var out []fixtures.Employee

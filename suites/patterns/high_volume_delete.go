@@ -52,7 +52,7 @@ var _ = framework.Describe("High volume delete pattern", func(f *framework.F) {
 			Expect(b.DeleteTable(ctx, names[0])).To(SucceedOnBackend())
 			page, err := b.QueryEntities(ctx, names[0], api.Query{})
 			Expect(err).To(goneTable(), "a query of the deleted table returned %d entities", len(page.Entities))
-			f.Choice("query of a table just deleted", DescribeOutcome(err))
+			f.Choice("query of a table just deleted", statusAndCode(err))
 			old := days[0][0]
 			_, err = b.GetEntity(ctx, names[0], old.PartitionKey, old.RowKey, nil)
 			Expect(err).To(goneTable())
