@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tableconform/conform/bench"
+)
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench"}, "needs at least one --backend"},
+		{[]string{"bench", "--backend", "reference", "--workloads", "NoSuchWorkload"}, "selects no workload"},
+		{[]string{"bench", "--backend", "reference", "--backend", "reference"}, "given twice"},
+		{[]string{"bench", "--backend", "reference", "--duration", "0s"}, "--duration must be positive"},
+		{[]string{"bench", "--backend", "reference", "--driver", "grpc"}, "--driver must be"},
+	} {
+		_, stderr, code := conform(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("conform %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}
+
+func TestBenchList(t *testing.T) {
+	out, _, code := conform(t, "bench", "--list", "--workloads", "ycsb")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if n := strings.Count(out, "YCSB/workload="); n != 18 {
+		t.Fatalf("--list --workloads ycsb printed %d YCSB workloads, want 18:\n%s", n, out)
+	}
+}
+
+// TestBenchWritesComparison runs two short workloads on the reference in process and over
+// HTTP and checks the comparison written into --out.
+func TestBenchWritesComparison(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference,reference-http", "--workloads", "PointGet,LogTail",
+		"--duration", "200ms", "--workers", "2", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "seed ") || strings.Count(out, "ops/s") != 4 {
+		t.Errorf("progress output:\n%s", out)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Backends) != 2 || rep.Backends[1].Kind != "reference-http" || len(rep.Outcomes) != 4 {
+		t.Fatalf("bench.json: backends %+v, %d outcomes", rep.Backends, len(rep.Outcomes))
+	}
+	for _, o := range rep.Outcomes {
+		if o.Error != "" || o.OpsPerSec <= 0 || o.Requests == 0 || o.Latency.P99 <= 0 {
+			t.Errorf("%s on %s: %+v", o.Case, o.Backend, o)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PointGet/partitions=16/payload=1KiB", "LogTail/entries=4000/top=20", "reference / reference-http"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("bench.md lacks %q", want)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, bench.ReportSVG))
+	if err != nil || !strings.HasPrefix(string(svg), "<svg") || !strings.Contains(string(svg), "reference-http") {
+		t.Errorf("bench.svg: %v\n%.200s", err, svg)
+	}
+}
+
+func TestBenchUnavailableBackend(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := conform(t, "bench", "--backend", "nowhere=DefaultEndpointsProtocol=http;AccountName=a;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:1/a;",
+		"--workloads", "PointGet", "--duration", "100ms", "--out", dir)
+	if code != exitUsage || !strings.Contains(stderr, "nowhere") || strings.Contains(stderr, "a2V5") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil || !strings.Contains(string(md), "not run") {
+		t.Fatalf("bench.md should say the backend did not run: %v\n%s", err, md)
+	}
+}
