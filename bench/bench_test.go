@@ -42,7 +42,8 @@ func TestMain(m *testing.M) {
 		seed = binary.LittleEndian.Uint64(b[:])
 	}
 	if testing.Verbose() || flagBenchSet() {
-		fmt.Printf("bench: seed %d (replay with -args -seed=%d), run id %s\n", seed, seed, runID)
+		// Not "key: value", which benchstat would read as configuration and split tables by.
+		fmt.Printf("Seed %d (replay with -args -seed=%d); tables of this run start with %s%s\n", seed, seed, TablePrefix, runID)
 	}
 	code := m.Run()
 	closeTargets()

@@ -72,17 +72,17 @@ func BenchmarkSDKCeiling(b *testing.B) {
 	}
 	// Printed rather than logged: a benchmark with sub-benchmarks does not print its own log.
 	for _, line := range ceilingVerdict(figures) {
-		fmt.Println("bench: " + line)
+		fmt.Println(line)
 	}
 }
 
 // ceilingVerdict compares reference-http with the ceiling and with Azurite, per operation.
 func ceilingVerdict(figures map[string]map[CeilingOp]float64) []string {
-	lines := []string{fmt.Sprintf("SDK ceiling: aztables, %d workers; target: reference-http >= %.0f%% of the do-nothing server and > %dx Azurite", CeilingWorkers, ceilingShare*100, azuriteFactor)}
+	lines := []string{fmt.Sprintf("SDK ceiling (aztables, %d workers), target: reference-http >= %.0f%% of the do-nothing server and > %dx Azurite", CeilingWorkers, ceilingShare*100, azuriteFactor)}
 	for _, op := range CeilingOps() {
 		ceil, ref, az := figures[ceilingNoop][op], figures[provision.ReferenceHTTP][op], figures[provision.Azurite][op]
 		var parts []string
-		parts = append(parts, fmt.Sprintf("%-12s noop %8.0f ops/s, reference-http %8.0f, azurite %8.0f", op, ceil, ref, az))
+		parts = append(parts, fmt.Sprintf("SDK ceiling %-12s noop %8.0f ops/s, reference-http %8.0f, azurite %8.0f", op, ceil, ref, az))
 		if ceil > 0 && ref > 0 {
 			share := ref / ceil
 			parts = append(parts, fmt.Sprintf("reference-http at %.0f%% of the ceiling (%s)", share*100, verdict(share >= ceilingShare)))
