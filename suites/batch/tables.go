@@ -1,0 +1,77 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+	. "github.com/tableconform/conform/suites/matchers"
+)
+
+// rawInsert is one insert of a hand-made transaction: the table it addresses and its keys.
+type rawInsert struct{ table, rowKey string }
+
+// submitRaw sends a transaction of inserts built by hand (SPEC.md 4: one changeset of
+// application/http parts with absolute URLs), which the api cannot express when the
+// inserts address different tables. It returns the HTTP status and the answer's body.
+func submitRaw(ctx context.Context, raw driver.RawHTTP, inserts []rawInsert) (int, string) {
+	GinkgoHelper()
+	const batchBoundary, changeset = "batch_conform0001", "changeset_conform0002"
+	var body bytes.Buffer
+	fmt.Fprintf(&body, "--%s\r\nContent-Type: multipart/mixed; boundary=%s\r\n\r\n", batchBoundary, changeset)
+	for i, in := range inserts {
+		target, err := raw.NewRequest(ctx, "POST", in.table, nil)
+		Expect(err).NotTo(HaveOccurred())
+		entity := fmt.Sprintf(`{"PartitionKey":%q,"RowKey":%q}`, pk, in.rowKey)
+		fmt.Fprintf(&body, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: %d\r\n\r\n", changeset, i+1)
+		fmt.Fprintf(&body, "POST %s HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=minimalmetadata\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0;\r\n\r\n%s\r\n", target.URL.String(), entity)
+	}
+	fmt.Fprintf(&body, "--%s--\r\n\r\n--%s--\r\n", changeset, batchBoundary)
+	req, err := raw.NewRequest(ctx, "POST", "$batch", body.Bytes())
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "multipart/mixed; boundary="+batchBoundary)
+	req.Header.Set("Accept", "application/json;odata=minimalmetadata")
+	resp, err := raw.Do(req)
+	Expect(err).NotTo(HaveOccurred(), "conform:transport: POST $batch")
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	Expect(err).NotTo(HaveOccurred(), "conform:transport: reading the answer to POST $batch")
+	return resp.StatusCode, string(data)
+}
+
+// answerFailed reports whether a transaction's answer is a failure: a 4xx status, or a 202
+// whose changeset answer holds an error part instead of one part per operation.
+func answerFailed(status int, body string) bool {
+	if status >= 400 {
+		return true
+	}
+	return status == 202 && (strings.Contains(body, "HTTP/1.1 4") || strings.Contains(body, "HTTP/1.1 5"))
+}
+
+var _ = framework.Describe("Entity group transactions over HTTP", func(f *framework.F) {
+	Context("when its operations address two tables", func() {
+		f.It("batch.table.single", "refuses the transaction and applies nothing in either table", func(ctx context.Context) {
+			raw, b := f.Raw(), f.Backend()
+			one, two := f.NewTable(ctx), f.NewTable(ctx)
+
+			// The hand-made framing must be good: the same transaction on one table succeeds.
+			status, answer := submitRaw(ctx, raw, []rawInsert{{one, "control1"}, {one, "control2"}})
+			Expect(answerFailed(status, answer)).To(BeFalse(), "a hand-made transaction on one table failed (%d): %.400s", status, answer)
+			Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
+
+			status, answer = submitRaw(ctx, raw, []rawInsert{{one, "a"}, {two, "b"}})
+			Expect(answerFailed(status, answer)).To(BeTrue(), "a transaction over tables %s and %s was accepted (%d): %.400s", one, two, status, answer)
+			f.Choice("answer to a transaction over two tables", fmt.Sprintf("%d %.200s", status, answer))
+			Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
+			Expect(two).To(HoldExactly(ctx, b))
+		})
+	})
+})
