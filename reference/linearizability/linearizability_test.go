@@ -80,8 +80,8 @@ func TestReferenceServerIsLinearizable(t *testing.T) {
 	srv := tableserver.New(reference.New())
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	b, err := rest.New("DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey +
-		";TableEndpoint=" + ts.URL + "/" + tableserver.DevAccountName, rest.WithHTTPClient(&http.Client{Timeout: 10 * time.Second}))
+	b, err := rest.New("DefaultEndpointsProtocol=http;AccountName="+tableserver.DevAccountName+";AccountKey="+tableserver.DevAccountKey+
+		";TableEndpoint="+ts.URL+"/"+tableserver.DevAccountName, rest.WithHTTPClient(&http.Client{Timeout: 10 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}

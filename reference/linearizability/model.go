@@ -16,12 +16,12 @@ type OpKind int
 
 // The operations the workload performs.
 const (
-	OpGet       OpKind = iota // Get Entity
-	OpInsert                  // Insert Entity
-	OpReplace                 // Update Entity (replace) with If-Match: the ETag, or * when empty
-	OpDelete                  // Delete Entity with If-Match: the ETag, or * when empty
-	OpUpsert                  // Insert Or Replace Entity
-	OpBatch                   // an entity group transaction of Steps
+	OpGet     OpKind = iota // Get Entity
+	OpInsert                // Insert Entity
+	OpReplace               // Update Entity (replace) with If-Match: the ETag, or * when empty
+	OpDelete                // Delete Entity with If-Match: the ETag, or * when empty
+	OpUpsert                // Insert Or Replace Entity
+	OpBatch                 // an entity group transaction of Steps
 )
 
 var opNames = [...]string{"get", "insert", "replace", "delete", "upsert", "batch"}
