@@ -8,20 +8,44 @@ package all
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/provision"
 )
 
+// SDKSuffix after a backend's name ("azurite+sdk", "cosmos+sdk=CONNECTION_STRING") drives
+// that backend through the official Go SDK (aztables) instead of the raw REST driver, so a
+// report can show what an application using the SDK sees next to what the service does.
+const SDKSuffix = "+sdk"
+
 // Open opens a backend by name or NAME=CONNECTION_STRING for the framework; "mutant:NAME"
-// and "mutant:NAME@BASE" open a deliberately wrong backend (suites/driver/mutant).
+// and "mutant:NAME@BASE" open a deliberately wrong backend (suites/driver/mutant); a name
+// ending in SDKSuffix uses the SDK driver.
 func Open(ctx context.Context, target string) (*framework.Target, error) {
 	if t, ok, err := openMutant(ctx, target); ok {
 		return t, err
 	}
-	t, err := provision.Open(ctx, target)
+	var opts []provision.Option
+	name, conn, hasConn := strings.Cut(target, "=")
+	if base, ok := strings.CutSuffix(name, SDKSuffix); ok {
+		if base == provision.Reference {
+			return nil, fmt.Errorf("backend %s: the reference in process has no HTTP endpoint for the SDK; use %s%s", name, provision.ReferenceHTTP, SDKSuffix)
+		}
+		opts = append(opts, provision.WithDriver(provision.DriverSDK))
+		target = base
+		if hasConn {
+			target = base + "=" + conn
+		}
+	}
+	t, err := provision.Open(ctx, target, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &framework.Target{Backend: t.Backend, Info: t.Info, Close: t.Close}, nil
+	info := t.Info
+	if len(opts) > 0 {
+		info.Name = name
+	}
+	return &framework.Target{Backend: t.Backend, Info: info, Close: t.Close}, nil
 }
