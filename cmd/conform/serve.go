@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/persist"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -25,13 +27,18 @@ func serveCmd() *cobra.Command {
 	var accounts []string
 	var allowAnonymous bool
 	var deleteHold time.Duration
+	var dataDir string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
 		Long: `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
 the development account (devstoreaccount1 with its well-known key) and any account given
 with --account NAME:BASE64KEY, and accepts Shared Key, Shared Key Lite and service SAS.
-Any SDK can use the printed connection string as it would use Azurite's.`,
+Any SDK can use the printed connection string as it would use Azurite's.
+
+With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
+log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
+applied) and snapshots are taken periodically and on exit (see reference/persist).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
@@ -52,11 +59,23 @@ Any SDK can use the printed connection string as it would use Azurite's.`,
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
-			ref := reference.New(reference.WithDeleteHold(deleteHold))
-			srv := tableserver.New(ref, opts...).HTTPServer(addr)
+			var backend api.Backend = reference.New(reference.WithDeleteHold(deleteHold))
+			where := "in memory"
+			if dataDir != "" {
+				store, err := persist.Open(dataDir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				if err != nil {
+					_ = ln.Close()
+					return usageErr("--data: %v", err)
+				}
+				defer func() { _ = store.Close() }()
+				st := store.Stats()
+				backend = store
+				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, st.Tables, st.Restore.Round(time.Millisecond))
+			}
+			srv := tableserver.New(backend, opts...).HTTPServer(addr)
 			base := "http://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "conform serve: the reference on %s (in memory; Ctrl-C stops it)\n", base)
+			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
 			fmt.Fprintf(out, "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
 				tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
 			for _, n := range names {
@@ -82,6 +101,7 @@ Any SDK can use the printed connection string as it would use Azurite's.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:10002", "address to listen on")
 	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY (repeatable)")
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
+	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
 }

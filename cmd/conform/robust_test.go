@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver/rest"
+)
+
+// serveProcess is a running `conform serve`.
+type serveProcess struct {
+	cmd  *exec.Cmd
+	conn string // its development-account connection string
+	base string // http://host:port
+	out  *lockedBuffer
+	done chan struct{}
+}
+
+// lockedBuffer collects a process's output for later inspection.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServeProcess starts `conform serve` on a free loopback port and waits (at most 60 s)
+// for its connection string. The process is killed when the test ends if it still runs.
+func startServeProcess(t *testing.T, extra ...string) *serveProcess {
+	t.Helper()
+	p := &serveProcess{out: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(conformBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stderr = p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			_, _ = p.out.Write([]byte(sc.Text() + "\n"))
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+		close(lines)
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	deadline := time.After(60 * time.Second)
+	for p.conn == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("conform serve ended before printing its connection string:\n%s", p.out)
+			}
+			if strings.HasPrefix(l, "DefaultEndpointsProtocol=") {
+				p.conn = l
+			}
+		case <-deadline:
+			t.Fatal("conform serve printed no connection string")
+		}
+	}
+	m := regexp.MustCompile(`TableEndpoint=(http://[^/;]+)`).FindStringSubmatch(p.conn)
+	if m == nil {
+		t.Fatalf("no endpoint in %q", p.conn)
+	}
+	p.base = m[1]
+	return p
+}
+
+// stop sends sig and waits (at most 20 s) for the process to end.
+func (p *serveProcess) stop(t *testing.T, sig os.Signal) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("conform serve did not end on %v", sig)
+	}
+}
+
+// entityState is what the writer knows of one entity: the last value acknowledged (with
+// its ETag) and the value of a write that was sent but never acknowledged, if any.
+type entityState struct {
+	acked      bool
+	value      int64
+	etag       string
+	inflight   bool
+	inflightTo int64
+}
+
+// persistWriter writes to `conform serve --data` from several goroutines and records
+// what was acknowledged: single inserts, conditional updates of them, and transactions
+// of five inserts in their own partition.
+type persistWriter struct {
+	b     *rest.Backend
+	mu    sync.Mutex
+	ents  map[api.Key]*entityState
+	batch map[string]bool // partition -> acknowledged
+	acks  int
+}
+
+func (w *persistWriter) run(ctx context.Context, id int) {
+	for n := 0; ctx.Err() == nil; n++ {
+		if n%4 == 3 {
+			pk := fmt.Sprintf("batch-%d-%d", id, n)
+			ops := make([]api.BatchOp, 5)
+			for i := range ops {
+				ops[i] = api.BatchOp{Kind: api.BatchInsert, Entity: api.NewEntity(pk, fmt.Sprint(i), map[string]api.Value{"v": api.Int64(int64(n))})}
+			}
+			w.mu.Lock()
+			w.batch[pk] = false
+			w.mu.Unlock()
+			if _, err := w.b.SubmitBatch(ctx, "durable", ops); err != nil {
+				return
+			}
+			w.mu.Lock()
+			w.batch[pk] = true
+			w.acks++
+			w.mu.Unlock()
+			continue
+		}
+		k := api.Key{PartitionKey: fmt.Sprintf("w%d", id), RowKey: fmt.Sprint(n)}
+		st := &entityState{inflight: true, inflightTo: int64(n)}
+		w.mu.Lock()
+		w.ents[k] = st
+		w.mu.Unlock()
+		e, err := w.b.InsertEntity(ctx, "durable", api.NewEntity(k.PartitionKey, k.RowKey, map[string]api.Value{"v": api.Int64(int64(n))}))
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		*st = entityState{acked: true, value: int64(n), etag: e.ETag}
+		w.acks++
+		st.inflight, st.inflightTo = true, int64(-n)
+		w.mu.Unlock()
+		etag, err := w.b.UpdateEntity(ctx, "durable", api.NewEntity(k.PartitionKey, k.RowKey, map[string]api.Value{"v": api.Int64(int64(-n))}), api.Replace, e.ETag)
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		*st = entityState{acked: true, value: int64(-n), etag: etag}
+		w.acks++
+		w.mu.Unlock()
+	}
+}
+
+// TestServeDataKeepsEveryAcknowledgedWriteThroughSIGKILL starts `conform serve --data`,
+// writes from four clients, kills the server with SIGKILL in the middle of the load,
+// restarts it on the same directory and checks that every acknowledged write is there
+// with the ETag it was acknowledged with, and that no transaction is half applied.
+func TestServeDataKeepsEveryAcknowledgedWriteThroughSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServeProcess(t, "--data", dir)
+	b, err := rest.New(srv.conn, rest.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.CreateTable(c, "durable"); err != nil {
+		t.Fatal(err)
+	}
+	w := &persistWriter{b: b, ents: map[api.Key]*entityState{}, batch: map[string]bool{}}
+	wctx, stopWriters := context.WithCancel(c)
+	var wg sync.WaitGroup
+	for id := range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.run(wctx, id) }()
+	}
+	// Kill once the load is well under way, with the writers still writing.
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		w.mu.Lock()
+		acks := w.acks
+		w.mu.Unlock()
+		if acks >= 300 || time.Since(start) > 20*time.Second {
+			break
+		}
+	}
+	srv.stop(t, syscall.SIGKILL)
+	stopWriters()
+	wg.Wait()
+	if w.acks < 50 {
+		t.Fatalf("only %d writes were acknowledged before the kill", w.acks)
+	}
+
+	again := startServeProcess(t, "--data", dir)
+	b2, err := rest.New(again.conn, rest.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[api.Key]api.Entity{}
+	q := api.Query{}
+	for {
+		p, err := b2.QueryEntities(c, "durable", q)
+		if err != nil {
+			t.Fatalf("query after restart: %v\n%s", err, again.out)
+		}
+		for _, e := range p.Entities {
+			stored[e.Key()] = e
+		}
+		if p.Continuation.IsZero() {
+			break
+		}
+		q.Continuation = p.Continuation
+	}
+	lost, checked := 0, 0
+	for k, st := range w.ents {
+		e, ok := stored[k]
+		switch {
+		case !ok && st.acked:
+			lost++
+			t.Errorf("acknowledged write of %v is lost", k)
+		case !ok:
+		case st.acked && !st.inflight:
+			checked++
+			if e.ETag != st.etag || !e.Properties["v"].Equal(api.Int64(st.value)) {
+				t.Errorf("%v: %s %v after restart, acknowledged %s %d", k, e.ETag, e.Properties["v"], st.etag, st.value)
+			}
+		default:
+			v := e.Properties["v"]
+			if !(st.acked && v.Equal(api.Int64(st.value))) && !v.Equal(api.Int64(st.inflightTo)) {
+				t.Errorf("%v: value %v is neither the acknowledged %d nor the one in flight %d", k, v, st.value, st.inflightTo)
+			}
+		}
+	}
+	halves := 0
+	for pk, acked := range w.batch {
+		n := 0
+		for i := range 5 {
+			if _, ok := stored[api.Key{PartitionKey: pk, RowKey: fmt.Sprint(i)}]; ok {
+				n++
+			}
+		}
+		if n != 0 && n != 5 {
+			halves++
+			t.Errorf("transaction %s is half applied: %d of 5 entities", pk, n)
+		}
+		if acked && n != 5 {
+			t.Errorf("acknowledged transaction %s is lost", pk)
+		}
+	}
+	t.Logf("%d acknowledged writes before SIGKILL; %d entities and %d transactions checked after restart", w.acks, checked, len(w.batch))
+	// The restarted server goes on working, and a clean stop keeps what it wrote.
+	if _, err := b2.InsertEntity(c, "durable", api.NewEntity("after", "restart", nil)); err != nil {
+		t.Fatal(err)
+	}
+	again.stop(t, os.Interrupt)
+	third := startServeProcess(t, "--data", dir)
+	b3, _ := rest.New(third.conn, rest.WithTimeout(10*time.Second))
+	if _, err := b3.GetEntity(c, "durable", "after", "restart", nil); err != nil {
+		t.Errorf("after a clean stop: %v", err)
+	}
+	// A second server on the same directory is refused while the first runs.
+	cmd := exec.Command(conformBin, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	out, err := runBounded(cmd, 30*time.Second)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || !strings.Contains(out, "in use") {
+		t.Errorf("a second serve on the same directory: %v\n%s", err, out)
+	}
+}
+
+// runBounded runs cmd and returns its combined output; it kills cmd after d.
+func runBounded(cmd *exec.Cmd, d time.Duration) (string, error) {
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		<-done
+		return out.String(), fmt.Errorf("%v did not end within %v", cmd.Args, d)
+	}
+}
