@@ -73,7 +73,7 @@ const (
 )
 
 var _ = framework.Describe("Entity group transaction atomicity", func(f *framework.F) {
-	describeTable(f, "batch.atomic", "applies none of its operations",
+	f.DescribeTable("batch.atomic", "applies none of its operations",
 		func(ctx context.Context, bad failing, at int) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			before, stale := setUpFailures(ctx, b, table)
@@ -82,20 +82,20 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 			Expect(err).To(HaveOccurred(), "transaction %s succeeded although operation %d must fail", describeOps(ops), at)
 			Expect(table).To(HoldExactly(ctx, b, before...))
 		},
-		entry("when an insert conflicts as the last operation", insertConflict, last),
-		entry("when an insert conflicts as the first operation", insertConflict, first),
-		entry("when an insert conflicts in the middle", insertConflict, middle),
-		entry("when a replace of a missing entity is the last operation", replaceMissing, last),
-		entry("when a replace of a missing entity is in the middle", replaceMissing, middle),
-		entry("when a merge of a missing entity is the first operation", mergeMissing, first),
-		entry("when a delete of a missing entity is the last operation", deleteMissing, last),
-		entry("when a delete of a missing entity is in the middle", deleteMissing, middle),
-		entry("when a replace with a stale ETag is the last operation", replaceStale, last),
-		entry("when a merge with a stale ETag is the first operation", mergeStale, first),
-		entry("when a delete with a stale ETag is in the middle", deleteStale, middle),
+		Entry("when an insert conflicts as the last operation", insertConflict, last),
+		Entry("when an insert conflicts as the first operation", insertConflict, first),
+		Entry("when an insert conflicts in the middle", insertConflict, middle),
+		Entry("when a replace of a missing entity is the last operation", replaceMissing, last),
+		Entry("when a replace of a missing entity is in the middle", replaceMissing, middle),
+		Entry("when a merge of a missing entity is the first operation", mergeMissing, first),
+		Entry("when a delete of a missing entity is the last operation", deleteMissing, last),
+		Entry("when a delete of a missing entity is in the middle", deleteMissing, middle),
+		Entry("when a replace with a stale ETag is the last operation", replaceStale, last),
+		Entry("when a merge with a stale ETag is the first operation", mergeStale, first),
+		Entry("when a delete with a stale ETag is in the middle", deleteStale, middle),
 	)
 
-	describeTable(f, "batch.failure.code", "reports the failing operation's code",
+	f.DescribeTable("batch.failure.code", "reports the failing operation's code",
 		func(ctx context.Context, bad failing) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, stale := setUpFailures(ctx, b, table)
@@ -104,14 +104,14 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 			e, _ := driver.AsError(err)
 			f.Choice(fmt.Sprintf("status of a failed transaction whose operation alone answers %d", bad.status), fmt.Sprint(e.Status))
 		},
-		entry("for an insert conflict", insertConflict),
-		entry("for a replace of a missing entity", replaceMissing),
-		entry("for a merge of a missing entity", mergeMissing),
-		entry("for a delete of a missing entity", deleteMissing),
-		entry("for a stale ETag", replaceStale),
+		Entry("for an insert conflict", insertConflict),
+		Entry("for a replace of a missing entity", replaceMissing),
+		Entry("for a merge of a missing entity", mergeMissing),
+		Entry("for a delete of a missing entity", deleteMissing),
+		Entry("for a stale ETag", replaceStale),
 	)
 
-	describeTable(f, "batch.failure.index", "names the failing operation when it names one",
+	f.DescribeTable("batch.failure.index", "names the failing operation when it names one",
 		func(ctx context.Context, bad failing, at int) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, stale := setUpFailures(ctx, b, table)
@@ -121,10 +121,10 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 				f.Choice(fmt.Sprintf("index named for a failure at operation %d", at), fmt.Sprintf("indexed=%t", e.Indexed))
 			}
 		},
-		entry("at operation 0", insertConflict, first),
-		entry("at operation 3", insertConflict, middle),
-		entry("at operation 6", deleteMissing, last),
-		entry("for a stale ETag at operation 3", mergeStale, middle),
+		Entry("at operation 0", insertConflict, first),
+		Entry("at operation 3", insertConflict, middle),
+		Entry("at operation 6", deleteMissing, last),
+		Entry("for a stale ETag at operation 3", mergeStale, middle),
 	)
 
 	f.It("batch.failure.index", "names the second operation of a repeated row when it names one", func(ctx context.Context) {
@@ -145,20 +145,20 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 	})
 
 	Context("with a replace or merge of a missing entity", func() {
-		describeTable(f, "batch.update.missing", "fails with 404 and creates nothing",
+		f.DescribeTable("batch.update.missing", "fails with 404 and creates nothing",
 			func(ctx context.Context, op api.BatchOp) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{op})
 				Expect(err).To(HaveFailedWith(404))
 				Expect(table).To(HoldExactly(ctx, b))
 			},
-			entry("for a replace alone", replaceOp("missing", "V", api.Int32(1))),
-			entry("for a merge alone", mergeOp("missing", "V", api.Int32(1))),
+			Entry("for a replace alone", replaceOp("missing", "V", api.Int32(1))),
+			Entry("for a merge alone", mergeOp("missing", "V", api.Int32(1))),
 		)
 	})
 
 	Context("with If-Match on its operations", func() {
-		describeTable(f, "batch.condition.etag", "refuses a stale ETag with 412 UpdateConditionNotSatisfied",
+		f.DescribeTable("batch.condition.etag", "refuses a stale ETag with 412 UpdateConditionNotSatisfied",
 			func(ctx context.Context, bad failing) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				before, stale := setUpFailures(ctx, b, table)
@@ -166,12 +166,12 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 				Expect(err).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"))
 				Expect(table).To(HoldExactly(ctx, b, before...))
 			},
-			entry("for a replace", replaceStale),
-			entry("for a merge", mergeStale),
-			entry("for a delete", deleteStale),
+			Entry("for a replace", replaceStale),
+			Entry("for a merge", mergeStale),
+			Entry("for a delete", deleteStale),
 		)
 
-		describeTable(f, "batch.condition.etag", "accepts the current ETag",
+		f.DescribeTable("batch.condition.etag", "accepts the current ETag",
 			func(ctx context.Context, bad failing, want []api.Entity) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				stored := seed(ctx, b, table, entity("exists", "V", api.Int32(1), "W", api.Int32(1)))
@@ -179,9 +179,9 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldExactly(ctx, b, append(want, entity("other"))...))
 			},
-			entry("for a replace", replaceStale, []api.Entity{entity("exists", "V", api.Int32(9))}),
-			entry("for a merge", mergeStale, []api.Entity{entity("exists", "V", api.Int32(9), "W", api.Int32(1))}),
-			entry("for a delete", deleteStale, []api.Entity{}),
+			Entry("for a replace", replaceStale, []api.Entity{entity("exists", "V", api.Int32(9))}),
+			Entry("for a merge", mergeStale, []api.Entity{entity("exists", "V", api.Int32(9), "W", api.Int32(1))}),
+			Entry("for a delete", deleteStale, []api.Entity{}),
 		)
 	})
 })

@@ -22,7 +22,7 @@ func inPartition(op api.BatchOp, partition string) api.BatchOp {
 
 var _ = framework.Describe("Entity group transaction scope", func(f *framework.F) {
 	Context("with more than one PartitionKey", func() {
-		describeTable(f, "batch.partition.single", "refuses the transaction with 400 and applies nothing",
+		f.DescribeTable("batch.partition.single", "refuses the transaction with 400 and applies nothing",
 			func(ctx context.Context, at int) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				before := seed(ctx, b, table, entity("m", "V", api.Int32(1)), api.NewEntity("q", "m", props("V", api.Int32(1))))
@@ -32,9 +32,9 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 				Expect(err).To(HaveFailedWith(400), "a transaction over partitions p and q: %s", describeOps(ops))
 				Expect(table).To(HoldExactly(ctx, b, before...))
 			},
-			entry("when the last operation names another partition", 3),
-			entry("when the second operation names another partition", 1),
-			entry("when the first operation names another partition", 0),
+			Entry("when the last operation names another partition", 3),
+			Entry("when the second operation names another partition", 1),
+			Entry("when the first operation names another partition", 0),
 		)
 
 		f.It("batch.partition.code", "answers CommandsInBatchActOnDifferentPartitions or InvalidInput", func(ctx context.Context) {
@@ -46,7 +46,7 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 	})
 
 	Context("when one entity appears twice", func() {
-		describeTable(f, "batch.duplicate-row", "refuses the transaction with 400 InvalidDuplicateRow and applies nothing",
+		f.DescribeTable("batch.duplicate-row", "refuses the transaction with 400 InvalidDuplicateRow and applies nothing",
 			func(ctx context.Context, first, second api.BatchOp) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				before := seed(ctx, b, table, entity("x", "V", api.Int32(1)))
@@ -55,14 +55,14 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 				Expect(err).To(HaveFailedWith(400, "InvalidDuplicateRow"), "transaction %s", describeOps(ops))
 				Expect(table).To(HoldExactly(ctx, b, before...))
 			},
-			entry("as two inserts of a new entity", insertOp("n", "V", api.Int32(1)), insertOp("n", "V", api.Int32(2))),
-			entry("as an insert and a merge", insertOp("n"), mergeOp("n", "V", api.Int32(2))),
-			entry("as a merge and a replace", mergeOp("x", "V", api.Int32(2)), replaceOp("x", "V", api.Int32(3))),
-			entry("as a replace and a delete", replaceOp("x", "V", api.Int32(2)), deleteOp("x")),
-			entry("as a delete and an insert", deleteOp("x"), insertOp("x", "V", api.Int32(3))),
-			entry("as an insert-or-merge and an insert-or-replace", upsertMergeOp("x", "V", api.Int32(2)), upsertReplaceOp("x", "W", api.Int32(3))),
-			entry("as an insert-or-replace and a delete", upsertReplaceOp("x", "V", api.Int32(2)), deleteOp("x")),
-			entry("as two merges of different properties", mergeOp("x", "A", api.Int32(2)), mergeOp("x", "B", api.Int32(3))),
+			Entry("as two inserts of a new entity", insertOp("n", "V", api.Int32(1)), insertOp("n", "V", api.Int32(2))),
+			Entry("as an insert and a merge", insertOp("n"), mergeOp("n", "V", api.Int32(2))),
+			Entry("as a merge and a replace", mergeOp("x", "V", api.Int32(2)), replaceOp("x", "V", api.Int32(3))),
+			Entry("as a replace and a delete", replaceOp("x", "V", api.Int32(2)), deleteOp("x")),
+			Entry("as a delete and an insert", deleteOp("x"), insertOp("x", "V", api.Int32(3))),
+			Entry("as an insert-or-merge and an insert-or-replace", upsertMergeOp("x", "V", api.Int32(2)), upsertReplaceOp("x", "W", api.Int32(3))),
+			Entry("as an insert-or-replace and a delete", upsertReplaceOp("x", "V", api.Int32(2)), deleteOp("x")),
+			Entry("as two merges of different properties", mergeOp("x", "A", api.Int32(2)), mergeOp("x", "B", api.Int32(3))),
 		)
 	})
 
@@ -87,7 +87,7 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 			Expect(*res[0].Entity).To(MatchEntity(want))
 		})
 
-		describeTable(f, "batch.retrieve.mixed", "refuses the transaction and applies nothing",
+		f.DescribeTable("batch.retrieve.mixed", "refuses the transaction and applies nothing",
 			func(ctx context.Context, ops []api.BatchOp) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				before := seed(ctx, b, table, entity("r", "V", api.Int32(1)))
@@ -97,8 +97,8 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 				f.Choice("answer to a retrieve mixed with writes", DescribeOutcome(err))
 				Expect(table).To(HoldExactly(ctx, b, before...))
 			},
-			entry("when the retrieve comes first", []api.BatchOp{retrieveOp("r"), insertOp("n")}),
-			entry("when the retrieve comes last", []api.BatchOp{insertOp("n"), mergeOp("r", "V", api.Int32(2)), retrieveOp("r")}),
+			Entry("when the retrieve comes first", []api.BatchOp{retrieveOp("r"), insertOp("n")}),
+			Entry("when the retrieve comes last", []api.BatchOp{insertOp("n"), mergeOp("r", "V", api.Int32(2)), retrieveOp("r")}),
 		)
 	})
 

@@ -58,7 +58,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		Expect(table).To(HoldExactly(ctx, b, afterAllKinds()...))
 	})
 
-	describeTable(f, "batch.all-kinds", "applies a transaction of one operation",
+	f.DescribeTable("batch.all-kinds", "applies a transaction of one operation",
 		func(ctx context.Context, op api.BatchOp, want []api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			seed(ctx, b, table, entity("r", "Old", api.Int32(1), "Keep", api.String("k")), entity("other", "V", api.Int32(0)))
@@ -66,14 +66,14 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, append(want, entity("other", "V", api.Int32(0)))...))
 		},
-		entry("that inserts", insertOp("n", "V", api.Int32(5)),
+		Entry("that inserts", insertOp("n", "V", api.Int32(5)),
 			[]api.Entity{entity("r", "Old", api.Int32(1), "Keep", api.String("k")), entity("n", "V", api.Int32(5))}),
-		entry("that replaces", replaceOp("r", "Old", api.Int32(2)), []api.Entity{entity("r", "Old", api.Int32(2))}),
-		entry("that merges", mergeOp("r", "Old", api.Int32(2)), []api.Entity{entity("r", "Old", api.Int32(2), "Keep", api.String("k"))}),
-		entry("that inserts or replaces", upsertReplaceOp("r", "New", api.Bool(true)), []api.Entity{entity("r", "New", api.Bool(true))}),
-		entry("that inserts or merges", upsertMergeOp("r", "New", api.Bool(true)),
+		Entry("that replaces", replaceOp("r", "Old", api.Int32(2)), []api.Entity{entity("r", "Old", api.Int32(2))}),
+		Entry("that merges", mergeOp("r", "Old", api.Int32(2)), []api.Entity{entity("r", "Old", api.Int32(2), "Keep", api.String("k"))}),
+		Entry("that inserts or replaces", upsertReplaceOp("r", "New", api.Bool(true)), []api.Entity{entity("r", "New", api.Bool(true))}),
+		Entry("that inserts or merges", upsertMergeOp("r", "New", api.Bool(true)),
 			[]api.Entity{entity("r", "Old", api.Int32(1), "Keep", api.String("k"), "New", api.Bool(true))}),
-		entry("that deletes", deleteOp("r"), []api.Entity{}),
+		Entry("that deletes", deleteOp("r"), []api.Entity{}),
 	)
 
 	Context("when it succeeds", func() {

@@ -31,7 +31,7 @@ var (
 )
 
 var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
-	describeTable(f, "modify.etag.changes", "change the ETag on every write",
+	f.DescribeTable("modify.etag.changes", "change the ETag on every write",
 		func(ctx context.Context, w write, e api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			before := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
@@ -40,12 +40,12 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 			Expect(etag).NotTo(Equal(before.ETag), "the write returned the ETag the entity had before it")
 			Expect(mustGet(ctx, b, table, "p", "r").ETag).NotTo(Equal(before.ETag), "a read after the write shows the ETag from before it")
 		},
-		entry("for a replace", replaceAny, entity("p", "r", "V", api.Int32(2))),
-		entry("for a replace that sends the same properties", replaceAny, entity("p", "r", "V", api.Int32(1))),
-		entry("for a merge", mergeAny, entity("p", "r", "W", api.Int32(2))),
-		entry("for a merge that sends no property", mergeAny, entity("p", "r")),
-		entry("for an insert-or-replace", insertReplace, entity("p", "r", "V", api.Int32(3))),
-		entry("for an insert-or-merge", insertMerge, entity("p", "r", "V", api.Int32(4))),
+		Entry("for a replace", replaceAny, entity("p", "r", "V", api.Int32(2))),
+		Entry("for a replace that sends the same properties", replaceAny, entity("p", "r", "V", api.Int32(1))),
+		Entry("for a merge", mergeAny, entity("p", "r", "W", api.Int32(2))),
+		Entry("for a merge that sends no property", mergeAny, entity("p", "r")),
+		Entry("for an insert-or-replace", insertReplace, entity("p", "r", "V", api.Int32(3))),
+		Entry("for an insert-or-merge", insertMerge, entity("p", "r", "V", api.Int32(4))),
 	)
 
 	f.It("modify.etag.changes", "never repeat an earlier ETag over a run of writes", func(ctx context.Context) {
@@ -62,7 +62,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 		}
 	})
 
-	describeTable(f, "modify.etag.returned-current", "return the ETag that a following read shows",
+	f.DescribeTable("modify.etag.returned-current", "return the ETag that a following read shows",
 		func(ctx context.Context, existing bool, w *write) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			var etag string
@@ -83,16 +83,16 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 			Expect(etag).NotTo(BeEmpty(), "the write returned no ETag")
 			Expect(mustGet(ctx, b, table, "p", "r").ETag).To(Equal(etag), "the ETag the write returned is not the one a read shows")
 		},
-		entry("for an insert", false, nil),
-		entry("for a replace", true, &replaceAny),
-		entry("for a merge", true, &mergeAny),
-		entry("for an insert-or-replace that creates", false, &insertReplace),
-		entry("for an insert-or-replace that replaces", true, &insertReplace),
-		entry("for an insert-or-merge that creates", false, &insertMerge),
-		entry("for an insert-or-merge that merges", true, &insertMerge),
+		Entry("for an insert", false, nil),
+		Entry("for a replace", true, &replaceAny),
+		Entry("for a merge", true, &mergeAny),
+		Entry("for an insert-or-replace that creates", false, &insertReplace),
+		Entry("for an insert-or-replace that replaces", true, &insertReplace),
+		Entry("for an insert-or-merge that creates", false, &insertMerge),
+		Entry("for an insert-or-merge that merges", true, &insertMerge),
 	)
 
-	describeTable(f, "modify.timestamp.advances", "move the Timestamp forward on every write",
+	f.DescribeTable("modify.timestamp.advances", "move the Timestamp forward on every write",
 		func(ctx context.Context, w write) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
@@ -102,9 +102,9 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 			after := mustGet(ctx, b, table, "p", "r").Timestamp
 			Expect(after.After(before)).To(BeTrue(), "the Timestamp went from %s to %s", api.FormatDateTime7(before), api.FormatDateTime7(after))
 		},
-		entry("for a replace", replaceAny),
-		entry("for a merge", mergeAny),
-		entry("for an insert-or-replace", insertReplace),
-		entry("for an insert-or-merge", insertMerge),
+		Entry("for a replace", replaceAny),
+		Entry("for a merge", mergeAny),
+		Entry("for an insert-or-replace", insertReplace),
+		Entry("for an insert-or-merge", insertMerge),
 	)
 })

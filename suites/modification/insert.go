@@ -12,7 +12,7 @@ import (
 )
 
 var _ = framework.Describe("Insert Entity", func(f *framework.F) {
-	describeTable(f, "modify.insert.stores", "stores the entity as sent",
+	f.DescribeTable("modify.insert.stores", "stores the entity as sent",
 		func(ctx context.Context, p map[string]api.Value) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			e := api.NewEntity("p", "r", p)
@@ -20,9 +20,9 @@ var _ = framework.Describe("Insert Entity", func(f *framework.F) {
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldEntity(ctx, b, e))
 		},
-		entry("with no custom property", map[string]api.Value{}),
-		entry("with one String property", props("Name", api.String("Ada"))),
-		entry("with a property of each EDM type", everyType()),
+		Entry("with no custom property", map[string]api.Value{}),
+		Entry("with one String property", props("Name", api.String("Ada"))),
+		Entry("with a property of each EDM type", everyType()),
 	)
 
 	f.It("modify.insert.stores", "returns the stored entity with its keys, properties, a Timestamp and an ETag", func(ctx context.Context) {

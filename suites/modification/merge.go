@@ -54,7 +54,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Stay", api.Int32(1))))
 		})
 
-		describeTable(f, "modify.merge.type-change", "changes the type of a property sent with another type",
+		f.DescribeTable("modify.merge.type-change", "changes the type of a property sent with another type",
 			func(ctx context.Context, before, after api.Value) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				mustInsert(ctx, b, table, entity("p", "r", "V", before, "Keep", api.Bool(true)))
@@ -62,10 +62,10 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "V", after, "Keep", api.Bool(true))))
 			},
-			entry("from Int32 to String", api.Int32(7), api.String("seven")),
-			entry("from Int32 to Int64", api.Int32(7), api.Int64(7)),
-			entry("from String to Guid", api.String(guid), api.Guid(guid)),
-			entry("from Double to Int32", api.Double(7), api.Int32(7)),
+			Entry("from Int32 to String", api.Int32(7), api.String("seven")),
+			Entry("from Int32 to Int64", api.Int32(7), api.Int64(7)),
+			Entry("from String to Guid", api.String(guid), api.Guid(guid)),
+			Entry("from Double to Int32", api.Double(7), api.Int32(7)),
 		)
 	})
 

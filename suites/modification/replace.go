@@ -47,7 +47,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Kept", api.String("k"))))
 		})
 
-		describeTable(f, "modify.replace.type-change", "stores the property with its new type",
+		f.DescribeTable("modify.replace.type-change", "stores the property with its new type",
 			func(ctx context.Context, before, after api.Value) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				mustInsert(ctx, b, table, entity("p", "r", "V", before))
@@ -56,10 +56,10 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldEntity(ctx, b, next))
 			},
-			entry("from Int32 to String", api.Int32(5), api.String("5")),
-			entry("from String to Int64", api.String("5"), api.Int64(5)),
-			entry("from Int32 to Int64 of the same value", api.Int32(5), api.Int64(5)),
-			entry("from Double to Boolean", api.Double(1), api.Bool(true)),
+			Entry("from Int32 to String", api.Int32(5), api.String("5")),
+			Entry("from String to Int64", api.String("5"), api.Int64(5)),
+			Entry("from Int32 to Int64 of the same value", api.Int32(5), api.Int64(5)),
+			Entry("from Double to Boolean", api.Double(1), api.Bool(true)),
 		)
 	})
 
@@ -83,29 +83,29 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 })
 
 var _ = framework.Describe("Missing entities", func(f *framework.F) {
-	describeTable(f, "modify.missing.code", "answer 404 ResourceNotFound",
+	f.DescribeTable("modify.missing.code", "answer 404 ResourceNotFound",
 		func(ctx context.Context, op func(context.Context, string) error) {
 			table := f.NewTable(ctx)
 			Expect(op(ctx, table)).To(HaveFailedWith(404, "ResourceNotFound"))
 		},
-		entry("for Get Entity", func(ctx context.Context, table string) error {
+		Entry("for Get Entity", func(ctx context.Context, table string) error {
 			_, err := f.Backend().GetEntity(ctx, table, "p", "missing", nil)
 			return err
 		}),
-		entry("for Update Entity with If-Match *", func(ctx context.Context, table string) error {
+		Entry("for Update Entity with If-Match *", func(ctx context.Context, table string) error {
 			_, err := f.Backend().UpdateEntity(ctx, table, entity("p", "missing"), api.Replace, api.IfMatchAny)
 			return err
 		}),
-		entry("for Merge Entity with If-Match *", func(ctx context.Context, table string) error {
+		Entry("for Merge Entity with If-Match *", func(ctx context.Context, table string) error {
 			_, err := f.Backend().UpdateEntity(ctx, table, entity("p", "missing"), api.Merge, api.IfMatchAny)
 			return err
 		}),
-		entry("for Delete Entity with If-Match *", func(ctx context.Context, table string) error {
+		Entry("for Delete Entity with If-Match *", func(ctx context.Context, table string) error {
 			return f.Backend().DeleteEntity(ctx, table, "p", "missing", api.IfMatchAny)
 		}),
 	)
 
-	describeTable(f, "modify.update.etag-on-missing", "answer 404 or 412 to a specific ETag and create nothing",
+	f.DescribeTable("modify.update.etag-on-missing", "answer 404 or 412 to a specific ETag and create nothing",
 		func(ctx context.Context, mode api.UpdateMode) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			gone := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
@@ -115,7 +115,7 @@ var _ = framework.Describe("Missing entities", func(f *framework.F) {
 			f.Choice(mode.String()+" with a specific ETag on a missing entity", DescribeOutcome(err))
 			Expect(table).To(HoldExactly(ctx, b))
 		},
-		entry("for Update Entity", api.Replace),
-		entry("for Merge Entity", api.Merge),
+		Entry("for Update Entity", api.Replace),
+		Entry("for Merge Entity", api.Merge),
 	)
 })
