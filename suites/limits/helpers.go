@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -82,14 +81,14 @@ func checkWrite(ctx context.Context, f *framework.F, w write, bd boundary, refus
 	}
 	err := w.do(ctx, b, table, e)
 	if bd.fits {
-		Expect(err).To(SucceedOnBackend(), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, entitySize(e))
+		Expect(err).To(SucceedOnBackend(), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, api.EntitySize(e))
 		got, err := b.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil)
 		Expect(err).To(SucceedOnBackend(), "Get Entity after %s", w.name)
 		Expect(got).To(MatchEntity(e))
 		return
 	}
 	if len(refusal) > 0 {
-		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, entitySize(e))
+		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, api.EntitySize(e))
 	} else {
 		Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.name, bd.what)
 		f.Choice("refusal code", OutcomeOf(err))
@@ -119,45 +118,6 @@ func props(from, n int) map[string]api.Value {
 	return m
 }
 
-// utf16Len is the length of s in UTF-16 code units, the unit of the service's strings.
-func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
-
-// entitySize is an entity's size by the documented accounting (SIZEBLOG; SPEC.md 1.4):
-// 4 bytes + 2 x (PartitionKey + RowKey) + for each custom property 8 + 2 x name + the
-// value's size, lengths in UTF-16 code units.
-func entitySize(e api.Entity) int {
-	n := spec.SizeEntityOverhead + 2*(utf16Len(e.PartitionKey)+utf16Len(e.RowKey))
-	for name, v := range e.Properties {
-		n += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
-	}
-	return n
-}
-
-func valueSize(v api.Value) int {
-	if v.Null {
-		return 0
-	}
-	switch v.Type {
-	case api.EdmString:
-		return spec.SizeStringOverhead + 2*utf16Len(v.Str)
-	case api.EdmBinary:
-		return spec.SizeBinaryOverhead + len(v.Bin)
-	case api.EdmDateTime:
-		return spec.SizeDateTime
-	case api.EdmGuid:
-		return spec.SizeGuid
-	case api.EdmDouble:
-		return spec.SizeDouble
-	case api.EdmInt32:
-		return spec.SizeInt32
-	case api.EdmInt64:
-		return spec.SizeInt64
-	case api.EdmBoolean:
-		return spec.SizeBoolean
-	}
-	return 0
-}
-
 // binaryEntity returns an entity of count Edm.Binary properties of size bytes each.
 func binaryEntity(count, size int) api.Entity {
 	m := make(map[string]api.Value, count)
@@ -177,11 +137,11 @@ func stringEntity(count, chars int, unit string) api.Entity {
 	return api.NewEntity("p", "r", m)
 }
 
-// entityOfSize returns an entity of exactly target bytes by entitySize, made of full 64 KiB
+// entityOfSize returns an entity of exactly target bytes by api.EntitySize, made of full 64 KiB
 // binary properties and one shorter last one.
 func entityOfSize(target int) (api.Entity, error) {
 	e := api.NewEntity("p", "r", nil)
-	left := target - entitySize(e)
+	left := target - api.EntitySize(e)
 	const nameLen = 3 // "B00"
 	overhead := spec.SizePropertyOverhead + 2*nameLen + spec.SizeBinaryOverhead
 	for i := 0; left > 0; i++ {

@@ -120,7 +120,7 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 	)...)
 	f.DescribeTable("limits.entity.size", "allows entities up to 1 MiB",
 		func(ctx context.Context, w write, bd boundary) {
-			size := entitySize(bd.entity())
+			size := api.EntitySize(bd.entity())
 			if bd.fits {
 				Expect(size).To(BeNumerically("<=", spec.MaxEntityBytes*9/10), "the spec's entity is not clearly under 1 MiB")
 			} else {
@@ -135,7 +135,7 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 		func(ctx context.Context, size int) {
 			e, err := entityOfSize(size)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(entitySize(e)).To(Equal(size))
+			Expect(api.EntitySize(e)).To(Equal(size))
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err = b.InsertEntity(ctx, table, e)
 			f.Choice(fmt.Sprintf("entity of %d bytes by the documented accounting", size), OutcomeOf(err))
@@ -160,13 +160,13 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				seed := binaryEntity(overEntityBinaries/2, spec.MaxBinaryBytes)
 				_, err := b.InsertEntity(ctx, table, seed)
-				Expect(err).To(SucceedOnBackend(), "store an entity of %d bytes", entitySize(seed))
+				Expect(err).To(SucceedOnBackend(), "store an entity of %d bytes", api.EntitySize(seed))
 				more := api.NewEntity("p", "r", map[string]api.Value{})
 				for i := range overEntityBinaries - overEntityBinaries/2 {
 					more.Properties[fmt.Sprintf("M%02d", i)] = api.Binary(filled(spec.MaxBinaryBytes, byte(i)))
 				}
 				_, err = b.UpdateEntity(ctx, table, more, api.Merge, ifMatch)
-				Expect(err).To(HaveFailedWithStatus(400), "a merge that makes the entity %d bytes", entitySize(seed)+entitySize(more)-entitySize(api.NewEntity("p", "r", nil)))
+				Expect(err).To(HaveFailedWithStatus(400), "a merge that makes the entity %d bytes", api.EntitySize(seed)+api.EntitySize(more)-api.EntitySize(api.NewEntity("p", "r", nil)))
 				f.Choice("refusal code", OutcomeOf(err))
 				expectUnchanged(ctx, b, table, seed, true)
 			},

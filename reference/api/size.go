@@ -1,0 +1,77 @@
+package api
+
+import (
+	"unicode/utf8"
+
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// EntitySize returns e's size by the documented accounting (SIZEBLOG; SPEC.md 1.4; the
+// spec.Size* constants): 4 bytes, twice the UTF-16 length of both keys, and for each stored
+// property 8 bytes, twice the UTF-16 length of its name and ValueSize of its value. A null
+// property and a custom property named Timestamp are not stored (SPEC.md 1.5) and do not
+// count. The limit it is checked against is spec.MaxEntityBytes.
+func EntitySize(e Entity) int {
+	size := spec.SizeEntityOverhead + 2*(UTF16Len(e.PartitionKey)+UTF16Len(e.RowKey))
+	for name, v := range e.Properties {
+		if v.Null || name == timestampName {
+			continue
+		}
+		size += spec.SizePropertyOverhead + 2*UTF16Len(name) + ValueSize(v)
+	}
+	return size
+}
+
+// timestampName is the system property a sent entity may carry among its properties; the
+// service ignores it.
+const timestampName = "Timestamp"
+
+// ValueSize returns the size of v's payload by the documented accounting (SIZEBLOG; SPEC.md
+// 1.4): a String is 4 bytes and twice its UTF-16 length, a Binary 4 bytes and its length,
+// every other type its fixed size. A null value or one of no EDM type is 0 bytes.
+func ValueSize(v Value) int {
+	if v.Null {
+		return 0
+	}
+	switch v.Type {
+	case EdmString:
+		return spec.SizeStringOverhead + 2*UTF16Len(v.Str)
+	case EdmBinary:
+		return spec.SizeBinaryOverhead + len(v.Bin)
+	case EdmDateTime:
+		return spec.SizeDateTime
+	case EdmGuid:
+		return spec.SizeGuid
+	case EdmDouble:
+		return spec.SizeDouble
+	case EdmInt32:
+		return spec.SizeInt32
+	case EdmInt64:
+		return spec.SizeInt64
+	case EdmBoolean:
+		return spec.SizeBoolean
+	}
+	return 0
+}
+
+// UTF16Len returns the length of s in UTF-16 code units, the unit in which the service counts
+// characters: one per character of the Basic Multilingual Plane, two for any other. A byte
+// that is not valid UTF-8 counts as one unit, as the U+FFFD it decodes to.
+func UTF16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, width := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+		i += width
+	}
+	return n
+}
