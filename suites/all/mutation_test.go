@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,8 +97,6 @@ type suiteRun struct {
 	elapsed  time.Duration
 }
 
-func (r *suiteRun) key() string { return r.target + "|" + r.filter + "|" + r.timeout.String() }
-
 // runSuite runs the suite in a child process of this test binary against r.target and
 // records each rule's outcome, read through the report model.
 func runSuite(ctx context.Context, dir string, r *suiteRun) {
@@ -155,19 +154,23 @@ func tail(s string, n int) string {
 	return s
 }
 
-// mutationFilter is the label filter of a mutant's run: its own, or the whole suite but
-// the slow rules it does not claim to break.
+// mutationFilter is the label filter of a mutant's run: its own, or the areas it runs
+// (those of its Breaks and its Areas) without the slow rules it does not claim to break.
 func mutationFilter(m mutant.Mutant) string {
 	if m.LabelFilter != "" {
 		return m.LabelFilter
 	}
-	var out []string
+	var areas []string
+	for _, a := range m.RunAreas() {
+		areas = append(areas, "area:"+string(a))
+	}
+	filter := "(" + strings.Join(areas, " || ") + ")"
 	for _, id := range slowRules {
 		if !slices.Contains(m.Breaks, id) {
-			out = append(out, "!"+id)
+			filter += " && !" + id
 		}
 	}
-	return strings.Join(out, " && ")
+	return filter
 }
 
 func failed(o report.Outcome) bool {
@@ -205,24 +208,30 @@ func TestMutants(t *testing.T) {
 		mutants = sel
 	}
 
-	// One run per mutant, and one per distinct base, filter and timeout to tell the
-	// mutant's failures from failures of the base itself.
-	runs := map[string]*suiteRun{}
-	baseOf := map[string]*suiteRun{}
+	// One run per mutant, and one per base backend over the specs of all its mutants' runs,
+	// to tell a mutant's failures from failures of the base itself (a rule's outcome on the
+	// base does not depend on which other specs run).
+	baseFilters := map[string][]string{}
 	mutantRun := map[string]*suiteRun{}
 	var order []*suiteRun
-	add := func(r *suiteRun) *suiteRun {
-		if old, ok := runs[r.key()]; ok {
-			return old
-		}
-		runs[r.key()] = r
-		order = append(order, r)
-		return r
-	}
 	for _, m := range mutants {
 		filter := mutationFilter(m)
-		baseOf[m.Name] = add(&suiteRun{target: m.BaseOrDefault(), filter: filter})
-		mutantRun[m.Name] = add(&suiteRun{target: mutant.Prefix + m.Name, filter: filter, timeout: m.SpecTimeout})
+		if fs := baseFilters[m.BaseOrDefault()]; !slices.Contains(fs, filter) {
+			baseFilters[m.BaseOrDefault()] = append(fs, filter)
+		}
+		r := &suiteRun{target: mutant.Prefix + m.Name, filter: filter, timeout: m.SpecTimeout}
+		mutantRun[m.Name] = r
+		order = append(order, r)
+	}
+	baseOf := map[string]*suiteRun{}
+	for _, base := range slices.Sorted(maps.Keys(baseFilters)) {
+		fs := baseFilters[base]
+		r := &suiteRun{target: base, filter: "(" + strings.Join(fs, ") || (") + ")"}
+		if base == mutant.DefaultBase {
+			r.filter = "" // the whole suite: its mutants cover nearly every area
+		}
+		baseOf[base] = r
+		order = append([]*suiteRun{r}, order...)
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, mutationParallel)
@@ -236,11 +245,16 @@ func TestMutants(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	for _, r := range order {
+		if r.elapsed > 30*time.Second {
+			t.Logf("the suite against %s took %s", r.target, r.elapsed.Round(time.Second))
+		}
+	}
 
 	data := MutationData{Total: len(mutants)}
 	specified := map[string]bool{}
 	for _, m := range mutants {
-		base, run := baseOf[m.Name], mutantRun[m.Name]
+		base, run := baseOf[m.BaseOrDefault()], mutantRun[m.Name]
 		if base.err != nil {
 			t.Fatalf("base run of %s: %v", m.Name, base.err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -56,7 +57,23 @@ var (
 		Breaks:      []string{"auth.sas.other-table", "auth.sas.no-table-management"},
 		Base:        "reference-http",
 		LabelFilter: "area:auth",
-	}, identity, hooks{sasScope: true})
+	}, identity, hooks{sasDerived: func(derived, parent api.Backend, o driver.SASOptions) api.Backend {
+		return &scopeEscape{Backend: derived, parent: parent, table: o.Table}
+	}})
+
+	_ = define(Mutant{
+		Name: "sas-rowkey-range-crossed-as-authentication-failure",
+		Description: "checks a SAS's RowKey range apart from its PartitionKey range and refuses a RowKey outside it " +
+			"with 403 AuthenticationFailed instead of AuthorizationFailure",
+		Breaks:      []string{"auth.sas.range.row-reading"},
+		Base:        "reference-http",
+		LabelFilter: "area:auth",
+	}, identity, hooks{sasDerived: func(derived, _ api.Backend, o driver.SASOptions) api.Backend {
+		if o.StartRK == "" && o.EndRK == "" {
+			return derived
+		}
+		return &rowRangeCheck{Backend: derived, start: o.StartRK, end: o.EndRK}
+	}})
 
 	_ = sasMutant(Mutant{
 		Name:        "sas-ignores-validity",
@@ -117,4 +134,63 @@ func (m *scopeEscape) QueryEntities(ctx context.Context, table string, q api.Que
 
 func (m *scopeEscape) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 	return m.on(table).SubmitBatch(ctx, table, ops)
+}
+
+// Authorization failures as authentication failures.
+var _ = define(Mutant{
+	Name:        "authorization-as-authentication-failure",
+	Description: "answers a request its SAS does not allow with 403 AuthenticationFailed instead of AuthorizationFailure",
+	Breaks:      []string{"auth.sas.range.partition"},
+	Base:        "reference-http",
+	LabelFilter: "area:auth",
+}, func(b api.Backend) api.Backend {
+	return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
+		switch e.Code {
+		case spec.ErrAuthorizationFailure.Code, spec.ErrAuthPermissionMismatch.Code, spec.ErrAuthResourceTypeMismatch.Code:
+			e.Code = spec.ErrAuthenticationFailed.Code
+		}
+		return e
+	}}
+}, hooks{})
+
+// rowRangeCheck refuses the keys whose RowKey lies outside [start, end] with 403
+// AuthenticationFailed.
+type rowRangeCheck struct {
+	api.Backend
+	start, end string
+}
+
+func (m *rowRangeCheck) check(rk string) error {
+	if (m.start != "" && rk < m.start) || (m.end != "" && rk > m.end) {
+		return spec.ErrAuthenticationFailed.New()
+	}
+	return nil
+}
+
+func (m *rowRangeCheck) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	if err := m.check(e.RowKey); err != nil {
+		return api.Entity{}, err
+	}
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *rowRangeCheck) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if err := m.check(e.RowKey); err != nil {
+		return "", err
+	}
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *rowRangeCheck) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if err := m.check(rk); err != nil {
+		return err
+	}
+	return m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
+}
+
+func (m *rowRangeCheck) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	if err := m.check(rk); err != nil {
+		return api.Entity{}, err
+	}
+	return m.Backend.GetEntity(ctx, table, pk, rk, sel)
 }

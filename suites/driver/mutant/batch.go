@@ -56,6 +56,7 @@ var (
 		Name:        "batch-not-atomic",
 		Description: "applies the operations before a failing one and keeps them: a failed transaction is not rolled back",
 		Breaks:      []string{"batch.atomic"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 		rs, err := b.SubmitBatch(ctx, table, ops)
 		e, ok := driver.AsError(err)
@@ -250,7 +251,8 @@ var (
 	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 		rs, err := b.SubmitBatch(ctx, table, ops)
 		e, ok := driver.AsError(err)
-		if !ok || len(ops) < 2 || (e.Status != 413 && e.Code != spec.ErrRequestBodyTooLarge.Code && e.Code != spec.ErrEntityTooLarge.Code) {
+		tooLarge := ok && (e.Status == 413 || e.Code == spec.ErrRequestBodyTooLarge.Code || e.Message == spec.MsgBatchPayloadTooLarge)
+		if !tooLarge || len(ops) < 2 {
 			return rs, err
 		}
 		half := len(ops) / 2
@@ -296,6 +298,17 @@ var (
 			}
 		}
 		return rs, err
+	}), hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-empty-phantom-result",
+		Description: "answers an empty transaction with one 204 result, as if it held an operation",
+		Breaks:      []string{"batch.empty"},
+	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+		if len(ops) == 0 {
+			return []api.BatchResult{{Status: 204}}, nil
+		}
+		return b.SubmitBatch(ctx, table, ops)
 	}), hooks{})
 
 	_ = define(Mutant{

@@ -127,6 +127,7 @@ var (
 		Name:        "keys-case-folded",
 		Description: "stores and looks up keys in lower case, so keys that differ only in case name one entity",
 		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend {
 		return &keyMapper{Backend: b, in: strings.ToLower}
 	}, hooks{})
@@ -206,6 +207,7 @@ var (
 		Name:        "missing-properties-as-null",
 		Description: "returns query results as rows of one schema: a property any entity of the page has comes back as null on the others",
 		Breaks:      []string{"entities.schema.heterogeneous"},
+		Areas:       []spec.Area{spec.AreaRelationships, spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
 			if q.Select != nil {
@@ -243,7 +245,14 @@ var (
 		Name:        "deleted-entities-in-queries",
 		Description: "deletes an entity for Get Entity but keeps returning it to queries (a tombstone the scan does not skip)",
 		Breaks:      []string{"modify.delete.removes"},
-	}, func(b api.Backend) api.Backend { return &tombstones{Backend: b, dead: map[string][]api.Entity{}} }, hooks{})
+	}, func(b api.Backend) api.Backend { return &tombstones{Backend: b, dead: map[entityKey]bool{}} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "reads-from-last-written-table",
+		Description: "serves Get Entity and Query Entities from the table last written to, as a connection that keeps a current table",
+		Breaks:      []string{"rel.one-to-one.explicit-reference"},
+		Areas:       []spec.Area{spec.AreaPatterns},
+	}, func(b api.Backend) api.Backend { return &currentTable{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
 		Name:        "if-match-any-refused",
@@ -255,6 +264,7 @@ var (
 		Name:        "upsert-as-insert",
 		Description: "performs Insert Or Replace and Insert Or Merge as Insert Entity: they fail with 409 when the entity exists",
 		Breaks:      []string{"pattern.eventual.upsert-repeatable", "concurrency.no-if-match.upsert"},
+		Areas:       []spec.Area{spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend { return &upsertInsert{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
@@ -275,6 +285,7 @@ var (
 		Name:        "schema-fixed-per-table",
 		Description: "fixes each property's type by the first value a table stores for it and converts later values of other types to strings",
 		Breaks:      []string{"entities.schema.type-per-entity", "rel.heterogeneous.mixed-property-types", "types.type-change"},
+		Areas:       []spec.Area{spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend { return &fixedSchema{Backend: b, types: map[string]api.EdmType{}} }, hooks{})
 )
 
@@ -317,35 +328,76 @@ func (m *rowKeyIndex) GetEntity(ctx context.Context, table, pk, rk string, sel [
 	return p.Entities[0], nil
 }
 
+// tombstones deletes entities softly: Delete Entity marks the entity and Get Entity
+// answers 404 for it, but queries still find it. A write of the keys removes the mark.
 type tombstones struct {
 	api.Backend
 	mu   sync.Mutex
-	dead map[string][]api.Entity // lower-case table -> deleted entities
+	dead map[entityKey]bool
+}
+
+func (m *tombstones) isDead(table, pk, rk string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dead[keyOf(table, pk, rk)]
+}
+
+// revive removes the stored entity behind a mark before the keys are written again.
+func (m *tombstones) revive(ctx context.Context, table, pk, rk string) {
+	if !m.isDead(table, pk, rk) {
+		return
+	}
+	_ = m.Backend.DeleteEntity(ctx, table, pk, rk, api.IfMatchAny)
+	m.mu.Lock()
+	delete(m.dead, keyOf(table, pk, rk))
+	m.mu.Unlock()
 }
 
 func (m *tombstones) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
-	old, getErr := m.Backend.GetEntity(ctx, table, pk, rk, nil)
-	err := m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
-	if err == nil && getErr == nil {
-		m.mu.Lock()
-		t := strings.ToLower(table)
-		m.dead[t] = append(m.dead[t], old)
-		m.mu.Unlock()
+	if ifMatch == "" || m.isDead(table, pk, rk) {
+		if m.isDead(table, pk, rk) {
+			return spec.ErrResourceNotFound.New()
+		}
+		return m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
 	}
-	return err
-}
-
-func (m *tombstones) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
-	p, err := m.Backend.QueryEntities(ctx, table, q)
-	if err != nil || !p.Continuation.IsZero() || q.Filter != "" || q.Select != nil {
-		return p, err
+	cur, err := m.Backend.GetEntity(ctx, table, pk, rk, nil)
+	if err != nil {
+		return err
+	}
+	if ifMatch != api.IfMatchAny && ifMatch != cur.ETag {
+		return m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch)
 	}
 	m.mu.Lock()
-	for _, e := range m.dead[strings.ToLower(table)] {
-		p.Entities = append(p.Entities, e.Clone())
-	}
+	m.dead[keyOf(table, pk, rk)] = true
 	m.mu.Unlock()
-	return p, nil
+	return nil
+}
+
+func (m *tombstones) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	if m.isDead(table, pk, rk) {
+		return api.Entity{}, spec.ErrResourceNotFound.New()
+	}
+	return m.Backend.GetEntity(ctx, table, pk, rk, sel)
+}
+
+func (m *tombstones) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	m.revive(ctx, table, e.PartitionKey, e.RowKey)
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *tombstones) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if ifMatch != "" && m.isDead(table, e.PartitionKey, e.RowKey) {
+		return "", spec.ErrResourceNotFound.New()
+	}
+	m.revive(ctx, table, e.PartitionKey, e.RowKey)
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *tombstones) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	for _, op := range ops {
+		m.revive(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	return m.Backend.SubmitBatch(ctx, table, ops)
 }
 
 type anyRefused struct{ api.Backend }
@@ -524,6 +576,7 @@ var (
 		Name:        "query-coalescing-by-table",
 		Description: "answers a query that arrives while another query of the same table is in flight with that query's page",
 		Breaks:      []string{"parallel.query.equivalent"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend { return &coalesce{Backend: b, inflight: map[string]*flight{}} }, hooks{})
 )
 
@@ -603,4 +656,49 @@ func (m *coalesce) QueryEntities(ctx context.Context, table string, q api.Query)
 		p.Entities[i] = p.Entities[i].Clone()
 	}
 	return p, f.err
+}
+
+// currentTable reads from the table the last write named instead of the one asked for.
+type currentTable struct {
+	api.Backend
+	mu   sync.Mutex
+	last string
+}
+
+func (m *currentTable) wrote(table string) {
+	m.mu.Lock()
+	m.last = table
+	m.mu.Unlock()
+}
+
+func (m *currentTable) read(table string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last == "" {
+		return table
+	}
+	return m.last
+}
+
+func (m *currentTable) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	m.wrote(table)
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *currentTable) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	m.wrote(table)
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *currentTable) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	m.wrote(table)
+	return m.Backend.SubmitBatch(ctx, table, ops)
+}
+
+func (m *currentTable) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	return m.Backend.GetEntity(ctx, m.read(table), pk, rk, sel)
+}
+
+func (m *currentTable) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	return m.Backend.QueryEntities(ctx, m.read(table), q)
 }

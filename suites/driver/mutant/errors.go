@@ -96,6 +96,7 @@ var (
 			"tables.delete.not-found", "query.filter.syntax", "query.top.over-max",
 			// TableBeingDeleted becomes EntityAlreadyExists: the only wrong answers these MAY rules have.
 			"tables.delete.name-reuse", "pattern.high-volume-delete.name-reuse"},
+		Areas: []spec.Area{spec.AreaEntities, spec.AreaBatch, spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		codes := scrambledCodes()
 		return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
@@ -110,6 +111,7 @@ var (
 		Name:        "not-found-codes-swapped",
 		Description: "answers a missing table with ResourceNotFound and a missing entity with TableNotFound",
 		Breaks:      []string{"tables.delete.not-found"},
+		Areas:       []spec.Area{spec.AreaBatch, spec.AreaPatterns, spec.AreaModification},
 	}, func(b api.Backend) api.Backend {
 		return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
 			switch e.Code {

@@ -110,6 +110,7 @@ var (
 		Name:        "range-bounds-inclusive",
 		Description: "evaluates gt as ge and lt as le, in entity and table filters",
 		Breaks:      []string{"query.range", "query.prefix", "query.compare.int32", "query.compare.string", "tables.query.filter"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, filterMutant(func(f string) string {
 		return rewriteTokens(f, func(t []string) []string {
 			for i, w := range t {
@@ -297,9 +298,9 @@ var (
 
 	_ = define(Mutant{
 		Name:        "filter-errors-as-empty",
-		Description: "answers a query it cannot evaluate (bad filter, bad $top) with an empty result instead of 400",
+		Description: "answers a query it cannot evaluate (bad filter, bad $top, a comparison of two properties) with an empty result instead of 400 or 501",
 		Breaks: []string{"query.filter.syntax", "query.filter.bad-literal", "query.filter.null", "query.filter.case.operators",
-			"query.top.negative", "query.top.over-max"},
+			"query.top.negative", "query.top.over-max", "query.filter.property-vs-property"},
 	}, func(b api.Backend) api.Backend { return &errorsAsEmpty{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
@@ -359,7 +360,7 @@ type errorsAsEmpty struct{ api.Backend }
 
 func (m *errorsAsEmpty) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
 	p, err := m.Backend.QueryEntities(ctx, table, q)
-	if e, ok := driver.AsError(err); ok && e.Status == 400 {
+	if e, ok := driver.AsError(err); ok && (e.Status == 400 || e.Status == 501) {
 		return api.Page{Entities: []api.Entity{}}, nil
 	}
 	return p, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -33,8 +34,11 @@ type Mutant struct {
 	// Base is the backend the mutant wraps by default ("" means DefaultBase): a mutant whose
 	// fault needs a capability (SAS) names a base that has it.
 	Base string
-	// LabelFilter, when set, restricts the mutation run to the specs it selects (a Ginkgo
-	// label filter): for mutants whose every spec would otherwise wait for a timeout.
+	// Areas lists areas whose specs the mutation run covers besides the areas of Breaks:
+	// where the mutant is expected to be caught too.
+	Areas []spec.Area
+	// LabelFilter, when set, replaces the areas: the mutation run covers the specs it
+	// selects (a Ginkgo label filter), e.g. for mutants whose specs wait for a timeout.
 	LabelFilter string
 	// SpecTimeout, when set, bounds each spec of the mutation run.
 	SpecTimeout time.Duration
@@ -43,6 +47,29 @@ type Mutant struct {
 	// reporting, and its failures say nothing about the strength of a rule's specs, so the
 	// catalogue coverage leaves them out.
 	Transport bool
+}
+
+// RunAreas returns the areas whose specs a mutation run of m covers: those of its Breaks
+// and its Areas, in name order.
+func (m Mutant) RunAreas() []spec.Area {
+	seen := map[spec.Area]bool{}
+	var out []spec.Area
+	add := func(a spec.Area) {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	for _, id := range m.Breaks {
+		if r, ok := spec.LookupRule(id); ok {
+			add(r.Area)
+		}
+	}
+	for _, a := range m.Areas {
+		add(a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // BaseOrDefault returns the backend the mutant wraps by default.
@@ -138,9 +165,9 @@ type hooks struct {
 	sas func(driver.SASOptions) driver.SASOptions
 	// raw replaces raw HTTP's Do; it receives the wrapped backend's Do.
 	raw func(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error)
-	// sasScope makes a SAS-derived backend serve what lies outside its table (other tables,
-	// table management) with the account key of the backend it was derived from.
-	sasScope bool
+	// sasDerived decorates a backend derived by WithSAS, given the backend it was derived
+	// from (which holds the account key) and the SAS's options.
+	sasDerived func(derived, parent api.Backend, opts driver.SASOptions) api.Backend
 }
 
 // define builds a mutant whose Wrap decorates with newDecorator and forwards the wrapped
@@ -159,7 +186,7 @@ func define(m Mutant, newDecorator func(inner api.Backend) api.Backend, h hooks)
 func withCapabilities(inner, d api.Backend, rewrap func(api.Backend) api.Backend, h hooks) api.Backend {
 	sas, hasSAS := inner.(driver.SASIssuer)
 	raw, hasRaw := inner.(driver.RawHTTP)
-	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas, parent: inner, scope: h.sasScope}
+	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas, parent: inner, derived: h.sasDerived}
 	r := rawForward{raw: raw, hook: h.raw}
 	switch {
 	case hasSAS && hasRaw:
@@ -183,11 +210,11 @@ func withCapabilities(inner, d api.Backend, rewrap func(api.Backend) api.Backend
 }
 
 type sasForward struct {
-	sas    driver.SASIssuer
-	rewrap func(api.Backend) api.Backend
-	hook   func(driver.SASOptions) driver.SASOptions
-	parent api.Backend
-	scope  bool
+	sas     driver.SASIssuer
+	rewrap  func(api.Backend) api.Backend
+	hook    func(driver.SASOptions) driver.SASOptions
+	parent  api.Backend
+	derived func(derived, parent api.Backend, opts driver.SASOptions) api.Backend
 }
 
 func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
@@ -198,8 +225,8 @@ func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver
 	if err != nil {
 		return nil, err
 	}
-	if s.scope {
-		b = &scopeEscape{Backend: b, parent: s.parent, table: opts.Table}
+	if s.derived != nil {
+		b = s.derived(b, s.parent, opts)
 	}
 	return s.rewrap(b), nil
 }

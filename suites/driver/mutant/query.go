@@ -46,6 +46,7 @@ var (
 		Name:        "reverse-page-order",
 		Description: "returns the entities of each page in descending key order",
 		Breaks:      []string{"ordering.key-order", "ordering.filtered", "ordering.across-partitions", "ordering.inverted-ticks"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend {
 		return &pageMapper{Backend: b, fn: func(_ api.Query, p *api.Page) { slices.Reverse(p.Entities) }}
 	}, hooks{})
@@ -54,6 +55,7 @@ var (
 		Name:        "rowkey-only-order",
 		Description: "sorts each page by RowKey alone, so a page that spans partitions interleaves them",
 		Breaks:      []string{"ordering.across-partitions"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, sortPage(func(a, b api.Entity) int { return api.CompareKeyStrings(a.RowKey, b.RowKey) }), hooks{})
 
 	_ = define(Mutant{
@@ -112,6 +114,7 @@ var (
 		Name:        "top-off-by-one",
 		Description: "returns $top+1 entities per page (but accepts $top=1000 as it should)",
 		Breaks:      []string{"query.top.limit"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &queryMapper{Backend: b, fn: func(q api.Query) api.Query {
 			if q.Top > 0 && q.Top < spec.MaxTop {
@@ -125,6 +128,7 @@ var (
 		Name:        "select-ignored",
 		Description: "ignores $select and returns every property",
 		Breaks:      []string{"query.select.only", "query.select.system"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaEntities},
 	}, func(b api.Backend) api.Backend {
 		return &selectIgnored{queryMapper{Backend: b, fn: func(q api.Query) api.Query { q.Select = nil; return q }}}
 	}, hooks{})
@@ -277,6 +281,7 @@ var (
 		Name:        "continuation-dropped-at-partition-boundary",
 		Description: "drops the continuation when the next page would start a new partition, as a server that resumes within one partition only",
 		Breaks:      []string{"pagination.exactly-once"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend { return &boundaryDrop{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
@@ -289,6 +294,7 @@ var (
 		Name:        "continuation-skips-one",
 		Description: "resumes a continued query one entity too far, losing the first entity of every later page",
 		Breaks:      []string{"pagination.exactly-once"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &skipOne{Backend: b}
 	}, hooks{})

@@ -201,6 +201,27 @@ var (
 	})
 
 	_ = rawMutant(Mutant{
+		Name:        "query-etags-dropped",
+		Description: "leaves odata.etag out of the entities of a minimal-metadata query answer",
+		Breaks:      []string{"protocol.accept.minimal-etag"},
+	}, nil, func(_ *http.Request, a *http.Response) {
+		rewriteBody(&a.Body, &a.ContentLength, a.Header, func(b []byte) []byte {
+			return jsonObject(b, func(m map[string]json.RawMessage) {
+				var values []map[string]json.RawMessage
+				if json.Unmarshal(m["value"], &values) != nil {
+					return
+				}
+				for _, v := range values {
+					delete(v, "odata.etag")
+				}
+				if out, err := json.Marshal(values); err == nil {
+					m["value"] = out
+				}
+			})
+		})
+	})
+
+	_ = rawMutant(Mutant{
 		Name:        "whole-double-without-point",
 		Description: "writes a whole Edm.Double as 5 instead of 5.0, so that readers take it for an Int32",
 		Breaks:      []string{"protocol.double.whole"},

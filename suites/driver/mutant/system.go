@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 )
 
 // sysState is what a decorator shows of an entity's system properties instead of what the
@@ -308,6 +309,7 @@ var (
 		Name:        "etag-unchanged-on-update",
 		Description: "keeps an entity's ETag from its creation: updates do not change it, so a stale ETag still matches",
 		Breaks:      []string{"entities.etag.changes", "modify.etag.changes", "concurrency.stale-etag.replace", "concurrency.stale-etag.merge"},
+		Areas:       []spec.Area{spec.AreaParallel},
 	}, func(b api.Backend) api.Backend { return &etagFrozen{Backend: b, s: newSysState[string]()} }, hooks{})
 
 	_ = define(Mutant{

@@ -150,7 +150,7 @@ func (m *listingLag) QueryTables(ctx context.Context, q api.TableQuery) (api.Tab
 	return p, nil
 }
 
-// tableState hides deleted tables instead of deleting them (table-soft-delete).
+// softDelete hides deleted tables instead of deleting them (table-soft-delete).
 type softDelete struct {
 	api.Backend
 	mu     sync.Mutex
@@ -165,9 +165,10 @@ func (m *softDelete) isHidden(name string) bool {
 
 func (m *softDelete) CreateTable(ctx context.Context, name string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.hidden[strings.ToLower(name)] {
-		delete(m.hidden, strings.ToLower(name))
+	hidden := m.hidden[strings.ToLower(name)]
+	delete(m.hidden, strings.ToLower(name))
+	m.mu.Unlock()
+	if hidden {
 		return nil
 	}
 	return m.Backend.CreateTable(ctx, name)

@@ -36,6 +36,7 @@ var (
 		Name:        "int64-narrowed",
 		Description: "returns an Edm.Int64 whose value fits 32 bits as an Edm.Int32",
 		Breaks:      []string{"types.int64.round-trip"},
+		Areas:       []spec.Area{spec.AreaModification, spec.AreaBatch},
 	}, readValues(func(v api.Value) api.Value {
 		if v.Type == api.EdmInt64 && v.Int >= math.MinInt32 && v.Int <= math.MaxInt32 {
 			return api.Int32(int32(v.Int))
@@ -85,6 +86,7 @@ var (
 		Description: "returns Edm.Int64, Edm.DateTime, Edm.Guid and Edm.Binary values as Edm.String, " +
 			"as a reader of no-metadata JSON that does not know the types",
 		Breaks: []string{"types.int64.round-trip", "types.datetime.round-trip", "types.guid.round-trip", "types.binary.round-trip", "types.all-in-one"},
+		Areas:  []spec.Area{spec.AreaModification, spec.AreaRelationships, spec.AreaPatterns},
 	}, readValues(func(v api.Value) api.Value {
 		switch v.Type {
 		case api.EdmInt64:
@@ -103,6 +105,7 @@ var (
 		Name:        "datetime-milliseconds",
 		Description: "stores Edm.DateTime values with millisecond precision instead of 100 ns ticks",
 		Breaks:      []string{"types.datetime.round-trip"},
+		Areas:       []spec.Area{spec.AreaModification, spec.AreaPatterns, spec.AreaOrdering},
 	}, writeValues(func(v api.Value) (api.Value, bool) {
 		if v.Type == api.EdmDateTime && !v.Null {
 			v.Time = v.Time.Truncate(time.Millisecond)
@@ -139,6 +142,7 @@ var (
 		Name:        "oversize-truncated",
 		Description: "stores a value over 64 KiB truncated to the limit, and drops the largest properties of an entity over 1 MiB, instead of refusing them",
 		Breaks:      []string{"limits.binary.size", "limits.string.size", "limits.entity.size"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &retryTrimmed{Backend: b, codes: []string{spec.ErrPropertyValueTooLarge.Code, spec.ErrEntityTooLarge.Code}, trim: trimOversize}
 	}, hooks{})
@@ -147,6 +151,7 @@ var (
 		Name:        "extra-properties-dropped",
 		Description: "drops the properties beyond the 252nd instead of refusing the entity",
 		Breaks:      []string{"limits.properties.count"},
+		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &retryTrimmed{Backend: b, codes: []string{spec.ErrTooManyProperties.Code}, trim: dropLastProperty}
 	}, hooks{})

@@ -89,6 +89,7 @@ var (
 		Name:        "merge-as-replace",
 		Description: "performs Merge Entity and Insert Or Merge as a replace, dropping the properties not sent",
 		Breaks:      []string{"modify.merge.keeps-omitted", "modify.insert-or-merge.merges", "pattern.impl.merge-or-replace"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships, spec.AreaBatch, spec.AreaParallel},
 	}, func(b api.Backend) api.Backend {
 		return &updateMapper{Backend: b,
 			update: func(_ api.UpdateMode, ifMatch string) (api.UpdateMode, string) { return api.Replace, ifMatch },
@@ -107,6 +108,7 @@ var (
 		Name:        "replace-as-merge",
 		Description: "performs Update Entity and Insert Or Replace as a merge, keeping the properties not sent",
 		Breaks:      []string{"modify.replace.removes-omitted", "modify.insert-or-replace.replaces", "pattern.impl.merge-or-replace"},
+		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaBatch},
 	}, func(b api.Backend) api.Backend {
 		return &updateMapper{Backend: b,
 			update: func(_ api.UpdateMode, ifMatch string) (api.UpdateMode, string) { return api.Merge, ifMatch },
@@ -144,6 +146,7 @@ var (
 		Name:        "delete-missing-succeeds",
 		Description: "answers 204 to Delete Entity of an entity that does not exist (idempotent delete)",
 		Breaks:      []string{"modify.delete.missing"},
+		Areas:       []spec.Area{spec.AreaParallel, spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend { return &deleteMissingOK{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
@@ -156,6 +159,7 @@ var (
 		Name:        "nulls-stored-as-empty-strings",
 		Description: "stores a property sent as null as an empty string",
 		Breaks:      []string{"entities.property.null-not-stored", "modify.replace.null-removes", "modify.merge.null-ignored"},
+		Areas:       []spec.Area{spec.AreaBatch},
 	}, func(b api.Backend) api.Backend {
 		return &writeMapper{Backend: b, fn: func(e api.Entity) api.Entity {
 			return mapValues(e, func(v api.Value) (api.Value, bool) {
@@ -179,6 +183,7 @@ var (
 		Name:        "reads-touch-entity",
 		Description: "records the last access on every Get Entity, which gives the entity a new ETag and Timestamp",
 		Breaks:      []string{"entities.reads.stable"},
+		Areas:       []spec.Area{spec.AreaModification},
 	}, func(b api.Backend) api.Backend { return &touchOnRead{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
@@ -300,6 +305,7 @@ var (
 		Description: "treats every If-Match as *, on replace, merge, delete and in transactions",
 		Breaks: []string{"concurrency.stale-etag.replace", "concurrency.stale-etag.merge", "concurrency.stale-etag.delete",
 			"concurrency.single-winner", "batch.condition.etag", "pattern.impl.optimistic-concurrency"},
+		Areas: []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend {
 		return &updateMapper{Backend: b,
 			update: func(mode api.UpdateMode, ifMatch string) (api.UpdateMode, string) {
@@ -317,6 +323,7 @@ var (
 		Description: "checks If-Match with a read and then writes unconditionally: right one client at a time, " +
 			"but concurrent writers with the same ETag all succeed",
 		Breaks: []string{"concurrency.single-winner"},
+		Areas:  []spec.Area{spec.AreaParallel, spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend { return &checkThenAct{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
