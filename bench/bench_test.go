@@ -189,6 +189,9 @@ func reportMetrics(b *testing.B, s Summary) {
 	b.ReportMetric(s.Latency.P99, "p99-µs")
 	b.ReportMetric(s.Latency.P999, "p99.9-µs")
 	b.ReportMetric(float64(s.Errors), "errors")
+	if s.CPUPerOp > 0 {
+		b.ReportMetric(s.CPUPerOp, "cpu-µs/op")
+	}
 }
 
 func BenchmarkPointGet(b *testing.B)        { benchFamily(b, "PointGet") }

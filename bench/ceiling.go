@@ -213,7 +213,7 @@ func (c *Ceiling) Run(ctx context.Context, op CeilingOp, limit Limit, t Timer) (
 	deadline := time.Time{}
 	t.ResetTimer()
 	t.StartTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
@@ -247,9 +247,10 @@ func (c *Ceiling) Run(ctx context.Context, op CeilingOp, limit Limit, t Timer) (
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 	s := meter.Summary(elapsed)
+	s.setCPU(cpu)
 	if wrongs != nil {
 		return s, fmt.Errorf("sdk ceiling %s: %w", op, wrongs)
 	}

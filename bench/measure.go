@@ -161,7 +161,18 @@ type Summary struct {
 	OpsPerSec      float64       `json:"ops_per_sec"`
 	EntitiesPerSec float64       `json:"entities_per_sec"`
 	Latency        Latency       `json:"latency"`
-	Kinds          []KindSummary `json:"kinds"`
+	// CPUPerOp is the CPU time this process spent per request, in microseconds: the client,
+	// plus the server when it runs in this process (reference, reference-http). Unlike
+	// throughput it does not depend on how much of the machine other processes take.
+	CPUPerOp float64       `json:"cpu_us_per_op"`
+	Kinds    []KindSummary `json:"kinds"`
+}
+
+// setCPU records the process CPU time spent during the run.
+func (s *Summary) setCPU(cpu time.Duration) {
+	if s.Requests > 0 && cpu > 0 {
+		s.CPUPerOp = float64(cpu.Nanoseconds()) / 1e3 / float64(s.Requests)
+	}
 }
 
 // Measured is an api.Backend decorator that records the latency, entity count and outcome of

@@ -324,7 +324,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	var deadline time.Time
 	t.ResetTimer()
 	t.StartTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
@@ -373,7 +373,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 
 	var steps int64
@@ -382,6 +382,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	}
 	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
 		Workers: nw, Steps: steps, Note: l.Case.Note, Summary: meter.Summary(elapsed)}
+	res.setCPU(cpu)
 	if wrongErr != nil {
 		return res, l.named(wrongErr)
 	}

@@ -418,14 +418,19 @@ func TestCeilingAgainstNoopAndReference(t *testing.T) {
 }
 
 func TestCeilingVerdict(t *testing.T) {
-	lines := ceilingVerdict(map[string]map[CeilingOp]float64{
-		ceilingNoop:      {CeilingGet: 10000},
-		"reference-http": {CeilingGet: 6000},
-		"azurite":        {CeilingGet: 500},
+	ops := func(v, cpu float64) map[CeilingOp]Summary {
+		return map[CeilingOp]Summary{CeilingGet: {OpsPerSec: v, CPUPerOp: cpu}}
+	}
+	lines := ceilingVerdict(map[string]map[CeilingOp]Summary{
+		ceilingNoop:      ops(10000, 100),
+		"reference-http": ops(6000, 125),
+		"azurite":        ops(500, 0),
 	})
 	got := strings.Join(lines, "\n")
-	if !strings.Contains(got, "60% of the ceiling (MISSED)") || !strings.Contains(got, "12.0x azurite (met)") {
-		t.Fatalf("verdict:\n%s", got)
+	for _, want := range []string{"60% of the ceiling (MISSED)", "by CPU per request 100/125 µs: 80% (met)", "12.0x azurite (met)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, got)
+		}
 	}
 }
 
