@@ -108,7 +108,7 @@ func FormatLiteral(v api.Value) (string, error) {
 	case api.EdmDateTime:
 		return "datetime'" + api.FormatDateTime(v.Time) + "'", nil
 	case api.EdmGuid:
-		g, ok := parseGuid(v.Str)
+		g, ok := api.CanonicalGuid(v.Str)
 		if !ok {
 			return "", fmt.Errorf("odata: %q is not a Guid", v.Str)
 		}

@@ -406,7 +406,7 @@ func typedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		if !isString {
 			return mismatch()
 		}
-		g, ok := CanonicalGuid(s)
+		g, ok := api.CanonicalGuid(s)
 		if !ok {
 			return mismatch()
 		}
@@ -431,151 +431,16 @@ func abbreviateRaw(raw []byte) string {
 	return string(raw)
 }
 
-// CanonicalGuid returns s in the canonical lower-case 8-4-4-4-12 form, or false when s is
-// not a GUID in that form.
-func CanonicalGuid(s string) (string, bool) {
-	if len(s) != 36 {
-		return "", false
-	}
-	b := []byte(s)
-	for i, c := range b {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return "", false
-			}
-			continue
-		}
-		switch {
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
-		case c >= 'A' && c <= 'F':
-			b[i] = c + ('a' - 'A')
-		default:
-			return "", false
-		}
-	}
-	return string(b), true
-}
-
-// ParseDateTime reads an Edm.DateTime in the forms the service accepts (DTF): YYYY-MM-DD,
-// YYYY-MM-DDThh:mm<TZ>, YYYY-MM-DDThh:mm:ss[.f{1,7}]<TZ>, where TZ is Z or ±hh:mm of at most
-// 23:59. A malformed value fails with 400 InvalidValueType; one outside
+// ParseDateTime reads an Edm.DateTime in the forms the service accepts (api.ParseDateTime;
+// DTF) and returns it in UTC. A malformed value fails with 400 InvalidValueType; one outside
 // 1601-01-01..9999-12-31 (UTC) with 400 OutOfRangeInput.
 func ParseDateTime(s string) (time.Time, error) {
-	bad := func() (time.Time, error) {
+	t, ok := api.ParseDateTime(s)
+	if !ok {
 		return time.Time{}, spec.ErrInvalidValueType.Newf("The value '%s' is not a valid Edm.DateTime.", abbreviateRaw([]byte(s)))
 	}
-	p := dtParser{s: s}
-	year, ok1 := p.digits(4)
-	ok2 := p.lit('-')
-	month, ok3 := p.digits(2)
-	ok4 := p.lit('-')
-	day, ok5 := p.digits(2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
-		return bad()
-	}
-	var hour, minute, sec, nanos int
-	offset := 0
-	if p.done() {
-		// date only: midnight UTC
-	} else {
-		if !p.lit('T') {
-			return bad()
-		}
-		var okh, okc, okm bool
-		hour, okh = p.digits(2)
-		okc = p.lit(':')
-		minute, okm = p.digits(2)
-		if !(okh && okc && okm) {
-			return bad()
-		}
-		if p.peek(':') {
-			p.lit(':')
-			var oks bool
-			if sec, oks = p.digits(2); !oks {
-				return bad()
-			}
-			if p.peek('.') {
-				p.lit('.')
-				n := 0
-				for n < 8 && !p.done() && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-					nanos = nanos*10 + int(p.s[p.i]-'0')
-					p.i++
-					n++
-				}
-				if n == 0 || n > 7 {
-					return bad()
-				}
-				for k := n; k < 9; k++ {
-					nanos *= 10
-				}
-			}
-		}
-		switch {
-		case p.lit('Z'):
-		case p.peek('+') || p.peek('-'):
-			sign := 1
-			if p.s[p.i] == '-' {
-				sign = -1
-			}
-			p.i++
-			oh, ok1 := p.digits(2)
-			ok2 := p.lit(':')
-			om, ok3 := p.digits(2)
-			if !(ok1 && ok2 && ok3) || oh > 23 || om > 59 {
-				return bad()
-			}
-			offset = sign * (oh*3600 + om*60)
-		default:
-			return bad()
-		}
-		if !p.done() || hour > 23 || minute > 59 || sec > 59 {
-			return bad()
-		}
-	}
-	if month < 1 || month > 12 || day < 1 {
-		return bad()
-	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.FixedZone("", offset))
-	if t.Day() != day {
-		return bad()
-	}
-	t = t.UTC()
 	if t.Before(spec.MinDateTime) || t.After(spec.MaxDateTime) {
 		return time.Time{}, spec.ErrOutOfRangeInput.Newf("The value '%s' is outside the range of Edm.DateTime (1601-01-01 to 9999-12-31).", s)
 	}
 	return t, nil
-}
-
-type dtParser struct {
-	s string
-	i int
-}
-
-func (p *dtParser) done() bool { return p.i >= len(p.s) }
-
-func (p *dtParser) peek(c byte) bool { return p.i < len(p.s) && p.s[p.i] == c }
-
-func (p *dtParser) lit(c byte) bool {
-	if p.peek(c) {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *dtParser) digits(n int) (int, bool) {
-	if p.i+n > len(p.s) {
-		return 0, false
-	}
-	v := 0
-	for k := 0; k < n; k++ {
-		c := p.s[p.i+k]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	p.i += n
-	return v, true
 }
