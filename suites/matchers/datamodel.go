@@ -31,80 +31,28 @@ func OutcomeOf(err error) string {
 	return "transport error"
 }
 
-type failedAs struct{ errs []spec.ErrorCode }
-
 // HaveFailedAs succeeds when the actual error is a service error carrying the status and the
 // code of one of the documented errors, e.g. HaveFailedAs(spec.ErrTableAlreadyExists).
-func HaveFailedAs(errs ...spec.ErrorCode) types.GomegaMatcher { return &failedAs{errs: errs} }
-
-func (m *failedAs) Match(actual any) (bool, error) {
-	err, ok := asError(actual)
-	if !ok {
-		return false, fmt.Errorf("HaveFailedAs expects an error, got %T", actual)
-	}
-	e, ok := driver.AsError(err)
-	if !ok {
-		return false, nil
-	}
-	for _, c := range m.errs {
-		if e.Status == c.Status && e.Code == c.Code {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func (m *failedAs) want() string {
-	parts := make([]string, len(m.errs))
-	for i, c := range m.errs {
+func HaveFailedAs(errs ...spec.ErrorCode) types.GomegaMatcher {
+	parts := make([]string, len(errs))
+	for i, c := range errs {
 		parts[i] = fmt.Sprintf("%d %s", c.Status, c.Code)
 	}
-	return strings.Join(parts, " or ")
+	return failingWith("HaveFailedAs", strings.Join(parts, " or "), func(e *driver.Error) bool {
+		return slices.ContainsFunc(errs, func(c spec.ErrorCode) bool { return e.Status == c.Status && e.Code == c.Code })
+	})
 }
-
-func (m *failedAs) FailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend to fail with %s, but %s", m.want(), describeOutcome(err))
-}
-
-func (m *failedAs) NegatedFailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend not to fail with %s, but %s", m.want(), describeOutcome(err))
-}
-
-type failedWithStatus struct{ statuses []int }
 
 // HaveFailedWithStatus succeeds when the actual error is a service error whose HTTP status is
 // one of statuses, whatever its code.
 func HaveFailedWithStatus(statuses ...int) types.GomegaMatcher {
-	return &failedWithStatus{statuses: statuses}
-}
-
-func (m *failedWithStatus) Match(actual any) (bool, error) {
-	err, ok := asError(actual)
-	if !ok {
-		return false, fmt.Errorf("HaveFailedWithStatus expects an error, got %T", actual)
-	}
-	e, ok := driver.AsError(err)
-	return ok && slices.Contains(m.statuses, e.Status), nil
-}
-
-func (m *failedWithStatus) want() string {
-	parts := make([]string, len(m.statuses))
-	for i, s := range m.statuses {
+	parts := make([]string, len(statuses))
+	for i, s := range statuses {
 		parts[i] = fmt.Sprint(s)
 	}
-	return "status " + strings.Join(parts, " or ")
-}
-
-func (m *failedWithStatus) FailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend to fail with %s, but %s", m.want(), describeOutcome(err))
-}
-
-func (m *failedWithStatus) NegatedFailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend not to fail with %s, but %s", m.want(), describeOutcome(err))
+	return failingWith("HaveFailedWithStatus", "status "+strings.Join(parts, " or "), func(e *driver.Error) bool {
+		return slices.Contains(statuses, e.Status)
+	})
 }
 
 type haveProperty struct {

@@ -2,6 +2,7 @@ package matchers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,52 +40,50 @@ func firstLine(s string) string {
 	return s
 }
 
-type failedWith struct {
-	status int
-	codes  []string
-}
-
 // HaveFailedWith succeeds when the actual error is a service error with the given HTTP
 // status and one of the given codes (no code: any code).
 func HaveFailedWith(status int, codes ...string) types.GomegaMatcher {
-	return &failedWith{status: status, codes: codes}
+	want := fmt.Sprintf("%d", status)
+	if len(codes) > 0 {
+		want = fmt.Sprintf("%d %s", status, strings.Join(codes, " or "))
+	}
+	return failingWith("HaveFailedWith", want, func(e *driver.Error) bool {
+		return e.Status == status && (len(codes) == 0 || slices.Contains(codes, e.Code))
+	})
 }
 
-func (m *failedWith) Match(actual any) (bool, error) {
+// serviceFailure is what every matcher of a service error shares: the actual value must be
+// an error (nil included), it matches a service error that accept takes, and its failure
+// messages say what the rule expects and what the backend answered (describeOutcome).
+type serviceFailure struct {
+	name    string // the matcher's name, for an actual value that is not an error
+	expects string // completes "the rule expects the backend ..."
+	negated string // the same, for the negated matcher
+	accept  func(*driver.Error) bool
+}
+
+// failingWith returns the serviceFailure whose rule expects the backend to fail with want.
+func failingWith(name, want string, accept func(*driver.Error) bool) *serviceFailure {
+	return &serviceFailure{name: name, expects: "to fail with " + want, negated: "not to fail with " + want, accept: accept}
+}
+
+func (m *serviceFailure) Match(actual any) (bool, error) {
 	err, ok := asError(actual)
 	if !ok {
-		return false, fmt.Errorf("HaveFailedWith expects an error, got %T", actual)
+		return false, fmt.Errorf("%s expects an error, got %T", m.name, actual)
 	}
 	e, ok := driver.AsError(err)
-	if !ok || e.Status != m.status {
-		return false, nil
-	}
-	if len(m.codes) == 0 {
-		return true, nil
-	}
-	for _, c := range m.codes {
-		if e.Code == c {
-			return true, nil
-		}
-	}
-	return false, nil
+	return ok && m.accept(e), nil
 }
 
-func (m *failedWith) want() string {
-	if len(m.codes) == 0 {
-		return fmt.Sprintf("%d", m.status)
-	}
-	return fmt.Sprintf("%d %s", m.status, strings.Join(m.codes, " or "))
-}
-
-func (m *failedWith) FailureMessage(actual any) string {
+func (m *serviceFailure) FailureMessage(actual any) string {
 	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend to fail with %s, but %s", m.want(), describeOutcome(err))
+	return fmt.Sprintf("the rule expects the backend %s, but %s", m.expects, describeOutcome(err))
 }
 
-func (m *failedWith) NegatedFailureMessage(actual any) string {
+func (m *serviceFailure) NegatedFailureMessage(actual any) string {
 	err, _ := asError(actual)
-	return fmt.Sprintf("the rule expects the backend not to fail with %s, but %s", m.want(), describeOutcome(err))
+	return fmt.Sprintf("the rule expects the backend %s, but %s", m.negated, describeOutcome(err))
 }
 
 func asError(actual any) (error, bool) {
@@ -147,22 +146,7 @@ func (m *keyOrder) FailureMessage(actual any) string {
 func (m *keyOrder) NegatedFailureMessage(any) string { return "expected results out of key order" }
 
 // KeyList renders the keys of es, abbreviated for long lists.
-func KeyList(es []api.Entity) string {
-	var b strings.Builder
-	b.WriteString("[")
-	for i, e := range es {
-		if i == 20 && len(es) > 24 {
-			fmt.Fprintf(&b, " ... %d more", len(es)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(&b, "(%q,%q)", e.PartitionKey, e.RowKey)
-	}
-	b.WriteString("]")
-	return b.String()
-}
+func KeyList(es []api.Entity) string { return renderKeys(Keys(es)) }
 
 // Keys returns the keys of es, in order.
 func Keys(es []api.Entity) []api.Key {
@@ -183,12 +167,7 @@ type matchEntity struct {
 func MatchEntity(want api.Entity) types.GomegaMatcher { return &matchEntity{want: want} }
 
 func (m *matchEntity) Match(actual any) (bool, error) {
-	got, ok := actual.(api.Entity)
-	if !ok {
-		if p, okp := actual.(*api.Entity); okp && p != nil {
-			got, ok = *p, true
-		}
-	}
+	got, ok := entityOf(actual)
 	if !ok {
 		return false, fmt.Errorf("MatchEntity expects api.Entity, got %T", actual)
 	}

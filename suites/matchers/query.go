@@ -89,33 +89,16 @@ func renderKeys(keys []api.Key) string {
 	return b.String()
 }
 
-type refused struct{}
-
 // BeRefused succeeds when the actual error is a service error that refuses the request: a
 // 4xx status or 501 Not Implemented. Specs use it where the documentation says a request is
 // not allowed but not which status the service answers.
-func BeRefused() types.GomegaMatcher { return refused{} }
-
-func (refused) Match(actual any) (bool, error) {
-	err, ok := asError(actual)
-	if !ok {
-		return false, fmt.Errorf("BeRefused expects an error, got %T", actual)
+func BeRefused() types.GomegaMatcher {
+	return &serviceFailure{
+		name:    "BeRefused",
+		expects: "to refuse the request (4xx or 501)",
+		negated: "to accept the request",
+		accept:  func(e *driver.Error) bool { return (e.Status >= 400 && e.Status < 500) || e.Status == 501 },
 	}
-	e, ok := driver.AsError(err)
-	if !ok {
-		return false, nil
-	}
-	return (e.Status >= 400 && e.Status < 500) || e.Status == 501, nil
-}
-
-func (refused) FailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return "the rule expects the backend to refuse the request (4xx or 501), but " + describeOutcome(err)
-}
-
-func (refused) NegatedFailureMessage(actual any) string {
-	err, _ := asError(actual)
-	return "the rule expects the backend to accept the request, but " + describeOutcome(err)
 }
 
 type propertyNames struct{ want []string }
