@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The compound key pattern stores an employee's yearly reviews beside the employee, in the
@@ -27,7 +28,7 @@ const (
 var reviewYears = []int{2012, 2013, 2014}
 
 func review(emp fixtures.Employee, year int) api.Entity {
-	return api.NewEntity(emp.Department, fmt.Sprintf("empid_%s_%d", emp.ID, year), props(
+	return api.NewEntity(emp.Department, fmt.Sprintf("empid_%s_%d", emp.ID, year), scenario.Props(
 		propManagerRating, api.Int32(int32(3+(year+len(emp.ID)+int(emp.Age))%3)),
 		propPeerRating, api.Int32(int32(2+(year+int(emp.Age))%4)),
 		propComments, api.String(fmt.Sprintf("%s %s, review of %d", emp.FirstName, emp.LastName, year))))
@@ -46,7 +47,7 @@ func loadReviews(ctx context.Context, b driver.Backend, table string) map[string
 		}
 		es = append(es, byEmployee[e.ID]...)
 	}
-	load(ctx, b, table, fixtures.Shuffle(es, 13))
+	scenario.Load(ctx, b, table, fixtures.Shuffle(es, 13))
 	return byEmployee
 }
 
@@ -56,8 +57,8 @@ var _ = framework.Describe("Compound key pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			byEmployee := loadReviews(ctx, b, table)
 			Expect(byEmployee).To(HaveKey("000124"), "the fixture must hold the next employee")
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"),
-				cmp("RowKey", "ge", "empid_000123"), cmp("RowKey", "lt", "empid_000124"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
+				scenario.Cmp("RowKey", "ge", "empid_000123"), scenario.Cmp("RowKey", "lt", "empid_000124"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(byEmployee["000123"]...))
 		})
@@ -66,8 +67,8 @@ var _ = framework.Describe("Compound key pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			byEmployee := loadReviews(ctx, b, table)
 			reviews := byEmployee["000123"][1:]
-			got, err := queryAll(ctx, b, table, api.Query{
-				Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "ge", "empid_000123_"), cmp("RowKey", "lt", "empid_000124")),
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{
+				Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "ge", "empid_000123_"), scenario.Cmp("RowKey", "lt", "empid_000124")),
 				Select: []string{"RowKey", propManagerRating, propPeerRating, propComments},
 			})
 			Expect(err).To(SucceedOnBackend())

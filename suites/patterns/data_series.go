@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The data series pattern stores an employee's 24 hourly message counts as 24 properties
@@ -30,9 +31,9 @@ func incrementHour(ctx context.Context, b driver.Backend, table, employee string
 		if attempt == 0 && beforeWrite != nil {
 			beforeWrite()
 		}
-		next := entity(employee, fixtures.StatsDay, name, api.Int32(int32(e.Properties[name].Int)+1))
+		next := scenario.Entity(employee, fixtures.StatsDay, name, api.Int32(int32(e.Properties[name].Int)+1))
 		_, err = b.UpdateEntity(ctx, table, next, api.Merge, e.ETag)
-		if err == nil || !isStatus(err, 412) {
+		if err == nil || !scenario.IsStatus(err, 412) {
 			return err
 		}
 	}
@@ -43,13 +44,13 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 	Context("with one entity per employee holding 24 hourly counts", func() {
 		f.It("pattern.data-series.one-entity", "returns the whole series to one point query, equal to the 24 per-hour entities", func(ctx context.Context) {
 			b, perHour, series := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
-			load(ctx, b, perHour, fixtures.MessageStatsPerHour(0))
-			load(ctx, b, series, fixtures.MessageStatsSeries(0))
+			scenario.Load(ctx, b, perHour, fixtures.MessageStatsPerHour(0))
+			scenario.Load(ctx, b, series, fixtures.MessageStatsSeries(0))
 			for _, id := range fixtures.StatsEmployees(0) {
 				got, err := b.GetEntity(ctx, series, id, fixtures.StatsDay, nil)
 				Expect(err).To(SucceedOnBackend())
 				Expect(got).To(MatchEntity(fixtures.SeriesEntity(id, fixtures.HourlyMessageCounts(id))))
-				hours := mustQueryAll(ctx, b, perHour, api.Query{Filter: cmp("PartitionKey", "eq", id)})
+				hours := mustQueryAll(ctx, b, perHour, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", id)})
 				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
 				for _, e := range hours {
 					h := int(e.Properties[fixtures.PropHour].Int)
@@ -61,9 +62,9 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 
 		f.It("pattern.data-series.merge-hour", "changes one hour with a merge and keeps the other 23", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			scenario.Load(ctx, b, table, fixtures.MessageStatsSeries(0))
 			id := fixtures.StatsEmployees(0)[0]
-			_, err := b.UpdateEntity(ctx, table, entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999)), api.Merge, api.IfMatchAny)
+			_, err := b.UpdateEntity(ctx, table, scenario.Entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999)), api.Merge, api.IfMatchAny)
 			Expect(err).To(SucceedOnBackend())
 			counts := fixtures.HourlyMessageCounts(id)
 			counts[13] = 999
@@ -72,9 +73,9 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 
 		f.It("pattern.data-series.replace-drops", "removes the other 23 hours when the entity is replaced with one", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			scenario.Load(ctx, b, table, fixtures.MessageStatsSeries(0))
 			id := fixtures.StatsEmployees(0)[0]
-			only := entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999))
+			only := scenario.Entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999))
 			_, err := b.UpdateEntity(ctx, table, only, api.Replace, api.IfMatchAny)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldEntity(ctx, b, only))
@@ -82,7 +83,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 
 		f.It("pattern.data-series.concurrent", "loses no increment of concurrent ETag-conditional merges", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.MessageStatsSeries(0))
+			scenario.Load(ctx, b, table, fixtures.MessageStatsSeries(0))
 			id := fixtures.StatsEmployees(0)[0]
 			const clients, perClient = 4, 6
 			together := newBarrier(clients)

@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The denormalization pattern keeps a copy of the manager's details in the department
@@ -44,7 +45,7 @@ func loadDenormalized(ctx context.Context, b driver.Backend, table string) (map[
 		depts[d.Name] = managedDepartment(d, m)
 		es = append(es, depts[d.Name])
 	}
-	load(ctx, b, table, es)
+	scenario.Load(ctx, b, table, es)
 	return depts, emps
 }
 
@@ -65,14 +66,14 @@ var _ = framework.Describe("Denormalization pattern", func(f *framework.F) {
 
 	Context("when the manager's address changes", func() {
 		changeEmail := func(ctx context.Context, b driver.Backend, table string, email string, interfere func(dept api.Entity)) error {
-			manager := mustGet(ctx, b, table, "Sales", "000223")
-			dept := mustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
+			manager := scenario.MustGet(ctx, b, table, "Sales", "000223")
+			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			if interfere != nil {
 				interfere(dept)
 			}
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
-				{Kind: api.BatchMerge, Entity: entity("Sales", "000223", fixtures.PropEmail, api.String(email)), IfMatch: manager.ETag},
-				{Kind: api.BatchMerge, Entity: entity("Sales", fixtures.DepartmentRowKey, propManagerEmail, api.String(email)), IfMatch: dept.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", "000223", fixtures.PropEmail, api.String(email)), IfMatch: manager.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, propManagerEmail, api.String(email)), IfMatch: dept.ETag},
 			})
 			return err
 		}

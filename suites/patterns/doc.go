@@ -10,5 +10,6 @@
 // links the package into the suite.
 //
 // It may import ginkgo, gomega, reference/api, reference/spec, fixtures, suites/framework,
-// suites/matchers and suites/driver; never reference or another spec package.
+// suites/matchers, suites/scenario and suites/driver;
+// never reference or another spec package.
 package patterns

@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The eventually consistent transactions pattern archives an employee across two tables
@@ -126,7 +127,7 @@ func (w *archiver) work(ctx context.Context, stop workerStep) error {
 	r := m.body
 	e, err := w.b.GetEntity(ctx, w.current, r.Department, r.EmployeeID, nil)
 	switch {
-	case isStatus(err, 404):
+	case scenario.IsStatus(err, 404):
 		// An earlier attempt already removed it from the current table.
 	case err != nil:
 		return fmt.Errorf("read the employee: %w", err)
@@ -134,13 +135,13 @@ func (w *archiver) work(ctx context.Context, stop workerStep) error {
 		if stop == stopAfterRead {
 			return errCrash
 		}
-		if _, err := w.b.UpdateEntity(ctx, w.archive, strip(e), api.Replace, ""); err != nil {
+		if _, err := w.b.UpdateEntity(ctx, w.archive, scenario.Strip(e), api.Replace, ""); err != nil {
 			return fmt.Errorf("copy into the archive: %w", err)
 		}
 		if stop == stopAfterArchive {
 			return errCrash
 		}
-		if err := w.b.DeleteEntity(ctx, w.current, r.Department, r.EmployeeID, api.IfMatchAny); err != nil && !isStatus(err, 404) {
+		if err := w.b.DeleteEntity(ctx, w.current, r.Department, r.EmployeeID, api.IfMatchAny); err != nil && !scenario.IsStatus(err, 404) {
 			return fmt.Errorf("delete from the current table: %w", err)
 		}
 		if stop == stopAfterDelete {
@@ -164,7 +165,7 @@ func startArchive(ctx context.Context, b driver.Backend, current, archive string
 			others = append(others, e)
 		}
 	}
-	load(ctx, b, current, fixtures.Employees(0))
+	scenario.Load(ctx, b, current, fixtures.Employees(0))
 	q := &memQueue{}
 	q.Put(archiveRequest{Department: "Sales", EmployeeID: "000223"})
 	return &archiver{b: b, current: current, archive: archive, q: q, maxDequeue: 3}, jones, others

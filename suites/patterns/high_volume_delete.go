@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The high volume delete pattern keeps each day's login attempts in a table of its own, so
@@ -33,7 +34,7 @@ func dayTables(ctx context.Context, f *framework.F, b driver.Backend, n int) ([]
 		Expect(b.CreateTable(ctx, name)).To(SucceedOnBackend(), "setting up: create the table of day %d", day)
 		f.CleanupTable(name)
 		es := fixtures.LoginAttempts(day, 0, 0)
-		load(ctx, b, name, es)
+		scenario.Load(ctx, b, name, es)
 		names, days = append(names, name), append(days, es)
 	}
 	return names, days
@@ -121,12 +122,12 @@ var _ = framework.Describe("High volume delete pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			old := fixtures.LoginAttempts(0, 2, 130) // 130 attempts per user: two transactions each
 			kept := append(fixtures.LoginAttempts(1, 0, 0), fixtures.LoginAttempts(2, 0, 0)...)
-			load(ctx, b, table, append(append([]api.Entity(nil), kept...), old...))
+			scenario.Load(ctx, b, table, append(append([]api.Entity(nil), kept...), old...))
 
 			cutoff := fixtures.SortableTime(fixtures.LoginEpoch.AddDate(0, 0, 1))
-			found, err := queryAll(ctx, b, table, api.Query{Filter: cmp("RowKey", "lt", cutoff), Select: []string{"PartitionKey", "RowKey"}})
+			found, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("RowKey", "lt", cutoff), Select: []string{"PartitionKey", "RowKey"}})
 			Expect(err).To(SucceedOnBackend())
-			Expect(found).To(ConsistOfKeys(keys(old)...))
+			Expect(found).To(ConsistOfKeys(Keys(old)...))
 			for _, group := range fixtures.Batches(found) {
 				ops := make([]api.BatchOp, len(group))
 				for i, e := range group {

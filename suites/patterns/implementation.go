@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The design guide's implementation considerations: retrieving entities (point queries,
@@ -24,7 +25,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 	Context("when retrieving entities", func() {
 		f.It("pattern.impl.point-query", "returns the employee a point query names", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.Employees(0))
+			scenario.Load(ctx, b, table, fixtures.Employees(0))
 			got, err := b.GetEntity(ctx, table, "Sales", "000223", nil)
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntity(johnJones().Entity()))
@@ -32,7 +33,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 
 		f.It("pattern.impl.point-query", "fails with 404 ResourceNotFound for an employee that does not exist", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.Employees(0))
+			scenario.Load(ctx, b, table, fixtures.Employees(0))
 			_, err := b.GetEntity(ctx, table, "Sales", "000212", nil)
 			Expect(err).To(HaveFailedWith(404, "ResourceNotFound"))
 		})
@@ -48,8 +49,8 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 				}
 			}
 			Expect(len(want)).To(BeNumerically(">=", 2))
-			load(ctx, b, table, fixtures.Shuffle(all, 19))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "ge", "B"), cmp("RowKey", "lt", "C"))})
+			scenario.Load(ctx, b, table, fixtures.Shuffle(all, 19))
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "ge", "B"), scenario.Cmp("RowKey", "lt", "C"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(want...))
 		})
@@ -57,8 +58,8 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 		f.It("pattern.impl.segments", "returns every employee once across pages of at most 50", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(160)
-			load(ctx, b, table, all)
-			r, err := QueryAll(ctx, b, table, api.Query{Top: 50}, maxPages)
+			scenario.Load(ctx, b, table, all)
+			r, err := QueryAll(ctx, b, table, api.Query{Top: 50}, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
 			for _, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", 50))
@@ -70,7 +71,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 		f.It("pattern.impl.saved-continuation", "resumes a query from a continuation saved as JSON by an earlier client", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(120)
-			load(ctx, b, table, all)
+			scenario.Load(ctx, b, table, all)
 			q := api.Query{Filter: fixtures.PropAge + " ge 18", Top: 50}
 			first, err := b.QueryEntities(ctx, table, q)
 			Expect(err).To(SucceedOnBackend())
@@ -82,7 +83,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			var resumed api.Query
 			resumed.Filter, resumed.Top = q.Filter, q.Top
 			Expect(json.Unmarshal(saved, &resumed.Continuation)).To(Succeed())
-			rest, err := QueryAll(ctx, b, table, resumed, maxPages)
+			rest, err := QueryAll(ctx, b, table, resumed, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
 			Expect(append(first.Entities, rest.Entities()...)).To(ConsistOfEntities(all...))
 		})
@@ -91,8 +92,8 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 	Context("with server-side projection", func() {
 		f.It("pattern.impl.projection", "returns only the Email property of the selected employees", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			load(ctx, b, table, fixtures.Employees(0))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales"), Select: []string{fixtures.PropEmail}})
+			scenario.Load(ctx, b, table, fixtures.Employees(0))
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales"), Select: []string{fixtures.PropEmail}})
 			Expect(err).To(SucceedOnBackend())
 			var want, emails []string
 			for _, e := range department("Sales") {
@@ -112,11 +113,11 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 				b, table := f.Backend(), f.NewTable(ctx)
 				_, err := b.InsertEntity(ctx, table, johnJones().Entity())
 				Expect(err).To(SucceedOnBackend())
-				_, err = b.UpdateEntity(ctx, table, entity("Sales", "000223", fixtures.PropAge, api.Int32(40)), mode, api.IfMatchAny)
+				_, err = b.UpdateEntity(ctx, table, scenario.Entity("Sales", "000223", fixtures.PropAge, api.Int32(40)), mode, api.IfMatchAny)
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldExactly(ctx, b, want))
 			},
-			Entry("with Replace, which removes the properties not sent", api.Replace, entity("Sales", "000223", fixtures.PropAge, api.Int32(40))),
+			Entry("with Replace, which removes the properties not sent", api.Replace, scenario.Entity("Sales", "000223", fixtures.PropAge, api.Int32(40))),
 			Entry("with Merge, which keeps them", api.Merge, johnJones().Entity().With(fixtures.PropAge, api.Int32(40))),
 		)
 
@@ -179,12 +180,12 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 		f.It("pattern.impl.parallel-partitions", "returns the same employees from one query per department as from one scan", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(0)
-			load(ctx, b, table, all)
+			scenario.Load(ctx, b, table, all)
 			depts := fixtures.DepartmentNames()
 			parts := make([][]api.Entity, len(depts))
 			errs := runConcurrently(len(depts), func(i int) error {
 				var err error
-				parts[i], err = queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", depts[i])})
+				parts[i], err = scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", depts[i])})
 				return err
 			})
 			Expect(describeErrors(errs)).To(BeEmpty())
@@ -192,7 +193,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			for _, p := range parts {
 				union = append(union, p...)
 			}
-			scan, err := queryAll(ctx, b, table, api.Query{})
+			scan, err := scenario.AllEntities(ctx, b, table, api.Query{})
 			Expect(err).To(SucceedOnBackend())
 			Expect(union).To(ConsistOfEntities(scan...))
 			Expect(scan).To(ConsistOfEntities(all...))

@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The index entities pattern keeps, per last name, the list of the employees who have it.
@@ -41,7 +42,7 @@ func splitList(v api.Value) []string {
 
 // nameIndex is option 2's index entity of one last name in one department.
 func nameIndex(dept, lastName string, ids ...string) api.Entity {
-	return api.NewEntity(dept, lastName, props(propEmployeeIDs, api.String(joinList(ids))))
+	return api.NewEntity(dept, lastName, scenario.Props(propEmployeeIDs, api.String(joinList(ids))))
 }
 
 // sameDeptIndexes builds option 2's index entities of emps.
@@ -78,7 +79,7 @@ func addWithSameDeptIndex(ctx context.Context, b driver.Backend, table string, e
 		idx, err := b.GetEntity(ctx, table, emp.Department, emp.LastName, nil)
 		ops := []api.BatchOp{{Kind: api.BatchInsert, Entity: emp.Entity()}}
 		switch {
-		case isStatus(err, 404):
+		case scenario.IsStatus(err, 404):
 			ops = append(ops, api.BatchOp{Kind: api.BatchInsert, Entity: nameIndex(emp.Department, emp.LastName, emp.ID)})
 		case err != nil:
 			return fmt.Errorf("read the index entity: %w", err)
@@ -125,7 +126,7 @@ func loadSameDeptIndex(ctx context.Context, b driver.Backend, table string) []fi
 	GinkgoHelper()
 	emps := fixtures.EmployeeRecords(0)
 	es := fixtures.Employees(0)
-	load(ctx, b, table, append(es, sameDeptIndexes(emps)...))
+	scenario.Load(ctx, b, table, append(es, sameDeptIndexes(emps)...))
 	return emps
 }
 
@@ -144,7 +145,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		f.It("pattern.index-entities.external-list", "finds exactly the employees with a last name by point queries on the listed keys", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
-			load(ctx, b, table, fixtures.Employees(0))
+			scenario.Load(ctx, b, table, fixtures.Employees(0))
 			blobs := map[string][]api.Key{} // one blob per last name
 			var want []api.Entity
 			for _, e := range emps {
@@ -187,7 +188,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := loadSameDeptIndex(ctx, b, table)
 			before := idsWith(emps, "Sales", "Jones")
-			stale := mustGet(ctx, b, table, "Sales", "Jones")
+			stale := scenario.MustGet(ctx, b, table, "Sales", "Jones")
 
 			other := newJones("000153", "Omar")
 			Expect(addWithSameDeptIndex(ctx, b, table, other, nil)).To(SucceedOnBackend(), "another client adds an employee first")
@@ -226,16 +227,16 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 				wantIDs = append(wantIDs, e.ID)
 				Expect(table).To(HoldEntity(ctx, b, e.Entity()))
 			}
-			idx := mustGet(ctx, b, table, "Sales", "Jones")
+			idx := scenario.MustGet(ctx, b, table, "Sales", "Jones")
 			Expect(splitList(idx.Properties[propEmployeeIDs])).To(ConsistOf(wantIDs), "the index lists each employee once")
 		})
 
 		Context("when an employee's last name changes", func() {
 			rename := func(ctx context.Context, b driver.Backend, table string, touchNewIndex bool) error {
-				emp := mustGet(ctx, b, table, "Sales", "000150")
-				oldIdx, newIdx := mustGet(ctx, b, table, "Sales", "Jones"), mustGet(ctx, b, table, "Sales", "Smith")
+				emp := scenario.MustGet(ctx, b, table, "Sales", "000150")
+				oldIdx, newIdx := scenario.MustGet(ctx, b, table, "Sales", "Jones"), scenario.MustGet(ctx, b, table, "Sales", "Smith")
 				if touchNewIndex {
-					mustUpdate(ctx, b, table, strip(newIdx), api.Replace, newIdx.ETag) // another client rewrites it
+					mustUpdate(ctx, b, table, scenario.Strip(newIdx), api.Replace, newIdx.ETag) // another client rewrites it
 				}
 				var keep []string
 				for _, id := range splitList(oldIdx.Properties[propEmployeeIDs]) {
@@ -244,7 +245,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 					}
 				}
 				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
-					{Kind: api.BatchReplace, Entity: strip(emp).With(fixtures.PropLastName, api.String("Smith")), IfMatch: emp.ETag},
+					{Kind: api.BatchReplace, Entity: scenario.Strip(emp).With(fixtures.PropLastName, api.String("Smith")), IfMatch: emp.ETag},
 					{Kind: api.BatchReplace, Entity: nameIndex("Sales", "Jones", keep...), IfMatch: oldIdx.ETag},
 					{Kind: api.BatchReplace, Entity: nameIndex("Sales", "Smith", append(splitList(newIdx.Properties[propEmployeeIDs]), "000150")...), IfMatch: newIdx.ETag},
 				})
@@ -278,16 +279,16 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		f.It("pattern.index-entities.separate-partition", "ends with a complete index after concurrent updaters create and extend it", func(ctx context.Context) {
 			b, employees, index := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
-			load(ctx, b, employees, fixtures.Employees(0))
+			scenario.Load(ctx, b, employees, fixtures.Employees(0))
 			details := map[string][]string{}
 			for _, e := range emps {
 				details[e.LastName] = append(details[e.LastName], e.Department+":"+e.ID)
 			}
 			var indexes []api.Entity
 			for name, pairs := range details {
-				indexes = append(indexes, api.NewEntity(nameIndexPartition, name, props(propEmployeeDetails, api.String(joinList(pairs)))))
+				indexes = append(indexes, api.NewEntity(nameIndexPartition, name, scenario.Props(propEmployeeDetails, api.String(joinList(pairs)))))
 			}
-			load(ctx, b, index, indexes)
+			scenario.Load(ctx, b, index, indexes)
 
 			depts := fixtures.DepartmentNames()
 			var added []fixtures.Employee
@@ -312,13 +313,13 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 						together.wait(ctx)
 					}
 					switch {
-					case isStatus(err, 404):
-						_, err = b.InsertEntity(ctx, index, api.NewEntity(nameIndexPartition, e.LastName, props(propEmployeeDetails, api.String(pair))))
+					case scenario.IsStatus(err, 404):
+						_, err = b.InsertEntity(ctx, index, api.NewEntity(nameIndexPartition, e.LastName, scenario.Props(propEmployeeDetails, api.String(pair))))
 					case err != nil:
 						return fmt.Errorf("read the index entity: %w", err)
 					default:
 						list := append(splitList(idx.Properties[propEmployeeDetails]), pair)
-						_, err = b.UpdateEntity(ctx, index, api.NewEntity(nameIndexPartition, e.LastName, props(propEmployeeDetails, api.String(joinList(list)))), api.Replace, idx.ETag)
+						_, err = b.UpdateEntity(ctx, index, api.NewEntity(nameIndexPartition, e.LastName, scenario.Props(propEmployeeDetails, api.String(joinList(list)))), api.Replace, idx.ETag)
 					}
 					if err == nil || !isConcurrencyConflict(err) {
 						return err
@@ -332,12 +333,12 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 				details[e.LastName] = append(details[e.LastName], e.Department+":"+e.ID)
 			}
 			for _, name := range []string{"Jones", "Nakamura"} {
-				idx := mustGet(ctx, b, index, nameIndexPartition, name)
+				idx := scenario.MustGet(ctx, b, index, nameIndexPartition, name)
 				Expect(splitList(idx.Properties[propEmployeeDetails])).To(ConsistOf(details[name]), "index entity %q lists each employee once", name)
 			}
 
 			By("looking up every Jones through the index")
-			idx := mustGet(ctx, b, index, nameIndexPartition, "Jones")
+			idx := scenario.MustGet(ctx, b, index, nameIndexPartition, "Jones")
 			seenDepts := map[string]bool{}
 			for _, pair := range splitList(idx.Properties[propEmployeeDetails]) {
 				dept, id, _ := strings.Cut(pair, ":")

@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The inter-partition secondary index pattern stores each employee twice, in partitions
@@ -37,8 +38,8 @@ func loadInterIndex(ctx context.Context, b driver.Backend, primary, index string
 		ids = append(ids, byIDPartition(e))
 		emails = append(emails, byEmailPartition(e))
 	}
-	load(ctx, b, primary, ids)
-	load(ctx, b, index, emails)
+	scenario.Load(ctx, b, primary, ids)
+	scenario.Load(ctx, b, index, emails)
 	return emps
 }
 
@@ -73,9 +74,9 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 					want = append(want, byIDPartition(e))
 				}
 			}
-			want = sortByKey(want)
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "empid_Sales"),
-				cmp("RowKey", "ge", "000100"), cmp("RowKey", "le", "000199"))})
+			want = scenario.SortByKey(want)
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "empid_Sales"),
+				scenario.Cmp("RowKey", "ge", "000100"), scenario.Cmp("RowKey", "le", "000199"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(want...))
 		})
@@ -90,8 +91,8 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 				}
 			}
 			sort.Slice(want, func(i, j int) bool { return want[i].RowKey < want[j].RowKey })
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "email_Sales"),
-				cmp("RowKey", "ge", "a"), cmp("RowKey", "lt", "b"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "email_Sales"),
+				scenario.Cmp("RowKey", "ge", "a"), scenario.Cmp("RowKey", "lt", "b"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(want...))
 		})
@@ -104,7 +105,7 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 			jones, _ := fixtures.FindEmployee(emps, "000223")
 			moved := jones
 			moved.Email = "john.jones@contoso.com"
-			primary := mustGet(ctx, b, table, "empid_Sales", "000223")
+			primary := scenario.MustGet(ctx, b, table, "empid_Sales", "000223")
 
 			By("step 1: the primary copy gets the new address")
 			_, err := b.UpdateEntity(ctx, table, byIDPartition(moved), api.Replace, primary.ETag)
@@ -121,7 +122,7 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 			By("step 3: the index copy under the old address is removed")
 			Expect(b.DeleteEntity(ctx, table, "email_Sales", jones.Email, api.IfMatchAny)).To(SucceedOnBackend())
 			Expect(table).To(LackEntity(ctx, b, "email_Sales", jones.Email))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "email_Sales"), cmp("EmployeeId", "eq", "000223"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "email_Sales"), scenario.Cmp("EmployeeId", "eq", "000223"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(byEmailPartition(moved)), "after the last step the index and the data agree")
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The intra-partition secondary index pattern stores each employee twice in its
@@ -34,7 +35,7 @@ func loadIntraIndex(ctx context.Context, b driver.Backend, table string) []fixtu
 	for _, e := range fixtures.Shuffle(emps, 11) {
 		es = append(es, empIDCopy(e), emailCopy(e))
 	}
-	load(ctx, b, table, es)
+	scenario.Load(ctx, b, table, es)
 	return emps
 }
 
@@ -45,7 +46,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 				b, table := f.Backend(), f.NewTable(ctx)
 				emps := loadIntraIndex(ctx, b, table)
 				jones, _ := fixtures.FindEmployee(emps, "000223")
-				got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "eq", rowKey))})
+				got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "eq", rowKey))})
 				Expect(err).To(SucceedOnBackend())
 				Expect(got).To(MatchEntities(api.NewEntity("Sales", rowKey, jones.Properties())))
 			},
@@ -62,11 +63,11 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 					want = append(want, empIDCopy(e))
 				}
 			}
-			want = sortByKey(want)
-			Expect(keys(want)).To(ContainElements(api.Key{PartitionKey: "Sales", RowKey: "empid_000100"}, api.Key{PartitionKey: "Sales", RowKey: "empid_000199"}),
+			want = scenario.SortByKey(want)
+			Expect(Keys(want)).To(ContainElements(api.Key{PartitionKey: "Sales", RowKey: "empid_000100"}, api.Key{PartitionKey: "Sales", RowKey: "empid_000199"}),
 				"the fixture must put employees on both bounds")
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"),
-				cmp("RowKey", "ge", "empid_000100"), cmp("RowKey", "le", "empid_000199"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
+				scenario.Cmp("RowKey", "ge", "empid_000100"), scenario.Cmp("RowKey", "le", "empid_000199"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(want...))
 		})
@@ -82,8 +83,8 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 			}
 			sort.Slice(want, func(i, j int) bool { return want[i].RowKey < want[j].RowKey })
 			Expect(len(want)).To(BeNumerically(">=", 3), "the fixture must hold several addresses starting with a")
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"),
-				cmp("RowKey", "ge", "email_a"), cmp("RowKey", "lt", "email_b"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
+				scenario.Cmp("RowKey", "ge", "email_a"), scenario.Cmp("RowKey", "lt", "email_b"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(want...))
 		})
@@ -94,7 +95,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := loadIntraIndex(ctx, b, table)
 			jones, _ := fixtures.FindEmployee(emps, "000223")
-			byID, byEmail := mustGet(ctx, b, table, "Sales", "empid_000223"), mustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")
+			byID, byEmail := scenario.MustGet(ctx, b, table, "Sales", "empid_000223"), scenario.MustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")
 			renamed := jones
 			renamed.LastName, renamed.Age = "Jones-Okafor", 40
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
@@ -110,7 +111,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := loadIntraIndex(ctx, b, table)
 			jones, _ := fixtures.FindEmployee(emps, "000223")
-			byID, byEmail := mustGet(ctx, b, table, "Sales", "empid_000223"), mustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")
+			byID, byEmail := scenario.MustGet(ctx, b, table, "Sales", "empid_000223"), scenario.MustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")
 			// Another client changes the email copy after this one read it.
 			other := emailCopy(jones).With(fixtures.PropAge, api.Int32(41))
 			mustUpdate(ctx, b, table, other, api.Replace, byEmail.ETag)
@@ -132,14 +133,14 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 			b, table := f.Backend(), f.NewTable(ctx)
 			jones, _ := fixtures.FindEmployee(fixtures.EmployeeRecords(0), "000223")
 			full := empIDCopy(jones)
-			slim := api.NewEntity("Sales", "email_"+jones.Email, props(
+			slim := api.NewEntity("Sales", "email_"+jones.Email, scenario.Props(
 				fixtures.PropEmployeeID, api.String(jones.ID),
 				fixtures.PropFirstName, api.String(jones.FirstName),
 				fixtures.PropLastName, api.String(jones.LastName)))
-			load(ctx, b, table, []api.Entity{full, slim})
+			scenario.Load(ctx, b, table, []api.Entity{full, slim})
 			Expect(table).To(HoldEntity(ctx, b, slim))
 			Expect(table).To(HoldEntity(ctx, b, full))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(full, slim))
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The log data anti-pattern: log entries partitioned by date and hour make a hot partition,
@@ -30,18 +31,18 @@ func windowErrors(layout func(fixtures.LogEntry) api.Entity) (all, want []api.En
 }
 
 // levelFilter selects Error and Critical messages.
-var levelFilter = cmp(fixtures.PropLevel, "eq", fixtures.LevelError) + " or " + cmp(fixtures.PropLevel, "eq", fixtures.LevelCritical)
+var levelFilter = scenario.Cmp(fixtures.PropLevel, "eq", fixtures.LevelError) + " or " + scenario.Cmp(fixtures.PropLevel, "eq", fixtures.LevelCritical)
 
 var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 	f.It("pattern.log-data.hour-partition", "finds the errors of 15:04 to 15:06 with a range query in the hour's partition", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		all, want := windowErrors(fixtures.LogEntry.HourEntity)
 		Expect(len(want)).To(BeNumerically(">=", 3))
-		load(ctx, b, table, fixtures.Shuffle(all, 17))
-		got, err := queryAll(ctx, b, table, api.Query{Filter: and(
-			cmp("PartitionKey", "eq", fixtures.LogWindowStart.Format("2006010215")),
-			cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
-			cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
+		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 17))
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(
+			scenario.Cmp("PartitionKey", "eq", fixtures.LogWindowStart.Format("2006010215")),
+			scenario.Cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
+			scenario.Cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
 			levelFilter)})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(want...))
@@ -50,10 +51,10 @@ var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 	f.It("pattern.log-data.scan", "finds the same errors by scanning every source partition across continuations", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		all, want := windowErrors(fixtures.LogEntry.SourceEntity)
-		load(ctx, b, table, fixtures.Shuffle(all, 18))
-		got, err := queryAll(ctx, b, table, api.Query{Top: 2, Filter: and(
-			cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
-			cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
+		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 18))
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Top: 2, Filter: scenario.And(
+			scenario.Cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
+			scenario.Cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
 			levelFilter)})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(want...))

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The log tail pattern keys an employee's expense claims by the inverted ticks of their
@@ -23,7 +24,7 @@ import (
 func loadExpenses(ctx context.Context, b driver.Backend, table string) []api.Entity {
 	GinkgoHelper()
 	claims := fixtures.Expenses(0)
-	load(ctx, b, table, fixtures.Shuffle(claims, 14))
+	scenario.Load(ctx, b, table, fixtures.Shuffle(claims, 14))
 	newest := slices.Clone(claims)
 	slices.Reverse(newest)
 	return newest
@@ -34,7 +35,7 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 		f.It("pattern.log-tail.newest-first", "returns the ten newest claims, newest first, on the first page of $top=10", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			newest := loadExpenses(ctx, b, table)
-			page, err := b.QueryEntities(ctx, table, api.Query{Filter: cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), Top: 10})
+			page, err := b.QueryEntities(ctx, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), Top: 10})
 			Expect(err).To(SucceedOnBackend())
 			Expect(page.Entities).To(MatchEntities(newest[:10]...))
 			at, err := fixtures.TimeOfInvertedTicks(page.Entities[0].RowKey)
@@ -45,13 +46,13 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 		f.It("pattern.log-tail.next-page", "continues with the next newest claims after the first page", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			newest := loadExpenses(ctx, b, table)
-			q := api.Query{Filter: cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), Top: 10}
+			q := api.Query{Filter: scenario.Cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), Top: 10}
 			first, err := b.QueryEntities(ctx, table, q)
 			Expect(err).To(SucceedOnBackend())
 			Expect(first.Entities).To(HaveLen(10))
 			Expect(first.Continuation.IsZero()).To(BeFalse(), "%d more claims remain, so the page must carry a continuation", len(newest)-10)
 			q.Continuation = first.Continuation
-			rest, err := QueryAll(ctx, b, table, q, maxPages)
+			rest, err := QueryAll(ctx, b, table, q, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
 			for _, n := range rest.PageSizes() {
 				Expect(n).To(BeNumerically("<=", 10), "$top bounds every page")
@@ -63,7 +64,7 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			newest := loadExpenses(ctx, b, table)
 			pivot := newest[10] // the eleventh newest: excluded, the ten above it returned
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), cmp("RowKey", "lt", pivot.RowKey))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), scenario.Cmp("RowKey", "lt", pivot.RowKey))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(newest[:10]...))
 		})
@@ -74,10 +75,10 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			var es []api.Entity
 			for _, rk := range []string{"99", "1000", "250", "0099", "9"} {
-				es = append(es, entity("ticks", rk, "Value", api.String(rk)))
+				es = append(es, scenario.Entity("ticks", rk, "Value", api.String(rk)))
 			}
-			load(ctx, b, table, es)
-			got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "ticks")})
+			scenario.Load(ctx, b, table, es)
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "ticks")})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(HaveKeys(
 				api.Key{PartitionKey: "ticks", RowKey: "0099"}, api.Key{PartitionKey: "ticks", RowKey: "1000"},

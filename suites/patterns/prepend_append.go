@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The prepend/append anti-pattern keys network access events by the current hour, so that
@@ -33,8 +34,8 @@ var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 			}
 		}
 		Expect(len(want)).To(BeNumerically(">=", 10), "the fixture must fill the hour")
-		load(ctx, b, table, fixtures.Shuffle(all, 15))
-		got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", hourOfAccess)})
+		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 15))
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", hourOfAccess)})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(want...))
 	})
@@ -52,7 +53,7 @@ var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 				byEmployee[e.PartitionKey] = append(byEmployee[e.PartitionKey], e)
 			}
 		}
-		load(ctx, b, table, fixtures.Shuffle(all, 16))
+		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 16))
 
 		var busiest string
 		for pk, es := range byEmployee {
@@ -60,12 +61,12 @@ var _ = framework.Describe("Prepend/append anti-pattern", func(f *framework.F) {
 				busiest = pk
 			}
 		}
-		got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", busiest),
-			cmp("RowKey", "ge", hourOfAccess+"_"), cmp("RowKey", "lt", hourOfAccess+"`"))})
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", busiest),
+			scenario.Cmp("RowKey", "ge", hourOfAccess+"_"), scenario.Cmp("RowKey", "lt", hourOfAccess+"`"))})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(byEmployee[busiest]...))
 
-		scanned, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("RowKey", "ge", hourOfAccess+"_"), cmp("RowKey", "lt", hourOfAccess+"`"))})
+		scanned, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("RowKey", "ge", hourOfAccess+"_"), scenario.Cmp("RowKey", "lt", hourOfAccess+"`"))})
 		Expect(err).To(SucceedOnBackend())
 		var ids []string
 		for _, e := range scanned {

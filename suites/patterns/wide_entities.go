@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The wide entities pattern stores an employee's 365 daily message counts, more than the
@@ -72,12 +73,12 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			first, second := yearParts(200)
 			Expect(insertBoth(ctx, b, table, first, second)).To(SucceedOnBackend())
-			got1, got2 := mustGet(ctx, b, table, wideEmployee, "01"), mustGet(ctx, b, table, wideEmployee, "02")
-			other := entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(-1))
+			got1, got2 := scenario.MustGet(ctx, b, table, wideEmployee, "01"), scenario.MustGet(ctx, b, table, wideEmployee, "02")
+			other := scenario.Entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(-1))
 			mustUpdate(ctx, b, table, other, api.Merge, got2.ETag) // another client corrects day 365
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
-				{Kind: api.BatchMerge, Entity: entity(wideEmployee, "01", fixtures.DayProperty(1), api.Int32(1000)), IfMatch: got1.ETag},
-				{Kind: api.BatchMerge, Entity: entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(1000)), IfMatch: got2.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "01", fixtures.DayProperty(1), api.Int32(1000)), IfMatch: got1.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(1000)), IfMatch: got2.ETag},
 			})
 			Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
 			Expect(table).To(HoldExactly(ctx, b, first, second.With(fixtures.DayProperty(365), api.Int32(-1))))
@@ -89,12 +90,12 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 			Expect(insertBoth(ctx, b, table, first, second)).To(SucceedOnBackend())
 			year := map[string]api.Value{}
 			for _, rk := range []string{"01", "02"} {
-				for n, v := range mustGet(ctx, b, table, wideEmployee, rk).Properties {
+				for n, v := range scenario.MustGet(ctx, b, table, wideEmployee, rk).Properties {
 					year[n] = v
 				}
 			}
 			Expect(api.NewEntity(wideEmployee, "year", year)).To(MatchEntity(yearEntity("year", 1, fixtures.DaysPerYear)))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", wideEmployee)})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", wideEmployee)})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(first, second), "one partition query returns both parts")
 		})

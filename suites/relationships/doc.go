@@ -9,5 +9,6 @@
 // Specs are declared at package init; suites/all/relationships.go links the package.
 //
 // It may import ginkgo, gomega, reference/api, reference/spec, fixtures, suites/framework,
-// suites/matchers and suites/driver; never reference or another spec package.
+// suites/matchers, suites/scenario and suites/driver;
+// never reference or another spec package.
 package relationships

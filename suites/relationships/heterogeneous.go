@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // Work with heterogeneous entity types: employees and departments (and badges) share a
@@ -33,11 +34,11 @@ func typedSales() (dept api.Entity, staff []api.Entity) {
 // Code is a String on the department, an Int32 on employees and a Double on badges.
 func prefixedSales() map[string][]api.Entity {
 	out := map[string][]api.Entity{
-		"DEPARTMENT_": {entity("Sales", "DEPARTMENT_SALES", fixtures.PropDepartmentName, api.String("Sales"), propCode, api.String("SLS"))},
+		"DEPARTMENT_": {scenario.Entity("Sales", "DEPARTMENT_SALES", fixtures.PropDepartmentName, api.String("Sales"), propCode, api.String("SLS"))},
 	}
 	for i, e := range employeesOf(fixtures.EmployeeRecords(0), "Sales") {
 		out["EMPLOYEE_"] = append(out["EMPLOYEE_"], api.NewEntity("Sales", "EMPLOYEE_"+e.ID, e.Properties()).With(propCode, api.Int32(int32(100+i))))
-		out["BADGE_"] = append(out["BADGE_"], entity("Sales", "BADGE_"+e.ID, "Holder", api.String(e.FirstName+" "+e.LastName), propCode, api.Double(float64(i)+0.25)))
+		out["BADGE_"] = append(out["BADGE_"], scenario.Entity("Sales", "BADGE_"+e.ID, "Holder", api.String(e.FirstName+" "+e.LastName), propCode, api.Double(float64(i)+0.25)))
 	}
 	return out
 }
@@ -47,8 +48,8 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 		func(ctx context.Context, typ string) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			dept, staff := typedSales()
-			load(ctx, b, table, fixtures.Shuffle(append([]api.Entity{dept}, staff...), 22))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp(propEntityType, "eq", typ))})
+			scenario.Load(ctx, b, table, fixtures.Shuffle(append([]api.Entity{dept}, staff...), 22))
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp(propEntityType, "eq", typ))})
 			Expect(err).To(SucceedOnBackend())
 			want := staff
 			if typ == "Department" {
@@ -67,16 +68,16 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 		for _, es := range byType {
 			all = append(all, es...)
 		}
-		load(ctx, b, table, fixtures.Shuffle(all, 23))
+		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 23))
 		for _, prefix := range []string{"EMPLOYEE_", "BADGE_"} {
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"),
-				cmp("RowKey", "ge", prefix), cmp("RowKey", "lt", prefix[:len(prefix)-1]+"`"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
+				scenario.Cmp("RowKey", "ge", prefix), scenario.Cmp("RowKey", "lt", prefix[:len(prefix)-1]+"`"))})
 			Expect(err).To(SucceedOnBackend())
-			Expect(got).To(MatchEntities(sortByKey(byType[prefix])...), "prefix %s", prefix)
+			Expect(got).To(MatchEntities(scenario.SortByKey(byType[prefix])...), "prefix %s", prefix)
 		}
-		whole, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+		whole, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 		Expect(err).To(SucceedOnBackend())
-		grouped := append(append(sortByKey(byType["BADGE_"]), byType["DEPARTMENT_"]...), sortByKey(byType["EMPLOYEE_"])...)
+		grouped := append(append(scenario.SortByKey(byType["BADGE_"]), byType["DEPARTMENT_"]...), scenario.SortByKey(byType["EMPLOYEE_"])...)
 		Expect(whole).To(MatchEntities(grouped...))
 	})
 
@@ -87,8 +88,8 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 		for _, es := range byType {
 			all = append(all, es...)
 		}
-		load(ctx, b, table, all)
-		got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+		scenario.Load(ctx, b, table, all)
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(all...))
 		types := map[api.EdmType]bool{}
@@ -101,12 +102,12 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 	f.It("rel.heterogeneous.untyped-update", "raises EmployeeCount of an entity read without its type and keeps the rest", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		dept, staff := typedSales()
-		load(ctx, b, table, append([]api.Entity{dept}, staff...))
-		got := mustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
+		scenario.Load(ctx, b, table, append([]api.Entity{dept}, staff...))
+		got := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 		count, ok := got.Properties[fixtures.PropEmployeeCount]
 		Expect(ok).To(BeTrue(), "the entity read has an EmployeeCount property")
 		raised := api.Int32(int32(count.Int) + 1)
-		_, err := b.UpdateEntity(ctx, table, entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, raised), api.Merge, got.ETag)
+		_, err := b.UpdateEntity(ctx, table, scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, raised), api.Merge, got.ETag)
 		Expect(err).To(SucceedOnBackend())
 		Expect(table).To(HoldEntity(ctx, b, dept.With(fixtures.PropEmployeeCount, raised)))
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // Inheritance relationships: the client's abstract Person has two concrete classes,
@@ -28,12 +29,12 @@ var (
 func people() map[string][]api.Entity {
 	out := map[string][]api.Entity{}
 	for i, e := range fixtures.EmployeeRecords(12) {
-		out["Employee"] = append(out["Employee"], entity(peoplePartition, "e"+e.ID,
+		out["Employee"] = append(out["Employee"], scenario.Entity(peoplePartition, "e"+e.ID,
 			propEntityType, api.String("Employee"),
 			fixtures.PropFirstName, api.String(e.FirstName), fixtures.PropLastName, api.String(e.LastName),
 			fixtures.PropEmployeeID, api.String(e.ID), fixtures.PropDepartmentName, api.String(e.Department)))
 		if i < 8 {
-			out["Customer"] = append(out["Customer"], entity(peoplePartition, fmt.Sprintf("c%04d", i+1),
+			out["Customer"] = append(out["Customer"], scenario.Entity(peoplePartition, fmt.Sprintf("c%04d", i+1),
 				propEntityType, api.String("Customer"),
 				fixtures.PropFirstName, api.String(e.LastName), fixtures.PropLastName, api.String(e.FirstName),
 				"CustomerSince", api.DateTime(time.Date(2010+i, 3, 1, 0, 0, 0, 0, time.UTC)),
@@ -48,8 +49,8 @@ var _ = framework.Describe("Inheritance relationships", func(f *framework.F) {
 		func(ctx context.Context, class string, names []string) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			byClass := people()
-			load(ctx, b, table, fixtures.Shuffle(append(append([]api.Entity(nil), byClass["Customer"]...), byClass["Employee"]...), 21))
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", peoplePartition), cmp(propEntityType, "eq", class))})
+			scenario.Load(ctx, b, table, fixtures.Shuffle(append(append([]api.Entity(nil), byClass["Customer"]...), byClass["Employee"]...), 21))
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", peoplePartition), scenario.Cmp(propEntityType, "eq", class))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(byClass[class]...))
 			for _, e := range got {
@@ -63,8 +64,8 @@ var _ = framework.Describe("Inheritance relationships", func(f *framework.F) {
 	f.It("rel.inheritance.entity-type", "resolves every entity of an unfiltered query to its class by EntityType", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		byClass := people()
-		load(ctx, b, table, append(append([]api.Entity(nil), byClass["Customer"]...), byClass["Employee"]...))
-		got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", peoplePartition)})
+		scenario.Load(ctx, b, table, append(append([]api.Entity(nil), byClass["Customer"]...), byClass["Employee"]...))
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", peoplePartition)})
 		Expect(err).To(SucceedOnBackend())
 		resolved := map[string][]api.Entity{}
 		for _, e := range got {

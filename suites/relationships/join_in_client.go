@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // Join in the client: the departments change rarely and are few, so the client reads them
@@ -22,8 +23,8 @@ var _ = framework.Describe("Join in the client", func(f *framework.F) {
 		for _, d := range fixtures.DepartmentRecords(emps) {
 			depts = append(depts, apartDepartment(d))
 		}
-		load(ctx, b, employees, fixtures.Employees(0))
-		load(ctx, b, departments, depts)
+		scenario.Load(ctx, b, employees, fixtures.Employees(0))
+		scenario.Load(ctx, b, departments, depts)
 
 		page, err := b.QueryEntities(ctx, departments, api.Query{})
 		Expect(err).To(SucceedOnBackend())
@@ -40,7 +41,7 @@ var _ = framework.Describe("Join in the client", func(f *framework.F) {
 				senior = append(senior, e.Entity())
 			}
 		}
-		staff, err := queryAll(ctx, b, employees, api.Query{Filter: fixtures.PropAge + " ge 40"})
+		staff, err := scenario.AllEntities(ctx, b, employees, api.Query{Filter: fixtures.PropAge + " ge 40"})
 		Expect(err).To(SucceedOnBackend())
 		Expect(staff).To(ConsistOfEntities(senior...))
 		for _, e := range staff {

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // Moving an employee to another department changes its PartitionKey: a transaction cannot
@@ -31,13 +32,13 @@ const (
 // names. A missing original means an earlier run finished the delete.
 func moveEmployee(ctx context.Context, b driver.Backend, table, from, id, to string, stop moveStop) error {
 	e, err := b.GetEntity(ctx, table, from, id, nil)
-	if isStatus(err, 404) {
+	if scenario.IsStatus(err, 404) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read the employee: %w", err)
 	}
-	moved := strip(e)
+	moved := scenario.Strip(e)
 	moved.PartitionKey = to
 	if _, err := b.UpdateEntity(ctx, table, moved, api.Replace, ""); err != nil {
 		return fmt.Errorf("insert into %s: %w", to, err)
@@ -45,7 +46,7 @@ func moveEmployee(ctx context.Context, b driver.Backend, table, from, id, to str
 	if stop == stopAfterInsert {
 		return errCrash
 	}
-	if err := b.DeleteEntity(ctx, table, from, id, api.IfMatchAny); err != nil && !isStatus(err, 404) {
+	if err := b.DeleteEntity(ctx, table, from, id, api.IfMatchAny); err != nil && !scenario.IsStatus(err, 404) {
 		return fmt.Errorf("delete from %s: %w", from, err)
 	}
 	if stop == stopAfterDelete {
@@ -72,7 +73,7 @@ var _ = framework.Describe("Moving an entity between partitions", func(f *framew
 	f.It("rel.move.batch-refused", "refuses one transaction that deletes in one partition and inserts in another", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		before, _, kwok := kwokMoved()
-		load(ctx, b, table, before)
+		scenario.Load(ctx, b, table, before)
 		moved := kwok.Clone()
 		moved.PartitionKey = "Marketing"
 		_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
@@ -88,7 +89,7 @@ var _ = framework.Describe("Moving an entity between partitions", func(f *framew
 		func(ctx context.Context, stop moveStop) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			before, after, kwok := kwokMoved()
-			load(ctx, b, table, before)
+			scenario.Load(ctx, b, table, before)
 			err := moveEmployee(ctx, b, table, "Sales", "000010", "Marketing", stop)
 			if stop != moveToEnd {
 				Expect(err).To(MatchError(errCrash))

@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The guide's three layouts of the one-to-many relationship between a department and its
@@ -47,9 +48,9 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 		f.It("rel.one-to-many.same-partition", "returns the department and all its employees to one partition query", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
-			load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
+			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			sales := departmentOf(emps, "Sales")
-			got, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(ConsistOfEntities(append(entitiesOf(employeesOf(emps, "Sales")), sales.Entity())...))
 			Expect(int(sales.EmployeeCount)).To(Equal(len(got)-1), "the department's count matches the employees returned")
@@ -58,15 +59,15 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 		f.It("rel.one-to-many.count-in-batch", "keeps EmployeeCount equal to the employees when a transaction adds one", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
-			load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
-			dept := mustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
+			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
+			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			count := int32(dept.Properties[fixtures.PropEmployeeCount].Int)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
-				{Kind: api.BatchMerge, Entity: entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(count+1)), IfMatch: dept.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(count+1)), IfMatch: dept.ETag},
 			})
 			Expect(err).To(SucceedOnBackend())
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "ne", fixtures.DepartmentRowKey))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "ne", fixtures.DepartmentRowKey))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(HaveLen(len(employeesOf(emps, "Sales")) + 1))
 			Expect(table).To(HoldEntity(ctx, b, departmentOf(emps, "Sales").Entity().With(fixtures.PropEmployeeCount, api.Int32(int32(len(got))))))
@@ -75,11 +76,11 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 		f.It("rel.one-to-many.count-in-batch", "leaves EmployeeCount unchanged when the employee already exists", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
-			load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
-			dept := mustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
+			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
+			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			existing, _ := fixtures.FindEmployee(emps, "000223")
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
-				{Kind: api.BatchMerge, Entity: entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: dept.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: dept.ETag},
 				{Kind: api.BatchInsert, Entity: existing.Entity()},
 			})
 			Expect(err).To(HaveFailedWithStatusIn([]int{400, 409}, "EntityAlreadyExists"))
@@ -100,17 +101,17 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 				for _, d := range fixtures.DepartmentRecords(emps) {
 					depts = append(depts, apartDepartment(d))
 				}
-				load(ctx, b, table, fixtures.Employees(0))
-				load(ctx, b, deptTable, depts)
+				scenario.Load(ctx, b, table, fixtures.Employees(0))
+				scenario.Load(ctx, b, deptTable, depts)
 
 				dept, err := b.GetEntity(ctx, deptTable, departmentsPartition, "Marketing", nil)
 				Expect(err).To(SucceedOnBackend())
 				Expect(dept).To(MatchEntity(apartDepartment(departmentOf(emps, "Marketing"))))
-				staff, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", dept.Properties[fixtures.PropDepartmentName].Str)})
+				staff, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", dept.Properties[fixtures.PropDepartmentName].Str)})
 				Expect(err).To(SucceedOnBackend())
 				Expect(staff).To(ConsistOfEntities(entitiesOf(employeesOf(emps, "Marketing"))...))
 				Expect(staff).To(HaveLen(int(dept.Properties[fixtures.PropEmployeeCount].Int)))
-				Expect(keysOf(staff)).To(ContainElement(api.Key{PartitionKey: "Marketing", RowKey: dept.Properties[fixtures.PropManager].Str}), "the manager is one of the employees")
+				Expect(Keys(staff)).To(ContainElement(api.Key{PartitionKey: "Marketing", RowKey: dept.Properties[fixtures.PropManager].Str}), "the manager is one of the employees")
 			},
 			Entry("in another partition of the same table", false),
 			Entry("in another table", true),
@@ -120,10 +121,10 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := fixtures.EmployeeRecords(0)
 			sales := apartDepartment(departmentOf(emps, "Sales"))
-			load(ctx, b, table, append(fixtures.Employees(0), sales))
+			scenario.Load(ctx, b, table, append(fixtures.Employees(0), sales))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
-				{Kind: api.BatchMerge, Entity: entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: api.IfMatchAny},
+				{Kind: api.BatchMerge, Entity: scenario.Entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: api.IfMatchAny},
 			})
 			Expect(err).To(HaveFailedWith(400))
 			f.Choice("code of a transaction over two partitions", codeOf(err))
@@ -142,10 +143,10 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 					es = append(es, withDepartment(e, d, m))
 				}
 			}
-			load(ctx, b, table, es)
+			scenario.Load(ctx, b, table, es)
 			kwok, _ := fixtures.FindEmployee(emps, "000010")
 			jones, _ := fixtures.FindEmployee(emps, "000223")
-			got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "eq", "000010"))})
+			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "eq", "000010"))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(got).To(MatchEntities(withDepartment(kwok, departmentOf(emps, "Sales"), jones)))
 		})
@@ -161,15 +162,15 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			for _, e := range staff {
 				es = append(es, withDepartment(e, d, oldManager))
 			}
-			load(ctx, b, table, es)
+			scenario.Load(ctx, b, table, es)
 
-			current, err := queryAll(ctx, b, table, api.Query{Filter: cmp("PartitionKey", "eq", "Sales")})
+			current, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 			Expect(err).To(SucceedOnBackend())
 			transactions := 0
 			for start := 0; start < len(current); start += spec.MaxBatchOperations {
 				var ops []api.BatchOp
 				for _, e := range current[start:min(start+spec.MaxBatchOperations, len(current))] {
-					ops = append(ops, api.BatchOp{Kind: api.BatchMerge, IfMatch: e.ETag, Entity: entity("Sales", e.RowKey,
+					ops = append(ops, api.BatchOp{Kind: api.BatchMerge, IfMatch: e.ETag, Entity: scenario.Entity("Sales", e.RowKey,
 						fixtures.PropManager, api.String(newManager.ID),
 						propManagerName, api.String(newManager.FirstName+" "+newManager.LastName))})
 				}
@@ -186,11 +187,3 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 		})
 	})
 })
-
-func keysOf(es []api.Entity) []api.Key {
-	out := make([]api.Key, len(es))
-	for i, e := range es {
-		out[i] = e.Key()
-	}
-	return out
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // One-to-one relationships: an employee and its photo details, linked either by a key
@@ -21,7 +22,7 @@ const (
 )
 
 func photoDetails(e fixtures.Employee, rowKey string) api.Entity {
-	return api.NewEntity(e.Department, rowKey, props(
+	return api.NewEntity(e.Department, rowKey, scenario.Props(
 		"PhotoUri", api.String("https://contoso.blob.core.windows.net/photos/"+e.ID+".jpg"),
 		"Width", api.Int32(480), "Height", api.Int32(640)))
 }
@@ -34,12 +35,12 @@ var _ = framework.Describe("One-to-one relationships", func(f *framework.F) {
 		for _, e := range emps {
 			es = append(es, photoDetails(e, e.ID+"_photo"))
 		}
-		load(ctx, b, table, es)
+		scenario.Load(ctx, b, table, es)
 		khan, _ := fixtures.FindEmployee(emps, "000123")
 		_, next := fixtures.FindEmployee(emps, "000124")
 		Expect(next).To(BeTrue(), "the fixture must hold the next employee id")
 		pair := []api.Entity{khan.Entity(), photoDetails(khan, "000123_photo")}
-		got, err := queryAll(ctx, b, table, api.Query{Filter: and(cmp("PartitionKey", "eq", "Sales"), cmp("RowKey", "ge", "000123"), cmp("RowKey", "lt", "000124"))})
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"), scenario.Cmp("RowKey", "ge", "000123"), scenario.Cmp("RowKey", "lt", "000124"))})
 		Expect(err).To(SucceedOnBackend())
 		Expect(got).To(ConsistOfEntities(pair...))
 		for _, want := range pair {
@@ -57,15 +58,15 @@ var _ = framework.Describe("One-to-one relationships", func(f *framework.F) {
 			ps = append(ps, photo)
 			es = append(es, e.Entity().With(propRelatedPK, api.String(photo.PartitionKey)).With(propRelatedRK, api.String(photo.RowKey)))
 		}
-		load(ctx, b, employees, es)
-		load(ctx, b, photos, ps)
+		scenario.Load(ctx, b, employees, es)
+		scenario.Load(ctx, b, photos, ps)
 
-		jones := mustGet(ctx, b, employees, "Sales", "000223")
+		jones := scenario.MustGet(ctx, b, employees, "Sales", "000223")
 		photo, err := b.GetEntity(ctx, photos, jones.Properties[propRelatedPK].Str, jones.Properties[propRelatedRK].Str, nil)
 		Expect(err).To(SucceedOnBackend())
 		Expect(photo).To(HaveProperty("PhotoUri", api.String("https://contoso.blob.core.windows.net/photos/000223.jpg")))
 		back, err := b.GetEntity(ctx, employees, photo.Properties[propRelatedPK].Str, photo.Properties[propRelatedRK].Str, nil)
 		Expect(err).To(SucceedOnBackend())
-		Expect(back).To(MatchEntity(strip(jones)))
+		Expect(back).To(MatchEntity(scenario.Strip(jones)))
 	})
 })
