@@ -8,5 +8,6 @@
 // duplicate property) and run only on backends reached over HTTP.
 //
 // It imports ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario;
+// never reference or another spec package.
 package entities

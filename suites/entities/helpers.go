@@ -14,33 +14,6 @@ import (
 	. "github.com/tableconform/conform/suites/matchers"
 )
 
-// write is one of the documented writes of a whole entity. Writes that need an existing
-// entity (Update, Merge) have existing set; the spec stores one first.
-type write struct {
-	name     string
-	existing bool
-	do       func(ctx context.Context, b api.Backend, table string, e api.Entity) (string, error)
-}
-
-var (
-	insertWrite = write{name: "Insert Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
-		got, err := b.InsertEntity(ctx, t, e)
-		return got.ETag, err
-	}}
-	replaceWrite = write{name: "Update Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
-		return b.UpdateEntity(ctx, t, e, api.Replace, api.IfMatchAny)
-	}}
-	mergeWrite = write{name: "Merge Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
-		return b.UpdateEntity(ctx, t, e, api.Merge, api.IfMatchAny)
-	}}
-	upsertReplaceWrite = write{name: "Insert Or Replace Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
-		return b.UpdateEntity(ctx, t, e, api.Replace, "")
-	}}
-	upsertMergeWrite = write{name: "Insert Or Merge Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
-		return b.UpdateEntity(ctx, t, e, api.Merge, "")
-	}}
-)
-
 // insert stores e and fails the spec when the backend refuses it.
 func insert(ctx context.Context, b api.Backend, table string, e api.Entity) api.Entity {
 	GinkgoHelper()

@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Entity properties", func(f *framework.F) {
@@ -148,24 +149,24 @@ var _ = framework.Describe("Entity properties", func(f *framework.F) {
 
 	Context("with a property sent as null", func() {
 		f.DescribeTable("entities.property.null-not-stored", "stores the entity without it",
-			func(ctx context.Context, w write) {
+			func(ctx context.Context, w scenario.Write) {
 				b, table := f.Backend(), f.NewTable(ctx)
-				if w.existing {
+				if w.Existing {
 					insert(ctx, b, table, api.NewEntity("p", "r", map[string]api.Value{"Gone": api.Int32(1), "Kept": api.Int32(1)}))
 				}
 				e := api.NewEntity("p", "r", map[string]api.Value{"Gone": api.Null(api.EdmInt32), "Kept": api.Int32(2)})
-				_, err := w.do(ctx, b, table, e)
-				Expect(err).To(SucceedOnBackend(), w.name)
+				_, err := w.Do(ctx, b, table, e)
+				Expect(err).To(SucceedOnBackend(), w.Name)
 				got := get(ctx, b, table, "p", "r")
-				Expect(got).To(LackProperty("Gone"), "after %s with Gone=null", w.name)
+				Expect(got).To(LackProperty("Gone"), "after %s with Gone=null", w.Name)
 				Expect(got).To(HaveProperty("Kept", api.Int32(2)))
 				listed := queryAll(ctx, b, table, api.Query{})
 				Expect(listed).To(HaveLen(1))
-				Expect(listed[0]).To(LackProperty("Gone"), "Query Entities after %s with Gone=null", w.name)
+				Expect(listed[0]).To(LackProperty("Gone"), "Query Entities after %s with Gone=null", w.Name)
 			},
-			Entry("by Insert Entity", insertWrite),
-			Entry("by Update Entity", replaceWrite),
-			Entry("by Insert Or Replace Entity", upsertReplaceWrite),
+			Entry("by Insert Entity", scenario.Insert),
+			Entry("by Update Entity", scenario.Replace),
+			Entry("by Insert Or Replace Entity", scenario.InsertOrReplace),
 		)
 	})
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("System properties", func(f *framework.F) {
@@ -59,36 +60,36 @@ var _ = framework.Describe("System properties", func(f *framework.F) {
 
 	Context("when the entity is written again", func() {
 		writes := []any{
-			Entry("by Update Entity", replaceWrite),
-			Entry("by Merge Entity", mergeWrite),
-			Entry("by Insert Or Replace Entity", upsertReplaceWrite),
-			Entry("by Insert Or Merge Entity", upsertMergeWrite),
+			Entry("by Update Entity", scenario.Replace),
+			Entry("by Merge Entity", scenario.Merge),
+			Entry("by Insert Or Replace Entity", scenario.InsertOrReplace),
+			Entry("by Insert Or Merge Entity", scenario.InsertOrMerge),
 		}
 		f.DescribeTable("entities.timestamp.increases", "moves the Timestamp forward",
-			func(ctx context.Context, w write) {
+			func(ctx context.Context, w scenario.Write) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				e := api.NewEntity("p", "r", map[string]api.Value{"V": api.Int32(1)})
 				insert(ctx, b, table, e)
 				first := get(ctx, b, table, "p", "r").Timestamp
-				_, err := w.do(ctx, b, table, e.With("V", api.Int32(2)))
-				Expect(err).To(SucceedOnBackend(), w.name)
+				_, err := w.Do(ctx, b, table, e.With("V", api.Int32(2)))
+				Expect(err).To(SucceedOnBackend(), w.Name)
 				second := get(ctx, b, table, "p", "r").Timestamp
-				Expect(second).To(BeTemporally(">", first), "%s left the Timestamp at %s (was %s)", w.name, second, first)
+				Expect(second).To(BeTemporally(">", first), "%s left the Timestamp at %s (was %s)", w.Name, second, first)
 			},
 			writes...,
 		)
 		f.DescribeTable("entities.etag.changes", "gives the entity a new ETag, returned by later reads",
-			func(ctx context.Context, w write) {
+			func(ctx context.Context, w scenario.Write) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				e := api.NewEntity("p", "r", map[string]api.Value{"V": api.Int32(1)})
 				seen := map[string]bool{insert(ctx, b, table, e).ETag: true}
 				for i := int32(2); i <= 3; i++ {
-					etag, err := w.do(ctx, b, table, e.With("V", api.Int32(i)))
-					Expect(err).To(SucceedOnBackend(), w.name)
-					Expect(etag).NotTo(BeEmpty(), "%s returned no ETag", w.name)
-					Expect(seen).NotTo(HaveKey(etag), "%s returned an ETag the entity already had: %s", w.name, etag)
+					etag, err := w.Do(ctx, b, table, e.With("V", api.Int32(i)))
+					Expect(err).To(SucceedOnBackend(), w.Name)
+					Expect(etag).NotTo(BeEmpty(), "%s returned no ETag", w.Name)
+					Expect(seen).NotTo(HaveKey(etag), "%s returned an ETag the entity already had: %s", w.Name, etag)
 					seen[etag] = true
-					Expect(get(ctx, b, table, "p", "r").ETag).To(Equal(etag), "Get Entity after %s", w.name)
+					Expect(get(ctx, b, table, "p", "r").ETag).To(Equal(etag), "Get Entity after %s", w.Name)
 				}
 			},
 			writes...,

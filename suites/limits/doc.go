@@ -8,5 +8,6 @@
 // from reference/spec, never from numbers of the specs' own.
 //
 // It imports ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario;
+// never reference or another spec package.
 package limits

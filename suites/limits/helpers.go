@@ -12,42 +12,10 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
-// write is one of the documented writes of a whole entity. Writes that need an existing
-// entity (Update, Merge) have existing set: the spec stores the entity's keys without
-// properties first, so that the result of a merge is exactly what was sent.
-type write struct {
-	name     string
-	existing bool
-	do       func(ctx context.Context, b api.Backend, table string, e api.Entity) error
-}
-
-var (
-	insertWrite = write{name: "Insert Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
-		_, err := b.InsertEntity(ctx, t, e)
-		return err
-	}}
-	replaceWrite = write{name: "Update Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
-		_, err := b.UpdateEntity(ctx, t, e, api.Replace, api.IfMatchAny)
-		return err
-	}}
-	mergeWrite = write{name: "Merge Entity", existing: true, do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
-		_, err := b.UpdateEntity(ctx, t, e, api.Merge, api.IfMatchAny)
-		return err
-	}}
-	upsertReplaceWrite = write{name: "Insert Or Replace Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
-		_, err := b.UpdateEntity(ctx, t, e, api.Replace, "")
-		return err
-	}}
-	upsertMergeWrite = write{name: "Insert Or Merge Entity", do: func(ctx context.Context, b api.Backend, t string, e api.Entity) error {
-		_, err := b.UpdateEntity(ctx, t, e, api.Merge, "")
-		return err
-	}}
-	allWrites = []write{insertWrite, replaceWrite, mergeWrite, upsertReplaceWrite, upsertMergeWrite}
-)
-
-// boundary is one entry of a limit's table: the entity to write, built when the spec runs,
+// boundary is one entry of a limit's table: the entity to scenario.Write, built when the spec runs,
 // and whether the limit lets it through.
 type boundary struct {
 	what   string
@@ -57,11 +25,11 @@ type boundary struct {
 
 // writeEntries crosses boundaries with writes: one Entry per pair, named
 // "<boundary> by <write>", whose parameters are (write, boundary).
-func writeEntries(writes []write, boundaries ...boundary) []any {
+func writeEntries(writes []scenario.Write, boundaries ...boundary) []any {
 	var out []any
 	for _, bd := range boundaries {
 		for _, w := range writes {
-			out = append(out, Entry(fmt.Sprintf("%s by %s", bd.what, w.name), w, bd))
+			out = append(out, Entry(fmt.Sprintf("%s by %s", bd.what, w.Name), w, bd))
 		}
 	}
 	return out
@@ -70,30 +38,32 @@ func writeEntries(writes []write, boundaries ...boundary) []any {
 // checkWrite writes bd's entity with w. An entity that fits must be stored exactly; one that
 // does not must be refused with one of refusal and leave the table as it was. With no
 // refusal codes any 400 is accepted and its code recorded.
-func checkWrite(ctx context.Context, f *framework.F, w write, bd boundary, refusal ...spec.ErrorCode) {
+// A write that needs an existing entity finds one with the same keys and no properties, so
+// that the result of a merge is exactly what was sent.
+func checkWrite(ctx context.Context, f *framework.F, w scenario.Write, bd boundary, refusal ...spec.ErrorCode) {
 	GinkgoHelper()
 	b, table := f.Backend(), f.NewTable(ctx)
 	e := bd.entity()
 	seed := api.NewEntity(e.PartitionKey, e.RowKey, nil)
-	if w.existing {
+	if w.Existing {
 		_, err := b.InsertEntity(ctx, table, seed)
-		Expect(err).To(SucceedOnBackend(), "store the entity that %s changes", w.name)
+		Expect(err).To(SucceedOnBackend(), "store the entity that %s changes", w.Name)
 	}
-	err := w.do(ctx, b, table, e)
+	_, err := w.Do(ctx, b, table, e)
 	if bd.fits {
-		Expect(err).To(SucceedOnBackend(), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, api.EntitySize(e))
+		Expect(err).To(SucceedOnBackend(), "%s of an entity %s (accounted size %d bytes)", w.Name, bd.what, api.EntitySize(e))
 		got, err := b.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil)
-		Expect(err).To(SucceedOnBackend(), "Get Entity after %s", w.name)
+		Expect(err).To(SucceedOnBackend(), "Get Entity after %s", w.Name)
 		Expect(got).To(MatchEntity(e))
 		return
 	}
 	if len(refusal) > 0 {
-		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.name, bd.what, api.EntitySize(e))
+		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.Name, bd.what, api.EntitySize(e))
 	} else {
-		Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.name, bd.what)
+		Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.Name, bd.what)
 		f.Choice("refusal code", OutcomeOf(err))
 	}
-	expectUnchanged(ctx, b, table, seed, w.existing)
+	expectUnchanged(ctx, b, table, seed, w.Existing)
 }
 
 // expectUnchanged checks that a refused write left the table as it was: the seed entity as

@@ -11,12 +11,15 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Property limits", func(f *framework.F) {
 	f.DescribeTable("limits.properties.count", "allows 252 custom properties",
-		func(ctx context.Context, w write, bd boundary) { checkWrite(ctx, f, w, bd, spec.ErrTooManyProperties) },
-		writeEntries(allWrites,
+		func(ctx context.Context, w scenario.Write, bd boundary) {
+			checkWrite(ctx, f, w, bd, spec.ErrTooManyProperties)
+		},
+		writeEntries(scenario.AllWrites(),
 			boundary{"at exactly 252 properties", func() api.Entity {
 				return api.NewEntity("p", "r", props(0, spec.MaxCustomProperties))
 			}, true},
@@ -64,10 +67,10 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 
 	nameOf := func(n int) string { return "N" + strings.Repeat("a", n-1) }
 	f.DescribeTable("limits.property-name.length", "allows names of 255 characters",
-		func(ctx context.Context, w write, bd boundary) {
+		func(ctx context.Context, w scenario.Write, bd boundary) {
 			checkWrite(ctx, f, w, bd, spec.ErrPropertyNameTooLong)
 		},
-		writeEntries(allWrites,
+		writeEntries(scenario.AllWrites(),
 			boundary{"with a name of exactly 255 characters", func() api.Entity {
 				return api.NewEntity("p", "r", map[string]api.Value{nameOf(spec.MaxPropertyNameLength): api.Int32(1)})
 			}, true},
@@ -83,11 +86,11 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 		}
 	}
 	const astral = "😀" // two UTF-16 code units
-	strEntries := writeEntries(allWrites,
+	strEntries := writeEntries(scenario.AllWrites(),
 		boundary{"with exactly 32 Ki ASCII characters", stringOf(spec.MaxStringChars, "a"), true},
 		boundary{"with 32 Ki + 1 ASCII characters, one over", stringOf(spec.MaxStringChars+1, "a"), false},
 	)
-	strEntries = append(strEntries, writeEntries([]write{insertWrite, mergeWrite},
+	strEntries = append(strEntries, writeEntries([]scenario.Write{scenario.Insert, scenario.Merge},
 		boundary{"with exactly 32 Ki non-ASCII characters of the Basic Multilingual Plane", stringOf(spec.MaxStringChars, "é"), true},
 		boundary{"with 32 Ki + 1 non-ASCII characters, one over", stringOf(spec.MaxStringChars+1, "é"), false},
 		boundary{"with 16 Ki characters outside the Basic Multilingual Plane, exactly 32 Ki units", stringOf(spec.MaxStringChars/2, astral), true},
@@ -97,7 +100,7 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 		}, false},
 	)...)
 	f.DescribeTable("limits.string.size", "allows strings of 32 Ki UTF-16 code units",
-		func(ctx context.Context, w write, bd boundary) {
+		func(ctx context.Context, w scenario.Write, bd boundary) {
 			checkWrite(ctx, f, w, bd, spec.ErrPropertyValueTooLarge)
 		},
 		strEntries...,
@@ -107,10 +110,10 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 		return func() api.Entity { return binaryEntity(1, n) }
 	}
 	f.DescribeTable("limits.binary.size", "allows binary values of 64 KiB",
-		func(ctx context.Context, w write, bd boundary) {
+		func(ctx context.Context, w scenario.Write, bd boundary) {
 			checkWrite(ctx, f, w, bd, spec.ErrPropertyValueTooLarge)
 		},
-		writeEntries(allWrites,
+		writeEntries(scenario.AllWrites(),
 			boundary{"with exactly 64 KiB", binaryOf(spec.MaxBinaryBytes), true},
 			boundary{"with 64 KiB + 1 byte, one over", binaryOf(spec.MaxBinaryBytes + 1), false},
 		)...,

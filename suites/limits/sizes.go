@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // empiricalEdgeGap is how far under 1 MiB one user's measurement on Storage put the edge
@@ -101,7 +102,7 @@ var _ = framework.Describe("Key size", func(f *framework.F) {
 })
 
 var _ = framework.Describe("Entity size", func(f *framework.F) {
-	writes := []write{insertWrite, replaceWrite, mergeWrite, upsertReplaceWrite, upsertMergeWrite}
+	writes := scenario.AllWrites()
 	entries := writeEntries(writes,
 		boundary{fmt.Sprintf("clearly under 1 MiB, %d strings of 32 Ki ASCII characters", underEntityStrings), func() api.Entity {
 			return stringEntity(underEntityStrings, spec.MaxStringChars, "a")
@@ -110,7 +111,7 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 			return binaryEntity(overEntityBinaries, spec.MaxBinaryBytes)
 		}, false},
 	)
-	entries = append(entries, writeEntries([]write{insertWrite},
+	entries = append(entries, writeEntries([]scenario.Write{scenario.Insert},
 		boundary{fmt.Sprintf("about half of 1 MiB, %d binary values of 64 KiB", halfEntityBinaries), func() api.Entity {
 			return binaryEntity(halfEntityBinaries, spec.MaxBinaryBytes)
 		}, true},
@@ -119,7 +120,7 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 		}, false},
 	)...)
 	f.DescribeTable("limits.entity.size", "allows entities up to 1 MiB",
-		func(ctx context.Context, w write, bd boundary) {
+		func(ctx context.Context, w scenario.Write, bd boundary) {
 			size := api.EntitySize(bd.entity())
 			if bd.fits {
 				Expect(size).To(BeNumerically("<=", spec.MaxEntityBytes*9/10), "the spec's entity is not clearly under 1 MiB")
