@@ -10,5 +10,6 @@
 // api.CompareKeyStrings, so that the specs check that function's choice too.
 //
 // It may import ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario;
+// never reference or another spec package.
 package ordering

@@ -10,18 +10,14 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
-
-// maxPagesFor bounds the pages a query over n entities may take.
-func maxPagesFor(n int) int { return 2*n + 50 }
-
-func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
 
 // rowKeys returns the keys of partition pk with the given RowKeys, in that order.
 func rowKeys(pk string, rks ...string) []api.Key {
 	out := make([]api.Key, len(rks))
 	for i, rk := range rks {
-		out[i] = key(pk, rk)
+		out[i] = scenario.Key(pk, rk)
 	}
 	return out
 }
@@ -58,21 +54,13 @@ func loadKeys(ctx context.Context, f *framework.F, keys []api.Key) string {
 	return table
 }
 
-// queryPages runs q to its end and returns the result; the query must succeed.
-func queryPages(ctx context.Context, f *framework.F, table string, q api.Query, n int) matchers.Result {
-	GinkgoHelper()
-	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
-	Expect(err).To(matchers.SucceedOnBackend())
-	return r
-}
-
 // expectOrder inserts want in a shuffled order, queries q to its end and expects exactly
 // want, in that order.
 func expectOrder(ctx context.Context, f *framework.F, q api.Query, want []api.Key, seed uint64) {
 	GinkgoHelper()
 	inserted := shuffled(want, seed)
 	table := loadKeys(ctx, f, inserted)
-	got := queryPages(ctx, f, table, q, len(want))
+	got := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(want))
 	Expect(got.Entities()).To(matchers.HaveKeys(want...),
 		"query (filter %q, top %d) over entities inserted in the order %v (seed %d); pages of %v",
 		q.Filter, q.Top, inserted, seed, got.PageSizes())

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
@@ -23,27 +24,27 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 		nums := r.Perm(1000)[:60]
 		inserted := make([]api.Key, len(nums))
 		for i, n := range nums {
-			inserted[i] = key("p", fmt.Sprintf("%04d", n))
+			inserted[i] = scenario.Key("p", fmt.Sprintf("%04d", n))
 		}
 		sort.Ints(nums)
 		want := make([]api.Key, len(nums))
 		for i, n := range nums {
-			want[i] = key("p", fmt.Sprintf("%04d", n))
+			want[i] = scenario.Key("p", fmt.Sprintf("%04d", n))
 		}
 		table := loadKeys(ctx, f, inserted)
-		got := queryPages(ctx, f, table, api.Query{}, len(want)).Entities()
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{}, len(want)).Entities()
 		Expect(got).To(BeInKeyOrder(), "entities inserted in the order %v (seed %d)", inserted, seed)
 		Expect(got).To(HaveKeys(want...))
 	})
 
 	f.It("ordering.key-order", "returns entities inserted in descending order ascending", func(ctx context.Context) {
-		want := []api.Key{key("a", "1"), key("a", "2"), key("b", "1"), key("b", "2"), key("c", "1")}
+		want := []api.Key{scenario.Key("a", "1"), scenario.Key("a", "2"), scenario.Key("b", "1"), scenario.Key("b", "2"), scenario.Key("c", "1")}
 		inserted := make([]api.Key, len(want))
 		for i := range want {
 			inserted[i] = want[len(want)-1-i]
 		}
 		table := loadKeys(ctx, f, inserted)
-		Expect(queryPages(ctx, f, table, api.Query{}, len(want)).Entities()).To(HaveKeys(want...))
+		Expect(scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{}, len(want)).Entities()).To(HaveKeys(want...))
 	})
 
 	f.DescribeTable("ordering.ascii", "sorts ASCII RowKeys ordinally",
@@ -62,7 +63,7 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 		func(ctx context.Context, want ...string) {
 			keys := make([]api.Key, len(want))
 			for i, pk := range want {
-				keys[i] = key(pk, "r")
+				keys[i] = scenario.Key(pk, "r")
 			}
 			expectOrder(ctx, f, api.Query{}, keys, 13)
 		},
@@ -100,11 +101,11 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 	)
 
 	f.It("ordering.empty-partition-key", "sorts the empty PartitionKey before every other partition", func(ctx context.Context) {
-		expectOrder(ctx, f, api.Query{}, []api.Key{key("", "a"), key("", "b"), key(" ", "a"), key("0", "a"), key("A", "a")}, 29)
+		expectOrder(ctx, f, api.Query{}, []api.Key{scenario.Key("", "a"), scenario.Key("", "b"), scenario.Key(" ", "a"), scenario.Key("0", "a"), scenario.Key("A", "a")}, 29)
 	})
 
 	f.It("ordering.empty-row-key", "accepts an empty RowKey and sorts it first in its partition", func(ctx context.Context) {
-		expectOrder(ctx, f, api.Query{}, []api.Key{key("a", ""), key("a", " "), key("a", "0"), key("b", ""), key("b", "a")}, 31)
+		expectOrder(ctx, f, api.Query{}, []api.Key{scenario.Key("a", ""), scenario.Key("a", " "), scenario.Key("a", "0"), scenario.Key("b", ""), scenario.Key("b", "a")}, 31)
 	})
 
 	f.It("ordering.filtered", "returns the matches of a table scan in key order", func(ctx context.Context) {
@@ -124,15 +125,15 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 			want = append(want, rowKeys(pk, "a", "m", "z")...)
 		}
 		Expect(InsertAll(ctx, f.Backend(), table, all...)).To(SucceedOnBackend())
-		got := queryPages(ctx, f, table, api.Query{Filter: "Tag eq 'keep'"}, len(all)).Entities()
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "Tag eq 'keep'"}, len(all)).Entities()
 		Expect(got).To(HaveKeys(want...), "filter \"Tag eq 'keep'\"")
 	})
 
 	f.It("ordering.filtered", "returns the matches of a range query in RowKey order", func(ctx context.Context) {
 		want := rowKeys("p", "b", "bA", "ba", "bz", "c")
-		all := append(append([]api.Key{key("p", "a"), key("p", "cA"), key("o", "b")}, want...), key("q", "b"))
+		all := append(append([]api.Key{scenario.Key("p", "a"), scenario.Key("p", "cA"), scenario.Key("o", "b")}, want...), scenario.Key("q", "b"))
 		table := loadKeys(ctx, f, shuffled(all, 37))
-		got := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'p' and RowKey ge 'b' and RowKey le 'c'"}, len(all)).Entities()
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'p' and RowKey ge 'b' and RowKey le 'c'"}, len(all)).Entities()
 		Expect(got).To(HaveKeys(want...))
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // letters returns 26 mixed-case RowKeys in ordinal order: A..M then a..m.
@@ -47,7 +48,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 	f.It("ordering.across-pages", "keeps each page itself in key order", func(ctx context.Context) {
 		want := rowKeys("p", letters()...)
 		table := loadKeys(ctx, f, shuffled(want, 43))
-		r := queryPages(ctx, f, table, api.Query{Top: 5}, len(want))
+		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: 5}, len(want))
 		for i, p := range r.Pages {
 			Expect(p.Entities).To(BeInKeyOrder(), "page %d of %v", i+1, r.PageSizes())
 		}
@@ -75,7 +76,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 			e := api.NewEntity("log", invertedTicks(t), map[string]api.Value{"At": api.DateTime(t)})
 			Expect(InsertAll(ctx, f.Backend(), table, e)).To(SucceedOnBackend())
 		}
-		got := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
 		Expect(got).To(HaveLen(len(offsets)))
 		for i := 1; i < len(got); i++ {
 			prev, cur := got[i-1].Properties["At"].Time, got[i].Properties["At"].Time
@@ -93,7 +94,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 			es = append(es, api.NewEntity("log", invertedTicks(t), map[string]api.Value{"Minute": api.Int32(int32(i))}))
 		}
 		Expect(LoadInBatches(ctx, f.Backend(), table, es)).To(SucceedOnBackend())
-		r := queryPages(ctx, f, table, api.Query{Filter: "PartitionKey eq 'log'", Top: 3}, len(es))
+		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'", Top: 3}, len(es))
 		got := r.Entities()
 		Expect(len(got)).To(BeNumerically(">=", 3))
 		var minutes []int64

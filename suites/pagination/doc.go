@@ -8,5 +8,6 @@
 // and recorded. Paging of Query Tables is specified with the table operations.
 //
 // It may import ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario;
+// never reference or another spec package.
 package pagination

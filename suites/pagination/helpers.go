@@ -10,13 +10,8 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
-
-// maxPagesFor bounds the pages a query over n entities may take: generous for backends that
-// return short or empty pages, finite for one that never ends a query.
-func maxPagesFor(n int) int { return 2*n + 50 }
-
-func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
 
 // partition returns n entities of partition pk with RowKeys r00000.. in key order, each
 // with N (its index) and Mod (N mod 3).
@@ -54,14 +49,6 @@ func load(ctx context.Context, f *framework.F, es []api.Entity) string {
 	return table
 }
 
-// drain runs q to its end; the query must succeed.
-func drain(ctx context.Context, f *framework.F, table string, q api.Query, n int) matchers.Result {
-	GinkgoHelper()
-	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
-	Expect(err).To(matchers.SucceedOnBackend())
-	return r
-}
-
 // position is a query stopped part-way: what it returned so far and the continuation to
 // resume it with.
 type position struct {
@@ -76,7 +63,7 @@ func advance(ctx context.Context, f *framework.F, table string, q api.Query, atL
 	GinkgoHelper()
 	var p position
 	for len(p.seen) < atLeast {
-		Expect(p.pages).To(BeNumerically("<", maxPagesFor(n)), "the query returned %d entities in %d pages", len(p.seen), p.pages)
+		Expect(p.pages).To(BeNumerically("<", scenario.MaxPagesFor(n)), "the query returned %d entities in %d pages", len(p.seen), p.pages)
 		page, err := f.Backend().QueryEntities(ctx, table, q)
 		Expect(err).To(matchers.SucceedOnBackend(), "page %d", p.pages+1)
 		p.pages++

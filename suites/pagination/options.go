@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Retrieve large numbers of entities with query options", func(f *framework.F) {
@@ -18,7 +19,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 		func(ctx context.Context, q api.Query, match func(api.Entity) bool, props []string) {
 			es := data()
 			table := load(ctx, f, es)
-			r := drain(ctx, f, table, q, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
 			var want []api.Key
 			for _, e := range es {
 				if match(e) {

@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // The resume specs page through partition p (r00000..r00019) with $top=5, stop after at
@@ -27,7 +28,7 @@ type write func(ctx context.Context, f *framework.F, table string) (add, drop []
 func insertRow(pk, rk string) write {
 	return func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
 		Expect(InsertAll(ctx, f.Backend(), table, api.NewEntity(pk, rk, map[string]api.Value{"N": api.Int32(-1)}))).To(SucceedOnBackend())
-		return []api.Key{key(pk, rk)}, nil
+		return []api.Key{scenario.Key(pk, rk)}, nil
 	}
 }
 
@@ -42,7 +43,7 @@ func insertOutside(pk, rk string) write {
 func deleteRow(rk string) write {
 	return func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
 		Expect(f.Backend().DeleteEntity(ctx, table, "p", rk, api.IfMatchAny)).To(SucceedOnBackend())
-		return nil, []api.Key{key("p", rk)}
+		return nil, []api.Key{scenario.Key("p", rk)}
 	}
 }
 
@@ -60,7 +61,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	resumeFrom := func(ctx context.Context, table string, q api.Query, p position) Result {
 		GinkgoHelper()
 		q.Continuation = p.token
-		r, err := QueryAll(ctx, f.Backend(), table, q, maxPagesFor(len(es)+10))
+		r, err := QueryAll(ctx, f.Backend(), table, q, scenario.MaxPagesFor(len(es)+10))
 		Expect(err).To(SucceedOnBackend(), "resuming from %+v", p.token)
 		return r
 	}
@@ -108,9 +109,9 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		other := f.NewTable(ctx)
 		Expect(InsertAll(ctx, f.Backend(), other, partition("x", 3)...)).To(SucceedOnBackend())
 		for _, oq := range []api.Query{{Top: 2}, {Filter: "N ge 15"}, {Top: 1, Filter: "PartitionKey eq 'p'"}} {
-			_, err := QueryAll(ctx, f.Backend(), table, oq, maxPagesFor(len(es)))
+			_, err := QueryAll(ctx, f.Backend(), table, oq, scenario.MaxPagesFor(len(es)))
 			Expect(err).To(SucceedOnBackend())
-			_, err = QueryAll(ctx, f.Backend(), other, oq, maxPagesFor(3))
+			_, err = QueryAll(ctx, f.Backend(), other, oq, scenario.MaxPagesFor(3))
 			Expect(err).To(SucceedOnBackend())
 		}
 		Expect(resumeFrom(ctx, table, q, p).Entities()).To(ConsistOfKeys(without(es, p.seen)...))

@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // typedCase is one EDM type's comparison table: stored values in ascending order, a literal
@@ -138,11 +139,11 @@ var _ = framework.Describe("Query Entities $filter comparison operators", func(f
 			)
 			Expect(filterAll(ctx, f, table, filter, 5)).To(ConsistOfKeys(want...), "filter %q", filter)
 		},
-		Entry("inside a word", "Name eq 'O''Brien'", []api.Key{key("p", "1")}),
-		Entry("as two quotes in a row", "Name eq 'O''''Brien'", []api.Key{key("p", "3")}),
-		Entry("as the whole value", "Name eq ''''", []api.Key{key("p", "4")}),
-		Entry("in a PartitionKey", "PartitionKey eq 'it''s'", []api.Key{key("it's", "5")}),
-		Entry("in range bounds", "PartitionKey eq 'p' and Name gt 'O''' and Name lt 'O''C'", []api.Key{key("p", "1"), key("p", "3")}),
+		Entry("inside a word", "Name eq 'O''Brien'", []api.Key{scenario.Key("p", "1")}),
+		Entry("as two quotes in a row", "Name eq 'O''''Brien'", []api.Key{scenario.Key("p", "3")}),
+		Entry("as the whole value", "Name eq ''''", []api.Key{scenario.Key("p", "4")}),
+		Entry("in a PartitionKey", "PartitionKey eq 'it''s'", []api.Key{scenario.Key("it's", "5")}),
+		Entry("in range bounds", "PartitionKey eq 'p' and Name gt 'O''' and Name lt 'O''C'", []api.Key{scenario.Key("p", "1"), scenario.Key("p", "3")}),
 	)
 
 	// literalForms: each entry stores values and a filter that must select the first one.
@@ -174,13 +175,13 @@ var _ = framework.Describe("Query Entities $filter comparison operators", func(f
 			api.NewEntity("p", "1", map[string]api.Value{"V": api.Binary([]byte{0x0a, 0xff})}),
 			api.NewEntity("p", "2", map[string]api.Value{"V": api.Binary([]byte{0x0b})}),
 		)
-		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: "V eq binary'0AFF'"}, maxPagesFor(2))
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: "V eq binary'0AFF'"}, scenario.MaxPagesFor(2))
 		if err != nil {
 			Expect(err).To(BeRefused())
 			f.Choice("binary'..' literal", "refused")
 			return
 		}
-		Expect(r.Entities()).To(ConsistOfKeys(key("p", "1")), "binary'0AFF' was accepted, so it must select what X'0AFF' selects")
+		Expect(r.Entities()).To(ConsistOfKeys(scenario.Key("p", "1")), "binary'0AFF' was accepted, so it must select what X'0AFF' selects")
 		f.Choice("binary'..' literal", "accepted as X'..'")
 	})
 })

@@ -7,5 +7,6 @@
 // their order.
 //
 // It may import ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario;
+// never reference or another spec package.
 package query

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -10,17 +9,8 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
-
-// maxPagesFor bounds the pages a query over n entities may take before the spec gives up:
-// generous for backends that return short or empty pages, finite for one that never ends.
-func maxPagesFor(n int) int { return 2*n + 50 }
-
-// key returns an entity key.
-func key(pk, rk string) api.Key { return api.Key{PartitionKey: pk, RowKey: rk} }
-
-// lit renders s as a $filter String literal, doubling single quotes (SPEC.md 3.1).
-func lit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // tableWith creates a table for the running spec and inserts es one by one.
 func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
@@ -33,9 +23,7 @@ func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
 // queryAll runs q to its end and returns every entity; the query must succeed.
 func queryAll(ctx context.Context, f *framework.F, table string, q api.Query, n int) []api.Entity {
 	GinkgoHelper()
-	r, err := matchers.QueryAll(ctx, f.Backend(), table, q, maxPagesFor(n))
-	Expect(err).To(matchers.SucceedOnBackend(), "query with filter %q, select %v, top %d", q.Filter, q.Select, q.Top)
-	return r.Entities()
+	return scenario.MustQueryAll(ctx, f.Backend(), table, q, n, "query with filter %q, select %v, top %d", q.Filter, q.Select, q.Top).Entities()
 }
 
 // filterAll runs a $filter query to its end; the query must succeed.

@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // logicEntities is a set where each entity has a different subset of the properties the
@@ -100,7 +101,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 	f.DescribeTable("query.logic.constant-left", "with the constant first either refuses or mirrors the comparison",
 		func(ctx context.Context, filter string, pred func(api.Entity) bool) {
 			table := tableWith(ctx, f, people...)
-			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, maxPagesFor(len(people)))
+			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(people)))
 			if err != nil {
 				Expect(err).To(BeRefused(), "filter %q", filter)
 				f.Choice("constant on the left of a comparison", "refused")
@@ -141,7 +142,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		keys := make([]api.Key, n)
 		for i := range parts {
 			parts[i] = fmt.Sprintf("RowKey eq 'r%02d'", i)
-			keys[i] = key("p", fmt.Sprintf("r%02d", i))
+			keys[i] = scenario.Key("p", fmt.Sprintf("r%02d", i))
 		}
 		return strings.Join(parts, " or "), keys
 	}
@@ -164,7 +165,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		es := rows(spec.MaxFilterComparisons + 5)
 		table := tableWith(ctx, f, es...)
 		filter, want := orOfRowKeys(spec.MaxFilterComparisons + 1)
-		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, maxPagesFor(len(es)))
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(es)))
 		if err != nil {
 			Expect(err).To(HaveFailedWith(400), "filter %q", filter)
 			e, _ := driver.AsError(err)

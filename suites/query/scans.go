@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // employees is the design guide's example table (department as PartitionKey, employee id as
@@ -56,12 +57,12 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 	Context("with a point query", func() {
 		f.It("query.point", "returns exactly the one entity with both keys", func(ctx context.Context) {
 			check(ctx, "PartitionKey eq 'Sales' and RowKey eq '2'", func(e api.Entity) bool {
-				return e.Key() == key("Sales", "2")
+				return e.Key() == scenario.Key("Sales", "2")
 			})
 		})
 		f.It("query.point", "returns the entity when the RowKey condition comes first", func(ctx context.Context) {
 			check(ctx, "RowKey eq '2' and PartitionKey eq 'Sales'", func(e api.Entity) bool {
-				return e.Key() == key("Sales", "2")
+				return e.Key() == scenario.Key("Sales", "2")
 			})
 		})
 		f.It("query.point.absent", "succeeds with no entities and no continuation when the keys do not exist", func(ctx context.Context) {
@@ -112,7 +113,7 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 
 	f.DescribeTable("query.partition-scan.exact", "with PartitionKey eq selects one partition only",
 		func(ctx context.Context, pk string) {
-			check(ctx, "PartitionKey eq "+lit(pk), func(e api.Entity) bool { return e.PartitionKey == pk })
+			check(ctx, "PartitionKey eq "+scenario.Quote(pk), func(e api.Entity) bool { return e.PartitionKey == pk })
 		},
 		Entry("not its lower-case, prefix, suffix or trailing-space neighbours", "Sales"),
 		Entry("not the partition it is a prefix of", "Sale"),
@@ -140,7 +141,9 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 			func(e api.Entity) bool { return inSales(e) && (e.RowKey == "121" || e.RowKey == "322") }),
 		Entry("for two point queries in different partitions",
 			"(PartitionKey eq 'Sales' and RowKey eq '2') or (PartitionKey eq 'HR' and RowKey eq '7')",
-			func(e api.Entity) bool { return e.Key() == key("Sales", "2") || e.Key() == key("HR", "7") }),
+			func(e api.Entity) bool {
+				return e.Key() == scenario.Key("Sales", "2") || e.Key() == scenario.Key("HR", "7")
+			}),
 		Entry("for two whole partitions",
 			"PartitionKey eq 'Marketing' or PartitionKey eq 'HR'",
 			func(e api.Entity) bool { return e.PartitionKey == "Marketing" || e.PartitionKey == "HR" }),

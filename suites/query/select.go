@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Query Entities $select (server-side projection)", func(f *framework.F) {
@@ -122,7 +123,7 @@ var _ = framework.Describe("Query Entities $select (server-side projection)", fu
 			Expect(es).To(ConsistOfKeys(want), "filter %q with $select=PartitionKey,RowKey,A", filter)
 			Expect(es[0]).To(HavePropertyNames("A"))
 		},
-		Entry("for a String property", "B eq 'y'", key("p", "partial")),
-		Entry("for a property only one entity has", "H", key("p", "full")),
+		Entry("for a String property", "B eq 'y'", scenario.Key("p", "partial")),
+		Entry("for a property only one entity has", "H", scenario.Key("p", "full")),
 	)
 })

@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Query Entities $filter syntax", func(f *framework.F) {
@@ -88,7 +89,7 @@ var _ = framework.Describe("Query Entities $filter syntax", func(f *framework.F)
 			table := tableWith(ctx, f, sample...)
 			Expect(filterAll(ctx, f, table, filter, len(sample))).To(ConsistOfKeys(want...), "filter %q", filter)
 		},
-		Entry("selecting with the stored spelling", "Rank eq 3", []api.Key{key("p", "r1")}),
+		Entry("selecting with the stored spelling", "Rank eq 3", []api.Key{scenario.Key("p", "r1")}),
 		Entry("selecting nothing with a lower-case name", "rank eq 3", nil),
 		Entry("selecting nothing with an upper-case name", "RANK eq 3", nil),
 		Entry("selecting nothing with ne on another spelling", "rank ne 3", nil),

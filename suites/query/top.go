@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // tenRows is one partition of ten entities, r00..r09.
@@ -59,7 +60,7 @@ var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
 
 	f.It("query.top.max", fmt.Sprintf("accepts $top=%d", spec.MaxTop), func(ctx context.Context) {
 		table := tableWith(ctx, f, rows...)
-		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Top: spec.MaxTop}, maxPagesFor(len(rows)))
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Top: spec.MaxTop}, scenario.MaxPagesFor(len(rows)))
 		Expect(err).To(SucceedOnBackend(), "$top=%d", spec.MaxTop)
 		Expect(r.Entities()).To(ConsistOfKeys(Keys(rows)...))
 	})
