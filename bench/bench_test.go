@@ -84,19 +84,29 @@ func displayName(target string) string {
 	return target
 }
 
-type openTarget struct {
+type opened struct {
 	t   *provision.Target
 	err error
 }
 
 var (
 	targetsMu sync.Mutex
-	targets   = map[string]*openTarget{}
+	targets   = map[string]*opened{}
 )
 
-// target opens (once per process) the backend named target with the chosen driver.
+// target opens (once per process) the backend named target with the chosen driver; the
+// benchmark fails when it cannot be opened.
 func target(b *testing.B, name, driverName string) *provision.Target {
 	b.Helper()
+	t, err := openTarget(name, driverName)
+	if err != nil {
+		b.Fatalf("open %s: %v", displayName(name), err)
+	}
+	return t
+}
+
+// openTarget opens (once per process) the backend named target with the chosen driver.
+func openTarget(name, driverName string) (*provision.Target, error) {
 	targetsMu.Lock()
 	defer targetsMu.Unlock()
 	key := name + "\x00" + driverName
@@ -105,13 +115,10 @@ func target(b *testing.B, name, driverName string) *provision.Target {
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		t, err := provision.Open(ctx, name, provision.WithDriver(driverName))
 		cancel()
-		ot = &openTarget{t: t, err: err}
+		ot = &opened{t: t, err: err}
 		targets[key] = ot
 	}
-	if ot.err != nil {
-		b.Fatalf("open %s: %v", displayName(name), ot.err)
-	}
-	return ot.t
+	return ot.t, ot.err
 }
 
 func closeTargets() {
@@ -124,7 +131,7 @@ func closeTargets() {
 			}
 		}
 	}
-	targets = map[string]*openTarget{}
+	targets = map[string]*opened{}
 }
 
 // benchFamily runs every case of family against every selected backend, as
@@ -137,7 +144,7 @@ func benchFamily(b *testing.B, family string) {
 	for _, name := range backendNames() {
 		b.Run("backend="+displayName(name), func(b *testing.B) {
 			t := target(b, name, *flagDriver)
-			env := &Env{Backend: t.Backend, Name: displayName(name), Large: *flagLarge, Seed: seed, Workers: *flagWorkers, Logf: b.Logf}
+			env := &Env{Backend: t.Backend, Name: displayName(name), Large: *flagLarge, Seed: seed, Workers: *flagWorkers}
 			for _, c := range cases {
 				runCase(b, env, c)
 			}

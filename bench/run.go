@@ -120,14 +120,6 @@ type Env struct {
 	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
 	// tests of the workloads themselves, never for measurement.
 	Quick bool
-	// Logf receives notes about the run (nil: discarded).
-	Logf func(format string, args ...any)
-}
-
-func (e *Env) logf(format string, args ...any) {
-	if e.Logf != nil {
-		e.Logf(format, args...)
-	}
 }
 
 // workload is a prepared case.

@@ -172,7 +172,7 @@ func TestYCSBMixesAddUp(t *testing.T) {
 func runCases(t *testing.T, b api.Backend, cases []Case, ops int) map[string]error {
 	t.Helper()
 	errs := map[string]error{}
-	env := &Env{Backend: b, Name: "test", Seed: 42, Workers: 2, Logf: t.Logf, Quick: true}
+	env := &Env{Backend: b, Name: "test", Seed: 42, Workers: 2, Quick: true}
 	for _, c := range cases {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		l, err := Prepare(ctx, env, c)
