@@ -2,20 +2,30 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/driver/rest"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/report"
 )
 
 // serveProcess is a running `conform serve`.
@@ -307,5 +317,205 @@ func runBounded(cmd *exec.Cmd, d time.Duration) (string, error) {
 		_ = cmd.Process.Kill()
 		<-done
 		return out.String(), fmt.Errorf("%v did not end within %v", cmd.Args, d)
+	}
+}
+
+// devConn is a development-account connection string for an endpoint base URL.
+func devConn(base string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey +
+		";TableEndpoint=" + base + "/" + tableserver.DevAccountName + ";"
+}
+
+// rawServer accepts connections on loopback and hands each to handle, until the test ends.
+func rawServer(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); defer c.Close(); handle(c) }()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestRunEndsAgainstMisbehavingBackends points `conform run` at endpoints that hang, drop
+// connections or answer garbage: each run must end, within its bound, with exit status 2
+// (the backend cannot be reached) or with a report whose specs failed, never hang.
+func TestRunEndsAgainstMisbehavingBackends(t *testing.T) {
+	// Cleanups run last-registered first: stop is closed (and the hanging handlers
+	// return) before the servers wait for them.
+	stop := make(chan struct{})
+	hang := func(c net.Conn) {
+		select {
+		case <-stop:
+		case <-time.After(2 * time.Minute):
+		}
+	}
+	ref := httptest.NewServer(tableserver.New(reference.New()))
+	t.Cleanup(ref.Close)
+	// probeThenHang answers Query Tables (the probe) and then hangs on every other request.
+	probeThenHang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/Tables") && r.Method == http.MethodGet {
+			ref.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(probeThenHang.Close)
+	backends := []struct {
+		name, base string
+		limit      time.Duration
+		anyFailure bool // a report with failed specs is as good as exit 2
+	}{
+		{"hangs", rawServer(t, hang), 60 * time.Second, false},
+		{"drops", rawServer(t, func(net.Conn) {}), 30 * time.Second, false},
+		{"garbage", rawServer(t, func(c net.Conn) { _, _ = c.Write([]byte("\x00\xffNOT HTTP AT ALL\r\n\r\n")) }), 30 * time.Second, false},
+		{"bad-body", rawServer(t, func(c net.Conn) {
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			_, _ = bufio.NewReader(c).ReadString('\n')
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"value\":"))
+		}), 30 * time.Second, false},
+		{"probe-then-hang", probeThenHang.URL, 3 * time.Minute, true},
+	}
+	t.Cleanup(func() { close(stop) })
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			out := t.TempDir()
+			cmd := exec.Command(conformBin, "run", "--backend", b.name+"="+devConn(b.base), "--out", out,
+				"--spec-timeout", "3s", "--label-filter", "modify.delete.missing || modify.etag.changes")
+			cmd.Dir = t.TempDir()
+			start := time.Now()
+			output, err := runBounded(cmd, b.limit)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("conform run against a backend that %s: %v (after %v)\n%s", b.name, err, time.Since(start), output)
+			}
+			code := ee.ExitCode()
+			t.Logf("%s: exit %d after %v", b.name, code, time.Since(start).Round(time.Millisecond))
+			switch {
+			case code == exitUsage:
+				if !strings.Contains(output, b.name) {
+					t.Errorf("the error does not name the backend:\n%s", output)
+				}
+			case b.anyFailure && code == exitFailed:
+				r, err := report.ReadJSON(filepath.Join(out, report.FileJSON))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(r.Backends) != 1 || r.Backends[0].Counts.Failed+r.Backends[0].Counts.Errors == 0 {
+					t.Errorf("exit 1 but the report shows no failed spec: %+v", r.Backends)
+				}
+			default:
+				t.Errorf("exit %d, want %d (or %d with failed specs)\n%s", code, exitUsage, exitFailed, output)
+			}
+		})
+	}
+}
+
+// tablesWithRunPrefix lists the tables of b whose names start with prefix.
+func tablesWithRunPrefix(t *testing.T, b api.Backend, prefix string) []string {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	names, err := tablesWithPrefix(c, b, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// backendProcessesOf lists the pids of running `conform run-backend` processes of the run
+// with this id (from /proc; empty where there is none).
+func backendProcessesOf(runID string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if bytes.Contains(cmdline, []byte("run-backend")) && bytes.Contains(environ, []byte("CONFORM_RUN_ID="+runID+"\x00")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestInterruptedRunDeletesItsTables sends SIGINT to `conform run` alone (not to its
+// process group) while specs hold tables on a `conform serve`: the interrupt reaches the
+// backend process, whose cleanup deletes every table of the run, the run ends with 130
+// and writes its report, and no backend process is left behind.
+func TestInterruptedRunDeletesItsTables(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc to find the backend processes")
+	}
+	srv := startServeProcess(t)
+	b, err := rest.New(srv.conn, rest.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runID = "sigintrun1"
+	prefix := framework.TablePrefix + runID
+	out := t.TempDir()
+	cmd := exec.Command(conformBin, "run", "--backend", "served="+srv.conn, "--out", out)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CONFORM_RUN_ID="+runID)
+	var output lockedBuffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		for _, pid := range backendProcessesOf(runID) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	// Wait until the run holds tables (patterns specs keep theirs for a while).
+	seen := false
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && !seen; time.Sleep(10 * time.Millisecond) {
+		seen = len(tablesWithRunPrefix(t, b, prefix)) > 0
+	}
+	if !seen {
+		t.Fatalf("the run never created a table with prefix %s\n%s", prefix, output.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("conform run did not end within 90 s of SIGINT\n%s", output.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(waitErr, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit %v, want %d\n%s", waitErr, exitInterrupted, output.String())
+	}
+	if left := tablesWithRunPrefix(t, b, prefix); len(left) != 0 {
+		t.Errorf("tables of the interrupted run are left: %v", left)
+	}
+	if pids := backendProcessesOf(runID); len(pids) != 0 {
+		t.Errorf("backend processes still run after the interrupt: %v", pids)
+	}
+	if _, err := os.Stat(filepath.Join(out, report.FileJSON)); err != nil {
+		t.Errorf("no report after the interrupt: %v", err)
 	}
 }

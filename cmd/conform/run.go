@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
 )
@@ -55,7 +56,8 @@ started, azurite.
 
 Exit status: 0 when every backend meets its baseline; 1 when a backend fails a rule its
 baseline does not expect or a baseline entry passes; 2 for a usage error or a backend that
-cannot be started or reached.`,
+cannot be started or reached; 130 when interrupted (SIGINT or SIGTERM is passed on to the
+backend processes, which delete the run's tables, and the report holds what ran).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
@@ -134,16 +136,23 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	sem := make(chan struct{}, o.parallel)
 	var wg sync.WaitGroup
 	runID := framework.RunPrefix()[len(framework.TablePrefix):]
+	children := newBackendProcesses()
+	stopForwarding := children.forwardSignals()
 	for i, b := range backends {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			runs[i], codes[i] = runChild(self, b, o, filter, command, rawDir, runID, progress)
+			if children.wasInterrupted() {
+				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, StartError: "not run: interrupted"}, exitInterrupted
+				return
+			}
+			runs[i], codes[i] = runChild(self, b, o, filter, command, rawDir, runID, progress, children)
 		}()
 	}
 	wg.Wait()
+	stopForwarding()
 
 	var kept []report.Run
 	status := exitOK
@@ -174,6 +183,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		if status == exitFailed {
 			status = exitOK
 		}
+	}
+	if children.wasInterrupted() {
+		return &exitError{code: exitInterrupted, msg: "interrupted; the report holds the specs that ran"}
 	}
 	if status != exitOK {
 		return &exitError{code: status}
@@ -222,7 +234,7 @@ func reproduceCommand(backends []string, o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-func runChild(self, backend string, o runOptions, filter, command, rawDir, runID string, p *progress) (report.Run, int) {
+func runChild(self, backend string, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
 	name := framework.BackendName(backend)
 	safe := sanitizeName(name)
 	rawPath := filepath.Join(rawDir, safe+".json")
@@ -254,6 +266,7 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 	if err := c.Start(); err != nil {
 		return report.Run{StartError: "start: " + err.Error()}, exitUsage
 	}
+	defer children.add(c.Process)()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
