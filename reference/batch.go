@@ -52,33 +52,41 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 	if t.dropped {
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
-	w := &writer{s: s, t: t, tree: t.tree.Clone()}
+	w := t.beginWrite(s)
 	results := make([]api.BatchResult, len(ops))
+	etags := make([]byte, 0, etagLength*len(ops)) // one allocation for every ETag
 	for i, op := range ops {
-		var r record
+		var l loc
 		var serr *spec.Error
 		status := http.StatusNoContent
 		switch op.Kind {
 		case api.BatchInsert:
-			r, serr = w.insert(op.Entity)
+			l, serr = w.insert(op.Entity)
 			status = batchInsertStatus
 		case api.BatchReplace:
-			r, serr = w.update(op.Entity, api.Replace, batchIfMatch(op.IfMatch))
+			l, serr = w.update(op.Entity, api.Replace, batchIfMatch(op.IfMatch))
 		case api.BatchMerge:
-			r, serr = w.update(op.Entity, api.Merge, batchIfMatch(op.IfMatch))
+			l, serr = w.update(op.Entity, api.Merge, batchIfMatch(op.IfMatch))
 		case api.BatchInsertOrReplace:
-			r, serr = w.update(op.Entity, api.Replace, "")
+			l, serr = w.update(op.Entity, api.Replace, "")
 		case api.BatchInsertOrMerge:
-			r, serr = w.update(op.Entity, api.Merge, "")
+			l, serr = w.update(op.Entity, api.Merge, "")
 		case api.BatchDelete:
 			serr = w.delete(op.Entity.PartitionKey, op.Entity.RowKey, batchIfMatch(op.IfMatch))
 		}
 		if serr != nil {
+			w.rollback()
 			return nil, batchExecutionError(serr, i)
 		}
 		results[i].Status = status
 		if op.Kind != api.BatchDelete {
-			results[i].ETag = formatETag(bodyTicks(t.arena.body(r)))
+			etags = appendETag(etags, bodyTicks(t.arena.body(l)))
+		}
+	}
+	all := string(etags)
+	for i, op := range ops {
+		if op.Kind != api.BatchDelete {
+			results[i].ETag, all = all[:etagLength], all[etagLength:]
 		}
 	}
 	w.commit()

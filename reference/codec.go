@@ -9,19 +9,24 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 )
 
 // The encoding of an entity, as it lies in a table's arena (store.go): the PartitionKey's
 // bytes, the RowKey's bytes, then the body:
 //
 //	8 bytes   Timestamp, in 100 ns ticks since 0001-01-01T00:00:00Z, little endian
-//	uvarint   the number of properties
+//	4 bytes   the entity's id in its table (store.go), little endian
+//	2 bytes   the number of properties, little endian
 //	for each property:
 //	  uvarint  the property name's id in the Service's name table
 //	  1 byte   the EDM type (typeString...)
 //	  payload  String, Binary: uvarint length, then the bytes; Boolean: 1 byte;
 //	           DateTime: 8 bytes of ticks; Double: 8 bytes of IEEE bits; Guid: 16 bytes;
 //	           Int32, Int64: zig-zag varint
+
+// bodyHeader is the length of a body before its properties.
+const bodyHeader = 14
 
 // The type byte of each EDM type in a record body.
 const (
@@ -83,8 +88,84 @@ func timeOfTicks(k int64) time.Time {
 
 // formatETag returns the ETag of an entity whose Timestamp is k ticks, in the form both
 // Storage and Cosmos send: W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'" (SPEC.md 2.4),
-// seven fractional digits and ':' percent-encoded.
+// seven fractional digits and ':' percent-encoded. Every ETag has etagLength bytes.
 func formatETag(k int64) string {
+	var b [etagLength]byte
+	return string(appendETag(b[:0], k))
+}
+
+// etagLength is the length of every ETag formatETag returns.
+const etagLength = len(`W/"datetime'0000-00-00T00%3A00%3A00.0000000Z'"`)
+
+// etagMatches reports whether ifMatch is the ETag of an entity whose Timestamp is k ticks.
+func etagMatches(ifMatch string, k int64) bool {
+	if len(ifMatch) != etagLength {
+		return false
+	}
+	var b [etagLength]byte
+	return string(appendETag(b[:0], k)) == ifMatch
+}
+
+// Civil dates from ticks, without time.Time: days since 0001-01-01 to a proleptic Gregorian
+// date (H. Hinnant's days_from_civil inverse, shifted to that epoch).
+const (
+	ticksPerDay     = 24 * 60 * 60 * ticksPerSecond
+	maxFastETagTick = 3_155_378_975_999_999_999 // 9999-12-31T23:59:59.9999999Z
+)
+
+// appendETag appends formatETag(k) to dst.
+func appendETag(dst []byte, k int64) []byte {
+	if k < 0 || k > maxFastETagTick {
+		return appendETagSlow(dst, k)
+	}
+	days, rem := k/ticksPerDay, k%ticksPerDay
+	year, month, day := civil(days)
+	secs, frac := rem/ticksPerSecond, rem%ticksPerSecond
+	dst = append(dst, `W/"datetime'`...)
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = append2(dst, month)
+	dst = append(dst, '-')
+	dst = append2(dst, day)
+	dst = append(dst, 'T')
+	dst = append2(dst, int(secs/3600))
+	dst = append(dst, "%3A"...)
+	dst = append2(dst, int(secs/60%60))
+	dst = append(dst, "%3A"...)
+	dst = append2(dst, int(secs%60))
+	dst = append(dst, '.')
+	dst = appendDigits(dst, int(frac), 7)
+	return append(dst, `Z'"`...)
+}
+
+// civil returns the date that lies days after 0001-01-01.
+func civil(days int64) (year, month, day int) {
+	z := days + 306 // days since 0000-03-01, the start of a 400-year era in March
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = int(doy - (153*mp+2)/5 + 1)
+	month = int(mp + 3)
+	if month > 12 {
+		month -= 12
+	}
+	year = int(yoe + era*400)
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+func append2(b []byte, v int) []byte { return append(b, digitPairs[2*v], digitPairs[2*v+1]) }
+
+// appendETagSlow formats Timestamps outside 0001..9999 through time.Time.
+func appendETagSlow(buf []byte, k int64) []byte {
 	t := timeOfTicks(k)
 	year, month, day := t.Date()
 	hour, minute, second := t.Clock()
@@ -92,8 +173,7 @@ func formatETag(k int64) string {
 	if frac < 0 {
 		frac += ticksPerSecond
 	}
-	var b [48]byte
-	buf := append(b[:0], `W/"datetime'`...)
+	buf = append(buf, `W/"datetime'`...)
 	buf = appendDigits(buf, year, 4)
 	buf = append(buf, '-')
 	buf = appendDigits(buf, int(month), 2)
@@ -108,7 +188,7 @@ func formatETag(k int64) string {
 	buf = append(buf, '.')
 	buf = appendDigits(buf, frac, 7)
 	buf = append(buf, `Z'"`...)
-	return string(buf)
+	return buf
 }
 
 func appendDigits(b []byte, v, width int) []byte {
@@ -181,26 +261,89 @@ const (
 )
 
 // encodeEntity appends the encoding of an entity whose properties have been validated to
-// scratch[:0] and returns it.
-func (n *nameTable) encodeEntity(scratch []byte, pk, rk string, ticks int64, props map[string]api.Value) []byte {
-	buf := append(scratch[:0], pk...)
+// scratch[:0], with Timestamp and id left zero (setBodyTicks, setBodyID fill them), and
+// returns it with the number of stored properties and the entity's size (EntitySize).
+func (n *nameTable) encodeEntity(scratch []byte, pk, rk string, props map[string]api.Value) (buf []byte, count, size int) {
+	buf = append(scratch[:0], pk...)
 	buf = append(buf, rk...)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(ticks))
-	count := 0
-	for name, v := range props {
-		if storedProperty(name, v) {
-			count++
-		}
-	}
-	buf = binary.AppendUvarint(buf, uint64(count))
+	buf = append(buf, make([]byte, bodyHeader)...)
+	size = spec.SizeEntityOverhead + 2*(utf16Len(pk)+utf16Len(rk))
 	for name, v := range props {
 		if !storedProperty(name, v) {
 			continue
 		}
+		count++
+		size += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
 		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
 		buf = appendValue(buf, v)
 	}
-	return buf
+	setBodyCount(buf[len(pk)+len(rk):], count)
+	return buf, count, size
+}
+
+// encodeMerge is encodeEntity of the entity that merging props into the entity with the
+// encoded body old stores: the stored properties of props, and every property of old that
+// props does not set. Its stored properties are copied as they are.
+func (n *nameTable) encodeMerge(scratch []byte, pk, rk string, props map[string]api.Value, old string) (buf []byte, count, size int) {
+	buf, count, size = n.encodeEntity(scratch, pk, rk, props)
+	names := *n.names.Load()
+	oldCount := int(old[12]) | int(old[13])<<8
+	i := bodyHeader
+	for range oldCount {
+		start := i
+		id, j := uvarintAt(old, i)
+		end, vsize := skipValue(old, j)
+		i = end
+		name := names[id]
+		if v, ok := props[name]; ok && storedProperty(name, v) {
+			continue
+		}
+		count++
+		size += spec.SizePropertyOverhead + 2*utf16Len(name) + vsize
+		buf = append(buf, old[start:end]...)
+	}
+	setBodyCount(buf[len(pk)+len(rk):], count)
+	return buf, count, size
+}
+
+// skipValue returns the end of the encoded value (type byte and payload) at i and its
+// size by the documented accounting (valueSize).
+func skipValue(b string, i int) (end, size int) {
+	code := b[i]
+	i++
+	switch code {
+	case typeString:
+		l, j := uvarintAt(b, i)
+		end = j + int(l)
+		return end, spec.SizeStringOverhead + 2*utf16Len(b[j:end])
+	case typeBinary:
+		l, j := uvarintAt(b, i)
+		return j + int(l), spec.SizeBinaryOverhead + int(l)
+	case typeBoolean:
+		return i + 1, spec.SizeBoolean
+	case typeDateTime:
+		return i + 8, spec.SizeDateTime
+	case typeDouble:
+		return i + 8, spec.SizeDouble
+	case typeGuid:
+		return i + 16, spec.SizeGuid
+	case typeInt32:
+		_, j := uvarintAt(b, i)
+		return j, spec.SizeInt32
+	case typeInt64:
+		_, j := uvarintAt(b, i)
+		return j, spec.SizeInt64
+	}
+	return len(b), 0 // unreachable for bodies this package wrote
+}
+
+// setBodyTicks writes the Timestamp ticks of an encoded body.
+func setBodyTicks(body []byte, ticks int64) { binary.LittleEndian.PutUint64(body, uint64(ticks)) }
+
+// setBodyCount writes the property count of an encoded body; a count above the limit is
+// refused before the body is stored, so clamping it is harmless.
+func setBodyCount(body []byte, count int) {
+	binary.LittleEndian.PutUint16(body[12:], uint16(min(count, math.MaxUint16)))
 }
 
 // appendValue appends v's type byte and payload; v has been validated.
@@ -239,58 +382,67 @@ func bodyTicks(body string) int64 { return int64(le64(body, 0)) }
 // decode returns the entity with keys pk, rk and encoded body, with its Timestamp and
 // ETag. The entity is the caller's: strings are shared (immutable), byte slices are fresh.
 func (n *nameTable) decode(pk, rk, body string) api.Entity {
-	names := *n.names.Load()
 	ticks := bodyTicks(body)
-	count, i := uvarintAt(body, 8)
-	props := make(map[string]api.Value, count)
-	for k := uint64(0); k < count; k++ {
-		var id uint64
-		id, i = uvarintAt(body, i)
-		var v api.Value
-		v, i = decodeValue(body, i)
-		props[names[id]] = v
-	}
 	return api.Entity{
 		PartitionKey: pk,
 		RowKey:       rk,
 		Timestamp:    timeOfTicks(ticks),
 		ETag:         formatETag(ticks),
-		Properties:   props,
+		Properties:   n.decodeProperties(body),
 	}
 }
 
-func decodeValue(b string, i int) (api.Value, int) {
-	code := b[i]
-	i++
-	switch code {
-	case typeString:
-		l, j := uvarintAt(b, i)
-		end := j + int(l)
-		return api.Value{Type: api.EdmString, Str: b[j:end]}, end
-	case typeBinary:
-		l, j := uvarintAt(b, i)
-		end := j + int(l)
-		return api.Value{Type: api.EdmBinary, Bin: []byte(b[j:end])}, end
-	case typeBoolean:
-		return api.Value{Type: api.EdmBoolean, Bool: b[i] == 1}, i + 1
-	case typeDateTime:
-		return api.Value{Type: api.EdmDateTime, Time: timeOfTicks(int64(le64(b, i)))}, i + 8
-	case typeDouble:
-		return api.Value{Type: api.EdmDouble, Float: math.Float64frombits(le64(b, i))}, i + 8
-	case typeGuid:
-		var g [16]byte
-		copy(g[:], b[i:i+16])
-		return api.Value{Type: api.EdmGuid, Str: formatGuid(g)}, i + 16
-	case typeInt32:
-		v, j := varintAt(b, i)
-		return api.Value{Type: api.EdmInt32, Int: v}, j
-	case typeInt64:
-		v, j := varintAt(b, i)
-		return api.Value{Type: api.EdmInt64, Int: v}, j
+// decodeProperties returns the properties of an encoded body, in a map of their number.
+func (n *nameTable) decodeProperties(body string) map[string]api.Value {
+	names := *n.names.Load()
+	count := int(body[12]) | int(body[13])<<8
+	props := make(map[string]api.Value, count)
+	i := bodyHeader
+	for range count {
+		id, j := uvarintAt(body, i)
+		name := names[id]
+		code := body[j]
+		i = j + 1
+		switch code {
+		case typeString:
+			l, j := uvarintAt(body, i)
+			end := j + int(l)
+			props[name] = api.Value{Type: api.EdmString, Str: body[j:end]}
+			i = end
+		case typeBinary:
+			l, j := uvarintAt(body, i)
+			end := j + int(l)
+			props[name] = api.Value{Type: api.EdmBinary, Bin: []byte(body[j:end])}
+			i = end
+		case typeBoolean:
+			props[name] = api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}
+			i++
+		case typeDateTime:
+			props[name] = api.Value{Type: api.EdmDateTime, Time: timeOfTicks(int64(le64(body, i)))}
+			i += 8
+		case typeDouble:
+			props[name] = api.Value{Type: api.EdmDouble, Float: math.Float64frombits(le64(body, i))}
+			i += 8
+		case typeGuid:
+			var g [16]byte
+			copy(g[:], body[i:i+16])
+			props[name] = api.Value{Type: api.EdmGuid, Str: formatGuid(g)}
+			i += 16
+		case typeInt32, typeInt64:
+			v, j := varintAt(body, i)
+			t := api.EdmInt32
+			if code == typeInt64 {
+				t = api.EdmInt64
+			}
+			props[name] = api.Value{Type: t, Int: v}
+			i = j
+		default:
+			// Unreachable for bodies this package wrote; answer what was read rather than
+			// crash the process.
+			return props
+		}
 	}
-	// Unreachable for records this package wrote; answer an empty string rather than
-	// crash the process.
-	return api.Value{Type: api.EdmString}, len(b)
+	return props
 }
 
 func le64(s string, i int) uint64 {

@@ -26,12 +26,14 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	w := t.writer(s)
-	r, serr := w.insert(e)
+	w := t.beginWrite(s)
+	l, serr := w.insert(e)
 	var stored api.Entity
 	if serr == nil {
-		stored = s.decode(t.arena, r)
+		stored = s.decode(t.arena, l)
 		w.commit()
+	} else {
+		w.rollback()
 	}
 	t.mu.Unlock()
 	if serr != nil {
@@ -70,12 +72,14 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return "", spec.ErrTableNotFound.New()
 	}
-	w := t.writer(s)
-	r, serr := w.update(e, mode, ifMatch)
+	w := t.beginWrite(s)
+	l, serr := w.update(e, mode, ifMatch)
 	var etag string
 	if serr == nil {
-		etag = formatETag(bodyTicks(t.arena.body(r)))
+		etag = formatETag(bodyTicks(t.arena.body(l)))
 		w.commit()
+	} else {
+		w.rollback()
 	}
 	t.mu.Unlock()
 	if serr != nil {
@@ -106,8 +110,9 @@ func (s *Service) DeleteEntity(ctx context.Context, tableName, partitionKey, row
 	if t.dropped {
 		return spec.ErrTableNotFound.New()
 	}
-	w := t.writer(s)
+	w := t.beginWrite(s)
 	if serr := w.delete(partitionKey, rowKey, ifMatch); serr != nil {
+		w.rollback()
 		return serr
 	}
 	w.commit()
@@ -133,10 +138,10 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 		t.mu.RUnlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	r, found := t.lookup(partitionKey, rowKey)
+	l, found := t.lookup(partitionKey, rowKey)
 	var e api.Entity
 	if found {
-		e = s.decode(t.arena, r)
+		e = s.decode(t.arena, l)
 	}
 	t.mu.RUnlock()
 	if !found {

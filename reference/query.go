@@ -2,6 +2,9 @@ package reference
 
 import (
 	"context"
+	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/odata"
@@ -57,8 +60,12 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	if resume && from.Less(pos) {
 		from = pos
 	}
-	start := probe(from.PartitionKey, from.RowKey)
+	if keyRangeIsFilter(filter, kr) {
+		return s.scanKeyRange(ctx, t, kr, from, limit, proj)
+	}
 
+	start := acquireProbe(from.PartitionKey, from.RowKey)
+	defer releaseProbe(start)
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if t.dropped {
@@ -72,11 +79,12 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 				return false
 			}
 		}
-		pk, rk := t.arena.keys(r)
+		l := t.slots[r.id]
+		pk, rk := t.arena.keys(l)
 		if beyondRange(kr, pk, rk) {
 			return false
 		}
-		e := s.decode(t.arena, r)
+		e := s.decode(t.arena, l)
 		if !filter.Match(&e) {
 			return true
 		}
@@ -98,22 +106,179 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	return page, nil
 }
 
-// beyondRange reports whether r, and so every entry after it, lies above kr's upper
-// bounds. RowKey bounds come only with a pinned PartitionKey (odata.KeyRange).
+// keyRangeIsFilter reports whether the filter matches exactly the entities inside kr, so
+// that a scan need not evaluate it: no filter, or a filter that renders (odata's canonical
+// form) as the conjunction of kr's bounds in the order PartitionKey, RowKey, lower, upper.
+// Any other spelling only misses this shortcut.
+func keyRangeIsFilter(f *odata.Filter, kr odata.KeyRange) bool {
+	text := f.String()
+	if text == "" {
+		return true
+	}
+	var want strings.Builder
+	bound := func(name, op, value string) {
+		if want.Len() > 0 {
+			want.WriteString(" and ")
+		}
+		want.WriteString(name + " " + op + " " + odata.QuoteString(value))
+	}
+	if pk, pinned := kr.PinnedPartition(); pinned {
+		bound(partitionKeyName, "eq", pk)
+	} else {
+		if kr.HasPKLow {
+			bound(partitionKeyName, lowerOp(kr.PKLowInclusive), kr.PKLow)
+		}
+		if kr.HasPKHigh {
+			bound(partitionKeyName, upperOp(kr.PKHighInclusive), kr.PKHigh)
+		}
+	}
+	if kr.HasRKLow {
+		bound(rowKeyName, lowerOp(kr.RKLowInclusive), kr.RKLow)
+	}
+	if kr.HasRKHigh {
+		bound(rowKeyName, upperOp(kr.RKHighInclusive), kr.RKHigh)
+	}
+	return text == want.String()
+}
+
+func lowerOp(inclusive bool) string {
+	if inclusive {
+		return "ge"
+	}
+	return "gt"
+}
+
+func upperOp(inclusive bool) string {
+	if inclusive {
+		return "le"
+	}
+	return "lt"
+}
+
+// scanKeyRange answers a query whose filter is exactly the key range kr (keyRangeIsFilter):
+// it collects the entities in the range under the read lock without decoding them, and
+// decodes them into a page of the exact size after releasing it (an entity's bytes are
+// never rewritten).
+func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange, from api.Key, limit int, proj projection) (api.Page, error) {
+	page := api.Page{Entities: []api.Entity{}}
+	hits := hitPool.Get().(*[]storedEntity)
+	defer func() {
+		clear(*hits) // do not hold arena slabs from the pool
+		*hits = (*hits)[:0]
+		hitPool.Put(hits)
+	}()
+	start := acquireProbe(from.PartitionKey, from.RowKey)
+	defer releaseProbe(start)
+
+	t.mu.RLock()
+	if t.dropped {
+		t.mu.RUnlock()
+		return api.Page{}, spec.ErrTableNotFound.New()
+	}
+	pinned := uint32(probePartition)
+	if pk, ok := kr.PinnedPartition(); ok {
+		pid, present := t.partIDs[pk]
+		if !present {
+			t.mu.RUnlock()
+			return page, nil
+		}
+		pinned = pid
+	}
+	visited := 0
+	var scanErr error
+	lastPID := uint32(probePartition)
+	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+		if visited++; visited%ctxCheckInterval == 0 {
+			if scanErr = ctx.Err(); scanErr != nil {
+				return false
+			}
+		}
+		if pinned != probePartition && r.pid != pinned {
+			return false
+		}
+		l := t.slots[r.id]
+		pk, rk := t.arena.keys(l)
+		if beyondRange(kr, pk, rk) {
+			return false
+		}
+		if belowRange(kr, pk, rk) {
+			return true
+		}
+		n := len(*hits)
+		if n == limit || (s.partitionBoundaryPages && n > 0 && r.pid != lastPID) {
+			page.Continuation = encodeContinuation(api.Key{PartitionKey: pk, RowKey: rk})
+			return false
+		}
+		*hits = append(*hits, storedEntity{bytes: t.arena.bytes(l), pkLen: l.pkLen, rkLen: l.rkLen})
+		lastPID = r.pid
+		return true
+	})
+	t.mu.RUnlock()
+	if scanErr != nil {
+		return api.Page{}, scanErr
+	}
+
+	page.Entities = make([]api.Entity, len(*hits))
+	etags := make([]byte, 0, etagLength*len(*hits)) // one allocation for every ETag
+	for i, h := range *hits {
+		pk, rk, body := h.split()
+		ticks := bodyTicks(body)
+		etags = appendETag(etags, ticks)
+		page.Entities[i] = api.Entity{
+			PartitionKey: pk,
+			RowKey:       rk,
+			Timestamp:    timeOfTicks(ticks),
+			Properties:   s.names.decodeProperties(body),
+		}
+	}
+	all := unsafe.String(unsafe.SliceData(etags), len(etags)) // never written again
+	for i := range page.Entities {
+		page.Entities[i].ETag = all[i*etagLength : (i+1)*etagLength]
+		proj.apply(&page.Entities[i])
+	}
+	return page, nil
+}
+
+// storedEntity is an entity's bytes (keys then body), shared with its arena.
+type storedEntity struct {
+	bytes        string
+	pkLen, rkLen uint16
+}
+
+func (e storedEntity) split() (pk, rk, body string) {
+	k := int(e.pkLen) + int(e.rkLen)
+	return e.bytes[:e.pkLen], e.bytes[e.pkLen:k], e.bytes[k:]
+}
+
+// hitPool recycles the lists of entities a key-range scan collects.
+var hitPool = sync.Pool{New: func() any { return new([]storedEntity) }}
+
+// beyondRange reports whether the entity (pk, rk), and so every entity after it, lies above
+// kr's upper bounds. RowKey bounds come only with a pinned PartitionKey (odata.KeyRange).
 func beyondRange(kr odata.KeyRange, pk, rk string) bool {
 	if kr.HasPKHigh {
-		c := api.CompareKeyStrings(pk, kr.PKHigh)
+		c := compareKeys(pk, kr.PKHigh)
 		if c > 0 || (c == 0 && !kr.PKHighInclusive) {
 			return true
 		}
 	}
 	if kr.HasRKHigh {
 		if _, pinned := kr.PinnedPartition(); pinned {
-			c := api.CompareKeyStrings(rk, kr.RKHigh)
+			c := compareKeys(rk, kr.RKHigh)
 			if c > 0 || (c == 0 && !kr.RKHighInclusive) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// belowRange reports whether the entity (pk, rk), met by a scan that started at kr's lower
+// bounds, lies on an exclusive lower bound.
+func belowRange(kr odata.KeyRange, pk, rk string) bool {
+	if kr.HasPKLow && !kr.PKLowInclusive && pk == kr.PKLow {
+		return true
+	}
+	_, pinned := kr.PinnedPartition()
+	return pinned && kr.HasRKLow && !kr.RKLowInclusive && rk == kr.RKLow
 }

@@ -32,27 +32,31 @@ type Service struct {
 
 var _ api.Backend = (*Service)(nil)
 
-// table is one table: its name as created and its ordered index of entities.
+// table is one table: its name as created and its entities (store.go). Every field but
+// name and seed is guarded by mu.
 type table struct {
 	name string
+	seed maphash.Seed
 
-	mu      sync.RWMutex
-	arena   *arena                // guarded by mu
-	tree    *btree.BTreeG[record] // guarded by mu
-	points  map[uint64]loc        // the point index (store.go); guarded by mu
-	seed    maphash.Seed
-	dropped bool   // set when the table is deleted; guarded by mu
-	scratch []byte // encoding buffer; guarded by mu (write lock)
+	mu        sync.RWMutex
+	arena     *arena
+	slots     []loc                 // where the bytes of each entity id lie; loc{} when free
+	freeIDs   []uint32              // entity ids to reuse
+	tree      *btree.BTreeG[record] // the ordered index
+	parts     []partition           // the partitions by id
+	freeParts []uint32              // partition ids to reuse
+	partIDs   map[string]uint32     // partition ids by PartitionKey
+	points    map[uint64]loc        // the point index
+	dropped   bool                  // set when the table is deleted
+	scratch   []byte                // encoding buffer (write lock)
+	w         writer                // the writer of the write lock's holder
 }
 
 func newTable(name string) *table {
-	t := &table{name: name, seed: maphash.MakeSeed(), points: map[uint64]loc{}}
-	t.arena, t.tree = newIndex()
+	t := &table{name: name, seed: maphash.MakeSeed()}
+	t.resetStorage()
 	return t
 }
-
-// writer returns a writer of t's own index; the caller holds t's write lock.
-func (t *table) writer(s *Service) *writer { return &writer{s: s, t: t, tree: t.tree} }
 
 // btreeDegree is the index's branching factor: wide nodes keep the tree shallow for
 // million-entity tables without making copy-on-write copies expensive.
@@ -193,9 +197,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 
 	t.mu.Lock()
 	t.dropped = true
-	t.arena, t.tree = newIndex()
-	t.points = map[uint64]loc{}
-	t.scratch = nil
+	t.resetStorage()
 	t.mu.Unlock()
 	return nil
 }

@@ -1,8 +1,13 @@
 package reference
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/google/btree"
@@ -12,13 +17,18 @@ import (
 )
 
 // Storage of one table. The encoded entities (codec.go) lie in an arena of append-only
-// slabs; the index is a google/btree of records, each naming where an entity's bytes lie.
-// Records hold no pointer (except look-up probes, which are never stored), so the garbage
-// collector does not trace a million entities, and the bytes of an entity are never
-// rewritten once written: a decoded entity shares its strings with the arena safely, and a
-// reader holding the table's read lock sees a consistent index. Replaced and deleted
-// entities leave dead bytes behind; when they outweigh the live ones the table is compacted
-// into a fresh arena.
+// slabs. Each entity has a stable id, written into its encoding, and the slot of that id
+// says where its current bytes lie, so that replacing an entity moves no index entry. The
+// ordered index is a google/btree of records (partition id, entity id, RowKey prefix); the
+// point index maps a hash of the keys to the entity's bytes. Neither index holds a pointer,
+// so the garbage collector does not trace a million entities, and the bytes of an entity
+// are never rewritten once written: a decoded entity shares its strings with the arena
+// safely, and a reader holding the table's read lock sees a consistent table. Replaced and
+// deleted entities leave dead bytes behind; when they outweigh the live ones the table is
+// compacted into a fresh arena.
+//
+// Writes change the table in place under its write lock and keep an undo log, so that a
+// transaction whose operation fails is rolled back before any reader can see it.
 
 // loc is where an entity's bytes lie in a table's arena.
 type loc struct {
@@ -27,14 +37,44 @@ type loc struct {
 	size         uint32 // the entity's bytes: keys and body
 }
 
-// record is one entry of a table's ordered index.
+// record is one entry of a table's ordered index: PartitionKey order by partition, then
+// RowKey order, decided by the RowKey prefix when it can and by the keys themselves when it
+// cannot (table.less).
 type record struct {
-	probe *api.Key // a look-up key; nil in every stored record
-	loc
+	pid uint32 // the entity's partition in table.parts, or probePartition for a look-up probe
+	id  uint32 // the entity's slot in table.slots, or the probe's slot in probeKeys
+	rkp uint64 // keyPrefix of the RowKey
 }
 
-// probe returns a record that sorts where the entity (pk, rk) sorts, for index look-ups.
-func probe(pk, rk string) record { return record{probe: &api.Key{PartitionKey: pk, RowKey: rk}} }
+// partition is one PartitionKey present in a table.
+type partition struct {
+	pk    string // a copy, so that it does not hold an arena slab
+	count int    // entities of the partition in the index
+}
+
+// probePartition marks a look-up probe: a record whose keys are in probeKeys.
+const probePartition = math.MaxUint32
+
+// probeKeys lends look-up keys to the index's less function, which sees only records.
+var probeKeys [256]atomic.Pointer[api.Key]
+
+// acquireProbe returns a record that sorts where the entity (pk, rk) sorts; the caller
+// releases it after use.
+func acquireProbe(pk, rk string) record {
+	k := &api.Key{PartitionKey: pk, RowKey: rk}
+	for {
+		start := rand.N(len(probeKeys))
+		for i := range probeKeys {
+			slot := (start + i) % len(probeKeys)
+			if probeKeys[slot].CompareAndSwap(nil, k) {
+				return record{pid: probePartition, id: uint32(slot), rkp: keyPrefix(rk)}
+			}
+		}
+		runtime.Gosched() // every slot is lent: more concurrent seeks than slots
+	}
+}
+
+func releaseProbe(r record) { probeKeys[r.id].Store(nil) }
 
 // slabBytes is the size of an arena slab; a larger entity gets a slab of its own.
 const slabBytes = 1 << 20
@@ -48,17 +88,11 @@ var compactMinDeadBytes = 8 << 20
 type arena struct {
 	slabs   [][]byte
 	written int // bytes ever put
-	live    int // bytes of the records in the table's index
-}
-
-// newIndex returns an empty arena and its index.
-func newIndex() (*arena, *btree.BTreeG[record]) {
-	a := &arena{}
-	return a, btree.NewG(btreeDegree, a.less)
+	live    int // bytes of the entities in the table
 }
 
 // put copies an entity's encoding (keys then body) into the arena.
-func (a *arena) put(b []byte, pkLen, rkLen int) record {
+func (a *arena) put(b string, pkLen, rkLen int) loc {
 	n := len(b)
 	if k := len(a.slabs) - 1; k < 0 || cap(a.slabs[k])-len(a.slabs[k]) < n {
 		a.slabs = append(a.slabs, make([]byte, 0, max(slabBytes, n)))
@@ -67,42 +101,114 @@ func (a *arena) put(b []byte, pkLen, rkLen int) record {
 	off := len(a.slabs[k])
 	a.slabs[k] = append(a.slabs[k], b...)
 	a.written += n
-	return record{loc: loc{slab: uint32(k), off: uint32(off), pkLen: uint16(pkLen), rkLen: uint16(rkLen), size: uint32(n)}}
+	return loc{slab: uint32(k), off: uint32(off), pkLen: uint16(pkLen), rkLen: uint16(rkLen), size: uint32(n)}
 }
 
-// bytes returns r's bytes, shared with the arena (they are never rewritten).
-func (a *arena) bytes(r record) string {
-	return unsafe.String(&a.slabs[r.slab][r.off], int(r.size))
+// bytes returns l's bytes, shared with the arena (they are never rewritten).
+func (a *arena) bytes(l loc) string {
+	return unsafe.String(&a.slabs[l.slab][l.off], int(l.size))
 }
 
-// keys returns r's PartitionKey and RowKey.
-func (a *arena) keys(r record) (pk, rk string) {
-	if r.probe != nil {
-		return r.probe.PartitionKey, r.probe.RowKey
-	}
-	b := a.bytes(r)
-	return b[:r.pkLen], b[r.pkLen : int(r.pkLen)+int(r.rkLen)]
+// keys returns the PartitionKey and RowKey at l.
+func (a *arena) keys(l loc) (pk, rk string) {
+	b := a.bytes(l)
+	return b[:l.pkLen], b[l.pkLen : int(l.pkLen)+int(l.rkLen)]
 }
 
-// body returns r's encoded body.
-func (a *arena) body(r record) string {
-	return a.bytes(r)[int(r.pkLen)+int(r.rkLen):]
+// body returns the encoded body at l.
+func (a *arena) body(l loc) string {
+	return a.bytes(l)[int(l.pkLen)+int(l.rkLen):]
+}
+
+// resetStorage empties t (write lock held).
+func (t *table) resetStorage() {
+	t.arena = &arena{}
+	t.tree = btree.NewG(btreeDegree, t.less)
+	t.slots, t.freeIDs = nil, nil
+	t.parts, t.freeParts = nil, nil
+	t.partIDs = map[string]uint32{}
+	t.points = map[uint64]loc{}
+	t.scratch = nil
 }
 
 // less is the index order: PartitionKey, then RowKey, each by api.CompareKeyStrings.
-func (a *arena) less(x, y record) bool {
-	xpk, xrk := a.keys(x)
-	ypk, yrk := a.keys(y)
-	if c := api.CompareKeyStrings(xpk, ypk); c != 0 {
-		return c < 0
+func (t *table) less(x, y record) bool {
+	if x.pid != y.pid {
+		if c := compareKeys(t.partitionKey(x), t.partitionKey(y)); c != 0 {
+			return c < 0
+		}
 	}
-	return api.CompareKeyStrings(xrk, yrk) < 0
+	if x.rkp != y.rkp {
+		return x.rkp < y.rkp
+	}
+	return compareKeys(t.rowKey(x), t.rowKey(y)) < 0
+}
+
+func (t *table) partitionKey(r record) string {
+	if r.pid == probePartition {
+		return probeKeys[r.id].Load().PartitionKey
+	}
+	return t.parts[r.pid].pk
+}
+
+func (t *table) rowKey(r record) string {
+	if r.pid == probePartition {
+		return probeKeys[r.id].Load().RowKey
+	}
+	_, rk := t.arena.keys(t.slots[r.id])
+	return rk
+}
+
+// indexInsert puts entity id, whose keys are pk and rk, in the ordered index.
+func (t *table) indexInsert(id uint32, pk, rk string) {
+	pid, ok := t.partIDs[pk]
+	if !ok {
+		p := partition{pk: strings.Clone(pk)}
+		if n := len(t.freeParts); n > 0 {
+			pid = t.freeParts[n-1]
+			t.freeParts = t.freeParts[:n-1]
+			t.parts[pid] = p
+		} else {
+			pid = uint32(len(t.parts))
+			t.parts = append(t.parts, p)
+		}
+		t.partIDs[p.pk] = pid
+	}
+	t.parts[pid].count++
+	t.tree.ReplaceOrInsert(record{pid: pid, id: id, rkp: keyPrefix(rk)})
+}
+
+// indexDelete takes entity id, whose keys are pk and rk, out of the ordered index.
+func (t *table) indexDelete(id uint32, pk, rk string) {
+	pid, ok := t.partIDs[pk]
+	if !ok {
+		return
+	}
+	if _, found := t.tree.Delete(record{pid: pid, id: id, rkp: keyPrefix(rk)}); !found {
+		return
+	}
+	if t.parts[pid].count--; t.parts[pid].count == 0 {
+		delete(t.partIDs, pk)
+		t.parts[pid] = partition{}
+		t.freeParts = append(t.freeParts, pid)
+	}
+}
+
+// newID returns a free entity id.
+func (t *table) newID() uint32 {
+	if n := len(t.freeIDs); n > 0 {
+		id := t.freeIDs[n-1]
+		t.freeIDs = t.freeIDs[:n-1]
+		return id
+	}
+	t.slots = append(t.slots, loc{})
+	return uint32(len(t.slots) - 1)
 }
 
 // The point index maps a hash of an entity's keys to its loc, so that Get and the writes
 // find an entity without descending the ordered index. A hash shared by two keys maps to
 // ambiguous, which sends look-ups of that hash to the ordered index. It describes the
-// committed index only; a transaction may use it too, since it addresses each entity at
+// committed table only; a transaction may use it too, since it addresses each entity at
 // most once.
 
 // ambiguous marks a hash shared by more than one entity.
@@ -115,20 +221,25 @@ func (t *table) pointHash(pk, rk string) uint64 {
 	return (maphash.String(t.seed, pk) ^ (maphash.String(t.seed, rk) * 0x9e3779b97f4a7c15)) & pointHashMask
 }
 
-// lookup finds the committed entity (pk, rk); the caller holds t's lock.
-func (t *table) lookup(pk, rk string) (record, bool) {
+// lookup finds the entity (pk, rk); the caller holds t's lock.
+func (t *table) lookup(pk, rk string) (loc, bool) {
 	l, ok := t.points[t.pointHash(pk, rk)]
 	switch {
 	case !ok:
-		return record{}, false
+		return loc{}, false
 	case l == ambiguous:
-		return t.tree.Get(probe(pk, rk))
+		probe := acquireProbe(pk, rk)
+		r, found := t.tree.Get(probe)
+		releaseProbe(probe)
+		if !found {
+			return loc{}, false
+		}
+		return t.slots[r.id], true
 	}
-	r := record{loc: l}
-	if spk, srk := t.arena.keys(r); spk != pk || srk != rk {
-		return record{}, false
+	if spk, srk := t.arena.keys(l); spk != pk || srk != rk {
+		return loc{}, false
 	}
-	return r, true
+	return l, true
 }
 
 // setPoint records that (pk, rk) now lies at l.
@@ -138,7 +249,7 @@ func (t *table) setPoint(pk, rk string, l loc) {
 		if cur == ambiguous {
 			return
 		}
-		if spk, srk := t.arena.keys(record{loc: cur}); spk != pk || srk != rk {
+		if spk, srk := t.arena.keys(cur); spk != pk || srk != rk {
 			l = ambiguous
 		}
 	}
@@ -153,20 +264,21 @@ func (t *table) dropPoint(pk, rk string) {
 	}
 }
 
-// decode returns the entity r holds.
-func (s *Service) decode(a *arena, r record) api.Entity {
-	pk, rk := a.keys(r)
-	return s.names.decode(pk, rk, a.body(r))
+// decode returns the entity at l.
+func (s *Service) decode(a *arena, l loc) api.Entity {
+	pk, rk := a.keys(l)
+	return s.names.decode(pk, rk, a.body(l))
 }
 
-// writer applies writes to one version of a table's index: the table's own (single
-// operations) or a clone (a transaction). The caller holds the table's write lock.
+// writer applies the writes of one operation or transaction to its table in place, with an
+// undo log; the caller holds the table's write lock and ends with commit or rollback.
 type writer struct {
 	s         *Service
 	t         *table
-	tree      *btree.BTreeG[record]
 	liveDelta int
-	changes   []pointChange
+	changes   []pointChange // applied to the point index by commit
+	undo      []undoStep    // reverted by rollback
+	freed     []uint32      // ids of deleted entities, freed by commit
 }
 
 // pointChange is one change to the point index, applied when the writer commits.
@@ -176,79 +288,152 @@ type pointChange struct {
 	deleted bool
 }
 
+type undoKind uint8
+
+const (
+	undoInsert undoKind = iota
+	undoReplace
+	undoDelete
+)
+
+// undoStep is one write to revert: the entity id and where its bytes lay before.
+type undoStep struct {
+	kind undoKind
+	id   uint32
+	prev loc
+}
+
+// beginWrite returns t's writer, reset; the caller holds t's write lock.
+func (t *table) beginWrite(s *Service) *writer {
+	w := &t.w
+	w.s, w.t = s, t
+	return w
+}
+
 // insert stores the validated entity e; an existing entity is 409 EntityAlreadyExists.
-func (w *writer) insert(e api.Entity) (record, *spec.Error) {
+func (w *writer) insert(e api.Entity) (loc, *spec.Error) {
 	if _, found := w.t.lookup(e.PartitionKey, e.RowKey); found {
-		return record{}, spec.ErrEntityAlreadyExists.New()
+		return loc{}, spec.ErrEntityAlreadyExists.New()
 	}
-	return w.store(e.PartitionKey, e.RowKey, e.Properties)
+	return w.store(e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
 }
 
 // update replaces or merges the validated entity e; ifMatch "" is an upsert.
-func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (record, *spec.Error) {
+func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc, *spec.Error) {
 	old, found := w.t.lookup(e.PartitionKey, e.RowKey)
 	switch {
 	case !found && ifMatch == "":
-		return w.store(e.PartitionKey, e.RowKey, e.Properties)
+		return w.store(e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
 	case !found && ifMatch == api.IfMatchAny:
-		return record{}, spec.ErrResourceNotFound.New()
+		return loc{}, spec.ErrResourceNotFound.New()
 	case !found:
-		return record{}, errConditionalMissing()
-	case ifMatch != "" && ifMatch != api.IfMatchAny && ifMatch != formatETag(bodyTicks(w.t.arena.body(old))):
-		return record{}, spec.ErrUpdateCondition.New()
+		return loc{}, errConditionalMissing()
+	case ifMatch != "" && ifMatch != api.IfMatchAny && !etagMatches(ifMatch, bodyTicks(w.t.arena.body(old))):
+		return loc{}, spec.ErrUpdateCondition.New()
 	}
-	props := e.Properties
 	if mode == api.Merge {
-		props = w.s.decode(w.t.arena, old).Properties
-		for name, v := range e.Properties {
-			if storedProperty(name, v) {
-				props[name] = v
-			}
-		}
+		return w.merge(e.PartitionKey, e.RowKey, e.Properties, old)
 	}
-	return w.store(e.PartitionKey, e.RowKey, props)
+	return w.store(e.PartitionKey, e.RowKey, e.Properties, old, true)
 }
 
 // store checks the entity that would be stored, stamps it with the next tick and puts it
-// in the index.
-func (w *writer) store(pk, rk string, props map[string]api.Value) (record, *spec.Error) {
-	if serr := checkStored(pk, rk, props); serr != nil {
-		return record{}, serr
+// in the table, replacing the entity at old when exists.
+func (w *writer) store(pk, rk string, props map[string]api.Value, old loc, exists bool) (loc, *spec.Error) {
+	buf, count, size := w.s.names.encodeEntity(w.t.scratch, pk, rk, props)
+	w.t.scratch = buf
+	if serr := checkStoredSize(count, size); serr != nil {
+		return loc{}, serr
 	}
+	return w.put(pk, rk, buf, old, exists), nil
+}
+
+// merge checks the entity that merging props into the entity at old would store, stamps
+// it with the next tick and puts it in the table.
+func (w *writer) merge(pk, rk string, props map[string]api.Value, old loc) (loc, *spec.Error) {
+	buf, count, size := w.s.names.encodeMerge(w.t.scratch, pk, rk, props, w.t.arena.body(old))
+	w.t.scratch = buf
+	if serr := checkStoredSize(count, size); serr != nil {
+		return loc{}, serr
+	}
+	return w.put(pk, rk, buf, old, true), nil
+}
+
+// put copies the encoded entity buf into the arena, as the entity at old when exists and
+// as a new entity otherwise, and indexes it.
+func (w *writer) put(pk, rk string, buf []byte, old loc, exists bool) loc {
 	t := w.t
-	t.scratch = w.s.names.encodeEntity(t.scratch, pk, rk, w.s.nextTick(), props)
-	r := t.arena.put(t.scratch, len(pk), len(rk))
+	var id uint32
+	if exists {
+		id = bodyID(t.arena.body(old))
+	} else {
+		id = t.newID()
+	}
+	body := buf[len(pk)+len(rk):]
+	setBodyTicks(body, w.s.nextTick())
+	setBodyID(body, id)
+	l := t.arena.put(unsafe.String(unsafe.SliceData(buf), len(buf)), len(pk), len(rk))
 	if cap(t.scratch) > 64<<10 {
 		t.scratch = nil // do not keep a buffer sized for a rare large entity
 	}
-	if old, replaced := w.tree.ReplaceOrInsert(r); replaced {
+	t.slots[id] = l
+	if exists {
+		w.undo = append(w.undo, undoStep{kind: undoReplace, id: id, prev: old})
 		w.liveDelta -= int(old.size)
+	} else {
+		t.indexInsert(id, pk, rk)
+		w.undo = append(w.undo, undoStep{kind: undoInsert, id: id})
 	}
-	w.liveDelta += int(r.size)
-	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, at: r.loc})
-	return r, nil
+	w.liveDelta += int(l.size)
+	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, at: l})
+	return l
 }
 
 // delete removes an entity when ifMatch ("*" or an ETag) allows.
 func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
-	old, found := w.t.lookup(pk, rk)
+	t := w.t
+	old, found := t.lookup(pk, rk)
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
-	if ifMatch != api.IfMatchAny && ifMatch != formatETag(bodyTicks(w.t.arena.body(old))) {
+	if ifMatch != api.IfMatchAny && !etagMatches(ifMatch, bodyTicks(t.arena.body(old))) {
 		return spec.ErrUpdateCondition.New()
 	}
-	w.tree.Delete(old)
+	id := bodyID(t.arena.body(old))
+	t.indexDelete(id, pk, rk)
+	w.undo = append(w.undo, undoStep{kind: undoDelete, id: id, prev: old})
+	w.freed = append(w.freed, id)
 	w.liveDelta -= int(old.size)
 	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, deleted: true})
 	return nil
 }
 
-// commit makes w's index the table's and compacts the table when dead bytes outweigh the
+// rollback reverts every write of w, newest first.
+func (w *writer) rollback() {
+	t := w.t
+	for i := len(w.undo) - 1; i >= 0; i-- {
+		u := w.undo[i]
+		switch u.kind {
+		case undoInsert:
+			pk, rk := t.arena.keys(t.slots[u.id])
+			t.indexDelete(u.id, pk, rk)
+			t.slots[u.id] = loc{}
+			t.freeIDs = append(t.freeIDs, u.id)
+		case undoReplace:
+			t.slots[u.id] = u.prev
+		case undoDelete:
+			t.slots[u.id] = u.prev
+			pk, rk := t.arena.keys(u.prev)
+			t.indexInsert(u.id, pk, rk)
+		}
+	}
+	w.reset()
+}
+
+// commit makes w's writes the table's and compacts the table when dead bytes outweigh the
 // live ones.
 func (w *writer) commit() {
 	t := w.t
-	t.tree = w.tree
 	t.arena.live += w.liveDelta
 	for _, c := range w.changes {
 		if c.deleted {
@@ -257,22 +442,34 @@ func (w *writer) commit() {
 			t.setPoint(c.pk, c.rk, c.at)
 		}
 	}
-	w.liveDelta, w.changes = 0, nil
+	for _, id := range w.freed {
+		t.slots[id] = loc{}
+		t.freeIDs = append(t.freeIDs, id)
+	}
+	w.reset()
 	if dead := t.arena.written - t.arena.live; dead > compactMinDeadBytes && dead > t.arena.live {
 		t.compact()
 	}
 }
 
-// compact copies the live entities into a fresh arena and index (write lock held).
+func (w *writer) reset() {
+	clear(w.changes) // drop the callers' key strings
+	w.changes, w.undo, w.freed = w.changes[:0], w.undo[:0], w.freed[:0]
+	w.liveDelta = 0
+	w.s, w.t = nil, nil
+}
+
+// compact copies the live entities into a fresh arena, in key order (write lock held).
 func (t *table) compact() {
 	old := t.arena
-	a, tree := newIndex()
+	a := &arena{}
 	t.tree.Ascend(func(r record) bool {
-		tree.ReplaceOrInsert(a.put([]byte(old.bytes(r)), int(r.pkLen), int(r.rkLen)))
+		l := t.slots[r.id]
+		t.slots[r.id] = a.put(old.bytes(l), int(l.pkLen), int(l.rkLen))
 		return true
 	})
 	a.live = a.written
-	t.arena, t.tree = a, tree
+	t.arena = a
 	t.rebuildPoints()
 }
 
@@ -280,8 +477,16 @@ func (t *table) compact() {
 func (t *table) rebuildPoints() {
 	t.points = make(map[uint64]loc, t.tree.Len())
 	t.tree.Ascend(func(r record) bool {
-		pk, rk := t.arena.keys(r)
-		t.setPoint(pk, rk, r.loc)
+		l := t.slots[r.id]
+		pk, rk := t.arena.keys(l)
+		t.setPoint(pk, rk, l)
 		return true
 	})
 }
+
+// bodyID returns the entity id written in an encoded body.
+func bodyID(body string) uint32 {
+	return uint32(body[8]) | uint32(body[9])<<8 | uint32(body[10])<<16 | uint32(body[11])<<24
+}
+
+func setBodyID(body []byte, id uint32) { binary.LittleEndian.PutUint32(body[8:], id) }

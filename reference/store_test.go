@@ -3,7 +3,11 @@ package reference
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/reference/api"
 )
@@ -47,5 +51,180 @@ func TestCompaction(t *testing.T) {
 	}
 	if held.Properties["s"].Str != "keep 3" || held.PartitionKey != "p" || held.RowKey != "3" {
 		t.Fatalf("an entity read before compaction changed: %v", held)
+	}
+}
+
+// snapshotTable returns every entity of table Tbl, in order, through paged queries.
+func snapshotTable(t *testing.T, s *Service) []api.Entity {
+	t.Helper()
+	var all []api.Entity
+	q := api.Query{Top: 7}
+	for {
+		page, err := s.QueryEntities(bg, "Tbl", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page.Entities...)
+		if page.Continuation.IsZero() {
+			return all
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+func sameEntities(a, b []api.Entity) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.PartitionKey != y.PartitionKey || x.RowKey != y.RowKey || x.ETag != y.ETag ||
+			!x.Timestamp.Equal(y.Timestamp) || x.Absent != y.Absent || !sameProperties(x.Properties, y.Properties) {
+			return false
+		}
+	}
+	return true
+}
+
+// A failed transaction leaves nothing behind: not its inserts into a new partition, not
+// its deletes of a partition's last entity, not its replacements; and the table works on.
+func TestFailedBatchRollsBackEveryWrite(t *testing.T) {
+	s, clock := newTestService(t)
+	mustInsert(t, s, ent("lone", "only", "v", api.Int32(1)))
+	for i := range 5 {
+		mustInsert(t, s, ent("p", fmt.Sprint(i), "v", api.Int32(int32(i))))
+	}
+	before := snapshotTable(t, s)
+	batches := [][]api.BatchOp{
+		{
+			{Kind: api.BatchInsert, Entity: ent("fresh", "a", "v", api.String("x"))},
+			{Kind: api.BatchInsertOrMerge, Entity: ent("fresh", "b", "v", api.String("y"))},
+			{Kind: api.BatchInsert, Entity: ent("fresh", "a", "v", api.String("dup"))}, // fails: a repeated row
+		},
+		{
+			{Kind: api.BatchDelete, Entity: ent("lone", "only")},
+			{Kind: api.BatchInsert, Entity: ent("lone", "new")},
+			{Kind: api.BatchDelete, Entity: ent("lone", "missing")}, // 404
+		},
+		{
+			{Kind: api.BatchMerge, Entity: ent("p", "1", "w", api.Bool(true))},
+			{Kind: api.BatchReplace, Entity: ent("p", "2")},
+			{Kind: api.BatchDelete, Entity: ent("p", "3")},
+			{Kind: api.BatchInsert, Entity: ent("p", "9")},
+			{Kind: api.BatchInsert, Entity: ent("p", "4")}, // 409
+		},
+	}
+	for i, ops := range batches {
+		clock.Advance(time.Second)
+		if _, err := s.SubmitBatch(bg, "Tbl", ops); err == nil {
+			t.Fatalf("batch %d succeeded", i)
+		}
+		if after := snapshotTable(t, s); !sameEntities(before, after) {
+			t.Fatalf("batch %d left writes behind:\nbefore %v\nafter  %v", i, before, after)
+		}
+		for _, e := range before {
+			if got := mustGet(t, s, e.PartitionKey, e.RowKey); got.ETag != e.ETag {
+				t.Fatalf("batch %d: get %v: %v", i, e.Key(), got)
+			}
+		}
+	}
+	// The ids and partitions the failed transactions took are usable again.
+	mustInsert(t, s, ent("fresh", "a"))
+	if err := s.DeleteEntity(bg, "Tbl", "lone", "only", "*"); err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, s, ent("lone", "new"))
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{Filter: "PartitionKey eq 'lone'"})
+	if err != nil || len(page.Entities) != 1 || page.Entities[0].RowKey != "new" {
+		t.Fatalf("partition lone: %v, %v", page.Entities, err)
+	}
+}
+
+// A query whose filter is exactly a key range takes a shortcut (keyRangeIsFilter); the same
+// filter spelled in another order does not. Both must answer the same pages.
+func TestKeyRangeScanAgreesWithFilterScan(t *testing.T) {
+	for _, boundary := range []bool{false, true} {
+		s, _ := newTestService(t, WithPartitionBoundaryPages(boundary))
+		r := rand.New(rand.NewPCG(5, 6))
+		pks := []string{"", "a", "b", "é", "\uff21", "𝄞", "O'Brien"}
+		rks := []string{"", "0", "1", "2", "a", "ab", "é", "\ue000", "\uff21", "𝄞"}
+		for _, pk := range pks {
+			for _, rk := range rks {
+				if r.IntN(3) > 0 {
+					mustInsert(t, s, ent(pk, rk, "n", api.Int32(int32(r.IntN(9)))))
+				}
+			}
+		}
+		quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+		shortcuts := 0
+		for range 400 {
+			var parts []string
+			pk := pks[r.IntN(len(pks))]
+			if r.IntN(5) > 0 {
+				parts = append(parts, "PartitionKey eq "+quote(pk))
+				if r.IntN(2) == 0 {
+					parts = append(parts, "RowKey "+[]string{"gt", "ge"}[r.IntN(2)]+" "+quote(rks[r.IntN(len(rks))]))
+				}
+				if r.IntN(2) == 0 {
+					parts = append(parts, "RowKey "+[]string{"lt", "le"}[r.IntN(2)]+" "+quote(rks[r.IntN(len(rks))]))
+				}
+			} else {
+				if r.IntN(2) == 0 {
+					parts = append(parts, "PartitionKey "+[]string{"gt", "ge"}[r.IntN(2)]+" "+quote(pk))
+				}
+				parts = append(parts, "PartitionKey "+[]string{"lt", "le"}[r.IntN(2)]+" "+quote(pks[r.IntN(len(pks))]))
+			}
+			shortcut := strings.Join(parts, " and ")
+			slices.Reverse(parts)
+			general := "(" + strings.Join(parts, ") and (") + ")"
+			if len(parts) == 1 {
+				general = "not (not (" + parts[0] + "))"
+			}
+			for filter, shortcutSpelling := range map[string]bool{shortcut: true, general: false} {
+				f, err := compileFilter(filter)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kr := f.KeyRange()
+				if kr.Empty {
+					continue
+				}
+				switch took := keyRangeIsFilter(f, kr); {
+				case took && !shortcutSpelling:
+					t.Fatalf("keyRangeIsFilter(%s) is true", filter)
+				case took:
+					shortcuts++
+				}
+			}
+			top := []int{0, 1, 2, 3}[r.IntN(4)]
+			pages := func(filter string) []api.Page {
+				var out []api.Page
+				q := api.Query{Filter: filter, Top: top}
+				for {
+					page, err := s.QueryEntities(bg, "Tbl", q)
+					if err != nil {
+						t.Fatalf("%s: %v", filter, err)
+					}
+					out = append(out, page)
+					if page.Continuation.IsZero() {
+						return out
+					}
+					q.Continuation = page.Continuation
+				}
+			}
+			a, b := pages(shortcut), pages(general)
+			if len(a) != len(b) {
+				t.Fatalf("%s: %d pages; %s: %d pages", shortcut, len(a), general, len(b))
+			}
+			for i := range a {
+				if !sameEntities(a[i].Entities, b[i].Entities) || a[i].Continuation != b[i].Continuation {
+					t.Fatalf("page %d of %s (top %d):\n%v %v\nof %s:\n%v %v", i, shortcut, top,
+						a[i].Entities, a[i].Continuation, general, b[i].Entities, b[i].Continuation)
+				}
+			}
+		}
+		if shortcuts < 100 {
+			t.Fatalf("only %d of 400 queries took the key-range shortcut", shortcuts)
+		}
 	}
 }

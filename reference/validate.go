@@ -213,13 +213,13 @@ func checkEntity(e api.Entity) *spec.Error {
 	return nil
 }
 
-// checkStored validates the entity that would be stored (after a merge): the number of
-// properties and the entity's size.
-func checkStored(pk, rk string, props map[string]api.Value) *spec.Error {
-	if storedCount(props) > spec.MaxCustomProperties {
+// checkStoredSize validates the entity that would be stored (after a merge), given its
+// number of stored properties and its size (EntitySize).
+func checkStoredSize(count, size int) *spec.Error {
+	if count > spec.MaxCustomProperties {
 		return spec.ErrTooManyProperties.New()
 	}
-	if EntitySize(pk, rk, props) > spec.MaxEntityBytes {
+	if size > spec.MaxEntityBytes {
 		return spec.ErrEntityTooLarge.New()
 	}
 	return nil
