@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -517,5 +519,207 @@ func TestInterruptedRunDeletesItsTables(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, report.FileJSON)); err != nil {
 		t.Errorf("no report after the interrupt: %v", err)
+	}
+}
+
+// statusRecorder keeps the status of an answer.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+
+// secretWatcher serves the reference for an account with a distinctive key and remembers
+// every credential that worked: the sig of each SAS and the signature of each Shared Key
+// request that was answered 2xx. When breakSAS is set it tampers with every SAS
+// signature before the server checks it, so that the SAS specs fail and their failures
+// (messages, call histories) reach the report.
+type secretWatcher struct {
+	inner    http.Handler
+	breakSAS bool
+	mu       sync.Mutex
+	secrets  map[string]bool
+}
+
+func (s *secretWatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sig := q.Get("sig")
+	if sig != "" && s.breakSAS {
+		q.Set("sig", "AAAA"+sig[4:])
+		r.URL.RawQuery = q.Encode()
+	}
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.inner.ServeHTTP(rec, r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sig != "" {
+		s.secrets[sig] = true
+	}
+	if auth := r.Header.Get("Authorization"); rec.status < 300 && auth != "" {
+		if _, v, ok := strings.Cut(auth, ":"); ok && len(v) > 8 {
+			s.secrets[v] = true
+		}
+	}
+}
+
+// findSecrets returns, for each secret found, where: in output or in a file under dir.
+func findSecrets(dir, output string, secrets []string) []string {
+	var found []string
+	look := func(where string, data []byte) {
+		for _, s := range secrets {
+			for _, form := range []string{s, url.QueryEscape(s)} {
+				if bytes.Contains(data, []byte(form)) {
+					found = append(found, fmt.Sprintf("%.12s... in %s", s, where))
+				}
+			}
+		}
+	}
+	look("the output", []byte(output))
+	if dir != "" {
+		_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				data, _ := os.ReadFile(p)
+				look(p, data)
+			}
+			return nil
+		})
+	}
+	return found
+}
+
+// sigValues lists the values of every sig= parameter in data that are not redacted.
+func sigValues(data string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?i)sig(?:=|%3D)([^&\s"'<>;,)]+)`).FindAllStringSubmatch(data, -1) {
+		if v := m[1]; !strings.EqualFold(v, "REDACTED") && !strings.EqualFold(v, "x") && v != "%3CREDACTED%3E" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret runs the whole suite against an endpoint
+// that already holds a table outside conform's prefix and one with conform's prefix but
+// of another run, each with data: both must be unchanged afterwards (same entities, same
+// ETags) and the run's own tables gone. The endpoint's account has a distinctive key and
+// its SAS signatures are broken on the way in, so that failures reach the report: neither
+// the key nor any signature that worked may appear in conform's output or in any file it
+// wrote. conform clean and conform serve's errors are held to the same.
+func TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret(t *testing.T) {
+	key := []byte("distinctive-secret-key-0123456789-abcdefghij")
+	key64 := base64.StdEncoding.EncodeToString(key)
+	const account = "secretacct"
+	ref := reference.New(reference.WithDeleteHold(0))
+	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, table := range []string{"keepme", "cfneighbour"} {
+		if err := ref.CreateTable(c, table); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 {
+			if _, err := ref.InsertEntity(c, table, api.NewEntity(fmt.Sprint(i%3), fmt.Sprint(i), map[string]api.Value{"v": api.Int32(int32(i))})); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		for _, table := range []string{"keepme", "cfneighbour"} {
+			p, err := ref.QueryEntities(c, table, api.Query{})
+			if err != nil {
+				t.Fatalf("%s: %v", table, err)
+			}
+			for _, e := range p.Entities {
+				fmt.Fprintf(&b, "%s %s %s\n", table, e.ETag, e)
+			}
+		}
+		return b.String()
+	}
+	before := snapshot()
+	watcher := &secretWatcher{inner: tableserver.New(ref, tableserver.WithAccount(account, key)), breakSAS: true, secrets: map[string]bool{}}
+	ts := httptest.NewServer(watcher)
+	defer ts.Close()
+	conn := "DefaultEndpointsProtocol=http;AccountName=" + account + ";AccountKey=" + key64 + ";TableEndpoint=" + ts.URL + "/" + account + ";"
+
+	const runID = "owntables1"
+	out := t.TempDir()
+	cmd := exec.Command(conformBin, "run", "--backend", "secret="+conn, "--out", out)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CONFORM_RUN_ID="+runID)
+	output, err := runBounded(cmd, 4*time.Minute)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
+		t.Fatalf("conform run: %v, want exit %d (the broken SAS specs fail)\n%.3000s", err, exitFailed, output)
+	}
+	r, err := report.ReadJSON(filepath.Join(out, report.FileJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := r.Backends[0].Counts
+	t.Logf("run: %+v", counts)
+	if counts.Passed < 500 || counts.Failed == 0 {
+		t.Errorf("expected most of the suite to pass and the SAS specs to fail: %+v", counts)
+	}
+
+	if after := snapshot(); after != before {
+		t.Errorf("tables outside the run's prefix changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	page, err := ref.QueryTables(c, api.TableQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range page.Tables {
+		if name != "keepme" && name != "cfneighbour" {
+			t.Errorf("table %s is left after the run", name)
+		}
+	}
+
+	// The secrets of the run, then of clean and of serve's refusals.
+	watcher.mu.Lock()
+	secrets := []string{key64, string(key)}
+	for s := range watcher.secrets {
+		secrets = append(secrets, s)
+	}
+	watcher.mu.Unlock()
+	if len(secrets) < 10 {
+		t.Fatalf("only %d credentials were seen: the run did not authenticate", len(secrets))
+	}
+	for _, f := range findSecrets(out, output, secrets) {
+		t.Errorf("secret leaked: %s", f)
+	}
+	all := output
+	_ = filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			data, _ := os.ReadFile(p)
+			all += string(data)
+		}
+		return nil
+	})
+	if sigs := sigValues(all); len(sigs) > 0 {
+		t.Errorf("sig= values in the output or the report: %.5q", sigs)
+	}
+
+	others := [][]string{
+		{"clean", "--backend", "secret=" + conn, "--prefix", "cfzz"},
+		{"clean", "--backend", "down=DefaultEndpointsProtocol=http;AccountName=" + account + ";AccountKey=" + key64 + ";TableEndpoint=http://127.0.0.1:9/" + account},
+		{"clean", "--backend", "garbled=AccountName=" + account + ";AccountKey=" + key64 + "!!;TableEndpoint=::nonsense"},
+		{"serve", "--account", account + ":" + key64, "--addr", "127.0.0.1:99999"},
+		{"serve", "--account", account + ":" + key64 + "!!notbase64"},
+		{"serve", "--account", account + ":" + key64, "--addr", "127.0.0.1:0", "--data", "/proc/self/not-a-dir"},
+	}
+	for _, args := range others {
+		cmd := exec.Command(conformBin, args...)
+		cmd.Dir = t.TempDir()
+		output, err := runBounded(cmd, time.Minute)
+		if err != nil && !errors.As(err, &ee) {
+			t.Errorf("conform %s %s: %v", args[0], args[1], err)
+		}
+		for _, f := range findSecrets("", output, secrets) {
+			t.Errorf("conform %s %s: secret leaked: %s\n%s", args[0], args[1], f, output)
+		}
+		if sigs := sigValues(output); len(sigs) > 0 {
+			t.Errorf("conform %s %s: sig= values: %q", args[0], args[1], sigs)
+		}
 	}
 }
