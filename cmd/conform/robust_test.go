@@ -458,25 +458,36 @@ func backendProcessesOf(runID string) []int {
 	return pids
 }
 
-// TestInterruptedRunDeletesItsTables sends SIGINT to `conform run` alone (not to its
-// process group) while specs hold tables on a `conform serve`: the interrupt reaches the
-// backend process, whose cleanup deletes every table of the run, the run ends with 130
-// and writes its report, and no backend process is left behind.
+// TestInterruptedRunDeletesItsTables interrupts `conform run` while specs hold tables on
+// a `conform serve`, with SIGINT sent to it alone and to its whole process group (a
+// Ctrl-C at a terminal): the interrupt reaches the backend process exactly once, its
+// cleanup deletes every table of the run, the run ends with 130 and writes its report,
+// and no backend process is left behind.
 func TestInterruptedRunDeletesItsTables(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc to find the backend processes")
 	}
+	for i, group := range []bool{false, true} {
+		name := "to conform run alone"
+		if group {
+			name = "to the process group"
+		}
+		t.Run(name, func(t *testing.T) { interruptRun(t, fmt.Sprintf("sigintrun%d", i+1), group) })
+	}
+}
+
+func interruptRun(t *testing.T, runID string, group bool) {
 	srv := startServeProcess(t)
 	b, err := rest.New(srv.conn, rest.WithTimeout(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const runID = "sigintrun1"
 	prefix := framework.TablePrefix + runID
 	out := t.TempDir()
 	cmd := exec.Command(conformBin, "run", "--backend", "served="+srv.conn, "--out", out)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "CONFORM_RUN_ID="+runID)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var output lockedBuffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
@@ -498,7 +509,11 @@ func TestInterruptedRunDeletesItsTables(t *testing.T) {
 	if !seen {
 		t.Fatalf("the run never created a table with prefix %s\n%s", prefix, output.String())
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	target := cmd.Process.Pid
+	if group {
+		target = -target
+	}
+	if err := syscall.Kill(target, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	var waitErr error

@@ -252,6 +252,7 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 	}
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID)
+	ownProcessGroup(c)
 	logFile, err := os.Create(filepath.Join(rawDir, safe+".log"))
 	if err != nil {
 		return report.Run{StartError: "create log: " + err.Error()}, exitUsage
