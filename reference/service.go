@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,10 @@ type Service struct {
 	mu       sync.RWMutex
 	tables   map[string]*table    // live tables by lower-case name; guarded by mu
 	deleting map[string]time.Time // lower-case name -> end of its delete hold; guarded by mu
+
+	// published is a copy of tables, replaced whenever tables changes, so that entity
+	// operations find their table without taking mu.
+	published atomic.Pointer[map[string]*table]
 }
 
 var _ api.Backend = (*Service)(nil)
@@ -46,7 +51,7 @@ type table struct {
 	parts     []partition           // the partitions by id
 	freeParts []uint32              // partition ids to reuse
 	partIDs   map[string]uint32     // partition ids by PartitionKey
-	points    map[uint64]loc        // the point index
+	points    pointIndex            // the point index
 	dropped   bool                  // set when the table is deleted
 	scratch   []byte                // encoding buffer (write lock)
 	w         writer                // the writer of the write lock's holder
@@ -96,7 +101,14 @@ func New(opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.publishTables()
 	return s
+}
+
+// publishTables publishes a copy of s.tables; the caller holds s.mu for writing (or owns s).
+func (s *Service) publishTables() {
+	m := maps.Clone(s.tables)
+	s.published.Store(&m)
 }
 
 // nextTick returns the Timestamp of the next write, in ticks: max(now, last + 1 tick).
@@ -136,10 +148,7 @@ func (s *Service) lookup(name string) *table {
 		}
 		b[i] = c
 	}
-	s.mu.RLock()
-	t := s.tables[string(b)]
-	s.mu.RUnlock()
-	return t
+	return (*s.published.Load())[string(b)]
 }
 
 // openTable returns the table an entity operation addresses, or 404 TableNotFound.
@@ -173,6 +182,7 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 		delete(s.deleting, lower)
 	}
 	s.tables[lower] = newTable(name)
+	s.publishTables()
 	return nil
 }
 
@@ -190,6 +200,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 		return spec.ErrResourceNotFound.New()
 	}
 	delete(s.tables, lower)
+	s.publishTables()
 	if s.deleteHold > 0 {
 		s.deleting[lower] = s.clock().Add(s.deleteHold)
 	}

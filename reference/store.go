@@ -127,7 +127,7 @@ func (t *table) resetStorage() {
 	t.slots, t.freeIDs = nil, nil
 	t.parts, t.freeParts = nil, nil
 	t.partIDs = map[string]uint32{}
-	t.points = map[uint64]loc{}
+	t.points = pointIndex{}
 	t.scratch = nil
 }
 
@@ -222,8 +222,11 @@ func (t *table) pointHash(pk, rk string) uint64 {
 }
 
 // lookup finds the entity (pk, rk); the caller holds t's lock.
-func (t *table) lookup(pk, rk string) (loc, bool) {
-	l, ok := t.points[t.pointHash(pk, rk)]
+func (t *table) lookup(pk, rk string) (loc, bool) { return t.lookupHashed(t.pointHash(pk, rk), pk, rk) }
+
+// lookupHashed is lookup given h, the point hash of (pk, rk).
+func (t *table) lookupHashed(h uint64, pk, rk string) (loc, bool) {
+	l, ok := t.points.get(h)
 	switch {
 	case !ok:
 		return loc{}, false
@@ -242,10 +245,9 @@ func (t *table) lookup(pk, rk string) (loc, bool) {
 	return l, true
 }
 
-// setPoint records that (pk, rk) now lies at l.
-func (t *table) setPoint(pk, rk string, l loc) {
-	h := t.pointHash(pk, rk)
-	if cur, ok := t.points[h]; ok {
+// setPoint records that (pk, rk), whose point hash is h, now lies at l.
+func (t *table) setPoint(h uint64, pk, rk string, l loc) {
+	if cur, ok := t.points.get(h); ok {
 		if cur == ambiguous {
 			return
 		}
@@ -253,14 +255,13 @@ func (t *table) setPoint(pk, rk string, l loc) {
 			l = ambiguous
 		}
 	}
-	t.points[h] = l
+	t.points.set(h, l)
 }
 
-// dropPoint records that (pk, rk) is gone.
-func (t *table) dropPoint(pk, rk string) {
-	h := t.pointHash(pk, rk)
-	if cur, ok := t.points[h]; ok && cur != ambiguous {
-		delete(t.points, h)
+// dropPoint records that (pk, rk), whose point hash is h, is gone.
+func (t *table) dropPoint(h uint64) {
+	if cur, ok := t.points.get(h); ok && cur != ambiguous {
+		t.points.delete(h)
 	}
 }
 
@@ -283,6 +284,7 @@ type writer struct {
 
 // pointChange is one change to the point index, applied when the writer commits.
 type pointChange struct {
+	h       uint64 // the point hash of (pk, rk)
 	pk, rk  string
 	at      loc
 	deleted bool
@@ -312,18 +314,20 @@ func (t *table) beginWrite(s *Service) *writer {
 
 // insert stores the validated entity e; an existing entity is 409 EntityAlreadyExists.
 func (w *writer) insert(e api.Entity) (loc, *spec.Error) {
-	if _, found := w.t.lookup(e.PartitionKey, e.RowKey); found {
+	h := w.t.pointHash(e.PartitionKey, e.RowKey)
+	if _, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey); found {
 		return loc{}, spec.ErrEntityAlreadyExists.New()
 	}
-	return w.store(e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
+	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
 }
 
 // update replaces or merges the validated entity e; ifMatch "" is an upsert.
 func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc, *spec.Error) {
-	old, found := w.t.lookup(e.PartitionKey, e.RowKey)
+	h := w.t.pointHash(e.PartitionKey, e.RowKey)
+	old, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey)
 	switch {
 	case !found && ifMatch == "":
-		return w.store(e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
+		return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
 	case !found && ifMatch == api.IfMatchAny:
 		return loc{}, spec.ErrResourceNotFound.New()
 	case !found:
@@ -332,36 +336,36 @@ func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc,
 		return loc{}, spec.ErrUpdateCondition.New()
 	}
 	if mode == api.Merge {
-		return w.merge(e.PartitionKey, e.RowKey, e.Properties, old)
+		return w.merge(h, e.PartitionKey, e.RowKey, e.Properties, old)
 	}
-	return w.store(e.PartitionKey, e.RowKey, e.Properties, old, true)
+	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, old, true)
 }
 
 // store checks the entity that would be stored, stamps it with the next tick and puts it
 // in the table, replacing the entity at old when exists.
-func (w *writer) store(pk, rk string, props map[string]api.Value, old loc, exists bool) (loc, *spec.Error) {
+func (w *writer) store(h uint64, pk, rk string, props map[string]api.Value, old loc, exists bool) (loc, *spec.Error) {
 	buf, count, size := w.s.names.encodeEntity(w.t.scratch, pk, rk, props)
 	w.t.scratch = buf
 	if serr := checkStoredSize(count, size); serr != nil {
 		return loc{}, serr
 	}
-	return w.put(pk, rk, buf, old, exists), nil
+	return w.put(h, pk, rk, buf, old, exists), nil
 }
 
 // merge checks the entity that merging props into the entity at old would store, stamps
 // it with the next tick and puts it in the table.
-func (w *writer) merge(pk, rk string, props map[string]api.Value, old loc) (loc, *spec.Error) {
+func (w *writer) merge(h uint64, pk, rk string, props map[string]api.Value, old loc) (loc, *spec.Error) {
 	buf, count, size := w.s.names.encodeMerge(w.t.scratch, pk, rk, props, w.t.arena.body(old))
 	w.t.scratch = buf
 	if serr := checkStoredSize(count, size); serr != nil {
 		return loc{}, serr
 	}
-	return w.put(pk, rk, buf, old, true), nil
+	return w.put(h, pk, rk, buf, old, true), nil
 }
 
 // put copies the encoded entity buf into the arena, as the entity at old when exists and
 // as a new entity otherwise, and indexes it.
-func (w *writer) put(pk, rk string, buf []byte, old loc, exists bool) loc {
+func (w *writer) put(h uint64, pk, rk string, buf []byte, old loc, exists bool) loc {
 	t := w.t
 	var id uint32
 	if exists {
@@ -385,14 +389,15 @@ func (w *writer) put(pk, rk string, buf []byte, old loc, exists bool) loc {
 		w.undo = append(w.undo, undoStep{kind: undoInsert, id: id})
 	}
 	w.liveDelta += int(l.size)
-	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, at: l})
+	w.changes = append(w.changes, pointChange{h: h, pk: pk, rk: rk, at: l})
 	return l
 }
 
 // delete removes an entity when ifMatch ("*" or an ETag) allows.
 func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
 	t := w.t
-	old, found := t.lookup(pk, rk)
+	h := t.pointHash(pk, rk)
+	old, found := t.lookupHashed(h, pk, rk)
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
@@ -404,7 +409,7 @@ func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
 	w.undo = append(w.undo, undoStep{kind: undoDelete, id: id, prev: old})
 	w.freed = append(w.freed, id)
 	w.liveDelta -= int(old.size)
-	w.changes = append(w.changes, pointChange{pk: pk, rk: rk, deleted: true})
+	w.changes = append(w.changes, pointChange{h: h, deleted: true})
 	return nil
 }
 
@@ -437,9 +442,9 @@ func (w *writer) commit() {
 	t.arena.live += w.liveDelta
 	for _, c := range w.changes {
 		if c.deleted {
-			t.dropPoint(c.pk, c.rk)
+			t.dropPoint(c.h)
 		} else {
-			t.setPoint(c.pk, c.rk, c.at)
+			t.setPoint(c.h, c.pk, c.rk, c.at)
 		}
 	}
 	for _, id := range w.freed {
@@ -475,11 +480,12 @@ func (t *table) compact() {
 
 // rebuildPoints recomputes the point index from the ordered index.
 func (t *table) rebuildPoints() {
-	t.points = make(map[uint64]loc, t.tree.Len())
+	t.points = pointIndex{}
+	t.points.reserve(t.tree.Len())
 	t.tree.Ascend(func(r record) bool {
 		l := t.slots[r.id]
 		pk, rk := t.arena.keys(l)
-		t.setPoint(pk, rk, l)
+		t.setPoint(t.pointHash(pk, rk), pk, rk, l)
 		return true
 	})
 }
