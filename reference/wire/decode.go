@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -14,54 +13,6 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 )
-
-// member is one name/value pair of a JSON object, in document order.
-type member struct {
-	name string
-	raw  json.RawMessage
-}
-
-// readObject reads one JSON object, refusing duplicate names with 400
-// DuplicatePropertiesSpecified (TERR) and anything that is not one object with 400
-// InvalidInput.
-func readObject(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, badJSON(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
-	}
-	var ms []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, badJSON(err)
-		}
-		name, ok := tok.(string)
-		if !ok {
-			return nil, spec.ErrInvalidInput.Newf("A JSON object member name is not a string.")
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, badJSON(err)
-		}
-		if seen[name] {
-			return nil, spec.ErrDuplicateProperties.New()
-		}
-		seen[name] = true
-		ms = append(ms, member{name, raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, badJSON(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, spec.ErrInvalidInput.Newf("Unexpected data after the JSON object.")
-	}
-	return ms, nil
-}
 
 func badJSON(err error) error {
 	return spec.ErrInvalidInput.Newf("The JSON payload is not valid: %v.", err)
@@ -72,36 +23,35 @@ func badJSON(err error) error {
 // property typed by its annotation or, unannotated, by its JSON shape (see DecodeValue).
 // System properties the object lacks are flagged in Absent.
 func DecodeEntity(data []byte) (api.Entity, error) {
-	ms, err := readObject(data)
+	d, ms, err := readObject(data)
 	if err != nil {
 		return api.Entity{}, err
 	}
-	return entityFromMembers(ms, false)
+	return d.entity(ms, false)
 }
 
 // DecodeRequestEntity decodes an entity from a request body. It differs from DecodeEntity
 // only in that a client-supplied Timestamp is ignored, as the service ignores it (DM).
 func DecodeRequestEntity(data []byte) (api.Entity, error) {
-	ms, err := readObject(data)
+	d, ms, err := readObject(data)
 	if err != nil {
 		return api.Entity{}, err
 	}
-	return entityFromMembers(ms, true)
+	return d.entity(ms, true)
 }
 
 // DecodeEntitySet decodes the `value` array of a Query Entities answer.
 func DecodeEntitySet(data []byte) ([]api.Entity, error) {
-	items, err := valueArray(data)
+	d, items, err := valueArray(data)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]api.Entity, 0, len(items))
-	for i, raw := range items {
-		ms, err := readObject(raw)
-		if err != nil {
-			return nil, wrapIndex(err, i)
+	for i := range items {
+		if items[i].err != nil {
+			return nil, wrapIndex(items[i].err, i)
 		}
-		e, err := entityFromMembers(ms, false)
+		e, err := d.entity(items[i].members, false)
 		if err != nil {
 			return nil, wrapIndex(err, i)
 		}
@@ -120,39 +70,43 @@ func wrapIndex(err error, i int) error {
 	return err
 }
 
-// valueArray returns the items of the `value` member of an answer object.
-func valueArray(data []byte) ([]json.RawMessage, error) {
-	ms, err := readObject(data)
+// valueArray returns the items of the `value` member of an answer object, read in the same
+// pass as the answer.
+func valueArray(data []byte) (*document, []item, error) {
+	d, ms, err := readDocument(data, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, m := range ms {
+	for i := range ms {
+		m := &ms[i]
 		if m.name != "value" {
 			continue
 		}
-		var items []json.RawMessage
-		if err := json.Unmarshal(m.raw, &items); err != nil {
-			return nil, spec.ErrInvalidInput.Newf("The value member is not an array: %v.", err)
+		if m.items != nil {
+			return d, m.items, nil
 		}
-		return items, nil
+		if d.data[m.start] == 'n' { // null: no items
+			return d, nil, nil
+		}
+		return nil, nil, spec.ErrInvalidInput.Newf("The value member is not an array.")
 	}
-	return nil, spec.ErrInvalidInput.Newf("The answer has no value member.")
+	return nil, nil, spec.ErrInvalidInput.Newf("The answer has no value member.")
 }
 
 // DecodeTableName reads the TableName of a Create Table body or of one table object.
 func DecodeTableName(data []byte) (string, error) {
-	ms, err := readObject(data)
+	d, ms, err := readObject(data)
 	if err != nil {
 		return "", err
 	}
-	return tableNameOf(ms)
+	return d.tableName(ms)
 }
 
-func tableNameOf(ms []member) (string, error) {
-	for _, m := range ms {
-		if m.name == PropTableName {
-			var s string
-			if err := json.Unmarshal(m.raw, &s); err != nil {
+func (d *document) tableName(ms []member) (string, error) {
+	for i := range ms {
+		if ms[i].name == PropTableName {
+			s, ok := d.nullableString(&ms[i])
+			if !ok {
 				return "", spec.ErrInvalidInput.Newf("TableName must be a string.")
 			}
 			return s, nil
@@ -161,19 +115,30 @@ func tableNameOf(ms []member) (string, error) {
 	return "", spec.ErrPropertiesNeedValue.Newf("The TableName property is missing.")
 }
 
+// nullableString reads a member's value as a Go string is unmarshalled from JSON: a string,
+// or null for "".
+func (d *document) nullableString(m *member) (string, bool) {
+	switch d.data[m.start] {
+	case '"':
+		return d.stringValue(m), true
+	case 'n':
+		return "", true
+	}
+	return "", false
+}
+
 // DecodeTableSet reads the table names of a Query Tables answer.
 func DecodeTableSet(data []byte) ([]string, error) {
-	items, err := valueArray(data)
+	d, items, err := valueArray(data)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, 0, len(items))
-	for i, raw := range items {
-		ms, err := readObject(raw)
-		if err != nil {
-			return nil, wrapIndex(err, i)
+	for i := range items {
+		if items[i].err != nil {
+			return nil, wrapIndex(items[i].err, i)
 		}
-		n, err := tableNameOf(ms)
+		n, err := d.tableName(items[i].members)
 		if err != nil {
 			return nil, wrapIndex(err, i)
 		}
@@ -182,55 +147,131 @@ func DecodeTableSet(data []byte) ([]string, error) {
 	return out, nil
 }
 
-func entityFromMembers(ms []member, request bool) (api.Entity, error) {
+// annotation is the type a `name@odata.type` member gives property name.
+type annotation struct {
+	name string
+	typ  api.EdmType
+}
+
+// annotations finds the type annotations among ms: a linear search while they are few, a
+// map once they are many.
+type annotations struct {
+	list  []annotation
+	index map[string]api.EdmType
+}
+
+const annotationsLinear = 8
+
+func (a *annotations) add(name string, t api.EdmType) {
+	if a.index == nil {
+		for i := range a.list {
+			if a.list[i].name == name {
+				a.list[i].typ = t
+				return
+			}
+		}
+		if len(a.list) < annotationsLinear {
+			a.list = append(a.list, annotation{name, t})
+			return
+		}
+		a.index = make(map[string]api.EdmType, 2*len(a.list))
+		for _, x := range a.list {
+			a.index[x.name] = x.typ
+		}
+	}
+	a.index[name] = t
+}
+
+func (a *annotations) get(name string) (api.EdmType, bool) {
+	if a.index != nil {
+		t, ok := a.index[name]
+		return t, ok
+	}
+	for i := range a.list {
+		if a.list[i].name == name {
+			return a.list[i].typ, true
+		}
+	}
+	return "", false
+}
+
+// each calls f for every annotation until f returns false.
+func (a *annotations) each(f func(name string) bool) {
+	if a.index != nil {
+		for n := range a.index {
+			if !f(n) {
+				return
+			}
+		}
+		return
+	}
+	for _, x := range a.list {
+		if !f(x.name) {
+			return
+		}
+	}
+}
+
+// isPropertyName says whether a member names a property: not odata.* and no annotation.
+func isPropertyName(name string) bool {
+	return !strings.HasPrefix(name, "odata.") && strings.IndexByte(name, '@') < 0
+}
+
+func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 	e := api.Entity{Properties: make(map[string]api.Value, len(ms)), Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
-	types := map[string]api.EdmType{}
-	values := map[string]bool{}
-	for _, m := range ms {
-		if base, ok := strings.CutSuffix(m.name, typeSuffix); ok {
-			var s string
-			if err := json.Unmarshal(m.raw, &s); err != nil {
-				return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
-			}
-			t := api.EdmType(s)
-			if !t.Valid() {
-				return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
-			}
-			types[base] = t
-		} else if !strings.HasPrefix(m.name, "odata.") && !strings.Contains(m.name, "@") {
-			values[m.name] = true
+	var types annotations
+	for i := range ms {
+		m := &ms[i]
+		base, ok := strings.CutSuffix(m.name, typeSuffix)
+		if !ok {
+			continue
+		}
+		s, isString := d.nullableString(m)
+		if !isString {
+			return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
+		}
+		t := api.EdmType(s)
+		if !t.Valid() {
+			return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
+		}
+		types.add(base, t)
+	}
+	if len(types.list) > 0 || types.index != nil {
+		if err := checkAnnotated(ms, &types); err != nil {
+			return api.Entity{}, err
 		}
 	}
-	for base := range types {
-		if !values[base] {
-			return api.Entity{}, spec.ErrInvalidInput.Newf("The type annotation of property '%s' has no property.", base)
-		}
-	}
-	for _, m := range ms {
+	for i := range ms {
+		m := &ms[i]
 		switch {
 		case strings.HasPrefix(m.name, "odata."):
 			if m.name == odataEtag && !request {
-				if err := json.Unmarshal(m.raw, &e.ETag); err != nil {
+				s, ok := d.nullableString(m)
+				if !ok {
 					return api.Entity{}, spec.ErrInvalidInput.Newf("odata.etag must be a string.")
+				}
+				if d.data[m.start] != 'n' {
+					e.ETag = s
 				}
 			}
 			continue
-		case strings.Contains(m.name, "@"):
+		case strings.IndexByte(m.name, '@') >= 0:
 			continue // annotations: types were read above; others carry no data
 		}
-		t, annotated := types[m.name]
+		t, annotated := types.get(m.name)
+		raw := d.data[m.start:m.end]
 		switch m.name {
 		case PropPartitionKey, PropRowKey:
 			if annotated && t != api.EdmString {
 				return api.Entity{}, spec.ErrInvalidInput.Newf("The property '%s' must be of type Edm.String.", m.name)
 			}
-			if isNull(m.raw) {
+			if raw[0] == 'n' {
 				continue
 			}
-			var s string
-			if err := json.Unmarshal(m.raw, &s); err != nil {
+			if raw[0] != '"' {
 				return api.Entity{}, spec.ErrInvalidInput.Newf("The property '%s' must be a string.", m.name)
 			}
+			s := d.stringValue(m)
 			if m.name == PropPartitionKey {
 				e.PartitionKey, e.Absent = s, e.Absent&^api.AbsentPartitionKey
 			} else {
@@ -238,13 +279,10 @@ func entityFromMembers(ms []member, request bool) (api.Entity, error) {
 			}
 			continue
 		case PropTimestamp:
-			if request {
+			if request || raw[0] == 'n' {
 				continue
 			}
-			if isNull(m.raw) {
-				continue
-			}
-			v, err := typedValue(api.EdmDateTime, m.raw)
+			v, err := scalarOfType(api.EdmDateTime, raw, d.scalarString(m))
 			if err != nil {
 				return api.Entity{}, err
 			}
@@ -254,9 +292,9 @@ func entityFromMembers(ms []member, request bool) (api.Entity, error) {
 		var v api.Value
 		var err error
 		if annotated {
-			v, err = typedValue(t, m.raw)
+			v, err = scalarOfType(t, raw, d.scalarString(m))
 		} else {
-			v, err = DecodeValue(m.raw)
+			v, err = scalarOfShape(raw, d.scalarString(m))
 		}
 		if err != nil {
 			return api.Entity{}, propertyError(err, m.name)
@@ -264,6 +302,49 @@ func entityFromMembers(ms []member, request bool) (api.Entity, error) {
 		e.Properties[m.name] = v
 	}
 	return e, nil
+}
+
+// checkAnnotated refuses a type annotation whose property is absent.
+func checkAnnotated(ms []member, types *annotations) error {
+	var missing string
+	found := true
+	if types.index == nil && len(ms) <= 64 {
+		types.each(func(name string) bool {
+			for i := range ms {
+				if ms[i].name == name && isPropertyName(name) {
+					return true
+				}
+			}
+			missing, found = name, false
+			return false
+		})
+	} else {
+		values := make(map[string]struct{}, len(ms))
+		for i := range ms {
+			if isPropertyName(ms[i].name) {
+				values[ms[i].name] = struct{}{}
+			}
+		}
+		types.each(func(name string) bool {
+			if _, ok := values[name]; ok {
+				return true
+			}
+			missing, found = name, false
+			return false
+		})
+	}
+	if !found {
+		return spec.ErrInvalidInput.Newf("The type annotation of property '%s' has no property.", missing)
+	}
+	return nil
+}
+
+// scalarString is the text of m's value when it is a string literal, else "".
+func (d *document) scalarString(m *member) string {
+	if d.data[m.start] == '"' {
+		return d.stringValue(m)
+	}
+	return ""
 }
 
 func propertyError(err error, name string) error {
@@ -276,8 +357,6 @@ func propertyError(err error, name string) error {
 	return err
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
 // DecodeValue types an unannotated JSON value by its shape (PF, SPEC.md 1.5): a string is
 // Edm.String, true/false Edm.Boolean, an integer that fits 32 bits Edm.Int32, a number with a
 // decimal point or exponent Edm.Double. An integer beyond 32 bits without annotation is
@@ -288,16 +367,39 @@ func DecodeValue(raw json.RawMessage) (api.Value, error) {
 	if len(raw) == 0 {
 		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
 	}
+	s, err := literalString(raw)
+	if err != nil {
+		return api.Value{}, err
+	}
+	return scalarOfShape(raw, s)
+}
+
+// literalString reads raw as a JSON string when it starts like one ("" otherwise), for the
+// exported decoders, whose input no scan has validated.
+func literalString(raw []byte) (string, error) {
+	if raw[0] != '"' {
+		return "", nil
+	}
+	if s, ok := singleString(raw); ok {
+		return s, nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	if err == nil {
+		err = errors.New("not one JSON string")
+	}
+	return "", badJSON(err)
+}
+
+// scalarOfShape is DecodeValue of a trimmed, non-empty value whose text, when it is a string
+// literal, is s.
+func scalarOfShape(raw []byte, s string) (api.Value, error) {
 	switch raw[0] {
 	case 'n':
 		return api.Null(""), nil
 	case 't', 'f':
 		return api.Bool(raw[0] == 't'), nil
 	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return api.Value{}, badJSON(err)
-		}
 		return api.String(s), nil
 	case '{', '[':
 		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
@@ -314,14 +416,11 @@ func DecodeValue(raw json.RawMessage) (api.Value, error) {
 	return api.Double(f), nil
 }
 
-// typedValue reads raw as a value of type t (an annotated property). Mismatched JSON shapes
-// and unparsable values fail with 400 InvalidValueType; a DateTime outside 1601..9999 with 400
+// scalarOfType reads a trimmed, non-empty value as a value of type t (an annotated
+// property); s is its text when it is a string literal. Mismatched JSON shapes and
+// unparsable values fail with 400 InvalidValueType; a DateTime outside 1601..9999 with 400
 // OutOfRangeInput (SPEC.md 1.5, UNCERTAIN code as users report it).
-func typedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
-	}
+func scalarOfType(t api.EdmType, raw []byte, s string) (api.Value, error) {
 	if raw[0] == 'n' {
 		return api.Null(t), nil
 	}
@@ -329,12 +428,6 @@ func typedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
 	}
 	isString := raw[0] == '"'
-	var s string
-	if isString {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return api.Value{}, badJSON(err)
-		}
-	}
 	mismatch := func() (api.Value, error) {
 		return api.Value{}, spec.ErrInvalidValueType.Newf("The value %s is not a valid %s.", abbreviateRaw(raw), t)
 	}

@@ -1,0 +1,516 @@
+package wire
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// maxNesting bounds how deeply arrays and objects nest inside a member's value, as
+// encoding/json bounds it, so that a hostile body cannot exhaust the stack.
+const maxNesting = 10000
+
+// member is one name/value pair of a JSON object, in document order. The value is
+// data[start:end] of the document it was read from.
+type member struct {
+	name       string
+	start, end int
+	// plain says that a string value has no escape and only ASCII bytes, so that its text
+	// is the document's bytes between the quotes.
+	plain bool
+	// items, for the `value` member of a set answer, are the array's elements read in
+	// the same pass (see document.items).
+	items []item
+}
+
+// item is one element of the `value` array of a set answer: its members, or the error
+// that refuses it (not an object, a duplicate name) once the whole document is known to be
+// valid JSON.
+type item struct {
+	members []member
+	err     error
+}
+
+// document reads one JSON object in a single pass: it validates the syntax, finds every
+// member's value span and name, and refuses duplicate names. Names and plain string values
+// are substrings of one copy of the document, so decoding allocates little more than the
+// entity it builds.
+type document struct {
+	data []byte
+	text string // string(data)
+	pos  int
+	// setItems asks for the `value` member's array elements to be read as objects.
+	setItems bool
+}
+
+// readObject reads data as one JSON object, refusing duplicate names with 400
+// DuplicatePropertiesSpecified (TERR) and anything that is not one object with 400
+// InvalidInput.
+func readObject(data []byte) (*document, []member, error) {
+	return readDocument(data, false)
+}
+
+func readDocument(data []byte, setItems bool) (*document, []member, error) {
+	d := &document{data: data, text: string(data), setItems: setItems}
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return nil, nil, d.syntaxError("unexpected end of JSON input")
+	}
+	if d.data[d.pos] != '{' {
+		if _, err := d.value(1); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
+	}
+	ms, dup, err := d.object(0, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if dup != nil {
+		return nil, nil, dup
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, nil, spec.ErrInvalidInput.Newf("Unexpected data after the JSON object.")
+	}
+	return d, ms, nil
+}
+
+func (d *document) syntaxError(what string) error {
+	return spec.ErrInvalidInput.Newf("The JSON payload is not valid: %s.", what)
+}
+
+func (d *document) unexpected(context string) error {
+	if d.pos >= len(d.data) {
+		return d.syntaxError("unexpected end of JSON input")
+	}
+	return d.syntaxError("invalid character " + strconv.QuoteRune(rune(d.data[d.pos])) + " " + context + " at offset " + strconv.Itoa(d.pos))
+}
+
+func (d *document) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// object reads the object at d.pos (a '{'), whose members' values nest at depth+1. With
+// stopAtDuplicate a duplicate name ends the read with its error, as a reader that stops at
+// the first fault would; without it the read goes on to the end of the object, so that a
+// syntax error later in the document takes precedence, and the duplicate is returned as dup.
+func (d *document) object(depth int, stopAtDuplicate bool) (ms []member, dup, err error) {
+	d.pos++ // '{'
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return nil, nil, nil
+	}
+	var seen map[string]struct{}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, nil, d.unexpected("looking for beginning of object key string")
+		}
+		ns := d.pos
+		plain, err := d.str()
+		if err != nil {
+			return nil, nil, err
+		}
+		name := d.stringAt(ns, d.pos, plain)
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, nil, d.unexpected("after object key")
+		}
+		d.pos++
+		d.skipSpace()
+		m := member{name: name, start: d.pos}
+		if d.setItems && depth == 0 && name == "value" && d.pos < len(d.data) && d.data[d.pos] == '[' {
+			if m.items, err = d.items(depth + 1); err != nil {
+				return nil, nil, err
+			}
+			if m.items == nil {
+				m.items = []item{}
+			}
+		} else if m.plain, err = d.value(depth + 1); err != nil {
+			return nil, nil, err
+		}
+		m.end = d.pos
+		if dup == nil {
+			if isDuplicate(ms, &seen, name) {
+				dup = spec.ErrDuplicateProperties.New()
+				if stopAtDuplicate {
+					return nil, dup, nil
+				}
+			}
+			ms = append(ms, m)
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, nil, d.unexpected("")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case '}':
+			d.pos++
+			return ms, dup, nil
+		default:
+			return nil, nil, d.unexpected("after object key:value pair")
+		}
+	}
+}
+
+// isDuplicate reports whether name is among ms: by a linear search while the object is
+// small, by a set built on demand once it is not.
+func isDuplicate(ms []member, seen *map[string]struct{}, name string) bool {
+	const linear = 16
+	if len(ms) < linear {
+		for i := range ms {
+			if ms[i].name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*len(ms))
+		for i := range ms {
+			(*seen)[ms[i].name] = struct{}{}
+		}
+	}
+	if _, ok := (*seen)[name]; ok {
+		return true
+	}
+	(*seen)[name] = struct{}{}
+	return false
+}
+
+// items reads the array at d.pos as the elements of a set answer: objects are read into
+// members, anything else is validated and refused in its item.
+func (d *document) items(depth int) ([]item, error) {
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return nil, nil
+	}
+	var out []item
+	for {
+		if depth+1 > maxNesting {
+			return nil, d.syntaxError("exceeded max depth")
+		}
+		var it item
+		if d.pos < len(d.data) && d.data[d.pos] == '{' {
+			ms, dup, err := d.object(depth+1, false)
+			if err != nil {
+				return nil, err
+			}
+			it.members, it.err = ms, dup
+		} else {
+			if _, err := d.value(depth + 1); err != nil {
+				return nil, err
+			}
+			it.err = spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
+		}
+		out = append(out, it)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.unexpected("")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case ']':
+			d.pos++
+			return out, nil
+		default:
+			return nil, d.unexpected("after array element")
+		}
+	}
+}
+
+// value validates the value at d.pos, at nesting depth (1 for a member of the top-level
+// object), and moves past it. plain reports a string without escapes or non-ASCII bytes.
+func (d *document) value(depth int) (plain bool, err error) {
+	if d.pos >= len(d.data) {
+		return false, d.unexpected("")
+	}
+	switch c := d.data[d.pos]; c {
+	case '"':
+		return d.str()
+	case '{', '[':
+		if depth > maxNesting {
+			return false, d.syntaxError("exceeded max depth")
+		}
+		if c == '{' {
+			_, _, err := d.object(depth, false)
+			return false, err
+		}
+		return false, d.array(depth)
+	case 't':
+		return false, d.literal("true")
+	case 'f':
+		return false, d.literal("false")
+	case 'n':
+		return false, d.literal("null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return false, d.number()
+		}
+	}
+	return false, d.unexpected("looking for beginning of value")
+}
+
+func (d *document) array(depth int) error {
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return nil
+	}
+	for {
+		if _, err := d.value(depth + 1); err != nil {
+			return err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return d.unexpected("")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case ']':
+			d.pos++
+			return nil
+		default:
+			return d.unexpected("after array element")
+		}
+	}
+}
+
+func (d *document) literal(word string) error {
+	for i := 0; i < len(word); i++ {
+		if d.pos >= len(d.data) || d.data[d.pos] != word[i] {
+			return d.unexpected("in literal " + word)
+		}
+		d.pos++
+	}
+	return nil
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? (RFC 8259).
+func (d *document) number() error {
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos >= len(d.data) {
+		return d.unexpected("in numeric literal")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '0':
+		d.pos++
+	case c >= '1' && c <= '9':
+		d.digits()
+	default:
+		return d.unexpected("in numeric literal")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if d.digits() == 0 {
+			return d.unexpected("after decimal point in numeric literal")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if d.digits() == 0 {
+			return d.unexpected("in exponent of numeric literal")
+		}
+	}
+	return nil
+}
+
+func (d *document) digits() int {
+	n := 0
+	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+		d.pos++
+		n++
+	}
+	return n
+}
+
+// str reads the string at d.pos (a '"'): control characters are refused, escapes must be
+// those of RFC 8259. plain reports no escape and only ASCII.
+func (d *document) str() (plain bool, err error) {
+	d.pos++ // '"'
+	plain = true
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return plain, nil
+		case c < 0x20:
+			return false, d.unexpected("in string literal")
+		case c == '\\':
+			plain = false
+			d.pos++
+			if d.pos >= len(d.data) {
+				return false, d.unexpected("")
+			}
+			switch d.data[d.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.pos++
+			case 'u':
+				d.pos++
+				for i := 0; i < 4; i++ {
+					if d.pos >= len(d.data) || !isHex(d.data[d.pos]) {
+						return false, d.unexpected("in \\u hexadecimal character escape")
+					}
+					d.pos++
+				}
+			default:
+				return false, d.unexpected("in string escape code")
+			}
+		default:
+			if c >= utf8.RuneSelf {
+				plain = false
+			}
+			d.pos++
+		}
+	}
+	return false, d.unexpected("")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// stringAt returns the text of the validated string literal data[start:end].
+func (d *document) stringAt(start, end int, plain bool) string {
+	if plain {
+		return d.text[start+1 : end-1]
+	}
+	inner := d.data[start+1 : end-1]
+	if !hasEscape(inner) && utf8.Valid(inner) {
+		return d.text[start+1 : end-1]
+	}
+	return unquote(inner)
+}
+
+// stringValue returns the text of member m's value, which is a string literal.
+func (d *document) stringValue(m *member) string { return d.stringAt(m.start, m.end, m.plain) }
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// unquote decodes the inside of a validated string literal as encoding/json does: escapes
+// are resolved, a surrogate pair becomes its code point, a lone surrogate and every byte of
+// invalid UTF-8 become U+FFFD.
+func unquote(s []byte) string {
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			e := s[i+1]
+			i += 2
+			switch e {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(s[i : i+4])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if pair := utf16.DecodeRune(r, hex4(s[i+2:i+6])); pair != utf8.RuneError {
+							b = utf8.AppendRune(b, pair)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+			default: // '"', '\\', '/'
+				b = append(b, e)
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(b)
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// singleString reads raw as exactly one JSON string literal (surrounding space allowed),
+// for the exported value decoders, whose input no scan has validated.
+func singleString(raw []byte) (string, bool) {
+	d := &document{data: raw}
+	d.skipSpace()
+	if d.pos >= len(raw) || raw[d.pos] != '"' {
+		return "", false
+	}
+	start := d.pos
+	if _, err := d.str(); err != nil {
+		return "", false
+	}
+	end := d.pos
+	d.skipSpace()
+	if d.pos != len(raw) {
+		return "", false
+	}
+	inner := raw[start+1 : end-1]
+	if !hasEscape(inner) && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	return unquote(inner), true
+}
