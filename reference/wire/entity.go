@@ -1,10 +1,11 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,11 +55,6 @@ func (d Document) base() string {
 // MetadataURL returns the `odata.metadata` value for fragment, e.g. "tbl/@Element".
 func (d Document) MetadataURL(fragment string) string { return d.base() + "$metadata#" + fragment }
 
-// entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).
-func (d Document) entitySetFragment() string {
-	if d.Select == nil {
-		return d.Table
-	}
 	return d.Table + "&$select=" + strings.Join(d.Select, ",")
 }
 
@@ -66,12 +62,17 @@ func (d Document) entitySetFragment() string {
 // object with `odata.metadata` ending in "#tbl/@Element" (for a projection
 // "#tbl&$select=a,b/@Element", the OData v3 form; UNCERTAIN for Storage).
 func EncodeEntity(e api.Entity, d Document) ([]byte, error) {
-	b := make([]byte, 0, 256)
+	return AppendEntity(make([]byte, 0, 256), e, d)
+}
+
+// AppendEntity appends EncodeEntity's rendering of e to b, so that a server can render into
+// a buffer it reuses. On error b's contents past its original length are undefined.
+func AppendEntity(b []byte, e api.Entity, d Document) ([]byte, error) {
 	b = append(b, '{')
 	first := true
 	if d.Level != NoMetadata {
 		b = appendMember(b, &first, odataMetadata)
-		b = appendString(b, d.MetadataURL(d.entitySetFragment()+"/@Element"))
+		b = d.appendMetadataURL(b, "/@Element")
 	}
 	b, err := appendEntityMembers(b, &first, e, d)
 	if err != nil {
@@ -80,14 +81,42 @@ func EncodeEntity(e api.Entity, d Document) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendMetadataURL appends the quoted `odata.metadata` of an entity answer: the entity set
+// fragment followed by suffix.
+func (d Document) appendMetadataURL(b []byte, suffix string) []byte {
+	b = append(b, '"')
+	b = appendEscaped(b, d.ServiceURL)
+	if !strings.HasSuffix(d.ServiceURL, "/") {
+		b = append(b, '/')
+	}
+	b = append(b, "$metadata#"...)
+	b = appendEscaped(b, d.Table)
+	if d.Select != nil {
+		b = append(b, "&$select="...)
+		for i, s := range d.Select {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEscaped(b, s)
+		}
+	}
+	b = appendEscaped(b, suffix)
+	return append(b, '"')
+}
+
 // EncodeEntitySet renders the answer of Query Entities: {"odata.metadata":..,"value":[..]}.
 func EncodeEntitySet(es []api.Entity, d Document) ([]byte, error) {
-	b := make([]byte, 0, 128+len(es)*256)
+	return AppendEntitySet(make([]byte, 0, 128+len(es)*256), es, d)
+}
+
+// AppendEntitySet appends EncodeEntitySet's rendering of es to b. On error b's contents past
+// its original length are undefined.
+func AppendEntitySet(b []byte, es []api.Entity, d Document) ([]byte, error) {
 	b = append(b, '{')
 	first := true
 	if d.Level != NoMetadata {
 		b = appendMember(b, &first, odataMetadata)
-		b = appendString(b, d.MetadataURL(d.entitySetFragment()))
+		b = d.appendMetadataURL(b, "")
 	}
 	b = appendMember(b, &first, "value")
 	b = append(b, '[')
@@ -162,25 +191,33 @@ func appendEntityMembers(b []byte, first *bool, e api.Entity, d Document) ([]byt
 			b = appendString(b, string(api.EdmDateTime))
 		}
 		b = appendMember(b, first, PropTimestamp)
-		b = appendString(b, api.FormatDateTime(e.Timestamp))
+		b = appendDateTime(b, e.Timestamp)
 	}
 	return appendProperties(b, first, e, d.Level != NoMetadata, false)
 }
 
 func appendProperties(b []byte, first *bool, e api.Entity, annotate, request bool) ([]byte, error) {
-	names := make([]string, 0, len(e.Properties))
+	var room [32]string
+	names := room[:0]
 	for n := range e.Properties {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, n := range names {
 		v := e.Properties[n]
 		if !v.Null && !v.Type.Valid() {
 			return nil, fmt.Errorf("property %q: unknown type %q", n, v.Type)
 		}
 		if annotate && !v.Null && needsAnnotation(v, request) {
-			b = appendMember(b, first, n+typeSuffix)
-			b = appendString(b, string(v.Type))
+			if !*first {
+				b = append(b, ',')
+			}
+			*first = false
+			b = append(b, '"')
+			b = appendEscaped(b, n)
+			b = append(b, typeSuffix+`":"`...)
+			b = append(b, v.Type...)
+			b = append(b, '"')
 		}
 		b = appendMember(b, first, n)
 		b = AppendValue(b, v)
@@ -199,7 +236,8 @@ func needsAnnotation(v api.Value, request bool) bool {
 		if request || math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
 			return true
 		}
-		return !strings.ContainsAny(FormatDouble(v.Float), ".")
+		var room [32]byte
+		return bytes.IndexByte(appendDouble(room[:0], v.Float), '.') < 0
 	}
 	return false
 }
@@ -219,7 +257,7 @@ func AppendValue(b []byte, v api.Value) []byte {
 	case api.EdmBoolean:
 		return strconv.AppendBool(b, v.Bool)
 	case api.EdmDateTime:
-		return appendString(b, api.FormatDateTime(v.Time))
+		return appendDateTime(b, v.Time)
 	case api.EdmDouble:
 		switch {
 		case math.IsNaN(v.Float):
@@ -229,7 +267,7 @@ func AppendValue(b []byte, v api.Value) []byte {
 		case math.IsInf(v.Float, -1):
 			return append(b, `"-Infinity"`...)
 		}
-		return append(b, FormatDouble(v.Float)...)
+		return appendDouble(b, v.Float)
 	case api.EdmInt32:
 		return strconv.AppendInt(b, v.Int, 10)
 	case api.EdmInt64:
@@ -243,16 +281,30 @@ func AppendValue(b []byte, v api.Value) []byte {
 // FormatDouble renders a finite double as a JSON number that reads back as a Double without
 // an annotation wherever possible: shortest round-trip digits, with ".0" added to whole
 // numbers ("5.0", as Storage answers; SPEC.md 1.5), and exponent form outside [1e-6, 1e21).
-func FormatDouble(f float64) string {
+func FormatDouble(f float64) string { return string(appendDouble(nil, f)) }
+
+func appendDouble(b []byte, f float64) []byte {
 	a := math.Abs(f)
 	if a != 0 && (a < 1e-6 || a >= 1e21) {
-		return strconv.FormatFloat(f, 'E', -1, 64)
+		return strconv.AppendFloat(b, f, 'E', -1, 64)
 	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsRune(s, '.') {
-		s += ".0"
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	if bytes.IndexByte(b[start:], '.') < 0 {
+		b = append(b, ".0"...)
 	}
-	return s
+	return b
+}
+
+// dateTimeLayout is api.FormatDateTime's form: UTC, up to seven fractional digits, trailing
+// zeros trimmed.
+const dateTimeLayout = "2006-01-02T15:04:05.9999999Z"
+
+// appendDateTime appends api.FormatDateTime(t) as a JSON string; the form needs no escape.
+func appendDateTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, dateTimeLayout)
+	return append(b, '"')
 }
 
 func appendMember(b []byte, first *bool, name string) []byte {
@@ -269,6 +321,12 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends s as the inside of a JSON string.
+func appendEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -311,8 +369,7 @@ func appendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // EncodeTable renders the answer of Create Table: the table object with `odata.metadata`

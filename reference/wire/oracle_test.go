@@ -422,3 +422,21 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 	}
 	return mismatch()
 }
+
+func oracleFormatDouble(f float64) string {
+	a := math.Abs(f)
+	if a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(f, 'E', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsRune(s, '.') {
+		s += ".0"
+	}
+	return s
+}
+
+// entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).
+func (d Document) entitySetFragment() string {
+	if d.Select == nil {
+		return d.Table
+	}
