@@ -55,9 +55,6 @@ func (d Document) base() string {
 // MetadataURL returns the `odata.metadata` value for fragment, e.g. "tbl/@Element".
 func (d Document) MetadataURL(fragment string) string { return d.base() + "$metadata#" + fragment }
 
-	return d.Table + "&$select=" + strings.Join(d.Select, ",")
-}
-
 // EncodeEntity renders one entity as the answer of Get Entity or Insert Entity: the entity
 // object with `odata.metadata` ending in "#tbl/@Element" (for a projection
 // "#tbl&$select=a,b/@Element", the OData v3 form; UNCERTAIN for Storage).

@@ -440,3 +440,5 @@ func (d Document) entitySetFragment() string {
 	if d.Select == nil {
 		return d.Table
 	}
+	return d.Table + "&$select=" + strings.Join(d.Select, ",")
+}
