@@ -201,7 +201,7 @@ var (
 	_ = define(Mutant{
 		Name:        "batch-applied-in-steps",
 		Description: "applies the operations of a transaction one request at a time: readers see it half done, and a failure leaves the earlier operations applied",
-		Breaks:      []string{"batch.isolation"},
+		Breaks:      []string{"batch.isolation", "batch.concurrent"},
 	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 		if len(ops) < 2 || len(ops) > spec.MaxBatchOperations {
 			return b.SubmitBatch(ctx, table, ops)
@@ -223,7 +223,7 @@ var (
 				r.Status = 204
 			}
 			results[i] = r
-			sleep(ctx, raceWindow)
+			sleep(ctx, stepPause)
 		}
 		return results, nil
 	}), hooks{})

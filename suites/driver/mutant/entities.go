@@ -126,7 +126,7 @@ var (
 	_ = define(Mutant{
 		Name:        "keys-case-folded",
 		Description: "stores and looks up keys in lower case, so keys that differ only in case name one entity",
-		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive"},
+		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive", "pattern.index-entities.same-partition-concurrent"},
 		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend {
 		return &keyMapper{Backend: b, in: strings.ToLower}
@@ -575,7 +575,7 @@ var (
 	_ = define(Mutant{
 		Name:        "query-coalescing-by-table",
 		Description: "answers a query that arrives while another query of the same table is in flight with that query's page",
-		Breaks:      []string{"parallel.query.equivalent"},
+		Breaks:      []string{"parallel.query.equivalent", "pattern.impl.parallel-partitions", "parallel.query.paged"},
 		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend { return &coalesce{Backend: b, inflight: map[string]*flight{}} }, hooks{})
 )

@@ -308,7 +308,7 @@ var (
 	_ = define(Mutant{
 		Name:        "etag-unchanged-on-update",
 		Description: "keeps an entity's ETag from its creation: updates do not change it, so a stale ETag still matches",
-		Breaks:      []string{"entities.etag.changes", "modify.etag.changes", "concurrency.stale-etag.replace", "concurrency.stale-etag.merge"},
+		Breaks:      []string{"entities.etag.changes", "modify.etag.changes", "concurrency.stale-etag.replace", "concurrency.stale-etag.merge", "parallel.etag.distinct"},
 		Areas:       []spec.Area{spec.AreaParallel},
 	}, func(b api.Backend) api.Backend { return &etagFrozen{Backend: b, s: newSysState[string]()} }, hooks{})
 
