@@ -54,7 +54,6 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 	}
 	w := t.beginWrite(s)
 	results := make([]api.BatchResult, len(ops))
-	etags := make([]byte, 0, etagLength*len(ops)) // one allocation for every ETag
 	for i, op := range ops {
 		var l loc
 		var serr *spec.Error
@@ -80,13 +79,7 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 		}
 		results[i].Status = status
 		if op.Kind != api.BatchDelete {
-			etags = appendETag(etags, bodyTicks(t.arena.body(l)))
-		}
-	}
-	all := string(etags)
-	for i, op := range ops {
-		if op.Kind != api.BatchDelete {
-			results[i].ETag, all = all[:etagLength], all[etagLength:]
+			results[i].ETag = bodyETagOf(t.arena.body(l))
 		}
 	}
 	w.commit()

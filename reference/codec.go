@@ -18,6 +18,7 @@ import (
 //	8 bytes   Timestamp, in 100 ns ticks since 0001-01-01T00:00:00Z, little endian
 //	4 bytes   the entity's id in its table (store.go), little endian
 //	2 bytes   the number of properties, little endian
+//	46 bytes  the ETag (formatETag of the Timestamp), kept so that reads share it
 //	for each property:
 //	  uvarint  the property name's id in the Service's name table
 //	  1 byte   the EDM type (typeString...)
@@ -25,8 +26,12 @@ import (
 //	           DateTime: 8 bytes of ticks; Double: 8 bytes of IEEE bits; Guid: 16 bytes;
 //	           Int32, Int64: zig-zag varint
 
-// bodyHeader is the length of a body before its properties.
-const bodyHeader = 14
+// bodyHeader is the length of a body before its properties; bodyETag is where its ETag
+// lies.
+const (
+	bodyETag   = 14
+	bodyHeader = bodyETag + etagLength
+)
 
 // The type byte of each EDM type in a record body.
 const (
@@ -97,14 +102,6 @@ func formatETag(k int64) string {
 // etagLength is the length of every ETag formatETag returns.
 const etagLength = len(`W/"datetime'0000-00-00T00%3A00%3A00.0000000Z'"`)
 
-// etagMatches reports whether ifMatch is the ETag of an entity whose Timestamp is k ticks.
-func etagMatches(ifMatch string, k int64) bool {
-	if len(ifMatch) != etagLength {
-		return false
-	}
-	var b [etagLength]byte
-	return string(appendETag(b[:0], k)) == ifMatch
-}
 
 // Civil dates from ticks, without time.Time: days since 0001-01-01 to a proleptic Gregorian
 // date (H. Hinnant's days_from_civil inverse, shifted to that epoch).
@@ -261,7 +258,8 @@ const (
 )
 
 // encodeEntity appends the encoding of an entity whose properties have been validated to
-// scratch[:0], with Timestamp and id left zero (setBodyTicks, setBodyID fill them), and
+// scratch[:0], with Timestamp, ETag and id left zero (setBodyTimestamp, setBodyID fill
+// them), and
 // returns it with the number of stored properties and the entity's size (EntitySize).
 func (n *nameTable) encodeEntity(scratch []byte, pk, rk string, props map[string]api.Value) (buf []byte, count, size int) {
 	buf = append(scratch[:0], pk...)
@@ -337,9 +335,6 @@ func skipValue(b string, i int) (end, size int) {
 	return len(b), 0 // unreachable for bodies this package wrote
 }
 
-// setBodyTicks writes the Timestamp ticks of an encoded body.
-func setBodyTicks(body []byte, ticks int64) { binary.LittleEndian.PutUint64(body, uint64(ticks)) }
-
 // setBodyCount writes the property count of an encoded body; a count above the limit is
 // refused before the body is stored, so clamping it is harmless.
 func setBodyCount(body []byte, count int) {
@@ -379,6 +374,15 @@ func appendValue(buf []byte, v api.Value) []byte {
 // bodyTicks returns the Timestamp ticks of an encoded body.
 func bodyTicks(body string) int64 { return int64(le64(body, 0)) }
 
+// bodyETagOf returns the ETag of an encoded body, shared with the body.
+func bodyETagOf(body string) string { return body[bodyETag:bodyHeader] }
+
+// setBodyTimestamp writes the Timestamp ticks of an encoded body and its ETag.
+func setBodyTimestamp(body []byte, ticks int64) {
+	binary.LittleEndian.PutUint64(body, uint64(ticks))
+	appendETag(body[bodyETag:bodyETag], ticks)
+}
+
 // decode returns the entity with keys pk, rk and encoded body, with its Timestamp and
 // ETag. The entity is the caller's: strings are shared (immutable), byte slices are fresh.
 func (n *nameTable) decode(pk, rk, body string) api.Entity {
@@ -387,7 +391,7 @@ func (n *nameTable) decode(pk, rk, body string) api.Entity {
 		PartitionKey: pk,
 		RowKey:       rk,
 		Timestamp:    timeOfTicks(ticks),
-		ETag:         formatETag(ticks),
+		ETag:         bodyETagOf(body),
 		Properties:   n.decodeProperties(body),
 	}
 }

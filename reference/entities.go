@@ -76,7 +76,7 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 	l, serr := w.update(e, mode, ifMatch)
 	var etag string
 	if serr == nil {
-		etag = formatETag(bodyTicks(t.arena.body(l)))
+		etag = bodyETagOf(t.arena.body(l))
 		w.commit()
 	} else {
 		w.rollback()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/odata"
@@ -219,22 +218,11 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 	}
 
 	page.Entities = make([]api.Entity, len(*hits))
-	etags := make([]byte, 0, etagLength*len(*hits)) // one allocation for every ETag
 	for i, h := range *hits {
 		pk, rk, body := h.split()
-		ticks := bodyTicks(body)
-		etags = appendETag(etags, ticks)
-		page.Entities[i] = api.Entity{
-			PartitionKey: pk,
-			RowKey:       rk,
-			Timestamp:    timeOfTicks(ticks),
-			Properties:   s.names.decodeProperties(body),
-		}
-	}
-	all := unsafe.String(unsafe.SliceData(etags), len(etags)) // never written again
-	for i := range page.Entities {
-		page.Entities[i].ETag = all[i*etagLength : (i+1)*etagLength]
-		proj.apply(&page.Entities[i])
+		e := &page.Entities[i]
+		*e = s.names.decode(pk, rk, body)
+		proj.apply(e)
 	}
 	return page, nil
 }

@@ -332,7 +332,7 @@ func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc,
 		return loc{}, spec.ErrResourceNotFound.New()
 	case !found:
 		return loc{}, errConditionalMissing()
-	case ifMatch != "" && ifMatch != api.IfMatchAny && !etagMatches(ifMatch, bodyTicks(w.t.arena.body(old))):
+	case ifMatch != "" && ifMatch != api.IfMatchAny && ifMatch != bodyETagOf(w.t.arena.body(old)):
 		return loc{}, spec.ErrUpdateCondition.New()
 	}
 	if mode == api.Merge {
@@ -374,7 +374,7 @@ func (w *writer) put(h uint64, pk, rk string, buf []byte, old loc, exists bool) 
 		id = t.newID()
 	}
 	body := buf[len(pk)+len(rk):]
-	setBodyTicks(body, w.s.nextTick())
+	setBodyTimestamp(body, w.s.nextTick())
 	setBodyID(body, id)
 	l := t.arena.put(unsafe.String(unsafe.SliceData(buf), len(buf)), len(pk), len(rk))
 	if cap(t.scratch) > 64<<10 {
@@ -401,7 +401,7 @@ func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
-	if ifMatch != api.IfMatchAny && !etagMatches(ifMatch, bodyTicks(t.arena.body(old))) {
+	if ifMatch != api.IfMatchAny && ifMatch != bodyETagOf(t.arena.body(old)) {
 		return spec.ErrUpdateCondition.New()
 	}
 	id := bodyID(t.arena.body(old))
