@@ -102,7 +102,6 @@ func formatETag(k int64) string {
 // etagLength is the length of every ETag formatETag returns.
 const etagLength = len(`W/"datetime'0000-00-00T00%3A00%3A00.0000000Z'"`)
 
-
 // Civil dates from ticks, without time.Time: days since 0001-01-01 to a proleptic Gregorian
 // date (H. Hinnant's days_from_civil inverse, shifted to that epoch).
 const (
