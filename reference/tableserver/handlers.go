@@ -2,7 +2,6 @@ package tableserver
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -252,13 +251,9 @@ func (x *exchange) queryEntities(table string) error {
 		}
 		ents = kept
 	}
-	body, err := wire.EncodeEntitySet(ents, x.document(table, sel))
-	if err != nil {
-		return err
-	}
+	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
-	x.writeJSON(http.StatusOK, body)
-	return nil
+	return x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
 }
 
 func (x *exchange) getEntity(res wire.Resource) error {
@@ -275,14 +270,14 @@ func (x *exchange) getEntity(res wire.Resource) error {
 	if err != nil {
 		return err
 	}
-	body, err := wire.EncodeEntity(e, x.document(res.Table, sel))
-	if err != nil {
+	if e.ETag != "" {
+		x.w.Header().Set(keyETag, e.ETag)
+	}
+	doc := x.document(res.Table, sel)
+	if err := x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, e, doc) }); err != nil {
+		x.w.Header().Del(keyETag)
 		return err
 	}
-	if e.ETag != "" {
-		x.w.Header().Set(wire.HeaderETag, e.ETag)
-	}
-	x.writeJSON(http.StatusOK, body)
 	return nil
 }
 
@@ -316,28 +311,28 @@ func (x *exchange) insertEntity(table string) error {
 	loc := x.serviceURL() + wire.EntityPath(table, stored.PartitionKey, stored.RowKey)
 	h := x.w.Header()
 	h.Set(wire.HeaderLocation, loc)
-	h.Set(wire.HeaderDataSvcVersion, "3.0;")
+	h.Set(keyDataSvcVersion, "3.0;")
 	if stored.ETag != "" {
-		h.Set(wire.HeaderETag, stored.ETag)
+		h.Set(keyETag, stored.ETag)
 	}
 	switch prefer(x.r.Header) {
 	case "return-no-content":
-		h.Set(wire.HeaderPrefApplied, "return-no-content")
-		h.Set(wire.HeaderDataServiceID, loc)
+		h.Set(keyPrefApplied, "return-no-content")
+		h.Set(keyDataServiceID, loc)
 		x.write(http.StatusNoContent, nil)
 		return nil
 	case "return-content":
-		h.Set(wire.HeaderPrefApplied, "return-content")
+		h.Set(keyPrefApplied, "return-content")
 	}
-	out, err := wire.EncodeEntity(stored, x.document(table, nil))
-	if err != nil {
-		return err
-	}
-	x.writeJSON(http.StatusCreated, out)
-	return nil
+	doc := x.document(table, nil)
+	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, stored, doc) })
 }
 
-var etagPattern = regexp.MustCompile(`^(W/)?"[^"]*"$`)
+// validETag says whether v has the form `"..."` or `W/"..."` with no quote inside.
+func validETag(v string) bool {
+	v = strings.TrimPrefix(v, "W/")
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && strings.IndexByte(v[1:len(v)-1], '"') < 0
+}
 
 // conditionHeaders reads If-Match for a write, refusing If-None-Match and malformed ETags
 // with the InvalidInput messages of TERR (SPEC.md 2.3).
@@ -345,7 +340,7 @@ func conditionHeaders(h interface {
 	Get(string) string
 	Values(string) []string
 }, method string) (string, error) {
-	ifMatch, noneMatch := h.Values(wire.HeaderIfMatch), h.Values(wire.HeaderIfNoneMatch)
+	ifMatch, noneMatch := h.Values(keyIfMatch), h.Values(keyIfNoneMatch)
 	if len(ifMatch) > 0 && len(noneMatch) > 0 {
 		return "", spec.ErrInvalidInput.Newf(spec.MsgBothIfMatchAndNone)
 	}
@@ -359,7 +354,7 @@ func conditionHeaders(h interface {
 		return "", nil
 	}
 	v := strings.TrimSpace(ifMatch[0])
-	if len(ifMatch) > 1 || (v != api.IfMatchAny && !etagPattern.MatchString(v)) {
+	if len(ifMatch) > 1 || (v != api.IfMatchAny && !validETag(v)) {
 		return "", spec.ErrInvalidInput.Newf(spec.MsgInvalidETagFormat, v)
 	}
 	return v, nil
@@ -420,9 +415,9 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 		return err
 	}
 	h := x.w.Header()
-	h.Set(wire.HeaderDataSvcVersion, "1.0;")
+	h.Set(keyDataSvcVersion, "1.0;")
 	if etag != "" {
-		h.Set(wire.HeaderETag, etag)
+		h.Set(keyETag, etag)
 	}
 	x.write(http.StatusNoContent, nil)
 	return nil
@@ -444,7 +439,7 @@ func (x *exchange) deleteEntity(res wire.Resource) error {
 	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
 		return err
 	}
-	x.w.Header().Set(wire.HeaderDataSvcVersion, "1.0;")
+	x.w.Header().Set(keyDataSvcVersion, "1.0;")
 	x.write(http.StatusNoContent, nil)
 	return nil
 }

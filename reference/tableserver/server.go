@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -197,7 +198,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer func() { <-s.inflight }()
 		default:
 			s.busy.Add(1)
-			x.w.Header().Set(wire.HeaderRequestID, x.id)
+			x.w.Header().Set(keyRequestID, x.id)
 			x.w.Header().Set("Retry-After", "1")
 			x.w.Header().Set("Connection", "close")
 			x.fail(spec.ErrServerBusy.New())
@@ -218,32 +219,80 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func newRequestID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:36], b[10:16])
+	return string(s[:])
 }
+
+// Canonical forms of the protocol's header names: net/http converts any other form on
+// every Get and Set.
+var (
+	keyRequestID       = http.CanonicalHeaderKey(wire.HeaderRequestID)
+	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
+	keyVersion         = http.CanonicalHeaderKey(wire.HeaderVersion)
+	keyErrorCode       = http.CanonicalHeaderKey(wire.HeaderErrorCode)
+	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
+	keyDataServiceID   = http.CanonicalHeaderKey(wire.HeaderDataServiceID)
+	keyPrefApplied     = http.CanonicalHeaderKey(wire.HeaderPrefApplied)
+	keyETag            = http.CanonicalHeaderKey(wire.HeaderETag)
+	keyXHTTPMethod     = http.CanonicalHeaderKey(wire.HeaderXHTTPMethod)
+	keyIfMatch         = http.CanonicalHeaderKey(wire.HeaderIfMatch)
+	keyIfNoneMatch     = http.CanonicalHeaderKey(wire.HeaderIfNoneMatch)
+)
+
+// httpDate renders the Date header; the rendering of the current second is kept, as every
+// answer of that second carries it.
+func httpDate(t time.Time) string {
+	sec := t.Unix()
+	if c := lastDate.Load(); c != nil && c.sec == sec {
+		return c.text
+	}
+	c := &dateText{sec: sec, text: t.UTC().Format(http.TimeFormat)}
+	lastDate.Store(c)
+	return c.text
+}
+
+type dateText struct {
+	sec  int64
+	text string
+}
+
+var lastDate atomic.Pointer[dateText]
 
 func (x *exchange) serve() {
 	h := x.w.Header()
-	h.Set(wire.HeaderRequestID, x.id)
-	h.Set(wire.HeaderVersion, spec.APIVersion)
-	h.Set("Date", x.now.UTC().Format(http.TimeFormat))
+	h.Set(keyRequestID, x.id)
+	h.Set(keyVersion, spec.APIVersion)
+	h.Set("Date", httpDate(x.now))
 	h.Set("Server", ServerHeader)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), "")
 
-	q, err := url.ParseQuery(x.r.URL.RawQuery)
-	if err != nil {
-		x.fail(spec.ErrInvalidQueryParameter.New())
-		return
+	q := url.Values{}
+	if raw := x.r.URL.RawQuery; raw != "" {
+		var err error
+		if q, err = url.ParseQuery(raw); err != nil {
+			x.fail(spec.ErrInvalidQueryParameter.New())
+			return
+		}
+		x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), q.Get("$format"))
 	}
 	x.query = q
-	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), q.Get("$format"))
-	if ids := x.r.Header.Values(wire.HeaderClientRequestID); len(ids) > 0 {
+	if ids := x.r.Header.Values(keyClientRequestID); len(ids) > 0 {
 		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
-		h.Set(wire.HeaderClientRequestID, ids[0])
+		h.Set(keyClientRequestID, ids[0])
 	}
 	if x.r.ContentLength > spec.MaxRequestBodyBytes {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
@@ -303,7 +352,7 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	if host == "" {
 		return wire.Resource{}, spec.ErrHostInfoNotPresent.New()
 	}
-	if net.ParseIP(host) == nil {
+	if !isIP(host) {
 		label, _, _ := strings.Cut(host, ".")
 		if _, ok := x.s.keys[strings.ToLower(label)]; ok && label != "localhost" {
 			x.account = strings.ToLower(label)
@@ -317,6 +366,13 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 		x.account, x.pathStyle, p = first, true, rest
 	}
 	return wire.ParseResource(p)
+}
+
+// isIP says whether host is an IP address as net.ParseIP reads one (no zone), without
+// allocating.
+func isIP(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Zone() == ""
 }
 
 // serviceURL is the table endpoint as this client addresses it, ending in "/".
@@ -375,7 +431,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 // only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
 func (x *exchange) effectiveMethod() (string, error) {
 	m := x.r.Method
-	if vs := x.r.Header.Values(wire.HeaderXHTTPMethod); len(vs) > 0 {
+	if vs := x.r.Header.Values(keyXHTTPMethod); len(vs) > 0 {
 		if len(vs) > 1 || strings.Contains(vs[0], ",") {
 			return "", spec.ErrXMethodIncorrectCount.New()
 		}
@@ -482,7 +538,7 @@ func (x *exchange) fail(err error) {
 		status = http.StatusInternalServerError
 	}
 	h := x.w.Header()
-	h.Set(wire.HeaderErrorCode, se.Code)
+	h.Set(keyErrorCode, se.Code)
 	var body []byte
 	if x.jsonErr {
 		h.Set(wire.HeaderContentType, x.level.ContentType())
@@ -515,11 +571,40 @@ func (x *exchange) writeJSON(status int, body []byte) {
 
 // prefer reads the Prefer header: "return-content", "return-no-content" or "".
 func prefer(h interface{ Get(string) string }) string {
-	for _, p := range strings.Split(h.Get(wire.HeaderPrefer), ",") {
-		switch v := strings.ToLower(strings.TrimSpace(p)); v {
-		case "return-content", "return-no-content":
-			return v
+	rest := h.Get(wire.HeaderPrefer)
+	for rest != "" {
+		var p string
+		p, rest, _ = strings.Cut(rest, ",")
+		p = strings.TrimSpace(p)
+		switch {
+		case strings.EqualFold(p, "return-content"):
+			return "return-content"
+		case strings.EqualFold(p, "return-no-content"):
+			return "return-no-content"
 		}
 	}
 	return ""
+}
+
+// bodyBuffers recycles the buffers answers are rendered into.
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledBody bounds the buffers kept for reuse, so that one large answer does not stay
+// allocated.
+const maxPooledBody = 1 << 20
+
+// writeRendered renders an answer with render into a pooled buffer and writes it as JSON.
+func (x *exchange) writeRendered(status int, render func([]byte) ([]byte, error)) error {
+	bp := bodyBuffers.Get().(*[]byte)
+	body, err := render((*bp)[:0])
+	if err == nil {
+		x.writeJSON(status, body)
+	}
+	if cap(body) <= maxPooledBody && body != nil {
+		*bp = body[:0]
+	}
+	if cap(*bp) <= maxPooledBody {
+		bodyBuffers.Put(bp)
+	}
+	return err
 }

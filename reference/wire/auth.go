@@ -37,6 +37,13 @@ const (
 	HeaderLocation        = "Location"
 )
 
+// Canonical forms of the header names that are not canonical as the protocol spells them:
+// looking a header up by its canonical name spares net/http a conversion per call.
+var (
+	canonicalMSDate     = http.CanonicalHeaderKey(HeaderMSDate)
+	canonicalContentMD5 = http.CanonicalHeaderKey(HeaderContentMD5)
+)
+
 // AuthScheme is one of the two Shared Key schemes of the Table service.
 type AuthScheme int
 
@@ -63,6 +70,9 @@ func CanonicalizedResource(account, escapedPath, rawQuery string) string {
 		escapedPath = "/"
 	}
 	cr := "/" + account + escapedPath
+	if !mayHaveComp(rawQuery) {
+		return cr
+	}
 	if q, err := url.ParseQuery(rawQuery); err == nil {
 		if comp, ok := q["comp"]; ok && len(comp) > 0 {
 			cr += "?comp=" + comp[0]
@@ -71,12 +81,17 @@ func CanonicalizedResource(account, escapedPath, rawQuery string) string {
 	return cr
 }
 
+// mayHaveComp says whether a raw query could hold a comp parameter once unescaped.
+func mayHaveComp(rawQuery string) bool {
+	return strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0
+}
+
 // SharedKeyStringToSign builds the string to sign of scheme for a request (SPEC.md 7.1):
 // Shared Key `VERB\nContent-MD5\nContent-Type\nDate\nCanonicalizedResource` (no
 // CanonicalizedHeaders for tables), Shared Key Lite `Date\nCanonicalizedResource`. The Date
 // slot holds x-ms-date when it is set, else Date.
 func SharedKeyStringToSign(scheme AuthScheme, method string, h http.Header, account, escapedPath, rawQuery string) string {
-	date := h.Get(HeaderMSDate)
+	date := h.Get(canonicalMSDate)
 	if date == "" {
 		date = h.Get(HeaderDate)
 	}
@@ -84,7 +99,7 @@ func SharedKeyStringToSign(scheme AuthScheme, method string, h http.Header, acco
 	if scheme == SharedKeyLite {
 		return date + "\n" + cr
 	}
-	return method + "\n" + h.Get(HeaderContentMD5) + "\n" + h.Get(HeaderContentType) + "\n" + date + "\n" + cr
+	return method + "\n" + h.Get(canonicalContentMD5) + "\n" + h.Get(HeaderContentType) + "\n" + date + "\n" + cr
 }
 
 // Sign returns Base64(HMAC-SHA256(stringToSign, key)).
@@ -98,8 +113,8 @@ func Sign(key []byte, stringToSign string) string {
 // has neither x-ms-date nor Date, then sets Authorization. The path signed is the one the
 // request will send (r.URL.EscapedPath()).
 func SignRequest(r *http.Request, scheme AuthScheme, account string, key []byte, now time.Time) {
-	if r.Header.Get(HeaderMSDate) == "" && r.Header.Get(HeaderDate) == "" {
-		r.Header.Set(HeaderMSDate, now.UTC().Format(http.TimeFormat))
+	if r.Header.Get(canonicalMSDate) == "" && r.Header.Get(HeaderDate) == "" {
+		r.Header.Set(canonicalMSDate, now.UTC().Format(http.TimeFormat))
 	}
 	sts := SharedKeyStringToSign(scheme, r.Method, r.Header, account, r.URL.EscapedPath(), r.URL.RawQuery)
 	r.Header.Set(HeaderAuthorization, scheme.String()+" "+account+":"+Sign(key, sts))
@@ -153,7 +168,7 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 	if !ok {
 		return "", authFailed("The account " + a.Account + " is not known.")
 	}
-	date := h.Get(HeaderMSDate)
+	date := h.Get(canonicalMSDate)
 	if date == "" {
 		date = h.Get(HeaderDate)
 	}

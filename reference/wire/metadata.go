@@ -43,13 +43,34 @@ func ParseMetadata(s string) (Metadata, bool) {
 	return MinimalMetadata, false
 }
 
+// The Accept header values of the three levels.
+const (
+	minimalAccept = "application/json;odata=minimalmetadata"
+	noAccept      = "application/json;odata=nometadata"
+	fullAccept    = "application/json;odata=fullmetadata"
+)
+
 // Accept returns the Accept header value that asks for level m.
-func (m Metadata) Accept() string { return "application/json;odata=" + m.String() }
+func (m Metadata) Accept() string {
+	switch m {
+	case NoMetadata:
+		return noAccept
+	case FullMetadata:
+		return fullAccept
+	}
+	return minimalAccept
+}
 
 // ContentType returns the Content-Type of a JSON answer at level m, as Storage writes it
 // (SPEC.md 2.1).
 func (m Metadata) ContentType() string {
-	return "application/json;odata=" + m.String() + ";streaming=true;charset=utf-8"
+	switch m {
+	case NoMetadata:
+		return "application/json;odata=nometadata;streaming=true;charset=utf-8"
+	case FullMetadata:
+		return "application/json;odata=fullmetadata;streaming=true;charset=utf-8"
+	}
+	return "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"
 }
 
 // Format values that a $format query option or an Accept header may name.
@@ -80,6 +101,14 @@ func NegotiateMetadata(accept, format string) (Metadata, error) {
 			return MinimalMetadata, spec.ErrInvalidQueryParameter.Newf("The value '%s' of the $format query option is not valid.", format)
 		}
 		return m, nil
+	}
+	switch accept { // the Accept headers clients send, answered without parsing
+	case "", minimalAccept, ContentTypeJSON:
+		return MinimalMetadata, nil
+	case noAccept:
+		return NoMetadata, nil
+	case fullAccept:
+		return FullMetadata, nil
 	}
 	if strings.TrimSpace(accept) == "" {
 		return MinimalMetadata, nil
