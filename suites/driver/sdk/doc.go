@@ -24,5 +24,6 @@
 // name as such.
 //
 // It imports the standard library, azcore, aztables, reference/api, reference/spec,
-// reference/wire (connection strings) and suites/driver.
+// reference/wire (connection strings), suites/driver and suites/driver/rest (its HTTP
+// transport).
 package sdk

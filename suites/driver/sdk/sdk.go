@@ -20,6 +20,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/rest"
 )
 
 // DriverName is the name of this driver in driver.Info.
@@ -81,7 +82,12 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	}
 	hc := cfg.httpClient
 	if hc == nil {
-		hc = &http.Client{Timeout: cfg.timeout}
+		// rest's transport keeps enough idle connections per host for a load run's
+		// workers; net/http's default keeps two and would open a connection per request.
+		// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
+		tr := rest.NewTransport()
+		tr.ForceAttemptHTTP2 = true
+		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
 	retries := cfg.retries
 	if retries <= 0 {
