@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -190,9 +191,9 @@ func (b *Backend) NewRequest(ctx context.Context, method, path string, body []by
 	}
 	req.URL.RawPath = full // keep the escaping exactly as built: it is what gets signed
 	h := req.Header
-	h.Set(wire.HeaderVersion, spec.APIVersion)
-	h.Set(wire.HeaderDataSvcVersion, "3.0")
-	h.Set(wire.HeaderMaxDataSvcVer, "3.0;NetFx")
+	h.Set(keyVersion, spec.APIVersion)
+	h.Set(keyDataSvcVersion, "3.0")
+	h.Set(keyMaxDataSvcVer, "3.0;NetFx")
 	h.Set("Accept", b.level.Accept())
 	if body != nil {
 		h.Set(wire.HeaderContentType, wire.ContentTypeJSON)
@@ -204,8 +205,8 @@ func (b *Backend) NewRequest(ctx context.Context, method, path string, body []by
 // when no date is given) unless the request already carries Authorization, or the SAS
 // parameters added to the query. A client request id is added when missing.
 func (b *Backend) Do(req *http.Request) (*http.Response, error) {
-	if req.Header.Get(wire.HeaderClientRequestID) == "" {
-		req.Header.Set(wire.HeaderClientRequestID, newID())
+	if req.Header.Get(keyClientRequestID) == "" {
+		req.Header.Set(keyClientRequestID, newID())
 	}
 	if b.sas != nil {
 		q := req.URL.Query()
@@ -242,8 +243,27 @@ func redactedURL(u *url.URL) string {
 func newID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:36], b[10:16])
+	return string(s[:])
 }
+
+// Canonical forms of the protocol's header names: net/http converts any other form on
+// every Get and Set.
+var (
+	keyVersion         = http.CanonicalHeaderKey(wire.HeaderVersion)
+	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
+	keyMaxDataSvcVer   = http.CanonicalHeaderKey(wire.HeaderMaxDataSvcVer)
+	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
+)
 
 // answer is a read response.
 type answer struct {
@@ -272,7 +292,7 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		return answer{}, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	data, err := readAnswer(resp.Body, resp.ContentLength)
 	if err != nil {
 		return answer{}, fmt.Errorf("rest: %s %s: reading the answer: %w", method, path, err)
 	}
@@ -283,6 +303,17 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		return answer{}, wire.DecodeError(resp.StatusCode, resp.Header, data)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// readAnswer reads an answer's body to its end (so that the connection is reused), at most
+// maxResponseBytes+1 bytes, into one buffer sized by the Content-Length when there is one.
+func readAnswer(body io.Reader, contentLength int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if contentLength >= 0 && contentLength <= maxResponseBytes {
+		buf.Grow(int(contentLength) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(body, maxResponseBytes+1))
+	return buf.Bytes(), err
 }
 
 // protocolError wraps a decoding failure of an answer: it is never a *spec.Error, because
