@@ -43,7 +43,7 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 	if ops[0].Kind == api.BatchRetrieve {
 		return s.batchRetrieve(t, ops[0].Entity)
 	}
-	if serr := checkBatch(ops); serr != nil {
+	if serr := s.checkBatch(ops); serr != nil {
 		return nil, serr
 	}
 
@@ -96,7 +96,7 @@ func batchIfMatch(ifMatch string) string {
 }
 
 // checkBatch validates every operation of a write transaction in order, before any runs.
-func checkBatch(ops []api.BatchOp) *spec.Error {
+func (s *Service) checkBatch(ops []api.BatchOp) *spec.Error {
 	pk := ops[0].Entity.PartitionKey
 	seen := make(map[string]struct{}, len(ops))
 	payload := 0
@@ -113,7 +113,7 @@ func checkBatch(ops []api.BatchOp) *spec.Error {
 		}
 		seen[e.RowKey] = struct{}{}
 		if op.Kind != api.BatchDelete {
-			if serr := checkEntity(e); serr != nil {
+			if serr := s.checkEntity(e); serr != nil {
 				return serr.AtIndex(i)
 			}
 		}

@@ -23,6 +23,14 @@ func compareKeys(a, b string) int {
 			return compareAt(a, b, i)
 		}
 	}
+	if i < n && n >= 8 {
+		// The last eight bytes, overlapping bytes already known equal.
+		j := n - 8
+		if x, y := load64(a, j), load64(b, j); x != y {
+			return compareAt(a, b, j+bits.TrailingZeros64(x^y)/8)
+		}
+		i = n
+	}
 	for ; i < n; i++ {
 		if a[i] != b[i] {
 			return compareAt(a, b, i)

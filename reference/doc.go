@@ -6,10 +6,10 @@
 //
 // Service implements api.Backend in process. It is safe for concurrent use and, given a
 // clock (WithClock), deterministic. Each table keeps its entities compactly encoded
-// (codec.go) in an append-only arena, ordered by a google/btree index of pointer-free
-// records, with a hash index of positions for point reads and writes (store.go). A
-// transaction runs against a copy-on-write clone of the ordered index that replaces it only
-// when every operation succeeded.
+// (codec.go) in an append-only arena under stable entity ids, ordered by a google/btree
+// index of pointer-free records, with an open-addressing point index for point reads and
+// writes (store.go, points.go). Writes change a table in place under its write lock with an
+// undo log; a transaction whose operation fails is rolled back before the lock is released.
 //
 // Where SPEC.md marks a fact UNCERTAIN and reference/spec does not settle it, the choice
 // is made once, in choices.go.

@@ -18,7 +18,7 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 	if serr != nil {
 		return api.Entity{}, serr
 	}
-	if serr := checkEntity(e); serr != nil {
+	if serr := s.checkEntity(e); serr != nil {
 		return api.Entity{}, serr
 	}
 	t.mu.Lock()
@@ -64,7 +64,7 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 	if serr != nil {
 		return "", serr
 	}
-	if serr := checkEntity(e); serr != nil {
+	if serr := s.checkEntity(e); serr != nil {
 		return "", serr
 	}
 	t.mu.Lock()

@@ -3,6 +3,7 @@ package reference
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -225,6 +226,51 @@ func TestKeyRangeScanAgreesWithFilterScan(t *testing.T) {
 		}
 		if shortcuts < 100 {
 			t.Fatalf("only %d of 400 queries took the key-range shortcut", shortcuts)
+		}
+	}
+}
+
+// The sizes encodeEntity and encodeMerge compute are EntitySize of what is stored.
+func TestEncodedSizeIsEntitySize(t *testing.T) {
+	n := newNameTable()
+	r := rand.New(rand.NewPCG(8, 9))
+	values := []api.Value{
+		api.String(""), api.String("héllo 𝄞"), api.Binary([]byte{1, 2, 3}), api.Bool(true),
+		api.DateTime(testEpoch), api.Double(1.5), api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"),
+		api.Int32(-7), api.Int64(1 << 40), api.Null(api.EdmString),
+	}
+	randomProps := func() map[string]api.Value {
+		props := map[string]api.Value{}
+		for range r.IntN(6) {
+			props[[]string{"a", "bb", "ccé", "Timestamp", "d"}[r.IntN(5)]] = values[r.IntN(len(values))]
+		}
+		return props
+	}
+	for range 2000 {
+		oldProps, props := randomProps(), randomProps()
+		buf, _, size := n.encodeEntity(nil, "pk", "rké", oldProps)
+		if want := EntitySize("pk", "rké", oldProps); size != want {
+			t.Fatalf("encodeEntity(%v): size %d, EntitySize %d", oldProps, size, want)
+		}
+		old := string(buf[len("pk")+len("rké"):])
+		merged := maps.Clone(oldProps)
+		for name, v := range props {
+			if storedProperty(name, v) {
+				merged[name] = v
+			}
+		}
+		_, count, size := n.encodeMerge(nil, "pk", "rké", props, old)
+		if want := EntitySize("pk", "rké", merged); size != want {
+			t.Fatalf("encodeMerge(%v into %v): size %d, EntitySize %d", props, oldProps, size, want)
+		}
+		stored := 0
+		for name, v := range merged {
+			if storedProperty(name, v) {
+				stored++
+			}
+		}
+		if count != stored {
+			t.Fatalf("encodeMerge(%v into %v): %d properties, want %d", props, oldProps, count, stored)
 		}
 	}
 }

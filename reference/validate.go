@@ -69,6 +69,31 @@ func forbiddenKeyRune(r rune) bool {
 // checkKey validates a PartitionKey or RowKey value to be stored: UTF-8, no forbidden
 // character, at most spec.MaxKeyBytes counted in UTF-16.
 func checkKey(key string) *spec.Error {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= utf8.RuneSelf {
+			return checkNonASCIIKey(key)
+		}
+		if forbiddenKeyByte[c] {
+			return errInvalidKey()
+		}
+	}
+	if 2*len(key) > spec.MaxKeyBytes {
+		return errInvalidKey()
+	}
+	return nil
+}
+
+// forbiddenKeyByte marks the ASCII characters forbiddenKeyRune reports.
+var forbiddenKeyByte = func() (table [utf8.RuneSelf]bool) {
+	for c := range table {
+		table[c] = forbiddenKeyRune(rune(c))
+	}
+	return table
+}()
+
+// checkNonASCIIKey is checkKey for a key that is not all ASCII.
+func checkNonASCIIKey(key string) *spec.Error {
 	if !utf8.ValidString(key) {
 		return errInvalidKey()
 	}
@@ -163,13 +188,16 @@ func checkValue(v api.Value) *spec.Error {
 	return nil
 }
 
-// checkProperty validates one property as sent, name first.
-func checkProperty(name string, v api.Value) *spec.Error {
+// checkProperty validates one property as sent, name first. A name the Service has
+// interned (knownName) was valid when it was first stored, and is not checked again.
+func checkProperty(name string, v api.Value, knownName bool) *spec.Error {
 	if name == timestampName {
 		return nil // ignored, see storedProperty
 	}
-	if err := checkPropertyName(name); err != nil {
-		return err
+	if !knownName {
+		if err := checkPropertyName(name); err != nil {
+			return err
+		}
 	}
 	if v.Null {
 		return nil
@@ -179,23 +207,27 @@ func checkProperty(name string, v api.Value) *spec.Error {
 
 // checkEntity validates an entity to be written: its keys, the number of properties that
 // will be stored, then each property in ordinal name order (so that the answer does not
-// depend on map order). The entity's size is checked by checkStored on what is stored.
-func checkEntity(e api.Entity) *spec.Error {
+// depend on map order). The entity's size is checked by checkStoredSize on what is stored.
+func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	if err := checkKey(e.PartitionKey); err != nil {
 		return err
 	}
 	if err := checkKey(e.RowKey); err != nil {
 		return err
 	}
-	if storedCount(e.Properties) > spec.MaxCustomProperties {
-		return spec.ErrTooManyProperties.New()
-	}
-	failed := false
+	known := *s.names.read.Load()
+	count, failed := 0, false
 	for name, v := range e.Properties {
-		if checkProperty(name, v) != nil {
-			failed = true
-			break
+		if storedProperty(name, v) {
+			count++
 		}
+		if !failed {
+			_, interned := known[name]
+			failed = checkProperty(name, v, interned) != nil
+		}
+	}
+	if count > spec.MaxCustomProperties {
+		return spec.ErrTooManyProperties.New()
 	}
 	if !failed {
 		return nil
@@ -206,7 +238,7 @@ func checkEntity(e api.Entity) *spec.Error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if err := checkProperty(name, e.Properties[name]); err != nil {
+		if err := checkProperty(name, e.Properties[name], false); err != nil {
 			return err
 		}
 	}
@@ -223,16 +255,6 @@ func checkStoredSize(count, size int) *spec.Error {
 		return spec.ErrEntityTooLarge.New()
 	}
 	return nil
-}
-
-func storedCount(props map[string]api.Value) int {
-	n := 0
-	for name, v := range props {
-		if storedProperty(name, v) {
-			n++
-		}
-	}
-	return n
 }
 
 // EntitySize returns the size of the entity with keys pk, rk and properties props by the
