@@ -482,6 +482,8 @@ func renderMutantsDoc(d MutationData) string {
 	}
 	b.WriteString("\nThe complete list of rules that caught each mutant is in `suites/all/testdata/mutants.json`.\n")
 	b.WriteString("Transport mutants test the framework's timeouts and error reporting; the catalogue coverage leaves them out.\n")
+	b.WriteString("A failure of a rule whose specs run concurrent clients depends on how the clients interleave: it is recorded\n")
+	b.WriteString("only where the mutant claims it in its Breaks, and the test then requires it on every run.\n")
 	b.WriteString("\n## Rules without a killing mutant\n\n")
 	if len(d.Unkilled) == 0 {
 		b.WriteString("None: every rule with a spec is made to fail by at least one behavioural mutant.\n")
