@@ -33,13 +33,16 @@ func TestCatalogue(t *testing.T) {
 				areas[r.Area] = true
 			}
 		}
+		if len(m.RunAreas()) == 0 && m.LabelFilter == "" {
+			t.Errorf("mutant %s runs no area", m.Name)
+		}
 		if got, ok := Lookup(m.Name); !ok || got.Name != m.Name {
 			t.Errorf("Lookup(%q) = %v, %v", m.Name, got.Name, ok)
 		}
 	}
 	for _, a := range []spec.Area{spec.AreaTables, spec.AreaEntities, spec.AreaTypes, spec.AreaLimits, spec.AreaQuery,
 		spec.AreaOrdering, spec.AreaPagination, spec.AreaModification, spec.AreaConcurrency, spec.AreaBatch,
-		spec.AreaRelationships, spec.AreaAuth, spec.AreaParallel} {
+		spec.AreaPatterns, spec.AreaRelationships, spec.AreaAuth, spec.AreaParallel, spec.AreaProtocol} {
 		if !areas[a] {
 			t.Errorf("no behavioural mutant claims to break a rule of area %s", a)
 		}
