@@ -51,3 +51,14 @@ func TestAppendersMatchFormatters(t *testing.T) {
 		}
 	}
 }
+
+func FuzzAppendStringMatchesOracle(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text of some length", "a\"b\\c\nd\te\x01f", "é\u2028\u2029\xff\xfe", strings.Repeat("x", 17) + "\"" + strings.Repeat("y", 9)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendString(nil, s)), string(oracleAppendString(nil, s)); got != want {
+			t.Fatalf("appendString(%q) = %s, was %s", s, got, want)
+		}
+	})
+}

@@ -315,6 +315,15 @@ func appendMember(b []byte, first *bool, name string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainWord says whether eight bytes are all printable ASCII other than '"' and '\\', which
+// a JSON string holds as they are.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	control := (w - 0x20*ones) &^ w & highs
+	return (control | hasZero(w^('"'*ones)) | hasZero(w^('\\'*ones)) | w&highs) == 0
+}
+
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -325,7 +334,15 @@ func appendString(b []byte, s string) []byte {
 // appendEscaped appends s as the inside of a JSON string.
 func appendEscaped(b []byte, s string) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // skip words that need no escape
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if !plainWord(w) {
+			break
+		}
+	}
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -353,6 +355,10 @@ func (d *document) digits() int {
 // those of RFC 8259. plain reports no escape and only ASCII.
 func (d *document) str() (plain bool, err error) {
 	d.pos++ // '"'
+	if end, plain, ok := quickString(d.data[d.pos:]); ok {
+		d.pos += end + 1
+		return plain, nil
+	}
 	plain = true
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
@@ -390,6 +396,42 @@ func (d *document) str() (plain bool, err error) {
 		}
 	}
 	return false, d.unexpected("")
+}
+
+// quickString finds the closing quote of a string whose text s starts, when the text has no
+// escape and no control character: the common case, read with word-wide checks. ok false
+// leaves the string to the byte-by-byte reader (escapes, errors).
+func quickString(s []byte) (end int, plain, ok bool) {
+	end = bytes.IndexByte(s, '"')
+	if end < 0 || bytes.IndexByte(s[:end], '\\') >= 0 {
+		return 0, false, false
+	}
+	text := s[:end]
+	plain = true
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		w := binary.LittleEndian.Uint64(text[i:])
+		if (w-0x2020202020202020)&^w&0x8080808080808080 == 0 && w&0x8080808080808080 == 0 {
+			continue // eight bytes in 0x20..0x7f
+		}
+		for _, c := range text[i : i+8] {
+			if c < 0x20 {
+				return 0, false, false
+			}
+			if c >= utf8.RuneSelf {
+				plain = false
+			}
+		}
+	}
+	for _, c := range text[i:] {
+		if c < 0x20 {
+			return 0, false, false
+		}
+		if c >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	return end, plain, true
 }
 
 func isHex(c byte) bool {
