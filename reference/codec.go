@@ -402,15 +402,25 @@ func (n *nameTable) decodeProperties(body string) map[string]api.Value {
 	props := make(map[string]api.Value, count)
 	i := bodyHeader
 	for range count {
-		id, j := uvarintAt(body, i)
+		id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128
+		if id < 0x80 {
+			i++
+		} else {
+			id, i = uvarintAt(body, i)
+		}
 		name := names[id]
-		code := body[j]
-		i = j + 1
+		code := body[i]
+		i++
 		switch code {
 		case typeString:
-			l, j := uvarintAt(body, i)
-			end := j + int(l)
-			props[name] = api.Value{Type: api.EdmString, Str: body[j:end]}
+			l := uint64(body[i])
+			if l < 0x80 {
+				i++
+			} else {
+				l, i = uvarintAt(body, i)
+			}
+			end := i + int(l)
+			props[name] = api.Value{Type: api.EdmString, Str: body[i:end]}
 			i = end
 		case typeBinary:
 			l, j := uvarintAt(body, i)
@@ -450,10 +460,10 @@ func (n *nameTable) decodeProperties(body string) map[string]api.Value {
 
 func le64(s string, i int) uint64 {
 	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	return load64(s, i)
 }
 
+// uvarintAt decodes the uvarint at s[i:] and returns it with the index after it.
 func uvarintAt(s string, i int) (uint64, int) {
 	var x uint64
 	var shift uint

@@ -175,6 +175,7 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 		return api.Page{}, spec.ErrTableNotFound.New()
 	}
 	pinned := uint32(probePartition)
+	bounds := kr // the bounds the scan must still test: a pinned partition is tested by id
 	if pk, ok := kr.PinnedPartition(); ok {
 		pid, present := t.partIDs[pk]
 		if !present {
@@ -182,7 +183,9 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 			return page, nil
 		}
 		pinned = pid
+		bounds.HasPKLow, bounds.HasPKHigh = false, false
 	}
+	lowerRK := kr.HasRKLow && !kr.RKLowInclusive
 	visited := 0
 	var scanErr error
 	lastPID := uint32(probePartition)
@@ -197,11 +200,18 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 		}
 		l := t.slots[r.id]
 		pk, rk := t.arena.keys(l)
-		if beyondRange(kr, pk, rk) {
-			return false
+		if bounds.HasPKHigh {
+			if c := compareKeys(pk, kr.PKHigh); c > 0 || (c == 0 && !kr.PKHighInclusive) {
+				return false
+			}
 		}
-		if belowRange(kr, pk, rk) {
-			return true
+		if kr.HasRKHigh { // RowKey bounds come only with a pinned PartitionKey
+			if c := compareKeys(rk, kr.RKHigh); c > 0 || (c == 0 && !kr.RKHighInclusive) {
+				return false
+			}
+		}
+		if (bounds.HasPKLow && !kr.PKLowInclusive && pk == kr.PKLow) || (lowerRK && rk == kr.RKLow) {
+			return true // on an exclusive lower bound
 		}
 		n := len(*hits)
 		if n == limit || (s.partitionBoundaryPages && n > 0 && r.pid != lastPID) {
@@ -259,14 +269,4 @@ func beyondRange(kr odata.KeyRange, pk, rk string) bool {
 		}
 	}
 	return false
-}
-
-// belowRange reports whether the entity (pk, rk), met by a scan that started at kr's lower
-// bounds, lies on an exclusive lower bound.
-func belowRange(kr odata.KeyRange, pk, rk string) bool {
-	if kr.HasPKLow && !kr.PKLowInclusive && pk == kr.PKLow {
-		return true
-	}
-	_, pinned := kr.PinnedPartition()
-	return pinned && kr.HasRKLow && !kr.RKLowInclusive && rk == kr.RKLow
 }
