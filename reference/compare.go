@@ -59,7 +59,7 @@ func compareAt(a, b string, i int) int {
 
 // load64 returns the eight bytes of s at i as a little-endian word; i+8 <= len(s).
 func load64(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
 }
 
 // keyPrefix returns a word whose unsigned order agrees with compareKeys wherever two words
