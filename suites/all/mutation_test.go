@@ -119,6 +119,10 @@ func runSuite(ctx context.Context, dir string, r *suiteRun) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
+	if i := strings.Index(out.String(), "WARNING: DATA RACE"); i >= 0 {
+		r.err = fmt.Errorf("data race in the suite against %s: %s", r.target, tail(out.String()[i:min(len(out.String()), i+3000)], 3000))
+		return
+	}
 	data, err := os.ReadFile(jsonPath)
 	if err != nil {
 		r.err = fmt.Errorf("suite against %s wrote no report (%v): %s", r.target, runErr, tail(out.String(), 2000))
