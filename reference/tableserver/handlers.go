@@ -285,12 +285,12 @@ func (x *exchange) insertEntity(table string) error {
 	if err := x.checkJSONContent(); err != nil {
 		return err
 	}
-	body, err := x.readBody()
-	if err != nil {
+	// The decoded entity shares nothing with the body's bytes (wire decodes from a copy).
+	var e api.Entity
+	if err := x.decodeBody(func(body []byte) (err error) {
+		e, err = wire.DecodeRequestEntity(body)
 		return err
-	}
-	e, err := wire.DecodeRequestEntity(body)
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
@@ -397,12 +397,11 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 	if err := x.checkJSONContent(); err != nil {
 		return err
 	}
-	body, err := x.readBody()
-	if err != nil {
+	var e api.Entity
+	if err := x.decodeBody(func(body []byte) (err error) {
+		e, err = entityFromBody(body, res)
 		return err
-	}
-	e, err := entityFromBody(body, res)
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	ctx, cancel, err := x.context()

@@ -1,6 +1,7 @@
 package tableserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -487,13 +488,38 @@ func (x *exchange) negotiate() error {
 func (x *exchange) readBody() ([]byte, error) {
 	b, err := io.ReadAll(x.r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, spec.ErrRequestBodyTooLarge.New()
-		}
-		return nil, spec.ErrInvalidInput.Newf("The request body could not be read.")
+		return nil, bodyError(err)
 	}
 	return b, nil
+}
+
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return spec.ErrRequestBodyTooLarge.New()
+	}
+	return spec.ErrInvalidInput.Newf("The request body could not be read.")
+}
+
+// decodeBody reads the bounded body as readBody does, into a pooled buffer that is reused
+// once decode returns: decode must keep nothing of the bytes it is given.
+func (x *exchange) decodeBody(decode func([]byte) error) error {
+	bp := bodyBuffers.Get().(*[]byte)
+	buf := bytes.NewBuffer((*bp)[:0])
+	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(x.r.Body)
+	if err == nil {
+		err = decode(buf.Bytes())
+	} else {
+		err = bodyError(err)
+	}
+	if b := buf.Bytes(); cap(b) <= maxPooledBody {
+		*bp = b[:0]
+		bodyBuffers.Put(bp)
+	}
+	return err
 }
 
 // checkJSONContent refuses bodies that say they are not JSON: Atom or XML with 415

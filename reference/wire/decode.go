@@ -21,7 +21,8 @@ func badJSON(err error) error {
 // DecodeEntity decodes an entity from an answer (Get Entity, Insert Entity with
 // return-content, a batch retrieve): the keys, Timestamp, odata.etag and every custom
 // property typed by its annotation or, unannotated, by its JSON shape (see DecodeValue).
-// System properties the object lacks are flagged in Absent.
+// System properties the object lacks are flagged in Absent. The entity shares no memory
+// with data, which the caller may reuse.
 func DecodeEntity(data []byte) (api.Entity, error) {
 	d, ms, err := readObject(data)
 	if err != nil {

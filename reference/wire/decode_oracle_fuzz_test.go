@@ -137,3 +137,20 @@ func FuzzDecodeMatchesOracle(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkAgainstOracle(t, body) })
 }
+
+// TestDecodedEntitySharesNothingWithBody checks the contract servers rely on to reuse body
+// buffers: overwriting the body leaves the decoded entity unchanged.
+func TestDecodedEntitySharesNothingWithBody(t *testing.T) {
+	body := []byte(`{"PartitionKey":"pk","RowKey":"rk","s":"plain","u":"\u00e9t\u00e9","b@odata.type":"Edm.Binary","b":"AAE=","g@odata.type":"Edm.Guid","g":"00000000-0000-0000-0000-000000000001"}`)
+	e, err := DecodeRequestEntity(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := e.Clone()
+	for i := range body {
+		body[i] = 'x'
+	}
+	if !equalDecoded(e, want) || e.PartitionKey != "pk" || e.Properties["s"].Str != "plain" {
+		t.Fatalf("the entity changed with its body: %v, was %v", e, want)
+	}
+}
