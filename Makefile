@@ -28,9 +28,12 @@ report: deps
 	$(GO) run ./cmd/conform run --out conform-report
 
 ## test: vet, then every package's tests with -race, with the conformance suite against
-## the reference in process, the reference over HTTP and Azurite.
+## the reference in process, the reference over HTTP and Azurite; then the mutation test
+## (the suite against every deliberately wrong backend, one process each), without the race
+## detector: it re-runs the suite's own specs, which the first step ran with it.
 test: deps vet
-	CONFORM_BACKENDS=$(BACKENDS) $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
 vet:
 	$(GO) vet ./...
