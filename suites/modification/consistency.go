@@ -65,6 +65,19 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			Expect(table).To(HoldEntity(ctx, b, entity("p", "r", "V", api.Int32(2), "W", api.Int32(1))))
 		})
 
+		f.It("modify.read-your-writes", "a point read made before the write does not hide it from the next one", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
+			before, err := b.GetEntity(ctx, table, "p", "r", nil)
+			Expect(err).To(SucceedOnBackend())
+			Expect(before).To(MatchEntity(entity("p", "r", "V", api.Int32(1))))
+			mustUpdate(ctx, b, table, entity("p", "r", "V", api.Int32(2)), api.Merge, api.IfMatchAny)
+			after, err := b.GetEntity(ctx, table, "p", "r", nil)
+			Expect(err).To(SucceedOnBackend())
+			Expect(after).To(MatchEntity(entity("p", "r", "V", api.Int32(2))), "Get Entity after an acknowledged merge")
+			Expect(after.ETag).NotTo(Equal(before.ETag), "the ETag after the merge")
+		})
+
 		f.It("modify.read-your-writes", "a filter on the changed property finds the new value and not the old one", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			for i, rk := range []string{"a", "b", "c"} {
