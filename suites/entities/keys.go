@@ -96,6 +96,7 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 			e2 := api.NewEntity("p", "r", map[string]api.Value{"V": api.Int32(2)})
 			insert(ctx, b, t1, e1)
 			insert(ctx, b, t2, e2)
+			Expect(get(ctx, b, t1, "p", "r")).To(MatchEntity(e1), "writing the entity of %s changed the one of %s", t2, t1)
 			Expect(b.DeleteEntity(ctx, t1, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
 			Expect(get(ctx, b, t2, "p", "r")).To(MatchEntity(e2), "deleting the entity of %s touched %s", t1, t2)
 		})
