@@ -13,7 +13,7 @@ import (
 )
 
 // updateBaselines rewrites each backend's baseline from a run made without baselines: every
-// failing spec becomes an expected failure with the first line of its failure as evidence.
+// failing or erroring spec becomes an expected failure, with what came back as evidence.
 // The reference has no baseline: it must pass every spec.
 func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	for bi, b := range r.Backends {
@@ -33,7 +33,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 		next := fixtures.Baseline{Backend: b.Name, Version: b.Version}
 		for _, row := range r.Rules {
 			for _, s := range row.Cells[bi].Specs {
-				if s.Outcome == report.Fail || s.Outcome == report.DocumentedDiff {
+				if s.Outcome == report.Fail || s.Outcome == report.Error || s.Outcome == report.DocumentedDiff {
 					next.Expected = append(next.Expected, fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure)})
 				}
 			}
