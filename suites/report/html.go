@@ -7,7 +7,7 @@ import (
 )
 
 var htmlWords = map[Outcome]string{
-	Pass: "pass", Fail: "FAIL", Error: "error", Skipped: "skipped", ExpectedFail: "expected failure",
+	Pass: "pass", Fail: "FAIL", Error: "error", Skipped: "skipped", ExpectedFail: "known divergence",
 	UnexpectedPass: "UNEXPECTED PASS", Info: "info", DocumentedDiff: "documented difference", NotRun: "not run",
 }
 

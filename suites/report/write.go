@@ -129,7 +129,7 @@ func Merge(reports ...Report) Report {
 }
 
 var symbols = map[Outcome]string{
-	Pass: "✅ pass", Fail: "❌ fail", Error: "⚠️ error", Skipped: "➖ skipped", ExpectedFail: "☑️ expected failure",
+	Pass: "✅ pass", Fail: "❌ fail", Error: "⚠️ error", Skipped: "➖ skipped", ExpectedFail: "❌ known divergence (baseline)",
 	UnexpectedPass: "❗ unexpected pass", Info: "ℹ️ info", DocumentedDiff: "📘 documented difference", NotRun: "· not run",
 }
 
@@ -222,7 +222,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	section("Divergences", Fail, UnexpectedPass)
 	section("Errors (no usable answer)", Error)
 	section("Documented differences", DocumentedDiff)
-	section("Expected failures (baseline)", ExpectedFail)
+	section("Known divergences (expected by the baseline)", ExpectedFail)
 	section("Information: behaviours the documentation allows", Info)
 	return nil
 }
