@@ -17,24 +17,49 @@ import (
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/inproc"
+	"github.com/tableconform/conform/suites/driver/rest"
 	"github.com/tableconform/conform/suites/driver/sdk"
 )
 
-func openReference() (*Target, error) {
+func openReference(ctx context.Context) (*Target, error) {
 	b := inproc.New()
 	info := b.Info()
 	info.Name, info.Kind = Reference, Reference
-	return &Target{Backend: b, Info: info, Close: func() error { return nil }}, nil
+	// Specs of the protocol and of shared access signatures need HTTP requests; the
+	// in-process reference answers them through its own server on a loopback port, over
+	// the same model.
+	endpoint, stop, err := serveReference(ctx, b.Service())
+	if err != nil {
+		return nil, fmt.Errorf("backend %s: %w", Reference, err)
+	}
+	r, err := rest.New(devConnectionString(endpoint))
+	if err != nil {
+		_ = stop()
+		return nil, fmt.Errorf("backend %s: %w", Reference, err)
+	}
+	return &Target{Backend: &inprocWithProtocol{Backend: b, RawHTTP: r, SASIssuer: r}, Info: info, Close: stop}, nil
 }
 
-// openReferenceHTTP serves a fresh reference model with tableserver on a free loopback
-// port and connects to it with the remote driver, as the development account.
-func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
+// inprocWithProtocol is the in-process reference plus the raw-HTTP and SAS capabilities of
+// its server.
+type inprocWithProtocol struct {
+	*inproc.Backend
+	driver.RawHTTP
+	driver.SASIssuer
+}
+
+func devConnectionString(endpoint string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + endpoint + ";"
+}
+
+// serveReference serves backend with tableserver on a free loopback port and returns the
+// development account's table endpoint and the function that stops the server.
+func serveReference(ctx context.Context, backend api.Backend) (string, func() error, error) {
 	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("listen on loopback: %w", err)
+		return "", nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	srv := tableserver.New(reference.New()).HTTPServer(l.Addr().String())
+	srv := tableserver.New(backend).HTTPServer(l.Addr().String())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	var once sync.Once
@@ -50,10 +75,18 @@ func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
 		})
 		return closeErr
 	}
-	endpoint := fmt.Sprintf("http://%s/%s", l.Addr().String(), tableserver.DevAccountName)
-	cs := "DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + endpoint + ";"
+	return fmt.Sprintf("http://%s/%s", l.Addr().String(), tableserver.DevAccountName), stop, nil
+}
+
+// openReferenceHTTP serves a fresh reference model with tableserver on a free loopback
+// port and connects to it with the remote driver, as the development account.
+func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
+	endpoint, stop, err := serveReference(ctx, reference.New())
+	if err != nil {
+		return nil, err
+	}
 	info := driver.Info{Name: ReferenceHTTP, Kind: ReferenceHTTP, Version: tableserver.ServerHeader, Endpoint: endpoint}
-	b, info, err := remoteBackend(cfg.driver, cs, info)
+	b, info, err := remoteBackend(cfg.driver, devConnectionString(endpoint), info)
 	if err != nil {
 		_ = stop()
 		return nil, err

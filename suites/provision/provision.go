@@ -141,7 +141,7 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 	name := target
 	switch target {
 	case Reference:
-		t, err = openReference()
+		t, err = openReference(ctx)
 	case ReferenceHTTP:
 		t, err = openReferenceHTTP(ctx, cfg)
 	case Azurite:
