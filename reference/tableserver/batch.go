@@ -107,8 +107,8 @@ func (x *exchange) batch() error {
 }
 
 func (x *exchange) writeBatch(resp wire.BatchResponse) {
-	id := newRequestID()
-	batchB, csB := "batchresponse_"+id, "changesetresponse_"+newRequestID()
+	id := wire.NewID()
+	batchB, csB := "batchresponse_"+id, "changesetresponse_"+wire.NewID()
 	x.w.Header().Set(wire.HeaderContentType, wire.BatchResponseContentType(batchB))
 	x.write(http.StatusAccepted, wire.EncodeBatchResponse(batchB, csB, resp))
 }

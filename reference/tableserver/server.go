@@ -3,9 +3,7 @@ package tableserver
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"io"
 	"net"
@@ -192,7 +190,7 @@ type exchange struct {
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
+	x := &exchange{s: s, w: w, r: r, id: wire.NewID(), now: s.now()}
 	if s.inflight != nil {
 		select {
 		case s.inflight <- struct{}{}:
@@ -215,22 +213,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	x.serve()
-}
-
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:36], b[10:16])
-	return string(s[:])
 }
 
 // Canonical forms of the protocol's header names: net/http converts any other form on

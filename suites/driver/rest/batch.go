@@ -30,7 +30,7 @@ func (b *Backend) BuildBatch(table string, ops []api.BatchOp) (contentType strin
 	if len(cs) > 0 {
 		req.Changesets = [][]wire.RequestPart{cs}
 	}
-	ct, body := wire.EncodeBatchRequest("batch_"+newID(), "changeset_"+newID(), req)
+	ct, body := wire.EncodeBatchRequest("batch_"+wire.NewID(), "changeset_"+wire.NewID(), req)
 	return ct, body, nil
 }
 

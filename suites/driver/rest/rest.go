@@ -3,8 +3,6 @@ package rest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -206,7 +204,7 @@ func (b *Backend) NewRequest(ctx context.Context, method, path string, body []by
 // parameters added to the query. A client request id is added when missing.
 func (b *Backend) Do(req *http.Request) (*http.Response, error) {
 	if req.Header.Get(keyClientRequestID) == "" {
-		req.Header.Set(keyClientRequestID, newID())
+		req.Header.Set(keyClientRequestID, wire.NewID())
 	}
 	if b.sas != nil {
 		q := req.URL.Query()
@@ -238,22 +236,6 @@ func redactedURL(u *url.URL) string {
 		c.RawQuery = q.Encode()
 	}
 	return c.String()
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:36], b[10:16])
-	return string(s[:])
 }
 
 // Canonical forms of the protocol's header names: net/http converts any other form on
