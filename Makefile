@@ -9,7 +9,7 @@ TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
 
-.PHONY: all report test unit conformance deps lint vet bench fuzz serve clean
+.PHONY: all report test deps browser lint vet bench fuzz serve clean
 
 all: test
 
@@ -21,6 +21,10 @@ node_modules/.package-lock.json: package.json package-lock.json
 deps: node_modules/.package-lock.json
 	$(GO) mod download
 
+# Chromium for the browser test of report.html (best effort; the test skips without it).
+browser:
+	./scripts/ensure-chromium.sh
+
 ## report: the main job: run the suites against the embedded default (the reference and,
 ## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
 ## report.json, junit.xml).
@@ -31,7 +35,7 @@ report: deps
 ## the reference in process, the reference over HTTP and Azurite; then the mutation test
 ## (the suite against every deliberately wrong backend, one process each), without the race
 ## detector: it re-runs the suite's own specs, which the first step ran with it.
-test: deps vet
+test: deps browser vet
 	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
