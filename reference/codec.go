@@ -270,7 +270,7 @@ func (n *nameTable) encodeEntity(scratch []byte, pk, rk string, props map[string
 			continue
 		}
 		count++
-		size += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
+		size += spec.SizePropertyOverhead + 2*utf16Len(name) + api.ValueSize(v)
 		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
 		buf = appendValue(buf, v)
 	}

@@ -263,36 +263,7 @@ func checkStoredSize(count, size int) *spec.Error {
 // length of its name and the size of its value. Null properties and a Timestamp are not
 // stored and do not count. The reference refuses an entity above spec.MaxEntityBytes.
 func EntitySize(pk, rk string, props map[string]api.Value) int {
-	size := spec.SizeEntityOverhead + 2*(utf16Len(pk)+utf16Len(rk))
-	for name, v := range props {
-		if !storedProperty(name, v) {
-			continue
-		}
-		size += spec.SizePropertyOverhead + 2*utf16Len(name) + valueSize(v)
-	}
-	return size
-}
-
-func valueSize(v api.Value) int {
-	switch v.Type {
-	case api.EdmString:
-		return spec.SizeStringOverhead + 2*utf16Len(v.Str)
-	case api.EdmBinary:
-		return spec.SizeBinaryOverhead + len(v.Bin)
-	case api.EdmDateTime:
-		return spec.SizeDateTime
-	case api.EdmGuid:
-		return spec.SizeGuid
-	case api.EdmDouble:
-		return spec.SizeDouble
-	case api.EdmInt32:
-		return spec.SizeInt32
-	case api.EdmInt64:
-		return spec.SizeInt64
-	case api.EdmBoolean:
-		return spec.SizeBoolean
-	}
-	return 0
+	return api.EntitySize(api.Entity{PartitionKey: pk, RowKey: rk, Properties: props})
 }
 
 // checkIfMatch validates an If-Match value: "*" or a quoted entity tag, weak or strong.
