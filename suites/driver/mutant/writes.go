@@ -94,38 +94,14 @@ var (
 		Description: "performs Merge Entity and Insert Or Merge as a replace, dropping the properties not sent",
 		Breaks:      []string{"modify.merge.keeps-omitted", "modify.insert-or-merge.merges", "pattern.impl.merge-or-replace", "parallel.merge.disjoint"},
 		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships, spec.AreaBatch, spec.AreaParallel},
-	}, func(b api.Backend) api.Backend {
-		return &updateMapper{Backend: b,
-			update: func(_ api.UpdateMode, ifMatch string) (api.UpdateMode, string) { return api.Replace, ifMatch },
-			batch: func(op api.BatchOp) api.BatchOp {
-				switch op.Kind {
-				case api.BatchMerge:
-					op.Kind = api.BatchReplace
-				case api.BatchInsertOrMerge:
-					op.Kind = api.BatchInsertOrReplace
-				}
-				return op
-			}}
-	}, hooks{})
+	}, updatesAs(api.Replace), hooks{})
 
 	_ = define(Mutant{
 		Name:        "replace-as-merge",
 		Description: "performs Update Entity and Insert Or Replace as a merge, keeping the properties not sent",
 		Breaks:      []string{"modify.replace.removes-omitted", "modify.insert-or-replace.replaces", "pattern.impl.merge-or-replace"},
 		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaBatch},
-	}, func(b api.Backend) api.Backend {
-		return &updateMapper{Backend: b,
-			update: func(_ api.UpdateMode, ifMatch string) (api.UpdateMode, string) { return api.Merge, ifMatch },
-			batch: func(op api.BatchOp) api.BatchOp {
-				switch op.Kind {
-				case api.BatchReplace:
-					op.Kind = api.BatchMerge
-				case api.BatchInsertOrReplace:
-					op.Kind = api.BatchInsertOrMerge
-				}
-				return op
-			}}
-	}, hooks{})
+	}, updatesAs(api.Merge), hooks{})
 
 	_ = define(Mutant{
 		Name:        "insert-conflict-upserts",
@@ -390,4 +366,23 @@ func (m *checkThenInsert) InsertEntity(ctx context.Context, table string, e api.
 		return api.Entity{}, err
 	}
 	return m.Backend.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil)
+}
+
+// updatesAs returns a decorator that performs every update, upsert and their transaction
+// operations in mode: merges as replaces (mode Replace) or replaces as merges (mode Merge).
+func updatesAs(mode api.UpdateMode) func(api.Backend) api.Backend {
+	kinds := map[api.BatchOpKind]api.BatchOpKind{api.BatchMerge: api.BatchReplace, api.BatchInsertOrMerge: api.BatchInsertOrReplace}
+	if mode == api.Merge {
+		kinds = map[api.BatchOpKind]api.BatchOpKind{api.BatchReplace: api.BatchMerge, api.BatchInsertOrReplace: api.BatchInsertOrMerge}
+	}
+	return func(b api.Backend) api.Backend {
+		return &updateMapper{Backend: b,
+			update: func(_ api.UpdateMode, ifMatch string) (api.UpdateMode, string) { return mode, ifMatch },
+			batch: func(op api.BatchOp) api.BatchOp {
+				if k, ok := kinds[op.Kind]; ok {
+					op.Kind = k
+				}
+				return op
+			}}
+	}
 }
