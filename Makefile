@@ -3,7 +3,6 @@
 # module proxy, Azurite from the npm lock file.
 
 GO            ?= go
-NPM           ?= npm
 BACKENDS      ?= reference,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
@@ -13,13 +12,12 @@ BENCH_BACKENDS ?= reference,reference-http,azurite
 
 all: test
 
-# Installs the pinned npm packages (Azurite, the JavaScript SDK) once; idempotent.
-node_modules/.package-lock.json: package.json package-lock.json
-	$(NPM) ci --no-audit --no-fund --loglevel=error
-	@touch $@
-
-deps: node_modules/.package-lock.json
+# Installs the Go modules, then the pinned npm packages (Azurite, the JavaScript SDK) through
+# the same installer the tests use (`conform setup`), which skips an install that matches
+# the committed lock file; idempotent.
+deps:
 	$(GO) mod download
+	$(GO) run ./cmd/conform setup
 
 # Chromium for the browser test of report.html (best effort; the test skips without it).
 browser:

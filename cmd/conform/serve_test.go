@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tableconform/conform/suites/provision"
 )
 
 // startServe runs `conform serve` on a free loopback port and returns its connection
@@ -83,8 +85,13 @@ func TestServeWithTheJavaScriptSDK(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "@azure", "data-tables")); err != nil {
-		t.Skip("@azure/data-tables is not installed: run npm ci (make test does)")
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	installCtx, cancelInstall := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancelInstall()
+	if _, err := provision.InstallNodeTools(installCtx, provision.WithRoot(root)); err != nil {
+		t.Fatalf("install @azure/data-tables: %v", err)
 	}
 	conn, _ := startServe(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

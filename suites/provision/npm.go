@@ -166,3 +166,22 @@ func lastLine(path string) string {
 	}
 	return "(no output)"
 }
+
+// InstallNodeTools installs the repository's pinned npm packages (Azurite and the
+// JavaScript Table SDK, from the root package-lock.json) unless they are installed
+// already, and returns the folder that holds node_modules. It is the one installer: the
+// Makefile, `conform setup` and the tests that need Node.js packages all call it, so a
+// completed install is never redone while another process uses it.
+func InstallNodeTools(ctx context.Context, opts ...Option) (string, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	root, err := findRoot(cfg.root)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.installTimeout)
+	defer cancel()
+	return ensureInstalled(ctx, root, azuriteCurrent.pkg)
+}

@@ -58,7 +58,7 @@ func Names() []Name {
 	}
 }
 
-// Option configures Open.
+// Option configures Open and InstallNodeTools.
 type Option func(*config)
 
 type config struct {
