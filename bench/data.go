@@ -160,7 +160,7 @@ func (d dataset) checkRecord(got api.Entity, i int, deep bool) error {
 	if !deep {
 		return nil
 	}
-	if v, ok := got.Properties[propSeq]; !ok || v.Type != api.EdmInt64 || v.Int != int64(i) {
+	if v, ok := got.Properties[propSeq]; !ok || v.Type != api.EdmInt64 || v.Int() != int64(i) {
 		return wrong("(%s, %s): %s is %v, want Int64 %d", pk, rk, propSeq, got.Properties[propSeq], i)
 	}
 	if v := got.Properties[propData]; v.Str != payload(pk, rk, d.payload) {

@@ -182,7 +182,7 @@ func setupLogTail(ctx context.Context, env *Env, table string, n int) (*workload
 			if e.PartitionKey != s || e.RowKey != want[i] {
 				return wrong("message %d of the tail of %s is (%s, %s), want (%s, %s)", i, s, e.PartitionKey, e.RowKey, s, want[i])
 			}
-			at := e.Properties[fixtures.PropLoggedAt].Time
+			at := e.Properties[fixtures.PropLoggedAt].Time()
 			if i > 0 && at.After(prev) {
 				return wrong("the tail of %s is not newest first: %s after %s", s, at, prev)
 			}
@@ -215,7 +215,7 @@ func setupDataSeries(ctx context.Context, env *Env, table string, series bool) (
 				return err
 			}
 			for h, c := range want {
-				if v := e.Properties[fixtures.HourProperty(h)]; v.Type != api.EdmInt32 || v.Int != int64(c) {
+				if v := e.Properties[fixtures.HourProperty(h)]; v.Type != api.EdmInt32 || v.Int() != int64(c) {
 					return wrong("series of %s: %s is %v, want %d", id, fixtures.HourProperty(h), v, c)
 				}
 			}
@@ -229,7 +229,7 @@ func setupDataSeries(ctx context.Context, env *Env, table string, series bool) (
 			return wrong("%s has %d hourly entities, want %d", id, len(got), len(want))
 		}
 		for h, e := range got {
-			if e.RowKey != fixtures.HourRowKey(h) || e.Properties[fixtures.PropMessageCount].Int != int64(want[h]) {
+			if e.RowKey != fixtures.HourRowKey(h) || e.Properties[fixtures.PropMessageCount].Int() != int64(want[h]) {
 				return wrong("hour %d of %s reads as %s, want count %d", h, id, e, want[h])
 			}
 		}

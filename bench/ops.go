@@ -122,7 +122,7 @@ func setupInsert(ctx context.Context, env *Env, table string) (*workload, error)
 			return wrong("insert of (%s, %s) returned (%s, %s) with ETag %q", pk, rk, out.PartitionKey, out.RowKey, out.ETag)
 		}
 		w.later(readBack(w.Table, pk, rk, func(e api.Entity) error {
-			if e.Properties[propData].Str != data || e.Properties[propSeq].Int != n {
+			if e.Properties[propData].Str != data || e.Properties[propSeq].Int() != n {
 				return wrong("inserted (%s, %s) reads back with other properties: %s", pk, rk, e)
 			}
 			return nil

@@ -251,10 +251,10 @@ func TestConcurrentBatchesAreAtomic(t *testing.T) {
 					errs <- fmt.Errorf("a reader saw %d entities", len(page.Entities))
 					return
 				}
-				v := page.Entities[0].Properties["v"].Int
+				v := page.Entities[0].Properties["v"].Int()
 				for _, e := range page.Entities {
-					if e.Properties["v"].Int != v {
-						errs <- fmt.Errorf("a reader saw a half-applied transaction: %d and %d", v, e.Properties["v"].Int)
+					if e.Properties["v"].Int() != v {
+						errs <- fmt.Errorf("a reader saw a half-applied transaction: %d and %d", v, e.Properties["v"].Int())
 						return
 					}
 				}

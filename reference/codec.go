@@ -68,28 +68,14 @@ func typeCode(t api.EdmType) byte {
 	return 0
 }
 
-// Ticks: the Table service's DateTime resolution is 100 ns (SPEC.md 1.2, 1.5). Ticks are
-// counted from 0001-01-01T00:00:00Z, so every DateTime from 1601 to 9999 fits an int64.
+// Ticks are api's: 100 ns from 0001-01-01T00:00:00Z (SPEC.md 1.2, 1.5).
 const (
-	ticksPerSecond = 10_000_000
-	unixEpochTicks = 621_355_968_000_000_000 // ticks at 1970-01-01T00:00:00Z
+	ticksPerSecond = api.TicksPerSecond
+	unixEpochTicks = api.UnixEpochTicks
 )
 
-// ticksOf returns t as ticks, truncated to the 100 ns tick.
-func ticksOf(t time.Time) int64 {
-	return t.Unix()*ticksPerSecond + int64(t.Nanosecond()/100) + unixEpochTicks
-}
-
-// timeOfTicks returns the UTC time of k ticks.
-func timeOfTicks(k int64) time.Time {
-	k -= unixEpochTicks
-	sec, rem := k/ticksPerSecond, k%ticksPerSecond
-	if rem < 0 {
-		rem += ticksPerSecond
-		sec--
-	}
-	return time.Unix(sec, rem*100).UTC()
-}
+func ticksOf(t time.Time) int64     { return api.Ticks(t) }
+func timeOfTicks(k int64) time.Time { return api.TimeOfTicks(k) }
 
 // formatETag returns the ETag of an entity whose Timestamp is k ticks, in the form both
 // Storage and Cosmos send: W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'" (SPEC.md 2.4),
@@ -349,8 +335,8 @@ func appendValue(buf []byte, v api.Value) []byte {
 		buf = binary.AppendUvarint(buf, uint64(len(v.Str)))
 		buf = append(buf, v.Str...)
 	case typeBinary:
-		buf = binary.AppendUvarint(buf, uint64(len(v.Bin)))
-		buf = append(buf, v.Bin...)
+		buf = binary.AppendUvarint(buf, uint64(len(v.Str)))
+		buf = append(buf, v.Str...)
 	case typeBoolean:
 		b := byte(0)
 		if v.Bool {
@@ -358,14 +344,14 @@ func appendValue(buf []byte, v api.Value) []byte {
 		}
 		buf = append(buf, b)
 	case typeDateTime:
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(ticksOf(v.Time)))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.DateTimeTicks()))
 	case typeDouble:
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float()))
 	case typeGuid:
 		g, _ := parseGuid(v.Str)
 		buf = append(buf, g[:]...)
 	case typeInt32, typeInt64:
-		buf = binary.AppendVarint(buf, v.Int)
+		buf = binary.AppendVarint(buf, v.Int())
 	}
 	return buf
 }
@@ -425,16 +411,16 @@ func (n *nameTable) decodeProperties(body string) map[string]api.Value {
 		case typeBinary:
 			l, j := uvarintAt(body, i)
 			end := j + int(l)
-			props[name] = api.Value{Type: api.EdmBinary, Bin: []byte(body[j:end])}
+			props[name] = api.BinaryString(body[j:end])
 			i = end
 		case typeBoolean:
 			props[name] = api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}
 			i++
 		case typeDateTime:
-			props[name] = api.Value{Type: api.EdmDateTime, Time: timeOfTicks(int64(le64(body, i)))}
+			props[name] = api.DateTimeTicks(int64(le64(body, i)))
 			i += 8
 		case typeDouble:
-			props[name] = api.Value{Type: api.EdmDouble, Float: math.Float64frombits(le64(body, i))}
+			props[name] = api.Double(math.Float64frombits(le64(body, i)))
 			i += 8
 		case typeGuid:
 			var g [16]byte
@@ -443,11 +429,11 @@ func (n *nameTable) decodeProperties(body string) map[string]api.Value {
 			i += 16
 		case typeInt32, typeInt64:
 			v, j := varintAt(body, i)
-			t := api.EdmInt32
 			if code == typeInt64 {
-				t = api.EdmInt64
+				props[name] = api.Int64(v)
+			} else {
+				props[name] = api.Int32(int32(v))
 			}
-			props[name] = api.Value{Type: t, Int: v}
 			i = j
 		default:
 			// Unreachable for bodies this package wrote; answer what was read rather than

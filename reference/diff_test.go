@@ -326,7 +326,7 @@ func (f *fnode) String() string {
 		return "not (" + f.kids[0].String() + ")"
 	}
 	if f.lit.Type == api.EdmInt32 {
-		return fmt.Sprintf("%s %s %d", f.prop, f.cmp, f.lit.Int)
+		return fmt.Sprintf("%s %s %d", f.prop, f.cmp, f.lit.Int())
 	}
 	return fmt.Sprintf("%s %s %s", f.prop, f.cmp, quote(f.lit.Str))
 }
@@ -369,7 +369,7 @@ func (f *fnode) eval(k api.Key, props map[string]api.Value) bool {
 	if v.Type != api.EdmInt32 { // a type mismatch: as if the property sorted below
 		return f.cmp == "ne" || f.cmp == "lt" || f.cmp == "le"
 	}
-	return cmpHolds(f.cmp, int(min(max(v.Int-f.lit.Int, -1), 1)))
+	return cmpHolds(f.cmp, int(min(max(v.Int()-f.lit.Int(), -1), 1)))
 }
 
 // ---- the generator ----
@@ -409,7 +409,7 @@ func (d *diff) entity(pk, rk string) api.Entity {
 		e.Properties["d"] = api.DateTime(testEpoch.Add(time.Duration(r.IntN(1000)) * time.Hour))
 	}
 	if r.IntN(5) == 0 {
-		e.Properties[pick(r, []string{"n", "s", "z"})] = api.Null("")
+		e.Properties[pick(r, []string{"n", "s", "z"})] = api.Null(0)
 	}
 	if r.IntN(6) == 0 {
 		e.Properties["bin"] = api.Binary([]byte{byte(r.IntN(256)), 0})

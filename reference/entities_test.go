@@ -78,7 +78,7 @@ func TestTimestampsIncreaseOnEveryWrite(t *testing.T) {
 func TestReplace(t *testing.T) {
 	s, _ := newTestService(t)
 	v1 := mustInsert(t, s, ent("p", "r", "a", api.Int32(1), "b", api.String("x")))
-	etag, err := s.UpdateEntity(bg, "Tbl", ent("p", "r", "a", api.String("now a string"), "b", api.Null("")), api.Replace, v1.ETag)
+	etag, err := s.UpdateEntity(bg, "Tbl", ent("p", "r", "a", api.String("now a string"), "b", api.Null(0)), api.Replace, v1.ETag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +133,14 @@ func TestMerge(t *testing.T) {
 	_, err = s.UpdateEntity(bg, "Tbl", ent("p", "missing"), api.Merge, "*")
 	wantError(t, err, http.StatusNotFound, "ResourceNotFound")
 	// Insert or merge keeps old values, including ones sent as null.
-	if _, err := s.UpdateEntity(bg, "Tbl", ent("p", "r", "a", api.Null(""), "d", api.Double(1.5)), api.Merge, ""); err != nil {
+	if _, err := s.UpdateEntity(bg, "Tbl", ent("p", "r", "a", api.Null(0), "d", api.Double(1.5)), api.Merge, ""); err != nil {
 		t.Fatal(err)
 	}
 	want["d"] = api.Double(1.5)
 	if got := mustGet(t, s, "p", "r"); !sameProperties(got.Properties, want) {
 		t.Fatalf("after insert-or-merge %v, want %v", got, want)
 	}
-	if _, err := s.UpdateEntity(bg, "Tbl", ent("p", "fresh", "n", api.Null(""), "m", api.Int32(3)), api.Merge, ""); err != nil {
+	if _, err := s.UpdateEntity(bg, "Tbl", ent("p", "fresh", "n", api.Null(0), "m", api.Int32(3)), api.Merge, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, s, "p", "fresh"); !sameProperties(got.Properties, map[string]api.Value{"m": api.Int32(3)}) {
@@ -242,11 +242,11 @@ func TestEveryTypeRoundTrips(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", name, v, want)
 		}
 	}
-	if v := got.Properties["negzero"]; !math.Signbit(v.Float) {
-		t.Errorf("-0 came back as %v", v.Float)
+	if v := got.Properties["negzero"]; !math.Signbit(v.Float()) {
+		t.Errorf("-0 came back as %v", v.Float())
 	}
-	if v := got.Properties["dt"]; v.Time.Location() != time.UTC || v.Time.Nanosecond()%100 != 0 {
-		t.Errorf("DateTime %v is not UTC ticks", v.Time)
+	if v := got.Properties["dt"]; v.Time().Location() != time.UTC || v.Time().Nanosecond()%100 != 0 {
+		t.Errorf("DateTime %v is not UTC ticks", v.Time())
 	}
 	if len(got.Properties) != len(props) {
 		t.Errorf("got %d properties, want %d", len(got.Properties), len(props))
@@ -261,7 +261,7 @@ func TestEntitiesAreNotAliased(t *testing.T) {
 	bin[0] = 9
 	in.Properties["x"] = api.Int32(1)
 	got := mustGet(t, s, "p", "r")
-	got.Properties["b"].Bin[1] = 9
+	got.Properties["b"].Bin()[1] = 9
 	got.Properties["y"] = api.Int32(2)
 	again := mustGet(t, s, "p", "r")
 	if !sameProperties(again.Properties, map[string]api.Value{"b": api.Binary([]byte{1, 2, 3})}) {

@@ -46,7 +46,7 @@ func TestCompaction(t *testing.T) {
 	}
 	for i := range 10 {
 		got := mustGet(t, s, "p", fmt.Sprint(i))
-		if want := api.String(fmt.Sprintf("keep %d", i)); !got.Properties["s"].Equal(want) || !bytes.Equal(got.Properties["b"].Bin, payload(i+29)) {
+		if want := api.String(fmt.Sprintf("keep %d", i)); !got.Properties["s"].Equal(want) || !bytes.Equal(got.Properties["b"].Bin(), payload(i+29)) {
 			t.Fatalf("entity %d after compaction: %v", i, got)
 		}
 	}

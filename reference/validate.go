@@ -166,15 +166,15 @@ func checkValue(v api.Value) *spec.Error {
 			return spec.ErrPropertyValueTooLarge.New()
 		}
 	case api.EdmBinary:
-		if len(v.Bin) > spec.MaxBinaryBytes {
+		if len(v.Bin()) > spec.MaxBinaryBytes {
 			return spec.ErrPropertyValueTooLarge.New()
 		}
 	case api.EdmDateTime:
-		if v.Time.Before(spec.MinDateTime) || v.Time.After(spec.MaxDateTime) {
+		if v.Time().Before(spec.MinDateTime) || v.Time().After(spec.MaxDateTime) {
 			return errDateTimeRange()
 		}
 	case api.EdmInt32:
-		if v.Int < math.MinInt32 || v.Int > math.MaxInt32 {
+		if v.Int() < math.MinInt32 || v.Int() > math.MaxInt32 {
 			return errInvalidValue()
 		}
 	case api.EdmGuid:
@@ -288,7 +288,7 @@ func jsonSizeLowerBound(e api.Entity) int {
 		case api.EdmString:
 			n += len(v.Str) + 2
 		case api.EdmBinary:
-			n += (len(v.Bin)+2)/3*4 + 2
+			n += (len(v.Bin())+2)/3*4 + 2
 		default:
 			n++
 		}

@@ -81,7 +81,7 @@ func TestPropertyNames(t *testing.T) {
 			}
 			wantError(t, err, http.StatusBadRequest, c.code)
 			// The name is checked even when the value is null.
-			_, err = s.InsertEntity(bg, "Tbl", ent("p", "r2", c.name, api.Null("")))
+			_, err = s.InsertEntity(bg, "Tbl", ent("p", "r2", c.name, api.Null(0)))
 			wantError(t, err, http.StatusBadRequest, c.code)
 		})
 	}
@@ -105,7 +105,7 @@ func TestPropertyCount(t *testing.T) {
 	}
 	// Nulls are not stored and do not count.
 	props := manyProperties(spec.MaxCustomProperties)
-	props["extra"] = api.Null("")
+	props["extra"] = api.Null(0)
 	mustInsert(t, s, api.NewEntity("p", "nulls", props))
 	// A merge is checked on the entity it would leave.
 	_, err = s.UpdateEntity(bg, "Tbl", ent("p", "252", "extra", api.Int32(1)), api.Merge, "*")
@@ -133,14 +133,14 @@ func TestValueRanges(t *testing.T) {
 		{"DateTime zero", api.Value{Type: api.EdmDateTime}, "OutOfRangeInput"},
 		{"DateTime at the end of 9999", api.DateTime(spec.MaxDateTime), ""},
 		{"DateTime in 10000", api.DateTime(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)), "OutOfRangeInput"},
-		{"Int32 above 32 bits", api.Value{Type: api.EdmInt32, Int: math.MaxInt32 + 1}, "InvalidValueType"},
-		{"Int32 below 32 bits", api.Value{Type: api.EdmInt32, Int: math.MinInt32 - 1}, "InvalidValueType"},
+		{"Int32 above 32 bits", int32OutOfRange(math.MaxInt32 + 1), "InvalidValueType"},
+		{"Int32 below 32 bits", int32OutOfRange(math.MinInt32 - 1), "InvalidValueType"},
 		{"Guid malformed", api.Guid("not-a-guid"), "InvalidValueType"},
 		{"Guid without dashes", api.Guid("0f8fad5bd9cb469fa16570867728950e"), "InvalidValueType"},
 		{"Guid with a bad digit", api.Guid("0f8fad5b-d9cb-469f-a165-70867728950g"), "InvalidValueType"},
-		{"unknown type", api.Value{Type: "Edm.Decimal"}, "InvalidValueType"},
+		{"unknown type", api.Value{Type: api.EdmType(99)}, "InvalidValueType"},
 		{"no type", api.Value{Str: "x"}, "InvalidValueType"},
-		{"null of an unknown type", api.Value{Type: "Edm.Decimal", Null: true}, ""},
+		{"null of an unknown type", api.Value{Type: api.EdmType(99), Null: true}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestValueRanges(t *testing.T) {
 }
 
 func TestEntitySize(t *testing.T) {
-	e := ent("pk", "rk", "s", api.String("héllo"), "n", api.Int32(1), "z", api.Null(""))
+	e := ent("pk", "rk", "s", api.String("héllo"), "n", api.Int32(1), "z", api.Null(0))
 	// 4 + 2×(2+2) + [8 + 2×1 + 4 + 2×5] + [8 + 2×1 + 4]
 	if got, want := EntitySize(e.PartitionKey, e.RowKey, e.Properties), 4+8+24+14; got != want {
 		t.Fatalf("EntitySize = %d, want %d", got, want)
@@ -190,7 +190,7 @@ func TestValidationOrderIsDeterministic(t *testing.T) {
 	s, _ := newTestService(t)
 	e := ent("p", "r",
 		"zz-invalid", api.Int32(1),
-		"b", api.Value{Type: api.EdmInt32, Int: math.MaxInt64},
+		"b", int32OutOfRange(math.MaxInt64),
 		"a", api.String(strings.Repeat("x", spec.MaxStringChars+1)),
 		"c", api.Guid("bad"))
 	for range 20 {
@@ -226,4 +226,11 @@ func TestCheckIfMatch(t *testing.T) {
 			t.Errorf("checkIfMatch(%q) accepted a malformed tag", bad)
 		}
 	}
+}
+
+// int32OutOfRange is an Edm.Int32 value holding i, which does not fit 32 bits.
+func int32OutOfRange(i int64) api.Value {
+	v := api.Int64(i)
+	v.Type = api.EdmInt32
+	return v
 }

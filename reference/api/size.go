@@ -37,7 +37,7 @@ func ValueSize(v Value) int {
 	case EdmString:
 		return spec.SizeStringOverhead + 2*UTF16Len(v.Str)
 	case EdmBinary:
-		return spec.SizeBinaryOverhead + len(v.Bin)
+		return spec.SizeBinaryOverhead + len(v.Str)
 	case EdmDateTime:
 		return spec.SizeDateTime
 	case EdmGuid:

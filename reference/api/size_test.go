@@ -35,7 +35,7 @@ func TestValueSizeByType(t *testing.T) {
 		{Int32(7), 4},
 		{Int64(7), 8},
 		{Value{Type: EdmString, Null: true}, 0},
-		{Value{Type: "Edm.Unknown"}, 0},
+		{Value{Type: EdmType(99)}, 0},
 	} {
 		if got := ValueSize(tc.v); got != tc.want {
 			t.Errorf("ValueSize(%s) = %d, want %d", tc.v, got, tc.want)

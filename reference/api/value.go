@@ -1,91 +1,204 @@
 package api
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
 )
 
-// EdmType names one of the eight property types of the Table data model.
+// EdmType names one of the eight property types of the Table data model; the zero EdmType
+// means "no type given" (a null sent without an annotation). String gives the name as it
+// appears in `@odata.type` annotations, e.g. "Edm.Int64".
 // Source: https://learn.microsoft.com/en-us/rest/api/storageservices/understanding-the-table-service-data-model#property-types
-type EdmType string
+type EdmType uint8
 
-// The EDM types, spelled as they appear in `@odata.type` annotations.
+// The EDM types.
 const (
-	EdmString   EdmType = "Edm.String"
-	EdmBinary   EdmType = "Edm.Binary"
-	EdmBoolean  EdmType = "Edm.Boolean"
-	EdmDateTime EdmType = "Edm.DateTime"
-	EdmDouble   EdmType = "Edm.Double"
-	EdmGuid     EdmType = "Edm.Guid"
-	EdmInt32    EdmType = "Edm.Int32"
-	EdmInt64    EdmType = "Edm.Int64"
+	EdmString EdmType = iota + 1
+	EdmBinary
+	EdmBoolean
+	EdmDateTime
+	EdmDouble
+	EdmGuid
+	EdmInt32
+	EdmInt64
 )
 
 // AllEdmTypes lists the eight types in documentation order.
 var AllEdmTypes = []EdmType{EdmString, EdmBinary, EdmBoolean, EdmDateTime, EdmDouble, EdmGuid, EdmInt32, EdmInt64}
 
-// Valid reports whether t is one of the eight EDM types.
-func (t EdmType) Valid() bool {
-	for _, k := range AllEdmTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
+var edmTypeNames = [...]string{
+	EdmString:   "Edm.String",
+	EdmBinary:   "Edm.Binary",
+	EdmBoolean:  "Edm.Boolean",
+	EdmDateTime: "Edm.DateTime",
+	EdmDouble:   "Edm.Double",
+	EdmGuid:     "Edm.Guid",
+	EdmInt32:    "Edm.Int32",
+	EdmInt64:    "Edm.Int64",
 }
 
-// Value is one typed property value. Exactly one payload field is meaningful, chosen by
-// Type: Str for String and Guid (canonical lower-case form), Bin for Binary, Bool for
-// Boolean, Time for DateTime (UTC, 100 ns resolution), Float for Double, Int for Int32 and
-// Int64. A Value with Null set carries no payload: sent, it means "no value" (not stored by
-// Storage); it never comes back from a correct backend except for a $select of a missing
-// property.
+// Valid reports whether t is one of the eight EDM types.
+func (t EdmType) Valid() bool { return t >= EdmString && t <= EdmInt64 }
+
+// String returns the annotation spelling of t ("Edm.Int64"), "" for the zero EdmType, and
+// "EdmType(N)" for anything else.
+func (t EdmType) String() string {
+	if int(t) < len(edmTypeNames) {
+		return edmTypeNames[t]
+	}
+	return "EdmType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// ParseEdmType returns the type an `@odata.type` annotation names, and false for any name
+// that is not one of the eight (the match is exact, as the service's is).
+func ParseEdmType(name string) (EdmType, bool) {
+	for _, t := range AllEdmTypes {
+		if edmTypeNames[t] == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// MarshalText renders t as its annotation spelling, so that JSON shows "Edm.Int64".
+func (t EdmType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText parses the annotation spelling; "" is the zero EdmType.
+func (t *EdmType) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*t = 0
+		return nil
+	}
+	v, ok := ParseEdmType(string(b))
+	if !ok {
+		return fmt.Errorf("unknown EDM type %q", b)
+	}
+	*t = v
+	return nil
+}
+
+// Value is one typed property value, 32 bytes, comparable with == (two Values are == when
+// they have the same type and payload; Equal also makes every NaN equal). Type chooses the
+// payload: Str for String and Guid (canonical lower-case form) and, as raw bytes, for
+// Binary (read it with Bin); Bool for Boolean; the accessors Time, Float and Int for
+// DateTime (UTC, 100 ns ticks), Double, and Int32/Int64. A Value with Null set carries no
+// payload: sent, it means "no value" (not stored by Storage); it never comes back from a
+// correct backend except for a $select of a missing property.
+//
+// The payload is packed (one word holds the integer, the double's bits or the ticks) so
+// that an entity's property map stays small: a scan builds one map per entity.
 type Value struct {
-	Type  EdmType
-	Null  bool
-	Str   string
-	Bin   []byte
-	Bool  bool
-	Time  time.Time
-	Float float64
-	Int   int64
+	Type EdmType
+	Null bool
+	Bool bool
+	Str  string
+	num  uint64
 }
 
 // String returns an Edm.String value.
 func String(s string) Value { return Value{Type: EdmString, Str: s} }
 
-// Binary returns an Edm.Binary value.
-func Binary(b []byte) Value { return Value{Type: EdmBinary, Bin: b} }
+// Binary returns an Edm.Binary value holding a copy of b.
+func Binary(b []byte) Value { return Value{Type: EdmBinary, Str: string(b)} }
+
+// BinaryString returns an Edm.Binary value whose bytes are those of s (no copy).
+func BinaryString(s string) Value { return Value{Type: EdmBinary, Str: s} }
 
 // Bool returns an Edm.Boolean value.
 func Bool(b bool) Value { return Value{Type: EdmBoolean, Bool: b} }
 
 // DateTime returns an Edm.DateTime value, converted to UTC and truncated to 100 ns ticks.
-func DateTime(t time.Time) Value { return Value{Type: EdmDateTime, Time: TruncateTicks(t)} }
+func DateTime(t time.Time) Value { return Value{Type: EdmDateTime, num: uint64(Ticks(t))} }
+
+// DateTimeTicks returns the Edm.DateTime value k ticks after 0001-01-01T00:00:00Z.
+func DateTimeTicks(k int64) Value { return Value{Type: EdmDateTime, num: uint64(k)} }
 
 // Double returns an Edm.Double value.
-func Double(f float64) Value { return Value{Type: EdmDouble, Float: f} }
+func Double(f float64) Value { return Value{Type: EdmDouble, num: math.Float64bits(f)} }
 
 // Guid returns an Edm.Guid value in its canonical lower-case 8-4-4-4-12 form.
 func Guid(s string) Value { return Value{Type: EdmGuid, Str: s} }
 
 // Int32 returns an Edm.Int32 value.
-func Int32(i int32) Value { return Value{Type: EdmInt32, Int: int64(i)} }
+func Int32(i int32) Value { return Value{Type: EdmInt32, num: uint64(int64(i))} }
 
 // Int64 returns an Edm.Int64 value.
-func Int64(i int64) Value { return Value{Type: EdmInt64, Int: i} }
+func Int64(i int64) Value { return Value{Type: EdmInt64, num: uint64(i)} }
 
-// Null returns a null value of type t (t may be empty).
+// Null returns a null value of type t (t may be zero).
 func Null(t EdmType) Value { return Value{Type: t, Null: true} }
+
+// Int returns the integer of an Int32 or Int64 value (0 for any other type).
+func (v Value) Int() int64 {
+	if v.Type != EdmInt32 && v.Type != EdmInt64 {
+		return 0
+	}
+	return int64(v.num)
+}
+
+// Float returns the number of a Double value (0 for any other type).
+func (v Value) Float() float64 {
+	if v.Type != EdmDouble {
+		return 0
+	}
+	return math.Float64frombits(v.num)
+}
+
+// Time returns the UTC instant of a DateTime value (the zero time.Time for any other type).
+func (v Value) Time() time.Time {
+	if v.Type != EdmDateTime || v.Null {
+		return time.Time{}
+	}
+	return TimeOfTicks(int64(v.num))
+}
+
+// DateTimeTicks returns a DateTime value's ticks after 0001-01-01T00:00:00Z.
+func (v Value) DateTimeTicks() int64 {
+	if v.Type != EdmDateTime {
+		return 0
+	}
+	return int64(v.num)
+}
+
+// Bin returns a copy of a Binary value's bytes (nil for any other type).
+func (v Value) Bin() []byte {
+	if v.Type != EdmBinary || v.Null {
+		return nil
+	}
+	return []byte(v.Str)
+}
+
+// Ticks: the Table service's DateTime resolution is 100 ns (SPEC.md 1.2, 1.5), counted, as
+// .NET's DateTime.Ticks are, from 0001-01-01T00:00:00Z; every DateTime from 1601 to 9999
+// fits an int64.
+const (
+	TicksPerSecond = 10_000_000
+	UnixEpochTicks = 621_355_968_000_000_000 // ticks at 1970-01-01T00:00:00Z
+)
+
+// Ticks returns t's 100 ns ticks after 0001-01-01T00:00:00Z, anything finer dropped.
+func Ticks(t time.Time) int64 {
+	return t.Unix()*TicksPerSecond + int64(t.Nanosecond()/100) + UnixEpochTicks
+}
+
+// TimeOfTicks returns the UTC time k ticks after 0001-01-01T00:00:00Z.
+func TimeOfTicks(k int64) time.Time {
+	k -= UnixEpochTicks
+	sec, rem := k/TicksPerSecond, k%TicksPerSecond
+	if rem < 0 {
+		rem += TicksPerSecond
+		sec--
+	}
+	return time.Unix(sec, rem*100).UTC()
+}
 
 // TruncateTicks converts t to UTC and drops anything finer than the 100 ns tick.
 func TruncateTicks(t time.Time) time.Time { return t.UTC().Truncate(100 * time.Nanosecond) }
 
 // Equal reports whether v and o have the same type and the same value. Doubles compare by
-// bit pattern except that every NaN equals every NaN; times compare as instants.
+// bit pattern except that every NaN equals every NaN and 0 equals -0.
 func (v Value) Equal(o Value) bool {
 	if v.Type != o.Type || v.Null != o.Null {
 		return false
@@ -94,32 +207,24 @@ func (v Value) Equal(o Value) bool {
 		return true
 	}
 	switch v.Type {
-	case EdmString, EdmGuid:
+	case EdmString, EdmGuid, EdmBinary:
 		return v.Str == o.Str
-	case EdmBinary:
-		return bytes.Equal(v.Bin, o.Bin)
 	case EdmBoolean:
 		return v.Bool == o.Bool
-	case EdmDateTime:
-		return v.Time.Equal(o.Time)
 	case EdmDouble:
-		if math.IsNaN(v.Float) && math.IsNaN(o.Float) {
+		a, b := v.Float(), o.Float()
+		if math.IsNaN(a) && math.IsNaN(b) {
 			return true
 		}
-		return math.Float64bits(v.Float) == math.Float64bits(o.Float) || v.Float == o.Float
-	case EdmInt32, EdmInt64:
-		return v.Int == o.Int
+		return v.num == o.num || a == b
+	case EdmDateTime, EdmInt32, EdmInt64:
+		return v.num == o.num
 	}
 	return false
 }
 
-// Clone returns a copy of v that shares no memory with it.
-func (v Value) Clone() Value {
-	if v.Bin != nil {
-		v.Bin = append([]byte(nil), v.Bin...)
-	}
-	return v
-}
+// Clone returns v: a Value shares no mutable memory (its strings are immutable).
+func (v Value) Clone() Value { return v }
 
 // GoString renders v for failure messages, e.g. `Edm.Int64(42)`.
 func (v Value) GoString() string { return v.String() }
@@ -134,15 +239,15 @@ func (v Value) String() string {
 	case EdmString, EdmGuid:
 		s = strconv.Quote(abbreviate(v.Str))
 	case EdmBinary:
-		s = fmt.Sprintf("%d bytes", len(v.Bin))
+		s = fmt.Sprintf("%d bytes", len(v.Str))
 	case EdmBoolean:
 		s = strconv.FormatBool(v.Bool)
 	case EdmDateTime:
-		s = FormatDateTime(v.Time)
+		s = FormatDateTime(v.Time())
 	case EdmDouble:
-		s = strconv.FormatFloat(v.Float, 'g', -1, 64)
+		s = strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case EdmInt32, EdmInt64:
-		s = strconv.FormatInt(v.Int, 10)
+		s = strconv.FormatInt(v.Int(), 10)
 	}
 	return fmt.Sprintf("%s(%s)", v.Type, s)
 }

@@ -177,7 +177,7 @@ func perform(ctx context.Context, b api.Backend, w Workload, in Input) (Output, 
 	case OpGet:
 		var e api.Entity
 		if e, err = b.GetEntity(ctx, w.Table, pk, RowKey(in.Row), nil); err == nil {
-			out.Value, out.ETag = e.Properties["v"].Int, e.ETag
+			out.Value, out.ETag = e.Properties["v"].Int(), e.ETag
 		}
 	case OpInsert:
 		var e api.Entity

@@ -110,7 +110,7 @@ func (s *subject) lookup(ref *propertyRef) (api.Value, bool) {
 	case propRowKey:
 		return api.String(s.entity.RowKey), true
 	case propTimestamp:
-		return api.Value{Type: api.EdmDateTime, Time: s.entity.Timestamp}, true
+		return api.DateTime(s.entity.Timestamp), true
 	}
 	v, ok := s.entity.Properties[ref.name]
 	if !ok || v.Null {
@@ -220,33 +220,33 @@ func orderValues(p, c api.Value) (int, bool) {
 		}
 	case api.EdmInt32:
 		if c.Type == api.EdmInt32 {
-			return cmpOrdered(p.Int, c.Int), true
+			return cmpOrdered(p.Int(), c.Int()), true
 		}
 	case api.EdmInt64:
 		if c.Type == api.EdmInt64 || c.Type == api.EdmInt32 {
-			return cmpOrdered(p.Int, c.Int), true
+			return cmpOrdered(p.Int(), c.Int()), true
 		}
 	case api.EdmDouble:
 		var f float64
 		switch c.Type {
 		case api.EdmDouble:
-			f = c.Float
+			f = c.Float()
 		case api.EdmInt32, api.EdmInt64:
-			f = float64(c.Int)
+			f = float64(c.Int())
 		default:
 			return 0, false
 		}
-		if math.IsNaN(p.Float) || math.IsNaN(f) {
+		if math.IsNaN(p.Float()) || math.IsNaN(f) {
 			return unordered, true
 		}
-		return cmpOrdered(p.Float, f), true
+		return cmpOrdered(p.Float(), f), true
 	case api.EdmBoolean:
 		if c.Type == api.EdmBoolean {
 			return cmpOrdered(boolRank(p.Bool), boolRank(c.Bool)), true
 		}
 	case api.EdmDateTime:
 		if c.Type == api.EdmDateTime {
-			return p.Time.Compare(c.Time), true
+			return p.Time().Compare(c.Time()), true
 		}
 	case api.EdmGuid:
 		if c.Type == api.EdmGuid {
@@ -254,7 +254,7 @@ func orderValues(p, c api.Value) (int, bool) {
 		}
 	case api.EdmBinary:
 		if c.Type == api.EdmBinary {
-			return bytes.Compare(p.Bin, c.Bin), true
+			return bytes.Compare(p.Bin(), c.Bin()), true
 		}
 	}
 	return 0, false

@@ -91,7 +91,7 @@ func TestFormatLiteral(t *testing.T) {
 		}
 	}
 	for _, bad := range []api.Value{api.Null(api.EdmString), api.Double(math.NaN()), api.Double(math.Inf(-1)),
-		{Type: api.EdmInt32, Int: 1 << 40}, api.Guid("nope"), {Type: "Edm.Decimal"}} {
+		int32OutOfRange(1 << 40), api.Guid("nope"), {Type: api.EdmType(99)}} {
 		if s, err := FormatLiteral(bad); err == nil {
 			t.Errorf("FormatLiteral(%v) = %q, want an error", bad, s)
 		}
@@ -99,4 +99,11 @@ func TestFormatLiteral(t *testing.T) {
 	if got := QuoteString("a'b''c"); got != "'a''b''''c'" {
 		t.Errorf("QuoteString = %q", got)
 	}
+}
+
+// int32OutOfRange is an Edm.Int32 value holding i, which does not fit 32 bits.
+func int32OutOfRange(i int64) api.Value {
+	v := api.Int64(i)
+	v.Type = api.EdmInt32
+	return v
 }

@@ -88,17 +88,17 @@ func FormatLiteral(v api.Value) (string, error) {
 	case api.EdmString:
 		return QuoteString(v.Str), nil
 	case api.EdmInt32:
-		if v.Int < math.MinInt32 || v.Int > math.MaxInt32 {
-			return "", fmt.Errorf("odata: Edm.Int32 value %d is out of range", v.Int)
+		if v.Int() < math.MinInt32 || v.Int() > math.MaxInt32 {
+			return "", fmt.Errorf("odata: Edm.Int32 value %d is out of range", v.Int())
 		}
-		return strconv.FormatInt(v.Int, 10), nil
+		return strconv.FormatInt(v.Int(), 10), nil
 	case api.EdmInt64:
-		return strconv.FormatInt(v.Int, 10) + "L", nil
+		return strconv.FormatInt(v.Int(), 10) + "L", nil
 	case api.EdmDouble:
-		if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
-			return "", fmt.Errorf("odata: Edm.Double %v has no filter literal", v.Float)
+		if math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
+			return "", fmt.Errorf("odata: Edm.Double %v has no filter literal", v.Float())
 		}
-		s := strconv.FormatFloat(v.Float, 'g', -1, 64)
+		s := strconv.FormatFloat(v.Float(), 'g', -1, 64)
 		if !strings.ContainsAny(s, ".e") {
 			s += ".0"
 		}
@@ -106,7 +106,7 @@ func FormatLiteral(v api.Value) (string, error) {
 	case api.EdmBoolean:
 		return strconv.FormatBool(v.Bool), nil
 	case api.EdmDateTime:
-		return "datetime'" + api.FormatDateTime(v.Time) + "'", nil
+		return "datetime'" + api.FormatDateTime(v.Time()) + "'", nil
 	case api.EdmGuid:
 		g, ok := api.CanonicalGuid(v.Str)
 		if !ok {
@@ -114,7 +114,7 @@ func FormatLiteral(v api.Value) (string, error) {
 		}
 		return "guid'" + g + "'", nil
 	case api.EdmBinary:
-		return "X'" + strings.ToUpper(hex.EncodeToString(v.Bin)) + "'", nil
+		return "X'" + strings.ToUpper(hex.EncodeToString(v.Bin())) + "'", nil
 	}
 	return "", fmt.Errorf("odata: no filter literal for type %q", v.Type)
 }

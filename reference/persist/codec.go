@@ -69,7 +69,7 @@ func (e *encoder) entity(x api.Entity) error {
 		case api.EdmString, api.EdmGuid:
 			e.string(v.Str)
 		case api.EdmBinary:
-			e.bytes(v.Bin)
+			e.bytes(v.Bin())
 		case api.EdmBoolean:
 			if v.Bool {
 				e.byte(1)
@@ -77,11 +77,11 @@ func (e *encoder) entity(x api.Entity) error {
 				e.byte(0)
 			}
 		case api.EdmDateTime:
-			e.time(v.Time)
+			e.time(v.Time())
 		case api.EdmDouble:
-			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v.Float))
+			e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v.Float()))
 		case api.EdmInt32, api.EdmInt64:
-			e.varint(v.Int)
+			e.varint(v.Int())
 		}
 	}
 	return nil
@@ -197,25 +197,28 @@ func (d *decoder) entity() api.Entity {
 			d.fail()
 			break
 		}
-		v := api.Value{Type: api.AllEdmTypes[code-1]}
-		switch v.Type {
-		case api.EdmString, api.EdmGuid:
-			v.Str = d.string()
+		var v api.Value
+		switch t := api.AllEdmTypes[code-1]; t {
+		case api.EdmString:
+			v = api.String(d.string())
+		case api.EdmGuid:
+			v = api.Guid(d.string())
 		case api.EdmBinary:
-			v.Bin = append([]byte{}, d.raw()...)
+			v = api.Binary(d.raw())
 		case api.EdmBoolean:
-			v.Bool = d.byte() == 1
+			v = api.Bool(d.byte() == 1)
 		case api.EdmDateTime:
-			v.Time = d.time()
+			v = api.DateTime(d.time())
 		case api.EdmDouble:
 			if len(d.b) < 8 {
 				d.fail()
 				break
 			}
-			v.Float = math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+			v = api.Double(math.Float64frombits(binary.LittleEndian.Uint64(d.b)))
 			d.b = d.b[8:]
 		case api.EdmInt32, api.EdmInt64:
-			v.Int = d.varint()
+			v = api.Int64(d.varint())
+			v.Type = t // the log holds what validation accepted
 		}
 		x.Properties[name] = v
 	}

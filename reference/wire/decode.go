@@ -193,7 +193,7 @@ func (a *annotations) get(name string) (api.EdmType, bool) {
 			return a.list[i].typ, true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // each calls f for every annotation until f returns false.
@@ -231,8 +231,8 @@ func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 		if !isString {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
 		}
-		t := api.EdmType(s)
-		if !t.Valid() {
+		t, known := api.ParseEdmType(s)
+		if !known {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
 		}
 		types.add(base, t)
@@ -287,7 +287,7 @@ func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 			if err != nil {
 				return api.Entity{}, err
 			}
-			e.Timestamp, e.Absent = v.Time, e.Absent&^api.AbsentTimestamp
+			e.Timestamp, e.Absent = v.Time(), e.Absent&^api.AbsentTimestamp
 			continue
 		}
 		var v api.Value
@@ -397,7 +397,7 @@ func literalString(raw []byte) (string, error) {
 func scalarOfShape(raw []byte, s string) (api.Value, error) {
 	switch raw[0] {
 	case 'n':
-		return api.Null(""), nil
+		return api.Null(0), nil
 	case 't', 'f':
 		return api.Bool(raw[0] == 't'), nil
 	case '"':

@@ -185,7 +185,7 @@ func appendEntityMembers(b []byte, first *bool, e api.Entity, d Document) ([]byt
 	if e.Absent&api.AbsentTimestamp == 0 && !e.Timestamp.IsZero() {
 		if d.Level == FullMetadata {
 			b = appendMember(b, first, PropTimestamp+typeSuffix)
-			b = appendString(b, string(api.EdmDateTime))
+			b = appendString(b, api.EdmDateTime.String())
 		}
 		b = appendMember(b, first, PropTimestamp)
 		b = appendDateTime(b, e.Timestamp)
@@ -213,7 +213,7 @@ func appendProperties(b []byte, first *bool, e api.Entity, annotate, request boo
 			b = append(b, '"')
 			b = appendEscaped(b, n)
 			b = append(b, typeSuffix+`":"`...)
-			b = append(b, v.Type...)
+			b = append(b, v.Type.String()...)
 			b = append(b, '"')
 		}
 		b = appendMember(b, first, n)
@@ -230,11 +230,11 @@ func needsAnnotation(v api.Value, request bool) bool {
 	case api.EdmInt64, api.EdmDateTime, api.EdmGuid, api.EdmBinary:
 		return true
 	case api.EdmDouble:
-		if request || math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+		if request || math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
 			return true
 		}
 		var room [32]byte
-		return bytes.IndexByte(appendDouble(room[:0], v.Float), '.') < 0
+		return bytes.IndexByte(appendDouble(room[:0], v.Float()), '.') < 0
 	}
 	return false
 }
@@ -249,27 +249,27 @@ func AppendValue(b []byte, v api.Value) []byte {
 	switch v.Type {
 	case api.EdmBinary:
 		b = append(b, '"')
-		b = base64.StdEncoding.AppendEncode(b, v.Bin)
+		b = base64.StdEncoding.AppendEncode(b, v.Bin())
 		return append(b, '"')
 	case api.EdmBoolean:
 		return strconv.AppendBool(b, v.Bool)
 	case api.EdmDateTime:
-		return appendDateTime(b, v.Time)
+		return appendDateTime(b, v.Time())
 	case api.EdmDouble:
 		switch {
-		case math.IsNaN(v.Float):
+		case math.IsNaN(v.Float()):
 			return append(b, `"NaN"`...)
-		case math.IsInf(v.Float, 1):
+		case math.IsInf(v.Float(), 1):
 			return append(b, `"Infinity"`...)
-		case math.IsInf(v.Float, -1):
+		case math.IsInf(v.Float(), -1):
 			return append(b, `"-Infinity"`...)
 		}
-		return appendDouble(b, v.Float)
+		return appendDouble(b, v.Float())
 	case api.EdmInt32:
-		return strconv.AppendInt(b, v.Int, 10)
+		return strconv.AppendInt(b, v.Int(), 10)
 	case api.EdmInt64:
 		b = append(b, '"')
-		b = strconv.AppendInt(b, v.Int, 10)
+		b = strconv.AppendInt(b, v.Int(), 10)
 		return append(b, '"')
 	}
 	return appendString(b, v.Str)

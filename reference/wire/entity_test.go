@@ -175,7 +175,7 @@ func TestInferenceOfUnannotatedValues(t *testing.T) {
 		`1e3`:         api.Double(1000),
 		`"5"`:         api.String("5"),
 		`true`:        api.Bool(true),
-		`null`:        api.Null(""),
+		`null`:        api.Null(0),
 	}
 	for raw, want := range cases {
 		got, err := DecodeValue(json.RawMessage(raw))

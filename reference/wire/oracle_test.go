@@ -192,8 +192,8 @@ func oracleEntityFromMembers(ms []oracleMember, request bool) (api.Entity, error
 			if err := json.Unmarshal(m.raw, &s); err != nil {
 				return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
 			}
-			t := api.EdmType(s)
-			if !t.Valid() {
+			t, known := api.ParseEdmType(s)
+			if !known {
 				return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
 			}
 			types[base] = t
@@ -248,7 +248,7 @@ func oracleEntityFromMembers(ms []oracleMember, request bool) (api.Entity, error
 			if err != nil {
 				return api.Entity{}, err
 			}
-			e.Timestamp, e.Absent = v.Time, e.Absent&^api.AbsentTimestamp
+			e.Timestamp, e.Absent = v.Time(), e.Absent&^api.AbsentTimestamp
 			continue
 		}
 		var v api.Value
@@ -290,7 +290,7 @@ func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
 	}
 	switch raw[0] {
 	case 'n':
-		return api.Null(""), nil
+		return api.Null(0), nil
 	case 't', 'f':
 		return api.Bool(raw[0] == 't'), nil
 	case '"':

@@ -131,7 +131,7 @@ var _ = framework.Describe("Entity group transaction isolation", func(f *framewo
 					}
 					ops := make([]api.BatchOp, 0, len(page.Entities))
 					for _, e := range page.Entities {
-						n := e.Properties["Count"].Int
+						n := e.Properties["Count"].Int()
 						ops = append(ops, withIfMatch(mergeOp(e.RowKey, "Count", api.Int32(int32(n+1))), e.ETag))
 					}
 					_, err = b.SubmitBatch(ctx, table, ops)

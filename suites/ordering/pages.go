@@ -79,7 +79,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
 		Expect(got).To(HaveLen(len(offsets)))
 		for i := 1; i < len(got); i++ {
-			prev, cur := got[i-1].Properties["At"].Time, got[i].Properties["At"].Time
+			prev, cur := got[i-1].Properties["At"].Time(), got[i].Properties["At"].Time()
 			Expect(prev.After(cur)).To(BeTrue(), "entity %d (At %s) came after entity %d (At %s); inverted ticks must return the newest first",
 				i, api.FormatDateTime7(cur), i-1, api.FormatDateTime7(prev))
 		}
@@ -99,7 +99,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		Expect(len(got)).To(BeNumerically(">=", 3))
 		var minutes []int64
 		for _, e := range got[:3] {
-			minutes = append(minutes, e.Properties["Minute"].Int)
+			minutes = append(minutes, e.Properties["Minute"].Int())
 		}
 		Expect(minutes).To(Equal([]int64{19, 18, 17}), "the first three results of the log partition (pages of %v)", r.PageSizes())
 	})

@@ -38,10 +38,10 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 				}
 			}
 		},
-		Entry("for $filter", api.Query{Filter: "Mod eq 0", Top: 4}, func(e api.Entity) bool { return e.Properties["Mod"].Int == 0 }, nil),
+		Entry("for $filter", api.Query{Filter: "Mod eq 0", Top: 4}, func(e api.Entity) bool { return e.Properties["Mod"].Int() == 0 }, nil),
 		Entry("for $select", api.Query{Select: []string{"PartitionKey", "RowKey", "N"}, Top: 7}, func(api.Entity) bool { return true }, []string{"N"}),
 		Entry("for $top", api.Query{Top: 3}, func(api.Entity) bool { return true }, nil),
 		Entry("for all three together", api.Query{Filter: "Mod eq 1 and N ge 5", Select: []string{"PartitionKey", "RowKey", "Mod"}, Top: 4},
-			func(e api.Entity) bool { return e.Properties["Mod"].Int == 1 && e.Properties["N"].Int >= 5 }, []string{"Mod"}),
+			func(e api.Entity) bool { return e.Properties["Mod"].Int() == 1 && e.Properties["N"].Int() >= 5 }, []string{"Mod"}),
 	)
 })

@@ -44,7 +44,7 @@ var (
 	oneBigPartition = shape{names: []string{"p"}, sizes: []int{spec.MaxPageSize + 5}}
 	justOverOnePage = shape{names: []string{"p"}, sizes: []int{spec.MaxPageSize + 1}}
 	threeBig        = shape{names: []string{"a", "b", "c"}, sizes: []int{400, 400, 400}}
-	modZero         = func(e api.Entity) bool { return e.Properties["Mod"].Int == 0 }
+	modZero         = func(e api.Entity) bool { return e.Properties["Mod"].Int() == 0 }
 )
 
 var _ = framework.Describe("Retrieve large numbers of entities from a query", func(f *framework.F) {

@@ -251,7 +251,7 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 						if err != nil {
 							return err
 						}
-						next := api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(cur.Properties["N"].Int + 1)})
+						next := api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(cur.Properties["N"].Int() + 1)})
 						_, err = b.UpdateEntity(ctx, table, next, api.Merge, cur.ETag)
 						if e, ok := driver.AsError(err); ok && e.Status == 412 {
 							conflicts.Add(1)

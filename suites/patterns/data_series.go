@@ -31,7 +31,7 @@ func incrementHour(ctx context.Context, b driver.Backend, table, employee string
 		if attempt == 0 && beforeWrite != nil {
 			beforeWrite()
 		}
-		next := scenario.Entity(employee, fixtures.StatsDay, name, api.Int32(int32(e.Properties[name].Int)+1))
+		next := scenario.Entity(employee, fixtures.StatsDay, name, api.Int32(int32(e.Properties[name].Int())+1))
 		_, err = b.UpdateEntity(ctx, table, next, api.Merge, e.ETag)
 		if err == nil || !scenario.IsStatus(err, 412) {
 			return err
@@ -53,7 +53,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 				hours := mustQueryAll(ctx, b, perHour, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", id)})
 				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
 				for _, e := range hours {
-					h := int(e.Properties[fixtures.PropHour].Int)
+					h := int(e.Properties[fixtures.PropHour].Int())
 					Expect(e.RowKey).To(Equal(fixtures.HourRowKey(h)))
 					Expect(got).To(HaveProperty(fixtures.HourProperty(h), e.Properties[fixtures.PropMessageCount]), "hour %d of employee %s", h, id)
 				}

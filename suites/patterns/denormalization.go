@@ -91,7 +91,7 @@ var _ = framework.Describe("Denormalization pattern", func(f *framework.F) {
 		f.It("pattern.denormalization.batch-update", "changes neither when the department changed after it was read", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			depts, emps := loadDenormalized(ctx, b, table)
-			counted := depts["Sales"].With(fixtures.PropEmployeeCount, api.Int32(int32(depts["Sales"].Properties[fixtures.PropEmployeeCount].Int)+1))
+			counted := depts["Sales"].With(fixtures.PropEmployeeCount, api.Int32(int32(depts["Sales"].Properties[fixtures.PropEmployeeCount].Int())+1))
 			err := changeEmail(ctx, b, table, "john.jones@contoso.com", func(dept api.Entity) {
 				mustUpdate(ctx, b, table, counted, api.Merge, dept.ETag) // another client counts a new hire
 			})

@@ -82,7 +82,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		Entry("over ne comparisons on properties most entities lack", "not (Name ne 'test' and Rank ne 3)",
 			func(e api.Entity) bool {
 				nameNe := str(e, "Name") != "" && str(e, "Name") != "test"
-				rankNe := e.Properties["Rank"].Type == api.EdmInt32 && e.Properties["Rank"].Int != 3
+				rankNe := e.Properties["Rank"].Type == api.EdmInt32 && e.Properties["Rank"].Int() != 3
 				return !(nameNe && rankNe)
 			}),
 		Entry("twice", "not (not (Rank eq 3))", rank3),
@@ -112,7 +112,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		},
 		Entry("for lt", "3 lt Rank", func(e api.Entity) bool {
 			v, ok := e.Properties["Rank"]
-			return ok && v.Type == api.EdmInt32 && v.Int > 3
+			return ok && v.Type == api.EdmInt32 && v.Int() > 3
 		}),
 		Entry("for eq", "'test' eq Name", nameTest),
 	)

@@ -108,7 +108,7 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 			func(e api.Entity) bool { return inSales(e) && str(e, "LastName") == "Smith" }),
 		Entry("for an Int32 property",
 			"PartitionKey eq 'Sales' and Age ge 33",
-			func(e api.Entity) bool { return inSales(e) && e.Properties["Age"].Int >= 33 }),
+			func(e api.Entity) bool { return inSales(e) && e.Properties["Age"].Int() >= 33 }),
 	)
 
 	f.DescribeTable("query.partition-scan.exact", "with PartitionKey eq selects one partition only",
@@ -130,7 +130,7 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 			func(e api.Entity) bool { return e.RowKey == "121" }),
 		Entry("for a numeric range on a non-key property",
 			"Age gt 30 and Age le 41",
-			func(e api.Entity) bool { a := e.Properties["Age"].Int; return a > 30 && a <= 41 }),
+			func(e api.Entity) bool { a := e.Properties["Age"].Int(); return a > 30 && a <= 41 }),
 		Entry("for no filter at all", "", func(api.Entity) bool { return true }),
 	)
 

@@ -106,7 +106,7 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 		got := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 		count, ok := got.Properties[fixtures.PropEmployeeCount]
 		Expect(ok).To(BeTrue(), "the entity read has an EmployeeCount property")
-		raised := api.Int32(int32(count.Int) + 1)
+		raised := api.Int32(int32(count.Int()) + 1)
 		_, err := b.UpdateEntity(ctx, table, scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, raised), api.Merge, got.ETag)
 		Expect(err).To(SucceedOnBackend())
 		Expect(table).To(HoldEntity(ctx, b, dept.With(fixtures.PropEmployeeCount, raised)))

@@ -61,7 +61,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			emps := fixtures.EmployeeRecords(0)
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
-			count := int32(dept.Properties[fixtures.PropEmployeeCount].Int)
+			count := int32(dept.Properties[fixtures.PropEmployeeCount].Int())
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
 				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(count+1)), IfMatch: dept.ETag},
@@ -80,7 +80,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			existing, _ := fixtures.FindEmployee(emps, "000223")
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
-				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: dept.ETag},
+				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: dept.ETag},
 				{Kind: api.BatchInsert, Entity: existing.Entity()},
 			})
 			Expect(err).To(HaveFailedWithStatusIn([]int{400, 409}, "EntityAlreadyExists"))
@@ -110,7 +110,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 				staff, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", dept.Properties[fixtures.PropDepartmentName].Str)})
 				Expect(err).To(SucceedOnBackend())
 				Expect(staff).To(ConsistOfEntities(entitiesOf(employeesOf(emps, "Marketing"))...))
-				Expect(staff).To(HaveLen(int(dept.Properties[fixtures.PropEmployeeCount].Int)))
+				Expect(staff).To(HaveLen(int(dept.Properties[fixtures.PropEmployeeCount].Int())))
 				Expect(Keys(staff)).To(ContainElement(api.Key{PartitionKey: "Marketing", RowKey: dept.Properties[fixtures.PropManager].Str}), "the manager is one of the employees")
 			},
 			Entry("in another partition of the same table", false),
@@ -124,7 +124,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), sales))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
-				{Kind: api.BatchMerge, Entity: scenario.Entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int)+1)), IfMatch: api.IfMatchAny},
+				{Kind: api.BatchMerge, Entity: scenario.Entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: api.IfMatchAny},
 			})
 			Expect(err).To(HaveFailedWith(400))
 			f.Choice("code of a transaction over two partitions", codeOf(err))

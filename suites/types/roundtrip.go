@@ -211,7 +211,7 @@ var _ = framework.Describe("EDM types", func(f *framework.F) {
 				got = page.Entities[0]
 			}
 			Expect(got).To(HaveProperty("V", api.Double(0)))
-			if math.Signbit(got.Properties["V"].Float) {
+			if math.Signbit(got.Properties["V"].Float()) {
 				f.Choice("sign of a stored negative zero", "kept (-0)")
 			} else {
 				f.Choice("sign of a stored negative zero", "dropped (0)")

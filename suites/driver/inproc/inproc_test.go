@@ -38,20 +38,20 @@ func TestNoAliasing(t *testing.T) {
 	}
 	bin[0] = 9
 	e.Properties["x"] = api.Int32(1)
-	got.Properties["b"].Bin[1] = 9
+	got.Properties["b"].Bin()[1] = 9
 
 	ops := []api.BatchOp{{Kind: api.BatchRetrieve, Entity: api.NewEntity("p", "r", nil)}}
 	results, err := b.SubmitBatch(ctx, "Tbl", ops)
 	if err != nil {
 		t.Fatal(err)
 	}
-	results[0].Entity.Properties["b"].Bin[2] = 9
+	results[0].Entity.Properties["b"].Bin()[2] = 9
 
 	page, err := b.QueryEntities(ctx, "Tbl", api.Query{})
 	if err != nil || len(page.Entities) != 1 {
 		t.Fatalf("query: %v %v", page, err)
 	}
-	page.Entities[0].Properties["b"].Bin[0] = 7
+	page.Entities[0].Properties["b"].Bin()[0] = 7
 
 	again, err := b.GetEntity(ctx, "Tbl", "p", "r", nil)
 	if err != nil {

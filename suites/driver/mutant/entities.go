@@ -538,7 +538,7 @@ func (m *fixedSchema) conform(table string, e api.Entity) api.Entity {
 		case !ok:
 			m.types[k] = v.Type
 		case t != v.Type:
-			e.Properties[n] = api.String(strings.TrimSuffix(strings.TrimPrefix(v.String(), string(v.Type)+"("), ")"))
+			e.Properties[n] = api.String(strings.TrimSuffix(strings.TrimPrefix(v.String(), v.Type.String()+"("), ")"))
 		}
 	}
 	return e

@@ -38,8 +38,8 @@ var (
 		Breaks:      []string{"types.int64.round-trip"},
 		Areas:       []spec.Area{spec.AreaModification, spec.AreaBatch},
 	}, readValues(func(v api.Value) api.Value {
-		if v.Type == api.EdmInt64 && v.Int >= math.MinInt32 && v.Int <= math.MaxInt32 {
-			return api.Int32(int32(v.Int))
+		if v.Type == api.EdmInt64 && v.Int() >= math.MinInt32 && v.Int() <= math.MaxInt32 {
+			return api.Int32(int32(v.Int()))
 		}
 		return v
 	}), hooks{})
@@ -49,7 +49,7 @@ var (
 		Description: "returns an Edm.Double with a whole value that fits 32 bits (5.0) as an Edm.Int32, as a JSON reader that drops the decimal point",
 		Breaks:      []string{"types.double.round-trip", "types.double.negative-zero"},
 	}, readValues(func(v api.Value) api.Value {
-		f := v.Float
+		f := v.Float()
 		if v.Type == api.EdmDouble && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
 			return api.Int32(int32(f))
 		}
@@ -62,7 +62,7 @@ var (
 		Breaks:      []string{"types.int32.round-trip"},
 	}, readValues(func(v api.Value) api.Value {
 		if v.Type == api.EdmInt32 {
-			return api.Int64(v.Int)
+			return api.Int64(v.Int())
 		}
 		return v
 	}), hooks{})
@@ -90,13 +90,13 @@ var (
 	}, readValues(func(v api.Value) api.Value {
 		switch v.Type {
 		case api.EdmInt64:
-			return api.String(strconv.FormatInt(v.Int, 10))
+			return api.String(strconv.FormatInt(v.Int(), 10))
 		case api.EdmDateTime:
-			return api.String(api.FormatDateTime(v.Time))
+			return api.String(api.FormatDateTime(v.Time()))
 		case api.EdmGuid:
 			return api.String(v.Str)
 		case api.EdmBinary:
-			return api.String(base64.StdEncoding.EncodeToString(v.Bin))
+			return api.String(base64.StdEncoding.EncodeToString(v.Bin()))
 		}
 		return v
 	}), hooks{})
@@ -108,7 +108,7 @@ var (
 		Areas:       []spec.Area{spec.AreaModification, spec.AreaPatterns, spec.AreaOrdering},
 	}, writeValues(func(v api.Value) (api.Value, bool) {
 		if v.Type == api.EdmDateTime && !v.Null {
-			v.Time = v.Time.Truncate(time.Millisecond)
+			v = api.DateTime(v.Time().Truncate(time.Millisecond))
 		}
 		return v, true
 	}), hooks{})
@@ -118,8 +118,8 @@ var (
 		Description: "stores an Edm.DateTime before 1601 as 1601-01-01 instead of refusing it",
 		Breaks:      []string{"types.datetime.before-1601"},
 	}, writeValues(func(v api.Value) (api.Value, bool) {
-		if v.Type == api.EdmDateTime && !v.Null && v.Time.Before(spec.MinDateTime) {
-			v.Time = spec.MinDateTime
+		if v.Type == api.EdmDateTime && !v.Null && v.Time().Before(spec.MinDateTime) {
+			v = api.DateTime(spec.MinDateTime)
 		}
 		return v, true
 	}), hooks{})
@@ -129,7 +129,7 @@ var (
 		Description: "does not store an empty Edm.String or Edm.Binary, treating it as null",
 		Breaks:      []string{"types.string.round-trip", "types.binary.round-trip"},
 	}, writeValues(func(v api.Value) (api.Value, bool) {
-		if !v.Null && (v.Type == api.EdmString && v.Str == "" || v.Type == api.EdmBinary && len(v.Bin) == 0) {
+		if !v.Null && (v.Type == api.EdmString && v.Str == "" || v.Type == api.EdmBinary && v.Str == "") {
 			return v, false
 		}
 		return v, true
@@ -207,8 +207,8 @@ func trimOversize(e api.Entity) (api.Entity, bool) {
 	cut := false
 	for name, v := range e.Properties {
 		switch {
-		case v.Type == api.EdmBinary && len(v.Bin) > spec.MaxBinaryBytes:
-			v.Bin = v.Bin[:spec.MaxBinaryBytes]
+		case v.Type == api.EdmBinary && len(v.Str) > spec.MaxBinaryBytes:
+			v = api.BinaryString(v.Str[:spec.MaxBinaryBytes])
 		case v.Type == api.EdmString && len(utf16.Encode([]rune(v.Str))) > spec.MaxStringChars:
 			v.Str = string(utf16.Decode(utf16.Encode([]rune(v.Str))[:spec.MaxStringChars-1]))
 		default:
@@ -223,7 +223,7 @@ func trimOversize(e api.Entity) (api.Entity, bool) {
 	largest, size := "", -1
 	for _, name := range e.PropertyNames() {
 		v := e.Properties[name]
-		if n := len(v.Str) + len(v.Bin); n > size {
+		if n := len(v.Str) + len(v.Bin()); n > size {
 			largest, size = name, n
 		}
 	}

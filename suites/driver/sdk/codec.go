@@ -41,7 +41,7 @@ func encodeEntity(e api.Entity) ([]byte, error) {
 		}
 		if annotate {
 			b.WriteByte(',')
-			writeMember(&b, name+odataTypeSuffix, jsonString(string(v.Type)))
+			writeMember(&b, name+odataTypeSuffix, jsonString(v.Type.String()))
 		}
 		b.WriteByte(',')
 		writeMember(&b, name, raw)
@@ -75,28 +75,28 @@ func encodeValue(v api.Value) (raw string, annotate bool, err error) {
 	case api.EdmBoolean:
 		return strconv.FormatBool(v.Bool), false, nil
 	case api.EdmInt32:
-		if v.Int < math.MinInt32 || v.Int > math.MaxInt32 {
-			return "", false, fmt.Errorf("Edm.Int32 value %d out of range", v.Int)
+		if v.Int() < math.MinInt32 || v.Int() > math.MaxInt32 {
+			return "", false, fmt.Errorf("Edm.Int32 value %d out of range", v.Int())
 		}
-		return strconv.FormatInt(v.Int, 10), false, nil
+		return strconv.FormatInt(v.Int(), 10), false, nil
 	case api.EdmInt64:
-		return jsonString(strconv.FormatInt(v.Int, 10)), true, nil
+		return jsonString(strconv.FormatInt(v.Int(), 10)), true, nil
 	case api.EdmDouble:
 		switch {
-		case math.IsNaN(v.Float):
+		case math.IsNaN(v.Float()):
 			return `"NaN"`, true, nil
-		case math.IsInf(v.Float, 1):
+		case math.IsInf(v.Float(), 1):
 			return `"Infinity"`, true, nil
-		case math.IsInf(v.Float, -1):
+		case math.IsInf(v.Float(), -1):
 			return `"-Infinity"`, true, nil
 		}
-		return strconv.FormatFloat(v.Float, 'g', -1, 64), true, nil
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64), true, nil
 	case api.EdmDateTime:
-		return jsonString(api.FormatDateTime(api.TruncateTicks(v.Time))), true, nil
+		return jsonString(api.FormatDateTime(api.TruncateTicks(v.Time()))), true, nil
 	case api.EdmGuid:
 		return jsonString(v.Str), true, nil
 	case api.EdmBinary:
-		return jsonString(base64.StdEncoding.EncodeToString(v.Bin)), true, nil
+		return jsonString(base64.StdEncoding.EncodeToString(v.Bin())), true, nil
 	}
 	return "", false, fmt.Errorf("unknown EDM type %q", v.Type)
 }
@@ -124,7 +124,11 @@ func decodeMembers(members map[string]json.RawMessage) (api.Entity, error) {
 			if err := json.Unmarshal(raw, &t); err != nil {
 				return api.Entity{}, fmt.Errorf("annotation %q: %w", name, err)
 			}
-			types[prop] = api.EdmType(t)
+			typ, known := api.ParseEdmType(t)
+			if !known {
+				return api.Entity{}, fmt.Errorf("annotation %q: unknown EDM type %q", name, t)
+			}
+			types[prop] = typ
 		}
 	}
 	e.Absent = api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp
@@ -176,7 +180,7 @@ func decodeValue(raw json.RawMessage, t api.EdmType) (api.Value, error) {
 	if bytes.Equal(raw, []byte("null")) {
 		return api.Null(t), nil
 	}
-	if t == "" {
+	if t == 0 {
 		return inferValue(raw)
 	}
 	switch t {

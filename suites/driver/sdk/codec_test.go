@@ -97,7 +97,7 @@ func TestDecodeEntityTypes(t *testing.T) {
 		"G": api.Double(1000),
 		"H": api.String("text"),
 		"I": api.Bool(false),
-		"J": api.Null(""),
+		"J": api.Null(0),
 		"K": api.Int64(math.MinInt64),
 		"L": api.DateTime(time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)),
 		"M": api.Binary([]byte{0, 1}),
@@ -166,9 +166,16 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 }
 
 func TestEncodeRejectsInvalidValues(t *testing.T) {
-	for _, v := range []api.Value{{Type: "Edm.Decimal"}, {Type: api.EdmInt32, Int: math.MaxInt32 + 1}} {
+	for _, v := range []api.Value{{Type: api.EdmType(99)}, int32OutOfRange(math.MaxInt32 + 1)} {
 		if _, err := encodeEntity(api.NewEntity("p", "r", map[string]api.Value{"X": v})); err == nil {
 			t.Errorf("encodeEntity with %v: no error", v)
 		}
 	}
+}
+
+// int32OutOfRange is an Edm.Int32 value holding i, which does not fit 32 bits.
+func int32OutOfRange(i int64) api.Value {
+	v := api.Int64(i)
+	v.Type = api.EdmInt32
+	return v
 }
