@@ -40,6 +40,8 @@ type Backend struct {
 	merge    string
 	sas      url.Values // set when the backend authenticates with a SAS only
 	info     driver.Info
+	basePath string  // the endpoint's escaped path without a trailing slash
+	direct   *direct // nil when operations go through client
 
 	versionOnce sync.Once
 	versionMu   sync.Mutex
@@ -129,7 +131,11 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	if client == nil {
 		client = &http.Client{Transport: NewTransport(), Timeout: cfg.timeout}
 	}
-	b := &Backend{cs: cs, endpoint: u, client: client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge}
+	b := &Backend{cs: cs, endpoint: u, client: client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge,
+		basePath: strings.TrimSuffix(u.EscapedPath(), "/")}
+	if cfg.client == nil && cs.AccountKey != nil {
+		b.direct = newDirect(u)
+	}
 	if cs.AccountKey == nil {
 		if b.sas, err = url.ParseQuery(cs.SAS); err != nil {
 			return nil, fmt.Errorf("rest: SharedAccessSignature is not a query string")
@@ -245,6 +251,8 @@ var (
 	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
 	keyMaxDataSvcVer   = http.CanonicalHeaderKey(wire.HeaderMaxDataSvcVer)
 	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
+	keyMSDate          = http.CanonicalHeaderKey(wire.HeaderMSDate)
+	keyContentMD5      = http.CanonicalHeaderKey(wire.HeaderContentMD5)
 )
 
 // answer is a read response.
@@ -261,6 +269,9 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
+	}
+	if b.direct != nil {
+		return b.exchangeDirect(ctx, method, path, body, header)
 	}
 	req, err := b.NewRequest(ctx, method, path, body)
 	if err != nil {
@@ -285,6 +296,74 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		return answer{}, wire.DecodeError(resp.StatusCode, resp.Header, data)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// exchangeDirect is exchange over b.direct: the same request (NewRequest's headers, then
+// header, then Do's client request id, date and Shared Key signature), without an
+// http.Request.
+func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body []byte, header map[string]string) (answer, error) {
+	escapedPath, rawQuery, err := b.target(path)
+	if err != nil {
+		return answer{}, err
+	}
+	var fields [12]headerField
+	r := directRequest{method: method, body: body, header: fields[:0]}
+	r.header = append(r.header,
+		headerField{keyVersion, spec.APIVersion},
+		headerField{keyDataSvcVersion, "3.0"},
+		headerField{keyMaxDataSvcVer, "3.0;NetFx"},
+		headerField{"Accept", b.level.Accept()})
+	if body != nil {
+		r.header = append(r.header, headerField{wire.HeaderContentType, wire.ContentTypeJSON})
+	}
+	for k, v := range header {
+		r.set(http.CanonicalHeaderKey(k), v)
+	}
+	if r.get(keyClientRequestID) == "" {
+		r.set(keyClientRequestID, wire.NewID())
+	}
+	if r.get(wire.HeaderAuthorization) == "" {
+		date := r.get(keyMSDate)
+		if date == "" {
+			date = r.get(wire.HeaderDate)
+		}
+		if date == "" {
+			date = wire.HTTPDate(time.Now())
+			r.set(keyMSDate, date)
+		}
+		var auth [128]byte
+		r.set(wire.HeaderAuthorization, string(wire.AppendSharedKeyAuthorization(auth[:0], b.scheme, b.cs.AccountName, b.cs.AccountKey,
+			method, r.get(keyContentMD5), r.get(wire.HeaderContentType), date, escapedPath, rawQuery)))
+	}
+	r.requestURI = escapedPath
+	if rawQuery != "" {
+		r.requestURI += "?" + rawQuery
+	}
+	status, h, data, err := b.direct.roundTrip(ctx, &r)
+	if err != nil {
+		return answer{}, fmt.Errorf("rest: %s %s://%s%s: %w", method, b.endpoint.Scheme, b.endpoint.Host, escapedPath, err)
+	}
+	b.versionOnce.Do(func() {
+		b.versionMu.Lock()
+		b.version = h.Get("Server")
+		b.versionMu.Unlock()
+	})
+	if status >= 400 {
+		return answer{}, wire.DecodeError(status, h, data)
+	}
+	return answer{status: status, header: h, body: data}, nil
+}
+
+// target is the escaped path (as NewRequest sends and signs it) and the raw query of path.
+func (b *Backend) target(path string) (escapedPath, rawQuery string, err error) {
+	p, rawQuery, _ := strings.Cut(path, "?")
+	full := b.basePath + "/" + strings.TrimPrefix(p, "/")
+	unescaped, err := url.PathUnescape(full)
+	if err != nil {
+		return "", "", fmt.Errorf("rest: path %q: %w", path, err)
+	}
+	u := url.URL{Path: unescaped, RawPath: full}
+	return u.EscapedPath(), rawQuery, nil
 }
 
 // readAnswer reads an answer's body to its end (so that the connection is reused), at most

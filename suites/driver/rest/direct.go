@@ -1,0 +1,341 @@
+package rest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// direct sends the driver's own operations over plain-HTTP/1.1 keep-alive connections,
+// each request written and its answer read by the calling goroutine: net/http's Transport
+// hands every exchange to two goroutines per connection and builds a header map on each
+// side, which on a loopback endpoint costs as much CPU as the service's own work. The bytes
+// sent are those net/http sends for the same request (Host, User-Agent, Content-Length,
+// the protocol's headers, Accept-Encoding: gzip, the body), and answers are parsed by
+// http.ReadResponse. It serves only http:// endpoints reached without a proxy and
+// Shared Key credentials; everything else, and every RawHTTP request, goes through the
+// http.Client.
+type direct struct {
+	addr   string // host:port dialled
+	host   string // the Host header
+	dialer net.Dialer
+
+	mu      sync.Mutex
+	idle    []*directConn // most recently used last
+	pruning bool          // a prune of idle connections is scheduled
+}
+
+// maxIdleReuse is how long a connection may have been idle and still be reused. A
+// connection the server closed while idle would fail the next request on it (net/http
+// watches idle connections with a goroutine each for that); servers keep idle connections
+// for seconds at least (Node's default, which Azurite uses, is 5 s), so one idle for less
+// than this is taken as open and any older one is closed.
+const maxIdleReuse = 2 * time.Second
+
+// maxIdleConns bounds the connections kept for reuse (as MaxIdleConnsPerHost does).
+const maxIdleConns = 256
+
+type directConn struct {
+	nc        net.Conn
+	br        *bufio.Reader
+	idleSince time.Time
+	reused    bool
+}
+
+// newDirect returns the direct sender for endpoint, or nil when the endpoint is not plain
+// HTTP reached without a proxy.
+func newDirect(endpoint *url.URL) *direct {
+	if endpoint.Scheme != "http" || endpoint.Host == "" || endpoint.User != nil {
+		return nil
+	}
+	for i := 0; i < len(endpoint.Host); i++ {
+		if c := endpoint.Host[i]; c <= ' ' || c >= 0x7f {
+			return nil
+		}
+	}
+	probe := &http.Request{URL: endpoint, Header: http.Header{}}
+	if p, err := http.ProxyFromEnvironment(probe); err != nil || p != nil {
+		return nil
+	}
+	addr := endpoint.Host
+	if endpoint.Port() == "" {
+		addr = net.JoinHostPort(endpoint.Hostname(), "80")
+	}
+	return &direct{addr: addr, host: endpoint.Host, dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}}
+}
+
+// directRequest is what the driver sends; header holds canonical names, each once.
+type directRequest struct {
+	method     string
+	requestURI string // escaped path and query, exactly as signed
+	header     []headerField
+	body       []byte
+}
+
+type headerField struct{ name, value string }
+
+// set replaces the value of name (a canonical name) or adds it.
+func (r *directRequest) set(name, value string) {
+	for i := range r.header {
+		if r.header[i].name == name {
+			r.header[i].value = value
+			return
+		}
+	}
+	r.header = append(r.header, headerField{name, value})
+}
+
+// get returns the value of name (a canonical name), "" when absent.
+func (r *directRequest) get(name string) string {
+	for _, f := range r.header {
+		if f.name == name {
+			return f.value
+		}
+	}
+	return ""
+}
+
+// invalidHeader is what net/http answers for a header value it refuses to send.
+func invalidHeader(name string) error {
+	return fmt.Errorf("net/http: invalid header field value for %q", name)
+}
+
+// validHeaderValue is net/http's rule: no control characters but horizontal tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func validHeaderName(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// requestBuffers recycles the buffers requests are written from.
+var requestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// roundTrip sends r and reads the answer and its whole body (at most maxResponseBytes+1
+// bytes) before returning. A connection that had been idle and fails before any answer
+// arrives is retried once on a new connection when the request may be replayed (as
+// net/http does: nothing of it was written, or it is a GET or HEAD).
+func (d *direct) roundTrip(ctx context.Context, r *directRequest) (int, http.Header, []byte, error) {
+	bp := requestBuffers.Get().(*[]byte)
+	buf, err := d.appendRequest((*bp)[:0], r)
+	defer func() {
+		if cap(buf) <= maxPooledRequest {
+			*bp = buf[:0]
+			requestBuffers.Put(bp)
+		}
+	}()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := d.get(ctx)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		status, header, body, written, answered, err := d.exchange(ctx, c, r.method, buf)
+		if err == nil {
+			return status, header, body, nil
+		}
+		if ctx.Err() != nil {
+			return 0, nil, nil, fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
+		replayable := !written || r.method == http.MethodGet || r.method == http.MethodHead
+		if attempt > 0 || !c.reused || answered || !replayable {
+			return 0, nil, nil, err
+		}
+	}
+}
+
+// maxPooledRequest bounds the request buffers kept for reuse (a 4 MiB batch is not kept).
+const maxPooledRequest = 64 << 10
+
+func (d *direct) appendRequest(b []byte, r *directRequest) ([]byte, error) {
+	for i := 0; i < len(r.requestURI); i++ {
+		if c := r.requestURI[i]; c < ' ' || c == 0x7f {
+			return b, fmt.Errorf("net/url: invalid control character in URL")
+		}
+	}
+	b = append(b, r.method...)
+	b = append(b, ' ')
+	b = append(b, r.requestURI...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, d.host...)
+	b = append(b, "\r\nUser-Agent: Go-http-client/1.1\r\n"...)
+	if len(r.body) > 0 || r.method == http.MethodPost || r.method == http.MethodPut || r.method == http.MethodPatch {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, int64(len(r.body)), 10)
+		b = append(b, "\r\n"...)
+	}
+	for _, f := range r.header {
+		if !validHeaderName(f.name) {
+			return b, fmt.Errorf("net/http: invalid header field name %q", f.name)
+		}
+		if !validHeaderValue(f.value) {
+			return b, invalidHeader(f.name)
+		}
+		b = append(b, f.name...)
+		b = append(b, ": "...)
+		b = append(b, f.value...)
+		b = append(b, "\r\n"...)
+	}
+	if r.method != http.MethodHead {
+		b = append(b, "Accept-Encoding: gzip\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	return append(b, r.body...), nil
+}
+
+// exchange writes req on c and reads the answer. written says whether any of the request
+// was written, answered whether any of the answer was read; c is put back for reuse or
+// closed.
+func (d *direct) exchange(ctx context.Context, c *directConn, method string, req []byte) (status int, header http.Header, body []byte, written, answered bool, err error) {
+	// Cancelling ctx (or its deadline passing) interrupts the exchange by expiring the
+	// connection's deadline; the connection is closed afterwards.
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
+	}
+	keep := false
+	defer func() {
+		if stop != nil && !stop() {
+			keep = false
+		}
+		if keep {
+			d.put(c)
+		} else {
+			_ = c.nc.Close()
+		}
+	}()
+	n, err := c.nc.Write(req)
+	if err != nil {
+		return 0, nil, nil, n > 0, false, err
+	}
+	if _, err := c.br.Peek(1); err != nil {
+		return 0, nil, nil, true, false, err
+	}
+	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp, err = http.ReadResponse(c.br, &http.Request{Method: method})
+	}
+	if err != nil {
+		return 0, nil, nil, true, true, err
+	}
+	data, err := readAnswer(resp.Body, resp.ContentLength)
+	if err != nil {
+		return 0, nil, nil, true, true, err
+	}
+	if len(data) > maxResponseBytes {
+		return 0, nil, nil, true, true, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	}
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && len(data) > 0 {
+		if data, err = gunzip(data); err != nil {
+			return 0, nil, nil, true, true, err
+		}
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+	}
+	keep = !resp.Close
+	return resp.StatusCode, resp.Header, data, true, true, nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxResponseBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > maxResponseBytes {
+		return nil, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	}
+	return out, nil
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// get returns an idle connection used less than maxIdleReuse ago, or dials a new one.
+func (d *direct) get(ctx context.Context) (*directConn, error) {
+	now := time.Now()
+	d.mu.Lock()
+	for len(d.idle) > 0 {
+		c := d.idle[len(d.idle)-1]
+		d.idle[len(d.idle)-1] = nil
+		d.idle = d.idle[:len(d.idle)-1]
+		if now.Sub(c.idleSince) < maxIdleReuse {
+			d.mu.Unlock()
+			c.reused = true
+			return c, nil
+		}
+		_ = c.nc.Close()
+	}
+	d.mu.Unlock()
+	nc, err := d.dialer.DialContext(ctx, "tcp", d.addr)
+	if err != nil {
+		return nil, err
+	}
+	return &directConn{nc: nc, br: bufio.NewReaderSize(nc, 4096)}, nil
+}
+
+// put keeps c for reuse, and schedules the closing of connections left idle too long.
+func (d *direct) put(c *directConn) {
+	c.idleSince = time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.idle) >= maxIdleConns {
+		_ = c.nc.Close()
+		return
+	}
+	d.idle = append(d.idle, c)
+	if !d.pruning {
+		d.pruning = true
+		time.AfterFunc(maxIdleReuse, d.prune)
+	}
+}
+
+// prune closes the connections idle for maxIdleReuse or longer.
+func (d *direct) prune() {
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kept := d.idle[:0]
+	for _, c := range d.idle {
+		if now.Sub(c.idleSince) < maxIdleReuse {
+			kept = append(kept, c)
+		} else {
+			_ = c.nc.Close()
+		}
+	}
+	clear(d.idle[len(kept):])
+	d.idle = kept
+	d.pruning = len(kept) > 0
+	if d.pruning {
+		time.AfterFunc(maxIdleReuse, d.prune)
+	}
+}
