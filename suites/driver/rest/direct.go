@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -238,29 +239,146 @@ func (d *direct) exchange(ctx context.Context, c *directConn, method string, req
 	if _, err := c.br.Peek(1); err != nil {
 		return 0, nil, nil, true, false, err
 	}
-	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
-	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(c.br, &http.Request{Method: method})
+	a, ok, err := readSimpleAnswer(c.br, method)
+	if !ok && err == nil {
+		a, err = readAnyAnswer(c.br, method)
 	}
 	if err != nil {
 		return 0, nil, nil, true, true, err
+	}
+	if strings.EqualFold(a.header.Get("Content-Encoding"), "gzip") && len(a.body) > 0 {
+		if a.body, err = gunzip(a.body); err != nil {
+			return 0, nil, nil, true, true, err
+		}
+		a.header.Del("Content-Encoding")
+		a.header.Del("Content-Length")
+	}
+	keep = !a.close
+	return a.status, a.header, a.body, true, true, nil
+}
+
+// directAnswer is a read answer.
+type directAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+	close  bool // the connection cannot be reused
+}
+
+// readAnyAnswer reads an answer with http.ReadResponse, skipping 1xx answers as net/http's
+// Transport does.
+func readAnyAnswer(br *bufio.Reader, method string) (directAnswer, error) {
+	req := &http.Request{Method: method}
+	resp, err := http.ReadResponse(br, req)
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp, err = http.ReadResponse(br, req)
+	}
+	if err != nil {
+		return directAnswer{}, err
 	}
 	data, err := readAnswer(resp.Body, resp.ContentLength)
 	if err != nil {
-		return 0, nil, nil, true, true, err
+		return directAnswer{}, err
 	}
 	if len(data) > maxResponseBytes {
-		return 0, nil, nil, true, true, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+		return directAnswer{}, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
 	}
-	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && len(data) > 0 {
-		if data, err = gunzip(data); err != nil {
-			return 0, nil, nil, true, true, err
+	return directAnswer{status: resp.StatusCode, header: resp.Header, body: data, close: resp.Close}, nil
+}
+
+// readSimpleAnswer reads the answers services give to the driver's operations: HTTP/1.1,
+// a final status, headers of plain "Name: value" lines all already received, and a body
+// of Content-Length bytes (or none for HEAD, 204 and 304). It reads those with one
+// allocation for every header name and value, where net/http makes one for each; for any
+// other answer it consumes nothing and says !ok, and readAnyAnswer reads it.
+func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool, err error) {
+	buffered, _ := br.Peek(br.Buffered())
+	end := bytes.Index(buffered, []byte("\r\n\r\n"))
+	if end < 0 {
+		return a, false, nil
+	}
+	head := buffered[:end+2]
+	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	if len(line) < 12 || string(line[:9]) != "HTTP/1.1 " || (len(line) > 12 && line[12] != ' ') {
+		return a, false, nil
+	}
+	status := 0
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return a, false, nil
 		}
-		resp.Header.Del("Content-Encoding")
-		resp.Header.Del("Content-Length")
+		status = status*10 + int(c-'0')
 	}
-	keep = !resp.Close
-	return resp.StatusCode, resp.Header, data, true, true, nil
+	if status < 200 {
+		return a, false, nil
+	}
+	n := bytes.Count(rest, []byte("\r\n"))
+	block := string(rest) // every name and value below is a substring of it
+	values := make([]string, n)
+	header := make(http.Header, n)
+	contentLength := int64(-1)
+	for i := 0; i < n; i++ {
+		line, next, _ := strings.Cut(block, "\r\n")
+		block = next
+		name, value, found := strings.Cut(line, ":")
+		if !found || !validHeaderName(name) || !validHeaderValue(value) {
+			return a, false, nil // folded lines, malformed fields: net/http's rules apply
+		}
+		value = strings.Trim(value, " \t")
+		key := textproto.CanonicalMIMEHeaderKey(name)
+		switch key {
+		case "Transfer-Encoding", "Trailer":
+			return a, false, nil
+		case "Content-Length":
+			if contentLength >= 0 {
+				return a, false, nil
+			}
+			v, err := strconv.ParseUint(value, 10, 63)
+			if err != nil {
+				return a, false, nil
+			}
+			contentLength = int64(v)
+		case "Connection":
+			for _, t := range strings.Split(value, ",") {
+				if strings.EqualFold(strings.TrimSpace(t), "close") {
+					a.close = true
+				}
+			}
+		}
+		values[i] = value
+		if vs, dup := header[key]; dup {
+			header[key] = append(vs, value)
+		} else {
+			header[key] = values[i : i+1 : i+1]
+		}
+	}
+	// As http.ReadResponse leaves them.
+	if a.close {
+		delete(header, "Connection")
+	}
+	if p := header["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+		if _, ok := header["Cache-Control"]; !ok {
+			header["Cache-Control"] = []string{"no-cache"}
+		}
+	}
+	noBody := method == http.MethodHead || status == http.StatusNoContent || status == http.StatusNotModified
+	if !noBody && contentLength < 0 {
+		return a, false, nil // delimited by the end of the connection
+	}
+	if contentLength > maxResponseBytes {
+		return a, false, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	}
+	if _, err := br.Discard(end + 4); err != nil {
+		return a, false, err
+	}
+	a.status, a.header = status, header
+	if !noBody {
+		a.body = make([]byte, contentLength)
+		if _, err := io.ReadFull(br, a.body); err != nil {
+			return a, false, err
+		}
+	}
+	return a, true, nil
 }
 
 func gunzip(data []byte) ([]byte, error) {
