@@ -264,7 +264,7 @@ func (x *exchange) serve() {
 	h["X-Content-Type-Options"] = all[5:6:6]
 	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), "")
 
-	q := url.Values{}
+	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
 		var err error
 		if q, err = url.ParseQuery(raw); err != nil {
@@ -285,7 +285,9 @@ func (x *exchange) serve() {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
 		return
 	}
-	x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
+	if x.r.Body != http.NoBody {
+		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
+	}
 
 	escapedPath := rawPath(x.r)
 	res, err := x.resolve(escapedPath)
