@@ -121,18 +121,26 @@ func validHeaderValue(v string) bool {
 	return true
 }
 
+// validHeaderName says whether v is a token (RFC 9110 5.1), as net/http requires of
+// header names.
 func validHeaderName(v string) bool {
 	if v == "" {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+		if !tokenChar[v[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+var tokenChar = func() (t [256]bool) {
+	for c := '!'; c <= '~'; c++ {
+		t[c] = !strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c)
+	}
+	return t
+}()
 
 // requestBuffers recycles the buffers requests are written from.
 var requestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}

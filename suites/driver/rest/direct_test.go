@@ -368,3 +368,14 @@ func TestDirectRefusesHeaderInjection(t *testing.T) {
 		t.Errorf("sent %d requests", len(got))
 	}
 }
+
+func TestValidHeaderName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"X-Ms-Date": true, "Content-Type": true, "a!#$%&'*+.^_`|~9": true,
+		"": false, "A B": false, "A:B": false, "A\r\nB": false, "é": false, "A(B)": false, "A\x7f": false,
+	} {
+		if got := validHeaderName(name); got != want {
+			t.Errorf("validHeaderName(%q) = %v", name, got)
+		}
+	}
+}
