@@ -381,7 +381,7 @@ func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool,
 	}
 	a.status, a.header = status, header
 	if !noBody {
-		a.body = make([]byte, contentLength)
+		a.body = answerBuffer(int(contentLength))
 		if _, err := io.ReadFull(br, a.body); err != nil {
 			return a, false, err
 		}
@@ -463,5 +463,35 @@ func (d *direct) prune() {
 	d.pruning = len(kept) > 0
 	if d.pruning {
 		time.AfterFunc(maxIdleReuse, d.prune)
+	}
+}
+
+// answerBuffers recycles the bodies of answers that were decoded by wire.DecodeEntity,
+// whose entities share no memory with them (see recycleAnswer).
+var answerBuffers sync.Pool // of *[]byte
+
+// maxPooledAnswer bounds the answer buffers kept for reuse.
+const maxPooledAnswer = 64 << 10
+
+// answerBuffer returns a buffer of n bytes, reused when one is at hand.
+func answerBuffer(n int) []byte {
+	if n <= maxPooledAnswer {
+		if bp, ok := answerBuffers.Get().(*[]byte); ok {
+			if cap(*bp) >= n {
+				return (*bp)[:n]
+			}
+			answerBuffers.Put(bp)
+		}
+		return make([]byte, n, max(n, 4096))
+	}
+	return make([]byte, n)
+}
+
+// recycleAnswer gives back the body of an answer read by the direct sender once nothing
+// refers to it any more.
+func recycleAnswer(b []byte) {
+	if cap(b) >= 4096 && cap(b) <= maxPooledAnswer {
+		b = b[:0]
+		answerBuffers.Put(&b)
 	}
 }

@@ -379,3 +379,40 @@ func TestValidHeaderName(t *testing.T) {
 		}
 	}
 }
+
+// Entities read by the direct sender stay intact when later answers reuse its buffers.
+func TestDirectEntitiesOutliveTheirAnswers(t *testing.T) {
+	cs, _ := recordingServer(t)
+	b, err := New(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.CreateTable(ctx, "outlive"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	var got []api.Entity
+	for i, fill := range []string{"a", "b", "c", "d"} {
+		rk := string(rune('0' + i))
+		want[rk] = strings.Repeat(fill, 5000)
+		if _, err := b.InsertEntity(ctx, "outlive", api.NewEntity("p", rk, map[string]api.Value{"S": api.String(want[rk])})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		for rk := range want {
+			e, err := b.GetEntity(ctx, "outlive", "p", rk, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, e)
+		}
+	}
+	for _, e := range got {
+		if !e.Properties["S"].Equal(api.String(want[e.RowKey])) || e.PartitionKey != "p" {
+			t.Fatalf("entity %s changed after later answers", e.RowKey)
+		}
+	}
+}

@@ -466,6 +466,9 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 		return out, nil
 	}
 	out, err := wire.DecodeEntity(a.body)
+	if b.direct != nil {
+		recycleAnswer(a.body) // the entity shares no memory with it
+	}
 	if err != nil {
 		return api.Entity{}, protocolError("insert entity", err)
 	}
@@ -529,6 +532,9 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 		return api.Entity{}, err
 	}
 	e, err := wire.DecodeEntity(a.body)
+	if b.direct != nil {
+		recycleAnswer(a.body) // the entity shares no memory with it
+	}
 	if err != nil {
 		return api.Entity{}, protocolError("get entity", err)
 	}
