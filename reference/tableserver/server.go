@@ -279,7 +279,7 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
-		h.Set(keyClientRequestID, ids[0])
+		h[keyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
 	if x.r.ContentLength > spec.MaxRequestBodyBytes {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
@@ -568,10 +568,15 @@ func (x *exchange) fail(err error) {
 }
 
 func (x *exchange) write(status int, body []byte) {
-	x.wrote = true
 	if body != nil {
 		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
+	x.send(status, body)
+}
+
+// send writes the status and body; the headers are set.
+func (x *exchange) send(status int, body []byte) {
+	x.wrote = true
 	x.w.WriteHeader(status)
 	if body != nil && x.r.Method != http.MethodHead {
 		_, _ = x.w.Write(body)
@@ -579,8 +584,17 @@ func (x *exchange) write(status int, body []byte) {
 }
 
 func (x *exchange) writeJSON(status int, body []byte) {
-	x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
-	x.write(status, body)
+	if body == nil {
+		x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
+		x.write(status, body)
+		return
+	}
+	// Both values in one allocation, capped as in serve.
+	vals := [...]string{x.level.ContentType(), strconv.Itoa(len(body))}
+	h := x.w.Header()
+	h[wire.HeaderContentType] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
+	x.send(status, body)
 }
 
 // prefer reads the Prefer header: "return-content", "return-no-content" or "".
