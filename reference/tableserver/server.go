@@ -532,7 +532,7 @@ func (x *exchange) context() (context.Context, context.CancelFunc, error) {
 			d = t
 		}
 	}
-	ctx, cancel := context.WithTimeout(x.r.Context(), d)
+	ctx, cancel := withDeadline(x.r.Context(), time.Now().Add(d))
 	return ctx, cancel, nil
 }
 
