@@ -43,6 +43,12 @@ type direct struct {
 // than this is taken as open and any older one is closed.
 const maxIdleReuse = 2 * time.Second
 
+// maxDirectBody bounds the bodies the direct sender sends: it writes a request before it
+// reads the answer, so a body the server refuses before reading it (413
+// RequestBodyTooLarge) could fail the write and hide that answer; net/http, which reads
+// while it writes, sends larger bodies. A body this small fits in the sockets' buffers.
+const maxDirectBody = 64 << 10
+
 // maxIdleConns bounds the connections kept for reuse (as MaxIdleConnsPerHost does).
 const maxIdleConns = 256
 

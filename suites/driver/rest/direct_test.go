@@ -19,6 +19,7 @@ import (
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -414,5 +415,29 @@ func TestDirectEntitiesOutliveTheirAnswers(t *testing.T) {
 		if !e.Properties["S"].Equal(api.String(want[e.RowKey])) || e.PartitionKey != "p" {
 			t.Fatalf("entity %s changed after later answers", e.RowKey)
 		}
+	}
+}
+
+// A body past the service's limit, which the server refuses before reading it, comes back
+// as the server's 413 RequestBodyTooLarge, not as a failed write.
+func TestOversizeBodyGetsTheServersAnswer(t *testing.T) {
+	cs, _ := recordingServer(t)
+	b, err := New(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := b.CreateTable(ctx, "oversize"); err != nil {
+		t.Fatal(err)
+	}
+	var ops []api.BatchOp
+	for i := range 100 {
+		ops = append(ops, api.BatchOp{Kind: api.BatchInsert, Entity: api.NewEntity("p", itoa(i), map[string]api.Value{"S": api.String(strings.Repeat("x", 60<<10))})})
+	}
+	_, err = b.SubmitBatch(ctx, "oversize", ops)
+	var se *spec.Error
+	if !errors.As(err, &se) || se.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("error %v, want 413", err)
 	}
 }

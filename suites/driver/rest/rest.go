@@ -270,7 +270,7 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	if b.direct != nil {
+	if b.direct != nil && len(body) <= maxDirectBody {
 		return b.exchangeDirect(ctx, method, path, body, header)
 	}
 	req, err := b.NewRequest(ctx, method, path, body)
