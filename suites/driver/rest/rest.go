@@ -89,8 +89,10 @@ func WithMergeVerb(verb string) Option { return func(o *config) { o.merge = stri
 // APIVersion are always this driver's own. Kind defaults to "endpoint".
 func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info } }
 
-// NewTransport returns the Transport the driver uses by default: keep-alive with room for
-// many idle connections per host (load runs), dial, TLS and header timeouts.
+// NewTransport returns the Transport of the driver's own http.Client (RawHTTP requests, SAS
+// credentials, https endpoints and bodies over 64 KiB; other operations go direct, see
+// the package documentation): keep-alive with room for many idle connections per host
+// (load runs), dial, TLS and header timeouts.
 func NewTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
