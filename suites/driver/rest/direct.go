@@ -91,20 +91,20 @@ type directRequest struct {
 
 type headerField struct{ name, value string }
 
-// set replaces the value of name (a canonical name) or adds it.
-func (r *directRequest) set(name, value string) {
-	for i := range r.header {
-		if r.header[i].name == name {
-			r.header[i].value = value
-			return
+// setField replaces the value of name (a canonical name) in h or adds it.
+func setField(h []headerField, name, value string) []headerField {
+	for i := range h {
+		if h[i].name == name {
+			h[i].value = value
+			return h
 		}
 	}
-	r.header = append(r.header, headerField{name, value})
+	return append(h, headerField{name, value})
 }
 
-// get returns the value of name (a canonical name), "" when absent.
-func (r *directRequest) get(name string) string {
-	for _, f := range r.header {
+// field returns the value of name (a canonical name) in h, "" when absent.
+func field(h []headerField, name string) string {
+	for _, f := range h {
 		if f.name == name {
 			return f.value
 		}
@@ -167,19 +167,24 @@ func (d *direct) roundTrip(ctx context.Context, r *directRequest) (int, http.Hea
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	return d.send(ctx, r.method, buf)
+}
+
+// send sends the request req of method, written out.
+func (d *direct) send(ctx context.Context, method string, req []byte) (int, http.Header, []byte, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := d.get(ctx)
 		if err != nil {
 			return 0, nil, nil, err
 		}
-		status, header, body, written, answered, err := d.exchange(ctx, c, r.method, buf)
+		status, header, body, written, answered, err := d.exchange(ctx, c, method, req)
 		if err == nil {
 			return status, header, body, nil
 		}
 		if ctx.Err() != nil {
 			return 0, nil, nil, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
-		replayable := !written || r.method == http.MethodGet || r.method == http.MethodHead
+		replayable := !written || method == http.MethodGet || method == http.MethodHead
 		if attempt > 0 || !c.reused || answered || !replayable {
 			return 0, nil, nil, err
 		}
@@ -208,10 +213,10 @@ func (d *direct) appendRequest(b []byte, r *directRequest) ([]byte, error) {
 	}
 	for _, f := range r.header {
 		if !validHeaderName(f.name) {
-			return b, fmt.Errorf("net/http: invalid header field name %q", f.name)
+			return b, fmt.Errorf("net/http: invalid header field name %q", strings.Clone(f.name))
 		}
 		if !validHeaderValue(f.value) {
-			return b, invalidHeader(f.name)
+			return b, invalidHeader(strings.Clone(f.name))
 		}
 		b = append(b, f.name...)
 		b = append(b, ": "...)
@@ -282,7 +287,7 @@ type directAnswer struct {
 // readAnyAnswer reads an answer with http.ReadResponse, skipping 1xx answers as net/http's
 // Transport does.
 func readAnyAnswer(br *bufio.Reader, method string) (directAnswer, error) {
-	req := &http.Request{Method: method}
+	req := &http.Request{Method: strings.Clone(method)} // a copy: method stays the caller's
 	resp, err := http.ReadResponse(br, req)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp, err = http.ReadResponse(br, req)

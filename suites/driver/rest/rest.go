@@ -309,35 +309,34 @@ func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body 
 		return answer{}, err
 	}
 	var fields [12]headerField
-	r := directRequest{method: method, body: body, header: fields[:0]}
-	r.header = append(r.header,
+	hf := append(fields[:0],
 		headerField{keyVersion, spec.APIVersion},
 		headerField{keyDataSvcVersion, "3.0"},
 		headerField{keyMaxDataSvcVer, "3.0;NetFx"},
 		headerField{"Accept", b.level.Accept()})
 	if body != nil {
-		r.header = append(r.header, headerField{wire.HeaderContentType, wire.ContentTypeJSON})
+		hf = append(hf, headerField{wire.HeaderContentType, wire.ContentTypeJSON})
 	}
 	for k, v := range header {
-		r.set(http.CanonicalHeaderKey(k), v)
+		hf = setField(hf, http.CanonicalHeaderKey(k), v)
 	}
-	if r.get(keyClientRequestID) == "" {
-		r.set(keyClientRequestID, wire.NewID())
+	if field(hf, keyClientRequestID) == "" {
+		hf = setField(hf, keyClientRequestID, wire.NewID())
 	}
-	if r.get(wire.HeaderAuthorization) == "" {
-		date := r.get(keyMSDate)
+	if field(hf, wire.HeaderAuthorization) == "" {
+		date := field(hf, keyMSDate)
 		if date == "" {
-			date = r.get(wire.HeaderDate)
+			date = field(hf, wire.HeaderDate)
 		}
 		if date == "" {
 			date = wire.HTTPDate(time.Now())
-			r.set(keyMSDate, date)
+			hf = setField(hf, keyMSDate, date)
 		}
 		var auth [128]byte
-		r.set(wire.HeaderAuthorization, string(wire.AppendSharedKeyAuthorization(auth[:0], b.scheme, b.cs.AccountName, b.cs.AccountKey,
-			method, r.get(keyContentMD5), r.get(wire.HeaderContentType), date, escapedPath, rawQuery)))
+		hf = setField(hf, wire.HeaderAuthorization, string(wire.AppendSharedKeyAuthorization(auth[:0], b.scheme, b.cs.AccountName, b.cs.AccountKey,
+			method, field(hf, keyContentMD5), field(hf, wire.HeaderContentType), date, escapedPath, rawQuery)))
 	}
-	r.requestURI = escapedPath
+	r := directRequest{method: method, requestURI: escapedPath, header: hf, body: body}
 	if rawQuery != "" {
 		r.requestURI += "?" + rawQuery
 	}
