@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,70 @@ type directConn struct {
 	br        *bufio.Reader
 	idleSince time.Time
 	reused    bool
+
+	// The context whose end interrupts the exchanges of that context on this connection,
+	// registered once with context.AfterFunc and kept while the connection serves it (a
+	// load's workers share one context: registering it per request would cost more than
+	// the rest of the client's work).
+	watched   context.Context
+	stopWatch func() bool
+
+	mu      sync.Mutex
+	active  context.Context // the context of the exchange in flight, nil between exchanges
+	aborted bool            // active ended during the exchange: the connection is unusable
+}
+
+// watch makes the end of ctx interrupt the exchange about to start on c.
+func (c *directConn) watch(ctx context.Context) {
+	if ctx.Done() != nil && !c.watching(ctx) {
+		c.unwatch()
+		c.watched = ctx
+		c.stopWatch = context.AfterFunc(ctx, func() { c.abort(ctx) })
+	}
+	c.mu.Lock()
+	c.active = ctx
+	c.mu.Unlock()
+}
+
+// watching says whether ctx is the watched context; contexts of a type that cannot be
+// compared are never taken as the same.
+func (c *directConn) watching(ctx context.Context) bool {
+	return c.watched != nil && reflect.TypeOf(ctx).Comparable() && reflect.TypeOf(c.watched) == reflect.TypeOf(ctx) && c.watched == ctx
+}
+
+// abort interrupts the exchange in flight on c if it is one of ctx.
+func (c *directConn) abort(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active != nil && c.sameActive(ctx) {
+		c.aborted = true
+		_ = c.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+func (c *directConn) sameActive(ctx context.Context) bool {
+	return reflect.TypeOf(c.active) == reflect.TypeOf(ctx) && reflect.TypeOf(ctx).Comparable() && c.active == ctx
+}
+
+// release ends the exchange in flight and says whether c is still usable.
+func (c *directConn) release() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.active = nil
+	return !c.aborted
+}
+
+func (c *directConn) unwatch() {
+	if c.stopWatch != nil {
+		c.stopWatch()
+		c.watched, c.stopWatch = nil, nil
+	}
+}
+
+// close closes c's connection and forgets its context.
+func (c *directConn) close() {
+	c.unwatch()
+	_ = c.nc.Close()
 }
 
 // newDirect returns the direct sender for endpoint, or nil when the endpoint is not plain
@@ -234,23 +299,20 @@ func (d *direct) appendRequest(b []byte, r *directRequest) ([]byte, error) {
 // was written, answered whether any of the answer was read; c is put back for reuse or
 // closed.
 func (d *direct) exchange(ctx context.Context, c *directConn, method string, req []byte) (status int, header http.Header, body []byte, written, answered bool, err error) {
-	// Cancelling ctx (or its deadline passing) interrupts the exchange by expiring the
-	// connection's deadline; the connection is closed afterwards.
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
-	}
+	// The end of ctx (cancelled, or its deadline passed) interrupts the exchange by
+	// expiring the connection's deadline; the connection is closed afterwards.
+	c.watch(ctx)
 	keep := false
 	defer func() {
-		if stop != nil && !stop() {
-			keep = false
-		}
-		if keep {
+		if c.release() && keep {
 			d.put(c)
 		} else {
-			_ = c.nc.Close()
+			c.close()
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		return 0, nil, nil, false, false, err
+	}
 	n, err := c.nc.Write(req)
 	if err != nil {
 		return 0, nil, nil, n > 0, false, err
@@ -430,7 +492,7 @@ func (d *direct) get(ctx context.Context) (*directConn, error) {
 			c.reused = true
 			return c, nil
 		}
-		_ = c.nc.Close()
+		c.close()
 	}
 	d.mu.Unlock()
 	nc, err := d.dialer.DialContext(ctx, "tcp", d.addr)
@@ -446,7 +508,7 @@ func (d *direct) put(c *directConn) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.idle) >= maxIdleConns {
-		_ = c.nc.Close()
+		c.close()
 		return
 	}
 	d.idle = append(d.idle, c)
@@ -466,7 +528,7 @@ func (d *direct) prune() {
 		if now.Sub(c.idleSince) < maxIdleReuse {
 			kept = append(kept, c)
 		} else {
-			_ = c.nc.Close()
+			c.close()
 		}
 	}
 	clear(d.idle[len(kept):])

@@ -441,3 +441,64 @@ func TestOversizeBodyGetsTheServersAnswer(t *testing.T) {
 		t.Errorf("error %v, want 413", err)
 	}
 }
+
+// A context registered once on a kept connection still interrupts a later exchange of it
+// on that connection, and its end does not harm the connection's later exchanges of
+// another context.
+func TestDirectKeptConnectionsFollowTheirContexts(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int64
+	release := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}), ConnState: func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { close(release); _ = srv.Close() })
+	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
+	send := func(ctx context.Context, path string) error {
+		_, _, _, err := d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: path})
+		return err
+	}
+	first, cancelFirst := context.WithCancel(context.Background())
+	if err := send(first, "/a"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(100 * time.Millisecond); cancelFirst() }()
+	start := time.Now()
+	if err := send(first, "/hang"); !errors.Is(err, context.Canceled) {
+		t.Errorf("a hung exchange of a cancelled context: %v", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("the cancel took %v", el)
+	}
+
+	second, cancelSecond := context.WithCancel(context.Background())
+	defer cancelSecond()
+	if err := send(second, "/a"); err != nil {
+		t.Fatal(err)
+	}
+	before := conns.Load()
+	third, cancelThird := context.WithCancel(context.Background())
+	defer cancelThird()
+	cancelSecond() // while its connection is idle
+	time.Sleep(20 * time.Millisecond)
+	if err := send(third, "/a"); err != nil {
+		t.Fatalf("an exchange after another context ended: %v", err)
+	}
+	if conns.Load() != before {
+		t.Error("the connection was not reused")
+	}
+}
