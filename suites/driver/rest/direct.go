@@ -23,10 +23,10 @@ import (
 // hands every exchange to two goroutines per connection and builds a header map on each
 // side, which on a loopback endpoint costs as much CPU as the service's own work. The bytes
 // sent are those net/http sends for the same request (Host, User-Agent, Content-Length,
-// the protocol's headers, Accept-Encoding: gzip, the body), and answers are parsed by
-// http.ReadResponse. It serves only http:// endpoints reached without a proxy and
-// Shared Key credentials; everything else, and every RawHTTP request, goes through the
-// http.Client.
+// the protocol's headers, Accept-Encoding: gzip, the body), and answers are read as
+// http.ReadResponse reads them (readSimpleAnswer, or ReadResponse itself). It serves only
+// http:// endpoints reached without a proxy, Shared Key credentials and bodies up to
+// maxDirectBody; everything else, and every RawHTTP request, goes through the http.Client.
 type direct struct {
 	addr   string // host:port dialled
 	host   string // the Host header
@@ -61,8 +61,8 @@ type directConn struct {
 
 	// The context whose end interrupts the exchanges of that context on this connection,
 	// registered once with context.AfterFunc and kept while the connection serves it (a
-	// load's workers share one context: registering it per request would cost more than
-	// the rest of the client's work).
+	// load's workers share one context, and a registration per request costs allocations
+	// and a lock shared by every worker).
 	watched   context.Context
 	stopWatch func() bool
 
@@ -73,7 +73,7 @@ type directConn struct {
 
 // watch makes the end of ctx interrupt the exchange about to start on c.
 func (c *directConn) watch(ctx context.Context) {
-	if ctx.Done() != nil && !c.watching(ctx) {
+	if ctx.Done() != nil && !sameContext(c.watched, ctx) {
 		c.unwatch()
 		c.watched = ctx
 		c.stopWatch = context.AfterFunc(ctx, func() { c.abort(ctx) })
@@ -83,24 +83,21 @@ func (c *directConn) watch(ctx context.Context) {
 	c.mu.Unlock()
 }
 
-// watching says whether ctx is the watched context; contexts of a type that cannot be
-// compared are never taken as the same.
-func (c *directConn) watching(ctx context.Context) bool {
-	return c.watched != nil && reflect.TypeOf(ctx).Comparable() && reflect.TypeOf(c.watched) == reflect.TypeOf(ctx) && c.watched == ctx
+// sameContext says whether a and b are the same context; contexts of a type that cannot
+// be compared are never taken as the same.
+func sameContext(a, b context.Context) bool {
+	t := reflect.TypeOf(a)
+	return a != nil && t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 // abort interrupts the exchange in flight on c if it is one of ctx.
 func (c *directConn) abort(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.active != nil && c.sameActive(ctx) {
+	if sameContext(c.active, ctx) {
 		c.aborted = true
 		_ = c.nc.SetDeadline(aLongTimeAgo)
 	}
-}
-
-func (c *directConn) sameActive(ctx context.Context) bool {
-	return reflect.TypeOf(c.active) == reflect.TypeOf(ctx) && reflect.TypeOf(ctx).Comparable() && c.active == ctx
 }
 
 // release ends the exchange in flight and says whether c is still usable.
