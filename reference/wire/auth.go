@@ -3,7 +3,6 @@ package wire
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -126,35 +125,31 @@ func appendStringToSign(dst []byte, scheme AuthScheme, method, contentMD5, conte
 
 // Sign returns Base64(HMAC-SHA256(stringToSign, key)).
 func Sign(key []byte, stringToSign string) string {
+	st := macs.get(key)
+	st.text = append(st.text[:0], stringToSign...)
 	var sig [signatureLen]byte
-	return string(appendSignature(sig[:0], key, []byte(stringToSign)))
+	out := string(st.appendSignature(sig[:0]))
+	macs.put(key, st)
+	return out
 }
 
 // signatureLen is the length of a Base64 HMAC-SHA256: 32 bytes in 44 characters.
 const signatureLen = (sha256.Size + 2) / 3 * 4
-
-// appendSignature appends Base64(HMAC-SHA256(stringToSign, key)) to dst.
-func appendSignature(dst, key, stringToSign []byte) []byte {
-	m := macs.get(key)
-	m.Write(stringToSign)
-	var sum [sha256.Size]byte
-	out := base64.StdEncoding.AppendEncode(dst, m.Sum(sum[:0]))
-	macs.put(key, m)
-	return out
-}
 
 // AppendSharedKeyAuthorization appends the Authorization value of scheme for account
 // ("SharedKey account:signature") to dst, signing a request of method whose Content-MD5,
 // Content-Type and date (x-ms-date, else Date) have the given values and whose path and
 // query are sent exactly as given. It signs what SignRequest signs for the same request.
 func AppendSharedKeyAuthorization(dst []byte, scheme AuthScheme, account string, key []byte, method, contentMD5, contentType, date, escapedPath, rawQuery string) []byte {
-	var stack [256]byte
-	sts := appendStringToSign(stack[:0], scheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery)
+	st := macs.get(key)
+	st.text = appendStringToSign(st.text[:0], scheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery)
 	dst = append(dst, scheme.String()...)
 	dst = append(dst, ' ')
 	dst = append(dst, account...)
 	dst = append(dst, ':')
-	return appendSignature(dst, key, sts)
+	dst = st.appendSignature(dst)
+	macs.put(key, st)
+	return dst
 }
 
 // SignRequest signs r with scheme for account: it sets x-ms-date to now when the request
@@ -267,11 +262,15 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 	if d := now.Sub(t); d > spec.MaxClockSkew || d < -spec.MaxClockSkew {
 		return "", authFailed("Request date header too old.")
 	}
-	var stack [256]byte
-	sts := appendStringToSign(stack[:0], a.Scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
-	var sig [signatureLen]byte
-	want := appendSignature(sig[:0], key, sts)
-	if subtle.ConstantTimeCompare(want, []byte(a.Signature)) != 1 {
+	st := macs.get(key)
+	st.text = appendStringToSign(st.text[:0], a.Scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
+	var want, got [signatureLen]byte
+	st.appendSignature(want[:0])
+	macs.put(key, st)
+	// Compared in constant time; a signature of another length never matches.
+	n := copy(got[:], a.Signature)
+	sameLength := subtle.ConstantTimeEq(int32(min(len(a.Signature), 1<<20)), signatureLen)
+	if sameLength&subtle.ConstantTimeCompare(want[:], got[:n]) != 1 {
 		return "", authFailed("The MAC signature found in the HTTP request '" + a.Signature + "' is not the same as any computed signature.")
 	}
 	return a.Account, nil

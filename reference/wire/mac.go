@@ -3,6 +3,7 @@ package wire
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"hash"
 	"sync"
 	"sync/atomic"
@@ -22,21 +23,41 @@ type macCache struct {
 	pools atomic.Pointer[map[string]*sync.Pool]
 }
 
-// get returns an HMAC-SHA256 keyed with key, in its initial state.
-func (c *macCache) get(key []byte) hash.Hash {
-	if p := c.pool(key); p != nil {
-		if m, ok := p.Get().(hash.Hash); ok {
-			return m
-		}
-	}
-	return hmac.New(sha256.New, key)
+// macState is an HMAC-SHA256 keyed with one key, in its initial state, with room for the
+// text to sign and the sum, so that signing allocates nothing.
+type macState struct {
+	mac  hash.Hash
+	text []byte
+	sum  [sha256.Size]byte
 }
 
-// put returns m, keyed with key, for reuse.
-func (c *macCache) put(key []byte, m hash.Hash) {
-	m.Reset()
+// appendSignature appends Base64(HMAC-SHA256(st.text)) to dst.
+func (st *macState) appendSignature(dst []byte) []byte {
+	st.mac.Write(st.text)
+	return base64.StdEncoding.AppendEncode(dst, st.mac.Sum(st.sum[:0]))
+}
+
+// maxKeptText bounds the text a kept state holds on to.
+const maxKeptText = 4 << 10
+
+// get returns a state keyed with key.
+func (c *macCache) get(key []byte) *macState {
 	if p := c.pool(key); p != nil {
-		p.Put(m)
+		if st, ok := p.Get().(*macState); ok {
+			return st
+		}
+	}
+	return &macState{mac: hmac.New(sha256.New, key)}
+}
+
+// put returns st, keyed with key, for reuse.
+func (c *macCache) put(key []byte, st *macState) {
+	st.mac.Reset()
+	if cap(st.text) > maxKeptText {
+		st.text = nil
+	}
+	if p := c.pool(key); p != nil {
+		p.Put(st)
 		return
 	}
 	c.mu.Lock()
@@ -59,7 +80,7 @@ func (c *macCache) put(key []byte, m hash.Hash) {
 		}
 	}
 	p := &sync.Pool{}
-	p.Put(m)
+	p.Put(st)
 	next[string(key)] = p
 	c.pools.Store(&next)
 }

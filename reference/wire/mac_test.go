@@ -48,3 +48,26 @@ func TestAppendSharedKeyAuthorizationMatchesSignRequest(t *testing.T) {
 		}
 	}
 }
+
+// Only the exact signature verifies: not a longer one that starts with it, nor a prefix.
+func TestVerifySharedKeyWantsTheWholeSignature(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
+	r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SignRequest(r, SharedKey, "acct", key, now)
+	auth := r.Header.Get(HeaderAuthorization)
+	for _, tc := range []struct {
+		auth string
+		ok   bool
+	}{{auth, true}, {auth + "A", false}, {auth + "==", false}, {auth[:len(auth)-1], false}, {auth[:len(auth)-20], false}} {
+		r.Header.Set(HeaderAuthorization, tc.auth)
+		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v", tc.auth, err)
+		}
+	}
+}
