@@ -502,3 +502,26 @@ func TestDirectKeptConnectionsFollowTheirContexts(t *testing.T) {
 		t.Error("the connection was not reused")
 	}
 }
+
+// Beside the direct sender, the Transport drops idle connections as early as the direct
+// sender does (a server's idle timeout would otherwise race their reuse after a timed
+// phase); without it, the Transport keeps its defaults.
+func TestTransportIdleTimeoutFollowsTheDirectSender(t *testing.T) {
+	for _, tc := range []struct {
+		endpoint string
+		direct   bool
+		want     time.Duration
+	}{
+		{"http://127.0.0.1:1/devstoreaccount1", true, maxIdleReuse},
+		{"https://acct.table.core.windows.net", false, NewTransport().IdleConnTimeout},
+	} {
+		b, err := New("AccountName=acct;AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + tc.endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ok := b.client.Transport.(*http.Transport)
+		if !ok || (b.direct != nil) != tc.direct || tr.IdleConnTimeout != tc.want {
+			t.Errorf("%s: direct %v, idle timeout %v; want direct %v, %v", tc.endpoint, b.direct != nil, tr.IdleConnTimeout, tc.direct, tc.want)
+		}
+	}
+}

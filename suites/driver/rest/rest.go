@@ -129,14 +129,21 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
-	client := cfg.client
-	if client == nil {
-		client = &http.Client{Transport: NewTransport(), Timeout: cfg.timeout}
-	}
-	b := &Backend{cs: cs, endpoint: u, client: client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge,
+	b := &Backend{cs: cs, endpoint: u, client: cfg.client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge,
 		basePath: strings.TrimSuffix(u.EscapedPath(), "/")}
-	if cfg.client == nil && cs.AccountKey != nil {
-		b.direct = newDirect(u)
+	if b.client == nil {
+		tr := NewTransport()
+		if cs.AccountKey != nil {
+			b.direct = newDirect(u)
+		}
+		if b.direct != nil {
+			// Beside the direct sender the Transport carries few requests (large batches,
+			// RawHTTP), so its connections can sit idle as long as a load's timed phase;
+			// they are dropped before a server's idle timeout could close one as it is
+			// reused (see maxIdleReuse).
+			tr.IdleConnTimeout = maxIdleReuse
+		}
+		b.client = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
 	if cs.AccountKey == nil {
 		if b.sas, err = url.ParseQuery(cs.SAS); err != nil {
