@@ -217,7 +217,7 @@ var requestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); ret
 // bytes) before returning. A connection that had been idle and fails before any answer
 // arrives is retried once on a new connection when the request may be replayed (as
 // net/http does: nothing of it was written, or it is a GET or HEAD).
-func (d *direct) roundTrip(ctx context.Context, r *directRequest) (int, http.Header, []byte, error) {
+func (d *direct) roundTrip(ctx context.Context, r *directRequest) (directAnswer, error) {
 	bp := requestBuffers.Get().(*[]byte)
 	buf, err := d.appendRequest((*bp)[:0], r)
 	defer func() {
@@ -227,28 +227,28 @@ func (d *direct) roundTrip(ctx context.Context, r *directRequest) (int, http.Hea
 		}
 	}()
 	if err != nil {
-		return 0, nil, nil, err
+		return directAnswer{}, err
 	}
 	return d.send(ctx, r.method, buf)
 }
 
 // send sends the request req of method, written out.
-func (d *direct) send(ctx context.Context, method string, req []byte) (int, http.Header, []byte, error) {
+func (d *direct) send(ctx context.Context, method string, req []byte) (directAnswer, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := d.get(ctx)
 		if err != nil {
-			return 0, nil, nil, err
+			return directAnswer{}, err
 		}
-		status, header, body, written, answered, err := d.exchange(ctx, c, method, req)
+		a, written, answered, err := d.exchange(ctx, c, method, req)
 		if err == nil {
-			return status, header, body, nil
+			return a, nil
 		}
 		if ctx.Err() != nil {
-			return 0, nil, nil, fmt.Errorf("%w (%v)", ctx.Err(), err)
+			return directAnswer{}, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
 		replayable := !written || method == http.MethodGet || method == http.MethodHead
 		if attempt > 0 || !c.reused || answered || !replayable {
-			return 0, nil, nil, err
+			return directAnswer{}, err
 		}
 	}
 }
@@ -295,7 +295,7 @@ func (d *direct) appendRequest(b []byte, r *directRequest) ([]byte, error) {
 // exchange writes req on c and reads the answer. written says whether any of the request
 // was written, answered whether any of the answer was read; c is put back for reuse or
 // closed.
-func (d *direct) exchange(ctx context.Context, c *directConn, method string, req []byte) (status int, header http.Header, body []byte, written, answered bool, err error) {
+func (d *direct) exchange(ctx context.Context, c *directConn, method string, req []byte) (a directAnswer, written, answered bool, err error) {
 	// The end of ctx (cancelled, or its deadline passed) interrupts the exchange by
 	// expiring the connection's deadline; the connection is closed afterwards.
 	c.watch(ctx)
@@ -308,39 +308,93 @@ func (d *direct) exchange(ctx context.Context, c *directConn, method string, req
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return 0, nil, nil, false, false, err
+		return a, false, false, err
 	}
 	n, err := c.nc.Write(req)
 	if err != nil {
-		return 0, nil, nil, n > 0, false, err
+		return a, n > 0, false, err
 	}
 	if _, err := c.br.Peek(1); err != nil {
-		return 0, nil, nil, true, false, err
+		return a, true, false, err
 	}
 	a, ok, err := readSimpleAnswer(c.br, method)
 	if !ok && err == nil {
 		a, err = readAnyAnswer(c.br, method)
 	}
 	if err != nil {
-		return 0, nil, nil, true, true, err
+		return directAnswer{}, true, true, err
 	}
-	if strings.EqualFold(a.header.Get("Content-Encoding"), "gzip") && len(a.body) > 0 {
+	if strings.EqualFold(a.get("Content-Encoding"), "gzip") && len(a.body) > 0 {
 		if a.body, err = gunzip(a.body); err != nil {
-			return 0, nil, nil, true, true, err
+			return directAnswer{}, true, true, err
 		}
-		a.header.Del("Content-Encoding")
-		a.header.Del("Content-Length")
+		a.del("Content-Encoding")
+		a.del("Content-Length")
 	}
 	keep = !a.close
-	return a.status, a.header, a.body, true, true, nil
+	return a, true, true, nil
 }
 
-// directAnswer is a read answer.
+// directAnswer is a read answer. Its header is in header when http.ReadResponse read it,
+// else in fields (names as received), from which an http.Header is made only when a
+// caller needs one: most answers are read for their status, body and one header or two.
 type directAnswer struct {
 	status int
 	header http.Header
+	fields []headerField
 	body   []byte
 	close  bool // the connection cannot be reused
+}
+
+// get returns the first value of the header name, as http.Header.Get does.
+func (a *directAnswer) get(name string) string {
+	if a.header != nil {
+		return a.header.Get(name)
+	}
+	v, _ := fieldOf(a.fields, name)
+	return v
+}
+
+// del removes the header name.
+func (a *directAnswer) del(name string) {
+	if a.header != nil {
+		a.header.Del(name)
+	}
+	a.fields = withoutField(a.fields, name)
+}
+
+// httpHeader returns the header as http.ReadResponse would have: canonical names, values
+// in order.
+func (a *directAnswer) httpHeader() http.Header {
+	if a.header != nil {
+		return a.header
+	}
+	h := make(http.Header, len(a.fields))
+	for _, f := range a.fields {
+		k := textproto.CanonicalMIMEHeaderKey(f.name)
+		h[k] = append(h[k], f.value)
+	}
+	return h
+}
+
+// fieldOf returns the first value of name in fields; names compare as header names do.
+func fieldOf(fields []headerField, name string) (string, bool) {
+	for _, f := range fields {
+		if strings.EqualFold(f.name, name) {
+			return f.value, true
+		}
+	}
+	return "", false
+}
+
+func withoutField(fields []headerField, name string) []headerField {
+	kept := fields[:0]
+	for _, f := range fields {
+		if !strings.EqualFold(f.name, name) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 // readAnyAnswer reads an answer with http.ReadResponse, skipping 1xx answers as net/http's
@@ -392,8 +446,7 @@ func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool,
 	}
 	n := bytes.Count(rest, []byte("\r\n"))
 	block := string(rest) // every name and value below is a substring of it
-	values := make([]string, n)
-	header := make(http.Header, n)
+	fields := make([]headerField, 0, n+1)
 	contentLength := int64(-1)
 	for i := 0; i < n; i++ {
 		line, next, _ := strings.Cut(block, "\r\n")
@@ -403,11 +456,10 @@ func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool,
 			return a, false, nil // folded lines, malformed fields: net/http's rules apply
 		}
 		value = strings.Trim(value, " \t")
-		key := textproto.CanonicalMIMEHeaderKey(name)
-		switch key {
-		case "Transfer-Encoding", "Trailer":
+		switch {
+		case strings.EqualFold(name, "Transfer-Encoding"), strings.EqualFold(name, "Trailer"):
 			return a, false, nil
-		case "Content-Length":
+		case strings.EqualFold(name, "Content-Length"):
 			if contentLength >= 0 {
 				return a, false, nil
 			}
@@ -416,27 +468,22 @@ func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool,
 				return a, false, nil
 			}
 			contentLength = int64(v)
-		case "Connection":
+		case strings.EqualFold(name, "Connection"):
 			for _, t := range strings.Split(value, ",") {
 				if strings.EqualFold(strings.TrimSpace(t), "close") {
 					a.close = true
 				}
 			}
 		}
-		values[i] = value
-		if vs, dup := header[key]; dup {
-			header[key] = append(vs, value)
-		} else {
-			header[key] = values[i : i+1 : i+1]
-		}
+		fields = append(fields, headerField{name, value})
 	}
 	// As http.ReadResponse leaves them.
 	if a.close {
-		delete(header, "Connection")
+		fields = withoutField(fields, "Connection")
 	}
-	if p := header["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
-		if _, ok := header["Cache-Control"]; !ok {
-			header["Cache-Control"] = []string{"no-cache"}
+	if p, ok := fieldOf(fields, "Pragma"); ok && p == "no-cache" {
+		if _, ok := fieldOf(fields, "Cache-Control"); !ok {
+			fields = append(fields, headerField{"Cache-Control", "no-cache"})
 		}
 	}
 	noBody := method == http.MethodHead || status == http.StatusNoContent || status == http.StatusNotModified
@@ -449,7 +496,7 @@ func readSimpleAnswer(br *bufio.Reader, method string) (a directAnswer, ok bool,
 	if _, err := br.Discard(end + 4); err != nil {
 		return a, false, err
 	}
-	a.status, a.header = status, header
+	a.status, a.fields = status, fields
 	if !noBody {
 		a.body = answerBuffer(int(contentLength))
 		if _, err := io.ReadFull(br, a.body); err != nil {

@@ -188,8 +188,13 @@ func TestDirectReadsAnswersAsNetHTTP(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if got.status != want.status || !reflect.DeepEqual(got.header, want.header) || !bytes.Equal(got.body, want.body) || got.close != want.close {
+			if got.status != want.status || !reflect.DeepEqual(got.httpHeader(), want.httpHeader()) || !bytes.Equal(got.body, want.body) || got.close != want.close {
 				t.Errorf("read %+v\nnet/http %+v", got, want)
+			}
+			for name, vs := range want.header {
+				if v := got.get(strings.ToLower(name)); v != vs[0] {
+					t.Errorf("get(%q) = %q, want %q", strings.ToLower(name), v, vs[0])
+				}
 			}
 			if body := got.body; a.name == "gzip" {
 				if body, err = gunzip(body); err != nil || string(body) != a.body {
@@ -266,7 +271,7 @@ func TestDirectRetriesOnlyReplayableRequestsOnStaleConnections(t *testing.T) {
 		if method == http.MethodPost {
 			r.body = []byte("{}")
 		}
-		_, _, _, err := d.roundTrip(ctx, r)
+		_, err := d.roundTrip(ctx, r)
 		return err
 	}
 	if err := send(http.MethodGet); err != nil {
@@ -312,8 +317,8 @@ func TestDirectDoesNotReuseLongIdleConnections(t *testing.T) {
 			d.idle[0].idleSince = time.Now().Add(-maxIdleReuse)
 			d.mu.Unlock()
 		}
-		if status, _, _, err := d.roundTrip(ctx, &directRequest{method: http.MethodDelete, requestURI: "/x"}); err != nil || status != http.StatusNoContent {
-			t.Fatalf("request %d: %d, %v", i, status, err)
+		if a, err := d.roundTrip(ctx, &directRequest{method: http.MethodDelete, requestURI: "/x"}); err != nil || a.status != http.StatusNoContent {
+			t.Fatalf("request %d: %d, %v", i, a.status, err)
 		}
 	}
 	if n := conns.Load(); n != 2 {
@@ -342,7 +347,7 @@ func TestDirectStopsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, _, _, err = d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: "/x"})
+	_, err = d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: "/x"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the context's deadline", err)
 	}
@@ -469,7 +474,7 @@ func TestDirectKeptConnectionsFollowTheirContexts(t *testing.T) {
 	t.Cleanup(func() { close(release); _ = srv.Close() })
 	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
 	send := func(ctx context.Context, path string) error {
-		_, _, _, err := d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: path})
+		_, err := d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: path})
 		return err
 	}
 	first, cancelFirst := context.WithCancel(context.Background())

@@ -264,11 +264,27 @@ var (
 	keyContentMD5      = http.CanonicalHeaderKey(wire.HeaderContentMD5)
 )
 
-// answer is a read response.
+// answer is a read response; its headers are read with get, or as an http.Header with
+// httpHeader.
 type answer struct {
 	status int
-	header http.Header
+	header http.Header  // the answer's header, unless direct holds it
+	direct directAnswer // set when the direct sender read the answer
 	body   []byte
+}
+
+func (a *answer) get(name string) string {
+	if a.header != nil {
+		return a.header.Get(name)
+	}
+	return a.direct.get(name)
+}
+
+func (a *answer) httpHeader() http.Header {
+	if a.header != nil {
+		return a.header
+	}
+	return a.direct.httpHeader()
 }
 
 // exchange builds, sends and reads one request. An answer of 400 or more comes back as a
@@ -347,19 +363,19 @@ func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body 
 	if rawQuery != "" {
 		r.requestURI += "?" + rawQuery
 	}
-	status, h, data, err := b.direct.roundTrip(ctx, &r)
+	da, err := b.direct.roundTrip(ctx, &r)
 	if err != nil {
 		return answer{}, fmt.Errorf("rest: %s %s://%s%s: %w", method, b.endpoint.Scheme, b.endpoint.Host, escapedPath, err)
 	}
 	b.versionOnce.Do(func() {
 		b.versionMu.Lock()
-		b.version = h.Get("Server")
+		b.version = da.get("Server")
 		b.versionMu.Unlock()
 	})
-	if status >= 400 {
-		return answer{}, wire.DecodeError(status, h, data)
+	if da.status >= 400 {
+		return answer{}, wire.DecodeError(da.status, da.httpHeader(), da.body)
 	}
-	return answer{status: status, header: h, body: data}, nil
+	return answer{status: da.status, header: da.header, direct: da, body: da.body}, nil
 }
 
 // target is the escaped path (as NewRequest sends and signs it) and the raw query of path.
@@ -441,7 +457,7 @@ func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 	if err != nil {
 		return api.TablePage{}, protocolError("query tables", err)
 	}
-	return api.TablePage{Tables: names, NextTableName: a.header.Get(wire.HeaderNextTableName)}, nil
+	return api.TablePage{Tables: names, NextTableName: a.get(wire.HeaderNextTableName)}, nil
 }
 
 // encodeQuery renders query parameters with spaces as %20, as the documentation asks
@@ -469,7 +485,7 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 	if a.status == http.StatusNoContent {
 		// The service ignored the preference: the answer is the entity sent and its ETag.
 		out := e.Clone()
-		out.ETag = a.header.Get(wire.HeaderETag)
+		out.ETag = a.get(wire.HeaderETag)
 		out.Timestamp, _ = wire.TimestampFromETag(out.ETag)
 		return out, nil
 	}
@@ -481,7 +497,7 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 		return api.Entity{}, protocolError("insert entity", err)
 	}
 	if out.ETag == "" {
-		out.ETag = a.header.Get(wire.HeaderETag)
+		out.ETag = a.get(wire.HeaderETag)
 	}
 	return out, nil
 }
@@ -510,7 +526,7 @@ func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, 
 	if err := unexpected("update entity", a, http.StatusNoContent); err != nil {
 		return "", err
 	}
-	return a.header.Get(wire.HeaderETag), nil
+	return a.get(wire.HeaderETag), nil
 }
 
 // DeleteEntity sends DELETE, with If-Match when ifMatch is not empty.
@@ -547,7 +563,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 		return api.Entity{}, protocolError("get entity", err)
 	}
 	if e.ETag == "" {
-		e.ETag = a.header.Get(wire.HeaderETag)
+		e.ETag = a.get(wire.HeaderETag)
 	}
 	return e, nil
 }
@@ -576,7 +592,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	if err != nil {
 		return api.Page{}, protocolError("query entities", err)
 	}
-	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.header)}, nil
+	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.httpHeader())}, nil
 }
 
 // WithSAS signs a service SAS with the account key and returns a Backend that
