@@ -22,11 +22,10 @@ type deadlineContext struct {
 	cancelArmed context.CancelFunc
 }
 
-// withDeadline returns a context bounded by deadline and the function that cancels it,
-// which must be called once the work is done.
-func withDeadline(parent context.Context, deadline time.Time) (*deadlineContext, context.CancelFunc) {
-	c := &deadlineContext{parent: parent, deadline: deadline}
-	return c, c.cancel
+// withDeadline returns a context bounded by deadline; its cancel must be called once the
+// work is done.
+func withDeadline(parent context.Context, deadline time.Time) *deadlineContext {
+	return &deadlineContext{parent: parent, deadline: deadline}
 }
 
 func (c *deadlineContext) Deadline() (time.Time, bool) {

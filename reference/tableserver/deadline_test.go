@@ -16,7 +16,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 	parent := context.WithValue(context.Background(), ctxKey{}, "v")
 	t.Run("deadline and values", func(t *testing.T) {
 		d := time.Now().Add(time.Hour)
-		ctx, cancel := withDeadline(parent, d)
+		ctx := withDeadline(parent, d)
+		cancel := ctx.cancel
 		defer cancel()
 		if got, ok := ctx.Deadline(); !ok || !got.Equal(d) {
 			t.Errorf("Deadline = %v, %v", got, ok)
@@ -29,14 +30,16 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		}
 		early, cancelEarly := context.WithDeadline(parent, time.Now().Add(time.Minute))
 		defer cancelEarly()
-		inner, cancelInner := withDeadline(early, d)
+		inner := withDeadline(early, d)
+		cancelInner := inner.cancel
 		defer cancelInner()
 		if got, _ := inner.Deadline(); !got.Before(d) {
 			t.Errorf("an earlier parent deadline is not reported: %v", got)
 		}
 	})
 	t.Run("deadline passes without Done", func(t *testing.T) {
-		ctx, cancel := withDeadline(parent, time.Now().Add(20*time.Millisecond))
+		ctx := withDeadline(parent, time.Now().Add(20*time.Millisecond))
+		cancel := ctx.cancel
 		time.Sleep(30 * time.Millisecond)
 		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			t.Errorf("Err = %v", ctx.Err())
@@ -52,7 +55,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		}
 	})
 	t.Run("Done closes at the deadline", func(t *testing.T) {
-		ctx, cancel := withDeadline(parent, time.Now().Add(20*time.Millisecond))
+		ctx := withDeadline(parent, time.Now().Add(20*time.Millisecond))
+		cancel := ctx.cancel
 		defer cancel()
 		select {
 		case <-ctx.Done():
@@ -64,7 +68,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
-		ctx, cancel := withDeadline(parent, time.Now().Add(time.Hour))
+		ctx := withDeadline(parent, time.Now().Add(time.Hour))
+		cancel := ctx.cancel
 		cancel()
 		if !errors.Is(ctx.Err(), context.Canceled) {
 			t.Errorf("Err = %v", ctx.Err())
@@ -74,7 +79,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		case <-time.After(time.Second):
 			t.Error("Done did not close after cancel")
 		}
-		armed, cancelArmed := withDeadline(parent, time.Now().Add(time.Hour))
+		armed := withDeadline(parent, time.Now().Add(time.Hour))
+		cancelArmed := armed.cancel
 		done := armed.Done()
 		cancelArmed()
 		select {
@@ -85,7 +91,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 	})
 	t.Run("parent canceled", func(t *testing.T) {
 		p, cancelParent := context.WithCancel(parent)
-		ctx, cancel := withDeadline(p, time.Now().Add(time.Hour))
+		ctx := withDeadline(p, time.Now().Add(time.Hour))
+		cancel := ctx.cancel
 		defer cancel()
 		done := ctx.Done()
 		cancelParent()
@@ -98,7 +105,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 			t.Errorf("Err = %v", ctx.Err())
 		}
 		p2, cancelParent2 := context.WithCancel(parent)
-		ctx2, cancel2 := withDeadline(p2, time.Now().Add(time.Hour))
+		ctx2 := withDeadline(p2, time.Now().Add(time.Hour))
+		cancel2 := ctx2.cancel
 		defer cancel2()
 		cancelParent2()
 		if !errors.Is(ctx2.Err(), context.Canceled) {
@@ -106,7 +114,8 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		}
 	})
 	t.Run("AfterFunc", func(t *testing.T) {
-		ctx, cancel := withDeadline(parent, time.Now().Add(time.Hour))
+		ctx := withDeadline(parent, time.Now().Add(time.Hour))
+		cancel := ctx.cancel
 		ran := make(chan struct{})
 		context.AfterFunc(ctx, func() { close(ran) })
 		cancel()

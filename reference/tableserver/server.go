@@ -520,20 +520,20 @@ func (x *exchange) checkJSONContent() error {
 	return spec.ErrInvalidInput.Newf("The Content-Type %q is not supported; send application/json.", ct)
 }
 
-// context bounds backend work by the request's timeout parameter, at most 30 s (TMO).
-func (x *exchange) context() (context.Context, context.CancelFunc, error) {
+// context bounds backend work by the request's timeout parameter, at most 30 s (TMO). The
+// caller cancels it once the work is done.
+func (x *exchange) context() (*deadlineContext, error) {
 	d := spec.MaxServerTimeout
 	if v := x.query.Get("timeout"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
-			return nil, nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
+			return nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
 		}
 		if t := time.Duration(n) * time.Second; t < d {
 			d = t
 		}
 	}
-	ctx, cancel := withDeadline(x.r.Context(), time.Now().Add(d))
-	return ctx, cancel, nil
+	return withDeadline(x.r.Context(), time.Now().Add(d)), nil
 }
 
 // fail answers err: a *spec.Error as the documented error body, anything else (a backend
