@@ -46,11 +46,11 @@ func (x *exchange) tableACL(method, table string) error {
 	if err := x.permitTableOp(); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(table)})
 	if err != nil {
 		return err

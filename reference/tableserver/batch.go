@@ -65,11 +65,11 @@ func (x *exchange) batch() error {
 		}
 		ops = append(ops, bo)
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	apiOps := make([]api.BatchOp, len(ops))
 	for i, o := range ops {
 		apiOps[i] = o.op

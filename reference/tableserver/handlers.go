@@ -129,11 +129,11 @@ func (x *exchange) createTable() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	if err := x.s.backend.CreateTable(ctx, name); err != nil {
 		return err
 	}
@@ -158,11 +158,11 @@ func (x *exchange) deleteTable(name string) error {
 	if err := x.permitTableOp(); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	if err := x.s.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
@@ -181,11 +181,11 @@ func (x *exchange) queryTables() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: x.query.Get("$filter"), Top: top, NextTableName: x.query.Get(wire.ParamNextTableName)})
 	if err != nil {
 		return err
@@ -202,11 +202,11 @@ func (x *exchange) getTable(name string) error {
 	if err := x.permitTableOp(); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(name)})
 	if err != nil {
 		return err
@@ -231,11 +231,11 @@ func (x *exchange) queryEntities(table string) error {
 		return err
 	}
 	sel := parseSelect(x.query)
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	page, err := x.s.backend.QueryEntities(ctx, table, api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)})
 	if err != nil {
 		return err
@@ -261,11 +261,11 @@ func (x *exchange) getEntity(res wire.Resource) error {
 		return err
 	}
 	sel := parseSelect(x.query)
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	e, err := x.s.backend.GetEntity(ctx, res.Table, res.PartitionKey, res.RowKey, sel)
 	if err != nil {
 		return err
@@ -299,11 +299,11 @@ func (x *exchange) insertEntity(table string) error {
 	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	stored, err := x.s.backend.InsertEntity(ctx, table, e)
 	if err != nil {
 		return err
@@ -404,11 +404,11 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 	}); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	etag, err := x.s.backend.UpdateEntity(ctx, res.Table, e, mode, ifMatch)
 	if err != nil {
 		return err
@@ -430,11 +430,11 @@ func (x *exchange) deleteEntity(res wire.Resource) error {
 	if err := x.permit(res.Table, "d", res.PartitionKey, res.RowKey); err != nil {
 		return err
 	}
-	ctx, cancel, err := x.context()
+	ctx, err := x.context()
 	if err != nil {
 		return err
 	}
-	defer cancel()
+	defer ctx.cancel()
 	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
 		return err
 	}

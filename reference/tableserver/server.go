@@ -264,7 +264,7 @@ func (x *exchange) serve() {
 	h["X-Content-Type-Options"] = all[5:6:6]
 	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), "")
 
-	q := url.Values{}
+	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
 		var err error
 		if q, err = url.ParseQuery(raw); err != nil {
@@ -279,13 +279,15 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
-		h.Set(keyClientRequestID, ids[0])
+		h[keyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
 	if x.r.ContentLength > spec.MaxRequestBodyBytes {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
 		return
 	}
-	x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
+	if x.r.Body != http.NoBody {
+		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
+	}
 
 	escapedPath := rawPath(x.r)
 	res, err := x.resolve(escapedPath)
@@ -518,20 +520,20 @@ func (x *exchange) checkJSONContent() error {
 	return spec.ErrInvalidInput.Newf("The Content-Type %q is not supported; send application/json.", ct)
 }
 
-// context bounds backend work by the request's timeout parameter, at most 30 s (TMO).
-func (x *exchange) context() (context.Context, context.CancelFunc, error) {
+// context bounds backend work by the request's timeout parameter, at most 30 s (TMO). The
+// caller cancels it once the work is done.
+func (x *exchange) context() (*deadlineContext, error) {
 	d := spec.MaxServerTimeout
 	if v := x.query.Get("timeout"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
-			return nil, nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
+			return nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
 		}
 		if t := time.Duration(n) * time.Second; t < d {
 			d = t
 		}
 	}
-	ctx, cancel := context.WithTimeout(x.r.Context(), d)
-	return ctx, cancel, nil
+	return withDeadline(x.r.Context(), time.Now().Add(d)), nil
 }
 
 // fail answers err: a *spec.Error as the documented error body, anything else (a backend
@@ -566,10 +568,15 @@ func (x *exchange) fail(err error) {
 }
 
 func (x *exchange) write(status int, body []byte) {
-	x.wrote = true
 	if body != nil {
 		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
+	x.send(status, body)
+}
+
+// send writes the status and body; the headers are set.
+func (x *exchange) send(status int, body []byte) {
+	x.wrote = true
 	x.w.WriteHeader(status)
 	if body != nil && x.r.Method != http.MethodHead {
 		_, _ = x.w.Write(body)
@@ -577,8 +584,17 @@ func (x *exchange) write(status int, body []byte) {
 }
 
 func (x *exchange) writeJSON(status int, body []byte) {
-	x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
-	x.write(status, body)
+	if body == nil {
+		x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
+		x.write(status, body)
+		return
+	}
+	// Both values in one allocation, capped as in serve.
+	vals := [...]string{x.level.ContentType(), strconv.Itoa(len(body))}
+	h := x.w.Header()
+	h[wire.HeaderContentType] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
+	x.send(status, body)
 }
 
 // prefer reads the Prefer header: "return-content", "return-no-content" or "".

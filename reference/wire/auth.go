@@ -1,13 +1,12 @@
 package wire
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
@@ -91,22 +90,66 @@ func mayHaveComp(rawQuery string) bool {
 // CanonicalizedHeaders for tables), Shared Key Lite `Date\nCanonicalizedResource`. The Date
 // slot holds x-ms-date when it is set, else Date.
 func SharedKeyStringToSign(scheme AuthScheme, method string, h http.Header, account, escapedPath, rawQuery string) string {
-	date := h.Get(canonicalMSDate)
-	if date == "" {
-		date = h.Get(HeaderDate)
+	return string(appendStringToSign(nil, scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), signedDate(h), account, escapedPath, rawQuery))
+}
+
+// signedDate is the value of the Date slot: x-ms-date when it is set, else Date.
+func signedDate(h http.Header) string {
+	if date := h.Get(canonicalMSDate); date != "" {
+		return date
 	}
-	cr := CanonicalizedResource(account, escapedPath, rawQuery)
-	if scheme == SharedKeyLite {
-		return date + "\n" + cr
+	return h.Get(HeaderDate)
+}
+
+func appendStringToSign(dst []byte, scheme AuthScheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery string) []byte {
+	if scheme != SharedKeyLite {
+		dst = append(dst, method...)
+		dst = append(dst, '\n')
+		dst = append(dst, contentMD5...)
+		dst = append(dst, '\n')
+		dst = append(dst, contentType...)
+		dst = append(dst, '\n')
 	}
-	return method + "\n" + h.Get(canonicalContentMD5) + "\n" + h.Get(HeaderContentType) + "\n" + date + "\n" + cr
+	dst = append(dst, date...)
+	dst = append(dst, '\n')
+	if !mayHaveComp(rawQuery) {
+		if escapedPath == "" {
+			escapedPath = "/"
+		}
+		dst = append(dst, '/')
+		dst = append(dst, account...)
+		return append(dst, escapedPath...)
+	}
+	return append(dst, CanonicalizedResource(account, escapedPath, rawQuery)...)
 }
 
 // Sign returns Base64(HMAC-SHA256(stringToSign, key)).
 func Sign(key []byte, stringToSign string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(stringToSign))
-	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	st := macs.get(key)
+	st.text = append(st.text[:0], stringToSign...)
+	var sig [signatureLen]byte
+	out := string(st.appendSignature(sig[:0]))
+	macs.put(key, st)
+	return out
+}
+
+// signatureLen is the length of a Base64 HMAC-SHA256: 32 bytes in 44 characters.
+const signatureLen = (sha256.Size + 2) / 3 * 4
+
+// AppendSharedKeyAuthorization appends the Authorization value of scheme for account
+// ("SharedKey account:signature") to dst, signing a request of method whose Content-MD5,
+// Content-Type and date (x-ms-date, else Date) have the given values and whose path and
+// query are sent exactly as given. It signs what SignRequest signs for the same request.
+func AppendSharedKeyAuthorization(dst []byte, scheme AuthScheme, account string, key []byte, method, contentMD5, contentType, date, escapedPath, rawQuery string) []byte {
+	st := macs.get(key)
+	st.text = appendStringToSign(st.text[:0], scheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery)
+	dst = append(dst, scheme.String()...)
+	dst = append(dst, ' ')
+	dst = append(dst, account...)
+	dst = append(dst, ':')
+	dst = st.appendSignature(dst)
+	macs.put(key, st)
+	return dst
 }
 
 // SignRequest signs r with scheme for account: it sets x-ms-date to now when the request
@@ -114,11 +157,48 @@ func Sign(key []byte, stringToSign string) string {
 // request will send (r.URL.EscapedPath()).
 func SignRequest(r *http.Request, scheme AuthScheme, account string, key []byte, now time.Time) {
 	if r.Header.Get(canonicalMSDate) == "" && r.Header.Get(HeaderDate) == "" {
-		r.Header.Set(canonicalMSDate, now.UTC().Format(http.TimeFormat))
+		r.Header.Set(canonicalMSDate, HTTPDate(now))
 	}
-	sts := SharedKeyStringToSign(scheme, r.Method, r.Header, account, r.URL.EscapedPath(), r.URL.RawQuery)
-	r.Header.Set(HeaderAuthorization, scheme.String()+" "+account+":"+Sign(key, sts))
+	h := r.Header
+	auth := AppendSharedKeyAuthorization(nil, scheme, account, key, r.Method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), signedDate(h), r.URL.EscapedPath(), r.URL.RawQuery)
+	h.Set(HeaderAuthorization, string(auth))
 }
+
+// HTTPDate renders t as an HTTP date (RFC 1123 in GMT, http.TimeFormat), the form of the
+// Date and x-ms-date headers. The rendering of the latest second is kept, as every request
+// and answer of that second carries it.
+func HTTPDate(t time.Time) string {
+	sec := t.Unix()
+	if c := lastHTTPDate.Load(); c != nil && c.sec == sec {
+		return c.text
+	}
+	c := &secondText{sec: sec, text: t.UTC().Format(http.TimeFormat)}
+	lastHTTPDate.Store(c)
+	return c.text
+}
+
+// parseHTTPDate is http.ParseTime with the latest date read kept: the requests of one
+// second all carry the same date.
+func parseHTTPDate(v string) (time.Time, error) {
+	if c := lastParsedDate.Load(); c != nil && c.text == v {
+		return time.Unix(c.sec, 0).UTC(), nil
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return t, err
+	}
+	if t.Nanosecond() == 0 {
+		lastParsedDate.Store(&secondText{sec: t.Unix(), text: v})
+	}
+	return t, nil
+}
+
+type secondText struct {
+	sec  int64
+	text string
+}
+
+var lastHTTPDate, lastParsedDate atomic.Pointer[secondText]
 
 // Authorization is a parsed Authorization header of a Shared Key scheme.
 type Authorization struct {
@@ -175,16 +255,22 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 	if date == "" {
 		return "", authFailed("The request has neither x-ms-date nor Date.")
 	}
-	t, err := http.ParseTime(date)
+	t, err := parseHTTPDate(date)
 	if err != nil {
 		return "", authFailed("The date header is not in RFC 1123 form.")
 	}
 	if d := now.Sub(t); d > spec.MaxClockSkew || d < -spec.MaxClockSkew {
 		return "", authFailed("Request date header too old.")
 	}
-	sts := SharedKeyStringToSign(a.Scheme, method, h, a.Account, escapedPath, rawQuery)
-	want := Sign(key, sts)
-	if subtle.ConstantTimeCompare([]byte(want), []byte(a.Signature)) != 1 {
+	st := macs.get(key)
+	st.text = appendStringToSign(st.text[:0], a.Scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
+	var want, got [signatureLen]byte
+	st.appendSignature(want[:0])
+	macs.put(key, st)
+	// Compared in constant time; a signature of another length never matches.
+	n := copy(got[:], a.Signature)
+	sameLength := subtle.ConstantTimeEq(int32(min(len(a.Signature), 1<<20)), signatureLen)
+	if sameLength&subtle.ConstantTimeCompare(want[:], got[:n]) != 1 {
 		return "", authFailed("The MAC signature found in the HTTP request '" + a.Signature + "' is not the same as any computed signature.")
 	}
 	return a.Account, nil

@@ -219,12 +219,16 @@ func isPropertyName(name string) bool {
 }
 
 func (d *document) entity(ms []member, request bool) (api.Entity, error) {
-	e := api.Entity{Properties: make(map[string]api.Value, len(ms)), Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
+	e := api.Entity{Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
 	var types annotations
+	values := 0 // members that may be properties: the map's size, without annotations
 	for i := range ms {
 		m := &ms[i]
 		base, ok := strings.CutSuffix(m.name, typeSuffix)
 		if !ok {
+			if !strings.HasPrefix(m.name, "odata.") && strings.IndexByte(m.name, '@') < 0 {
+				values++
+			}
 			continue
 		}
 		s, isString := d.nullableString(m)
@@ -242,6 +246,7 @@ func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 			return api.Entity{}, err
 		}
 	}
+	e.Properties = make(map[string]api.Value, values)
 	for i := range ms {
 		m := &ms[i]
 		switch {

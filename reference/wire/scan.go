@@ -149,6 +149,9 @@ func (d *document) object(depth int, stopAtDuplicate bool) (ms []member, dup, er
 					return nil, dup, nil
 				}
 			}
+			if ms == nil {
+				ms = make([]member, 0, 8) // an entity has at least the keys, Timestamp and etag
+			}
 			ms = append(ms, m)
 		}
 		d.skipSpace()

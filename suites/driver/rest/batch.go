@@ -102,7 +102,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	if err := unexpected("batch", a, http.StatusAccepted); err != nil {
 		return nil, err
 	}
-	resp, err := wire.ParseBatchResponse(a.header.Get(wire.HeaderContentType), a.body)
+	resp, err := wire.ParseBatchResponse(a.get(wire.HeaderContentType), a.body)
 	if err != nil {
 		return nil, protocolError("batch", err)
 	}
@@ -117,7 +117,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 				h.Add(f.Name, f.Value)
 			}
 			if h.Get(wire.HeaderRequestID) == "" {
-				h.Set(wire.HeaderRequestID, a.header.Get(wire.HeaderRequestID))
+				h.Set(wire.HeaderRequestID, a.get(wire.HeaderRequestID))
 			}
 			return nil, wire.DecodeError(p.Status, h, p.Body)
 		}

@@ -40,6 +40,8 @@ type Backend struct {
 	merge    string
 	sas      url.Values // set when the backend authenticates with a SAS only
 	info     driver.Info
+	basePath string  // the endpoint's escaped path without a trailing slash
+	direct   *direct // nil when operations go through client
 
 	versionOnce sync.Once
 	versionMu   sync.Mutex
@@ -87,8 +89,10 @@ func WithMergeVerb(verb string) Option { return func(o *config) { o.merge = stri
 // APIVersion are always this driver's own. Kind defaults to "endpoint".
 func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info } }
 
-// NewTransport returns the Transport the driver uses by default: keep-alive with room for
-// many idle connections per host (load runs), dial, TLS and header timeouts.
+// NewTransport returns the Transport of the driver's own http.Client (RawHTTP requests, SAS
+// credentials, https endpoints and bodies over 64 KiB; other operations go direct, see
+// the package documentation): keep-alive with room for many idle connections per host
+// (load runs), dial, TLS and header timeouts.
 func NewTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -125,11 +129,22 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
-	client := cfg.client
-	if client == nil {
-		client = &http.Client{Transport: NewTransport(), Timeout: cfg.timeout}
+	b := &Backend{cs: cs, endpoint: u, client: cfg.client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge,
+		basePath: strings.TrimSuffix(u.EscapedPath(), "/")}
+	if b.client == nil {
+		tr := NewTransport()
+		if cs.AccountKey != nil {
+			b.direct = newDirect(u)
+		}
+		if b.direct != nil {
+			// Beside the direct sender the Transport carries few requests (large batches,
+			// RawHTTP), so its connections can sit idle as long as a load's timed phase;
+			// they are dropped before a server's idle timeout could close one as it is
+			// reused (see maxIdleReuse).
+			tr.IdleConnTimeout = maxIdleReuse
+		}
+		b.client = &http.Client{Transport: tr, Timeout: cfg.timeout}
 	}
-	b := &Backend{cs: cs, endpoint: u, client: client, scheme: cfg.scheme, level: cfg.level, merge: cfg.merge}
 	if cs.AccountKey == nil {
 		if b.sas, err = url.ParseQuery(cs.SAS); err != nil {
 			return nil, fmt.Errorf("rest: SharedAccessSignature is not a query string")
@@ -245,13 +260,31 @@ var (
 	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
 	keyMaxDataSvcVer   = http.CanonicalHeaderKey(wire.HeaderMaxDataSvcVer)
 	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
+	keyMSDate          = http.CanonicalHeaderKey(wire.HeaderMSDate)
+	keyContentMD5      = http.CanonicalHeaderKey(wire.HeaderContentMD5)
 )
 
-// answer is a read response.
+// answer is a read response; its headers are read with get, or as an http.Header with
+// httpHeader.
 type answer struct {
 	status int
-	header http.Header
+	header http.Header  // the answer's header, unless direct holds it
+	direct directAnswer // set when the direct sender read the answer
 	body   []byte
+}
+
+func (a *answer) get(name string) string {
+	if a.header != nil {
+		return a.header.Get(name)
+	}
+	return a.direct.get(name)
+}
+
+func (a *answer) httpHeader() http.Header {
+	if a.header != nil {
+		return a.header
+	}
+	return a.direct.httpHeader()
 }
 
 // exchange builds, sends and reads one request. An answer of 400 or more comes back as a
@@ -261,6 +294,9 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
+	}
+	if b.direct != nil && len(body) <= maxDirectBody {
+		return b.exchangeDirect(ctx, method, path, body, header)
 	}
 	req, err := b.NewRequest(ctx, method, path, body)
 	if err != nil {
@@ -285,6 +321,73 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		return answer{}, wire.DecodeError(resp.StatusCode, resp.Header, data)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// exchangeDirect is exchange over b.direct: the same request (NewRequest's headers, then
+// header, then Do's client request id, date and Shared Key signature), without an
+// http.Request.
+func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body []byte, header map[string]string) (answer, error) {
+	escapedPath, rawQuery, err := b.target(path)
+	if err != nil {
+		return answer{}, err
+	}
+	var fields [12]headerField
+	hf := append(fields[:0],
+		headerField{keyVersion, spec.APIVersion},
+		headerField{keyDataSvcVersion, "3.0"},
+		headerField{keyMaxDataSvcVer, "3.0;NetFx"},
+		headerField{"Accept", b.level.Accept()})
+	if body != nil {
+		hf = append(hf, headerField{wire.HeaderContentType, wire.ContentTypeJSON})
+	}
+	for k, v := range header {
+		hf = setField(hf, http.CanonicalHeaderKey(k), v)
+	}
+	if field(hf, keyClientRequestID) == "" {
+		hf = setField(hf, keyClientRequestID, wire.NewID())
+	}
+	if field(hf, wire.HeaderAuthorization) == "" {
+		date := field(hf, keyMSDate)
+		if date == "" {
+			date = field(hf, wire.HeaderDate)
+		}
+		if date == "" {
+			date = wire.HTTPDate(time.Now())
+			hf = setField(hf, keyMSDate, date)
+		}
+		var auth [128]byte
+		hf = setField(hf, wire.HeaderAuthorization, string(wire.AppendSharedKeyAuthorization(auth[:0], b.scheme, b.cs.AccountName, b.cs.AccountKey,
+			method, field(hf, keyContentMD5), field(hf, wire.HeaderContentType), date, escapedPath, rawQuery)))
+	}
+	r := directRequest{method: method, requestURI: escapedPath, header: hf, body: body}
+	if rawQuery != "" {
+		r.requestURI += "?" + rawQuery
+	}
+	da, err := b.direct.roundTrip(ctx, &r)
+	if err != nil {
+		return answer{}, fmt.Errorf("rest: %s %s://%s%s: %w", method, b.endpoint.Scheme, b.endpoint.Host, escapedPath, err)
+	}
+	b.versionOnce.Do(func() {
+		b.versionMu.Lock()
+		b.version = da.get("Server")
+		b.versionMu.Unlock()
+	})
+	if da.status >= 400 {
+		return answer{}, wire.DecodeError(da.status, da.httpHeader(), da.body)
+	}
+	return answer{status: da.status, header: da.header, direct: da, body: da.body}, nil
+}
+
+// target is the escaped path (as NewRequest sends and signs it) and the raw query of path.
+func (b *Backend) target(path string) (escapedPath, rawQuery string, err error) {
+	p, rawQuery, _ := strings.Cut(path, "?")
+	full := b.basePath + "/" + strings.TrimPrefix(p, "/")
+	unescaped, err := url.PathUnescape(full)
+	if err != nil {
+		return "", "", fmt.Errorf("rest: path %q: %w", path, err)
+	}
+	u := url.URL{Path: unescaped, RawPath: full}
+	return u.EscapedPath(), rawQuery, nil
 }
 
 // readAnswer reads an answer's body to its end (so that the connection is reused), at most
@@ -354,7 +457,7 @@ func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 	if err != nil {
 		return api.TablePage{}, protocolError("query tables", err)
 	}
-	return api.TablePage{Tables: names, NextTableName: a.header.Get(wire.HeaderNextTableName)}, nil
+	return api.TablePage{Tables: names, NextTableName: a.get(wire.HeaderNextTableName)}, nil
 }
 
 // encodeQuery renders query parameters with spaces as %20, as the documentation asks
@@ -382,16 +485,19 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 	if a.status == http.StatusNoContent {
 		// The service ignored the preference: the answer is the entity sent and its ETag.
 		out := e.Clone()
-		out.ETag = a.header.Get(wire.HeaderETag)
+		out.ETag = a.get(wire.HeaderETag)
 		out.Timestamp, _ = wire.TimestampFromETag(out.ETag)
 		return out, nil
 	}
 	out, err := wire.DecodeEntity(a.body)
+	if b.direct != nil {
+		recycleAnswer(a.body) // the entity shares no memory with it
+	}
 	if err != nil {
 		return api.Entity{}, protocolError("insert entity", err)
 	}
 	if out.ETag == "" {
-		out.ETag = a.header.Get(wire.HeaderETag)
+		out.ETag = a.get(wire.HeaderETag)
 	}
 	return out, nil
 }
@@ -420,7 +526,7 @@ func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, 
 	if err := unexpected("update entity", a, http.StatusNoContent); err != nil {
 		return "", err
 	}
-	return a.header.Get(wire.HeaderETag), nil
+	return a.get(wire.HeaderETag), nil
 }
 
 // DeleteEntity sends DELETE, with If-Match when ifMatch is not empty.
@@ -450,11 +556,14 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 		return api.Entity{}, err
 	}
 	e, err := wire.DecodeEntity(a.body)
+	if b.direct != nil {
+		recycleAnswer(a.body) // the entity shares no memory with it
+	}
 	if err != nil {
 		return api.Entity{}, protocolError("get entity", err)
 	}
 	if e.ETag == "" {
-		e.ETag = a.header.Get(wire.HeaderETag)
+		e.ETag = a.get(wire.HeaderETag)
 	}
 	return e, nil
 }
@@ -483,7 +592,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	if err != nil {
 		return api.Page{}, protocolError("query entities", err)
 	}
-	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.header)}, nil
+	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.httpHeader())}, nil
 }
 
 // WithSAS signs a service SAS with the account key and returns a Backend that

@@ -1,0 +1,83 @@
+package tableserver
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// deadlineContext bounds a request's backend work as context.WithDeadline does, but it
+// arms no timer and registers nothing with its parent until Done is first called: a
+// backend that only polls Err (the in-memory reference does) then costs a clock read per
+// poll instead of a timer and a cancellation registration per request. Its Err is that of
+// a context.WithDeadline: the parent's error, DeadlineExceeded once the deadline has
+// passed, or Canceled once cancel was called, whichever came first, and then always that.
+type deadlineContext struct {
+	parent   context.Context
+	deadline time.Time
+
+	mu          sync.Mutex
+	err         error           // the first error reported; never changes once set
+	armed       context.Context // the context.WithDeadline made by the first Done
+	cancelArmed context.CancelFunc
+}
+
+// withDeadline returns a context bounded by deadline; its cancel must be called once the
+// work is done.
+func withDeadline(parent context.Context, deadline time.Time) *deadlineContext {
+	return &deadlineContext{parent: parent, deadline: deadline}
+}
+
+func (c *deadlineContext) Deadline() (time.Time, bool) {
+	if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
+
+func (c *deadlineContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.armed == nil {
+		c.armed, c.cancelArmed = context.WithDeadline(c.parent, c.deadline)
+		if c.err == context.Canceled {
+			c.cancelArmed()
+		}
+	}
+	return c.armed.Done()
+}
+
+func (c *deadlineContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.err != nil:
+	case c.armed != nil:
+		c.err = c.armed.Err()
+	case c.parent.Err() != nil:
+		c.err = c.parent.Err()
+	case !time.Now().Before(c.deadline):
+		c.err = context.DeadlineExceeded
+	}
+	return c.err
+}
+
+func (c *deadlineContext) cancel() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		if c.armed != nil {
+			c.err = c.armed.Err()
+		}
+		if c.err == nil {
+			c.err = context.Canceled
+		}
+	}
+	if c.cancelArmed != nil {
+		c.cancelArmed()
+	}
+}
+
+func (c *deadlineContext) String() string { return "tableserver.withDeadline" }

@@ -1,0 +1,93 @@
+package wire
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
+	"sync"
+	"sync/atomic"
+)
+
+// macs keeps keyed HMAC-SHA256 states for reuse: keying one costs two SHA-256 blocks and
+// several allocations, and every request is signed (client) and verified (server) with one
+// of a handful of account keys.
+var macs macCache
+
+// maxCachedKeys bounds how many keys keep states, so that a stream of distinct keys (a
+// fuzzer, a hostile client naming many accounts) cannot grow the cache.
+const maxCachedKeys = 64
+
+type macCache struct {
+	mu    sync.Mutex // serializes writers of pools
+	pools atomic.Pointer[map[string]*sync.Pool]
+}
+
+// macState is an HMAC-SHA256 keyed with one key, in its initial state, with room for the
+// text to sign and the sum, so that signing allocates nothing.
+type macState struct {
+	mac  hash.Hash
+	text []byte
+	sum  [sha256.Size]byte
+}
+
+// appendSignature appends Base64(HMAC-SHA256(st.text)) to dst.
+func (st *macState) appendSignature(dst []byte) []byte {
+	st.mac.Write(st.text)
+	return base64.StdEncoding.AppendEncode(dst, st.mac.Sum(st.sum[:0]))
+}
+
+// maxKeptText bounds the text a kept state holds on to.
+const maxKeptText = 4 << 10
+
+// get returns a state keyed with key.
+func (c *macCache) get(key []byte) *macState {
+	if p := c.pool(key); p != nil {
+		if st, ok := p.Get().(*macState); ok {
+			return st
+		}
+	}
+	return &macState{mac: hmac.New(sha256.New, key)}
+}
+
+// put returns st, keyed with key, for reuse.
+func (c *macCache) put(key []byte, st *macState) {
+	st.mac.Reset()
+	if cap(st.text) > maxKeptText {
+		st.text = nil
+	}
+	if p := c.pool(key); p != nil {
+		p.Put(st)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.pools.Load()
+	var n int
+	if old != nil {
+		n = len(*old)
+		if _, ok := (*old)[string(key)]; ok {
+			return
+		}
+	}
+	if n >= maxCachedKeys {
+		return
+	}
+	next := make(map[string]*sync.Pool, n+1)
+	if old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	p := &sync.Pool{}
+	p.Put(st)
+	next[string(key)] = p
+	c.pools.Store(&next)
+}
+
+func (c *macCache) pool(key []byte) *sync.Pool {
+	if m := c.pools.Load(); m != nil {
+		return (*m)[string(key)]
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package wire
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The reused HMAC states sign exactly as fresh ones, for every key, however often and
+// past the bound on cached keys.
+func TestSignWithReusedStatesMatchesFreshHMAC(t *testing.T) {
+	fresh := func(key []byte, sts string) string {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(sts))
+		return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	for i := range maxCachedKeys + 8 {
+		key := []byte("key-" + strconv.Itoa(i))
+		for j := range 3 {
+			sts := "GET\n\n\nSun, 22 Nov 2026 15:00:0" + strconv.Itoa(j) + " GMT\n/acct/t()"
+			if got, want := Sign(key, sts), fresh(key, sts); got != want {
+				t.Fatalf("key %d, round %d: Sign = %s, want %s", i, j, got, want)
+			}
+		}
+	}
+}
+
+// AppendSharedKeyAuthorization signs what SignRequest signs.
+func TestAppendSharedKeyAuthorizationMatchesSignRequest(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	for _, scheme := range []AuthScheme{SharedKey, SharedKeyLite} {
+		for _, target := range []string{"http://h/acct/t(PartitionKey='a',RowKey='b')", "http://h/acct/t?comp=acl", "http://h/acct/t()?$filter=x%20eq%201"} {
+			r, err := http.NewRequest(http.MethodPut, target, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Header.Set(HeaderContentType, ContentTypeJSON)
+			SignRequest(r, scheme, "acct", key, now)
+			got := AppendSharedKeyAuthorization(nil, scheme, "acct", key, http.MethodPut, "", ContentTypeJSON, HTTPDate(now), r.URL.EscapedPath(), r.URL.RawQuery)
+			if want := r.Header.Get(HeaderAuthorization); string(got) != want {
+				t.Errorf("%v %s: %s, SignRequest %s", scheme, target, got, want)
+			}
+		}
+	}
+}
+
+// Only the exact signature verifies: not a longer one that starts with it, nor a prefix.
+func TestVerifySharedKeyWantsTheWholeSignature(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
+	r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SignRequest(r, SharedKey, "acct", key, now)
+	auth := r.Header.Get(HeaderAuthorization)
+	for _, tc := range []struct {
+		auth string
+		ok   bool
+	}{{auth, true}, {auth + "A", false}, {auth + "==", false}, {auth[:len(auth)-1], false}, {auth[:len(auth)-20], false}} {
+		r.Header.Set(HeaderAuthorization, tc.auth)
+		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v", tc.auth, err)
+		}
+	}
+}
