@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference/spec"
@@ -167,11 +168,18 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		case run.StartError != "":
 			fmt.Fprintf(cmd.ErrOrStderr(), "conform: backend %s cannot be started or reached: %s\n", name, run.StartError)
 			status = exitUsage
-		case codes[i] != exitOK && status == exitOK:
+		case codes[i] != exitOK && status == exitOK && (len(run.Ginkgo.SpecReports) == 0 || suiteNodeFailed(run)):
 			status = exitFailed
 		}
 	}
 	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: command, Generated: time.Now()})
+	// A backend's specs decide the exit status through the report's outcomes, so that a
+	// request the driver could not send (skipped there) does not fail the run.
+	for _, b := range rep.Backends {
+		if c := b.Counts; status == exitOK && c.Failed+c.Errors+c.UnexpectedPasses+c.DocumentedDiffs > 0 {
+			status = exitFailed
+		}
+	}
 	if err := report.WriteDir(o.out, rep); err != nil {
 		return err
 	}
@@ -389,3 +397,14 @@ func firstLine(s string) string {
 }
 
 func ruleLabel(l string) (spec.Rule, bool) { return spec.LookupRule(l) }
+
+// suiteNodeFailed reports whether a suite-level node of run (BeforeSuite, AfterSuite, a
+// reporting node) failed: the report's rule cells show only specs.
+func suiteNodeFailed(run report.Run) bool {
+	for _, s := range run.Ginkgo.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt && s.State.Is(types.SpecStateFailureStates) {
+			return true
+		}
+	}
+	return false
+}

@@ -10,6 +10,14 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
+// ErrNotExpressible is wrapped by a driver's error for a request its client cannot send
+// (aztables v1.4.1 has no $select on Get Entity, no retrieve inside a transaction and no
+// empty PartitionKey on a point operation). Such an error says nothing about the backend:
+// the report shows the spec as skipped for that driver, never as the backend's failure or
+// error (SPEC.md 12: a spec must never blame a backend for what the client did). Its text
+// is the marker the report looks for in a failure message.
+var ErrNotExpressible = errors.New("conform:not-expressible")
+
 // Backend is the Table API as specs drive it; see api.Backend for its contract.
 type Backend = api.Backend
 

@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 )
 
@@ -161,6 +162,9 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		}
 	case s.State == types.SpecStateSkipped || s.State == types.SpecStatePending:
 		res.Outcome, res.SkipReason, res.Failure = Skipped, skipReason(msg), ""
+	case strings.Contains(msg, driver.ErrNotExpressible.Error()):
+		// The driver's client could not send the request (SPEC.md 12): not the backend's.
+		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressibleCause(msg), ""
 	case strings.Contains(msg, "conform:unexpected-pass"):
 		res.Outcome = UnexpectedPass
 	case s.State != types.SpecStateFailed || isTransport(msg):
@@ -180,6 +184,19 @@ func isTransport(msg string) bool {
 		}
 	}
 	return false
+}
+
+// notExpressibleCause is the line of msg that names what the driver could not send.
+func notExpressibleCause(msg string) string {
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.Contains(line, driver.ErrNotExpressible.Error()) {
+			if i := strings.LastIndex(line, "): "); i >= 0 && strings.Contains(line[:i], "conform:transport") {
+				line = line[i+3:]
+			}
+			return strings.TrimSpace(strings.ReplaceAll(line, " ("+driver.ErrNotExpressible.Error()+")", ""))
+		}
+	}
+	return strings.TrimSpace(msg)
 }
 
 func skipReason(msg string) string {

@@ -112,6 +112,31 @@ func TestVerdictCore(t *testing.T) {
 	}
 }
 
+// A request the driver's client cannot send is skipped for that column, never the
+// backend's error (SPEC.md 12).
+func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
+	msg := "the rule expects the backend to succeed, but it had a transport error (conform:transport): sdk: get entity: " +
+		"$select on Get Entity is not expressible with aztables v1.4.1 (" + driver.ErrNotExpressible.Error() + ")"
+	r := Build([]Run{{Backend: driver.Info{Name: "azurite+sdk"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("azurite+sdk", "entity.insert.conflict", "a", types.SpecStateFailed, msg),
+		specReport("azurite+sdk", "batch.max.operations", "b", types.SpecStatePassed, ""),
+	}}}}, testRules, Meta{})
+	b := r.Backends[0]
+	if b.Verdict != "conforms" || b.Counts.Errors != 0 || b.Counts.SkippedCapability != 1 {
+		t.Fatalf("verdict %q counts %+v", b.Verdict, b.Counts)
+	}
+	for _, row := range r.Rules {
+		if row.ID != "entity.insert.conflict" {
+			continue
+		}
+		c := row.Cells[0]
+		want := "the driver cannot send this request: sdk: get entity: $select on Get Entity is not expressible with aztables v1.4.1"
+		if c.Outcome != Skipped || len(c.Specs) != 1 || c.Specs[0].SkipReason != want {
+			t.Fatalf("cell %+v", c)
+		}
+	}
+}
+
 func TestMergeKeepsLastColumnPerBackend(t *testing.T) {
 	a, b := sample(), sample()
 	b.Backends[1].Version = "3.36.0"

@@ -17,9 +17,20 @@ import (
 )
 
 // ErrUnsupported is returned, wrapped, for a request the aztables SDK cannot express (a
-// $select on Get Entity, a retrieve inside a transaction). It is neither a service answer
-// nor a transport failure of the backend: a spec should skip with its message.
-var ErrUnsupported = errors.New("not expressible with aztables v1.4.1")
+// $select on Get Entity, a retrieve inside a transaction, an empty PartitionKey on Get,
+// Update, Merge or Delete). It wraps driver.ErrNotExpressible: it is neither a service
+// answer nor a transport failure of the backend, and the report shows the spec as skipped.
+var ErrUnsupported = fmt.Errorf("not expressible with aztables v1.4.1 (%w)", driver.ErrNotExpressible)
+
+// refuseEmptyPartitionKey returns the error for op when pk is empty: aztables v1.4.1
+// refuses to build the request ("parameter partitionKey cannot be empty"), though the
+// service accepts an empty PartitionKey (SPEC.md 1.3).
+func refuseEmptyPartitionKey(op, pk string) error {
+	if pk != "" {
+		return nil
+	}
+	return mapError(op, fmt.Errorf("an empty PartitionKey is %w", ErrUnsupported))
+}
 
 // headerRequestID is the service's request id header (SPEC.md 2.1).
 const headerRequestID = "x-ms-request-id"

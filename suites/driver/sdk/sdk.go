@@ -201,6 +201,9 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 // UpsertEntity (Insert Or Replace / Insert Or Merge, no If-Match) when it is empty.
 func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (etag string, err error) {
 	defer recovered("update entity", &err)
+	if err := refuseEmptyPartitionKey("update entity", e.PartitionKey); err != nil {
+		return "", err
+	}
 	body, err := encodeEntity(e)
 	if err != nil {
 		return "", fmt.Errorf("sdk: update entity: %w", err)
@@ -229,6 +232,9 @@ func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, 
 // as an empty header value, which is the closest the SDK comes to "no If-Match".
 func (b *Backend) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, ifMatch string) (err error) {
 	defer recovered("delete entity", &err)
+	if err := refuseEmptyPartitionKey("delete entity", partitionKey); err != nil {
+		return err
+	}
 	m := azcore.ETag(ifMatch)
 	_, err = b.svc.NewClient(table).DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &m})
 	return mapError("delete entity", err)
@@ -240,6 +246,9 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 	defer recovered("get entity", &err)
 	if sel != nil {
 		return api.Entity{}, mapError("get entity", fmt.Errorf("$select on Get Entity is %w", ErrUnsupported))
+	}
+	if err := refuseEmptyPartitionKey("get entity", partitionKey); err != nil {
+		return api.Entity{}, err
 	}
 	var raw *http.Response
 	resp, err := b.svc.NewClient(table).GetEntity(policy.WithCaptureResponse(ctx, &raw), partitionKey, rowKey, nil)
