@@ -2,7 +2,6 @@ package reference
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
@@ -59,7 +58,7 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	if resume && from.Less(pos) {
 		from = pos
 	}
-	if keyRangeIsFilter(filter, kr) {
+	if filter.IsKeyRange() {
 		return s.scanKeyRange(ctx, t, kr, from, limit, proj)
 	}
 
@@ -105,56 +104,7 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	return page, nil
 }
 
-// keyRangeIsFilter reports whether the filter matches exactly the entities inside kr, so
-// that a scan need not evaluate it: no filter, or a filter that renders (odata's canonical
-// form) as the conjunction of kr's bounds in the order PartitionKey, RowKey, lower, upper.
-// Any other spelling only misses this shortcut.
-func keyRangeIsFilter(f *odata.Filter, kr odata.KeyRange) bool {
-	text := f.String()
-	if text == "" {
-		return true
-	}
-	var want strings.Builder
-	bound := func(name, op, value string) {
-		if want.Len() > 0 {
-			want.WriteString(" and ")
-		}
-		want.WriteString(name + " " + op + " " + odata.QuoteString(value))
-	}
-	if pk, pinned := kr.PinnedPartition(); pinned {
-		bound(partitionKeyName, "eq", pk)
-	} else {
-		if kr.HasPKLow {
-			bound(partitionKeyName, lowerOp(kr.PKLowInclusive), kr.PKLow)
-		}
-		if kr.HasPKHigh {
-			bound(partitionKeyName, upperOp(kr.PKHighInclusive), kr.PKHigh)
-		}
-	}
-	if kr.HasRKLow {
-		bound(rowKeyName, lowerOp(kr.RKLowInclusive), kr.RKLow)
-	}
-	if kr.HasRKHigh {
-		bound(rowKeyName, upperOp(kr.RKHighInclusive), kr.RKHigh)
-	}
-	return text == want.String()
-}
-
-func lowerOp(inclusive bool) string {
-	if inclusive {
-		return "ge"
-	}
-	return "gt"
-}
-
-func upperOp(inclusive bool) string {
-	if inclusive {
-		return "le"
-	}
-	return "lt"
-}
-
-// scanKeyRange answers a query whose filter is exactly the key range kr (keyRangeIsFilter):
+// scanKeyRange answers a query whose filter is exactly the key range kr (IsKeyRange):
 // it collects the entities in the range under the read lock without decoding them, and
 // decodes them into a page of the exact size after releasing it (an entity's bytes are
 // never rewritten).

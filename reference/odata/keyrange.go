@@ -82,6 +82,55 @@ func (f *Filter) KeyRange() KeyRange {
 	return r
 }
 
+// IsKeyRange reports whether f matches exactly the entities whose keys f.KeyRange()
+// contains, so that a seek over the range need not evaluate f: f is empty, or a
+// conjunction (`and`, in any order and grouping) of comparisons other than `ne` between
+// PartitionKey or RowKey and a String constant, with RowKey compared only where the
+// PartitionKey ends up pinned (KeyRange gives RowKey bounds only then) or the range is
+// empty. Anything else (`or`, `not`, another property, a constant of another type) may
+// make the range wider than the matches, and IsKeyRange says false.
+func (f *Filter) IsKeyRange() bool {
+	if f == nil || f.root == nil {
+		return true
+	}
+	comparesRowKey := false
+	if !keyConjunction(f.root, &comparesRowKey) {
+		return false
+	}
+	if !comparesRowKey {
+		return true
+	}
+	r := f.KeyRange()
+	_, pinned := r.PinnedPartition()
+	return pinned || r.Empty
+}
+
+// keyConjunction reports whether n is a conjunction of String comparisons (not `ne`) of
+// the keys, and notes in comparesRowKey whether RowKey is one of them.
+func keyConjunction(n *node, comparesRowKey *bool) bool {
+	switch n.kind {
+	case nodeAnd:
+		for _, k := range n.kids {
+			if !keyConjunction(k, comparesRowKey) {
+				return false
+			}
+		}
+		return true
+	case nodeCompare:
+		if n.lit.Null || n.lit.Type != api.EdmString || n.op == OpNe {
+			return false
+		}
+		switch n.prop.kind {
+		case propPartitionKey:
+			return true
+		case propRowKey:
+			*comparesRowKey = true
+			return true
+		}
+	}
+	return false
+}
+
 // interval is a set of key strings between two optional bounds; none marks the empty set.
 type interval struct {
 	lo, hi       string

@@ -65,9 +65,33 @@ func TestKeyRangeExamples(t *testing.T) {
 	}
 }
 
+func TestIsKeyRangeExamples(t *testing.T) {
+	for filter, want := range map[string]bool{
+		"":                                      true,
+		"PartitionKey eq 'a'":                   true,
+		"RowKey gt 'x' and PartitionKey eq 'a'": true,
+		"(RowKey lt 'y') and ('a' eq PartitionKey) and RowKey ge 'x'":   true,
+		"PartitionKey ge 'a' and PartitionKey lt 'b'":                   true,
+		"PartitionKey eq 'a' and PartitionKey eq 'b' and RowKey eq 'r'": true, // empty
+		"RowKey eq 'x'":                                                    false, // no RowKey bounds without a pinned partition
+		"PartitionKey ge 'a' and RowKey eq 'x'":                            false,
+		"PartitionKey ne 'a'":                                              false,
+		"PartitionKey eq 'a' or PartitionKey eq 'c'":                       false,
+		"not (PartitionKey lt 'a')":                                        false,
+		"PartitionKey eq 'a' and Age eq 3":                                 false,
+		"PartitionKey eq 1":                                                false,
+		"PartitionKey eq 'a' and RowKey eq datetime'2020-01-01T00:00:00Z'": false,
+	} {
+		if got := mustParse(t, filter).IsKeyRange(); got != want {
+			t.Errorf("IsKeyRange(%q) = %v, want %v", filter, got, want)
+		}
+	}
+}
+
 // TestKeyRangeSoundness checks the contract on random filters and entities: every entity
-// that Match accepts lies inside KeyRange, and an Empty range matches nothing. Replay a
-// failure with -odata.seed.
+// that Match accepts lies inside KeyRange, an Empty range matches nothing, and where
+// IsKeyRange is true Match and Contains agree on every entity. Replay a failure with
+// -odata.seed.
 func TestKeyRangeSoundness(t *testing.T) {
 	seed := *keyRangeSeed
 	if seed == 0 {
@@ -85,7 +109,7 @@ func TestKeyRangeSoundness(t *testing.T) {
 		entities = append(entities, e)
 	}
 	const filters = 3000
-	bounded, matched := 0, 0
+	bounded, matched, exactFilters := 0, 0, 0
 	for range filters {
 		g := filterGen{rng: rng, keys: keys}
 		src := g.expr(3)
@@ -100,20 +124,29 @@ func TestKeyRangeSoundness(t *testing.T) {
 		if r.HasPKLow || r.HasPKHigh || r.Empty {
 			bounded++
 		}
+		exact := f.IsKeyRange()
+		if exact {
+			exactFilters++
+		}
 		for i := range entities {
 			e := &entities[i]
+			inside := r.Contains(e.PartitionKey, e.RowKey)
+			if exact && inside != f.Match(e) {
+				t.Fatalf("seed %d: %q is a key range (IsKeyRange) but Match says %v and KeyRange %+v says %v for %v",
+					seed, src, f.Match(e), r, inside, e)
+			}
 			if !f.Match(e) {
 				continue
 			}
 			matched++
-			if !r.Contains(e.PartitionKey, e.RowKey) {
+			if !inside {
 				t.Fatalf("seed %d: %q matches %v but KeyRange %+v excludes it", seed, src, e, r)
 			}
 		}
 	}
-	// The property must not hold vacuously.
-	if bounded < filters/10 || matched == 0 {
-		t.Fatalf("generator too weak: %d of %d ranges bounded, %d matches", bounded, filters, matched)
+	// The properties must not hold vacuously.
+	if bounded < filters/10 || matched == 0 || exactFilters < filters/50 {
+		t.Fatalf("generator too weak: %d of %d ranges bounded, %d matches, %d exact", bounded, filters, matched, exactFilters)
 	}
 }
 
