@@ -68,6 +68,12 @@ func init() {
 			Text:     "A transaction whose operations address more than one table MUST be refused, applying nothing in any of them.",
 			Source:   SrcBatch,
 			Sections: []string{secEGT}},
+		// SPEC.md 4: "additional change sets will be rejected with status code 400" while the
+		// first is processed; whether the first is applied is UNCERTAIN, so either is accepted.
+		Rule{ID: "batch.changeset.single", Level: Must, Area: AreaBatch, Feature: FBatch,
+			Text:     "A transaction holds one changeset: a second changeset MUST be refused with 400 and MUST NOT be applied (the first MAY be).",
+			Source:   SrcBatch,
+			Sections: []string{secEGT}},
 		Rule{ID: "batch.keys.case-sensitive", Level: Must, Area: AreaBatch, Feature: FBatch,
 			Text:   "RowKeys that differ only in letter case name different entities: a transaction holding both MUST succeed.",
 			Source: SrcBatch},

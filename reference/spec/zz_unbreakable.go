@@ -24,4 +24,6 @@ func init() {
 		"Its spec sends the request without credentials through its own HTTP client, around the backend's driver and any decorator, so only the service itself decides the answer.")
 	SetUnbreakable("batch.table.single",
 		"Its spec sends a hand-made multipart transaction naming two tables over raw HTTP, which the Backend interface cannot express (SubmitBatch takes one table), so no decorator of that interface sees the request.")
+	SetUnbreakable("batch.changeset.single",
+		"Its spec sends a hand-made multipart transaction with two changesets over raw HTTP, which the Backend interface cannot express (SubmitBatch takes one list of operations), so no decorator of that interface sees the request.")
 }

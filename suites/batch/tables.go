@@ -14,27 +14,35 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // rawInsert is one insert of a hand-made transaction: the table it addresses and its keys.
 type rawInsert struct{ table, rowKey string }
 
-// submitRaw sends a transaction of inserts built by hand (SPEC.md 4: one changeset of
+// submitRaw sends a transaction of inserts built by hand (SPEC.md 4: a changeset of
 // application/http parts with absolute URLs), which the api cannot express when the
-// inserts address different tables. It returns the HTTP status and the answer's body.
-func submitRaw(ctx context.Context, raw driver.RawHTTP, inserts []rawInsert) (int, string) {
+// inserts address different tables or form more than one changeset. Each argument after
+// raw is one changeset. It returns the HTTP status and the answer's body.
+func submitRaw(ctx context.Context, raw driver.RawHTTP, changesets ...[]rawInsert) (int, string) {
 	GinkgoHelper()
-	const batchBoundary, changeset = "batch_conform0001", "changeset_conform0002"
+	const batchBoundary = "batch_conform0001"
 	var body bytes.Buffer
-	fmt.Fprintf(&body, "--%s\r\nContent-Type: multipart/mixed; boundary=%s\r\n\r\n", batchBoundary, changeset)
-	for i, in := range inserts {
-		target, err := raw.NewRequest(ctx, "POST", in.table, nil)
-		Expect(err).NotTo(HaveOccurred())
-		entity := fmt.Sprintf(`{"PartitionKey":%q,"RowKey":%q}`, pk, in.rowKey)
-		fmt.Fprintf(&body, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: %d\r\n\r\n", changeset, i+1)
-		fmt.Fprintf(&body, "POST %s HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=minimalmetadata\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0;\r\n\r\n%s\r\n", target.URL.String(), entity)
+	contentID := 0
+	for c, inserts := range changesets {
+		changeset := fmt.Sprintf("changeset_conform%04d", c+2)
+		fmt.Fprintf(&body, "--%s\r\nContent-Type: multipart/mixed; boundary=%s\r\n\r\n", batchBoundary, changeset)
+		for _, in := range inserts {
+			target, err := raw.NewRequest(ctx, "POST", in.table, nil)
+			Expect(err).NotTo(HaveOccurred())
+			entity := fmt.Sprintf(`{"PartitionKey":%q,"RowKey":%q}`, pk, in.rowKey)
+			contentID++
+			fmt.Fprintf(&body, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: %d\r\n\r\n", changeset, contentID)
+			fmt.Fprintf(&body, "POST %s HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=minimalmetadata\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0;\r\n\r\n%s\r\n", target.URL.String(), entity)
+		}
+		fmt.Fprintf(&body, "--%s--\r\n\r\n", changeset)
 	}
-	fmt.Fprintf(&body, "--%s--\r\n\r\n--%s--\r\n", changeset, batchBoundary)
+	fmt.Fprintf(&body, "--%s--\r\n", batchBoundary)
 	req, err := raw.NewRequest(ctx, "POST", "$batch", body.Bytes())
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "multipart/mixed; boundary="+batchBoundary)
@@ -72,6 +80,25 @@ var _ = framework.Describe("Entity group transactions over HTTP", func(f *framew
 			f.Choice("answer to a transaction over two tables", fmt.Sprintf("%d %.200s", status, answer))
 			Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
 			Expect(two).To(HoldExactly(ctx, b))
+		})
+	})
+
+	Context("when it holds a second changeset", func() {
+		f.It("batch.changeset.single", "refuses the second changeset with 400 and does not apply it", func(ctx context.Context) {
+			raw, b := f.Raw(), f.Backend()
+			table := f.NewTable(ctx)
+			status, answer := submitRaw(ctx, raw, []rawInsert{{table, "first1"}, {table, "first2"}}, []rawInsert{{table, "second"}})
+			refused := status == 400 || (status == 202 && strings.Contains(answer, "HTTP/1.1 400"))
+			Expect(refused).To(BeTrue(), "a transaction with two changesets was not refused with 400 (%d): %.400s", status, answer)
+			got := scenario.MustQueryAll(ctx, b, table, api.Query{}, 3).Entities()
+			keys := make([]string, 0, len(got))
+			for _, e := range got {
+				keys = append(keys, e.RowKey)
+			}
+			Expect(keys).NotTo(ContainElement("second"), "the second changeset was applied")
+			Expect(keys).To(Or(BeEmpty(), ConsistOf("first1", "first2")), "the first changeset was applied in part")
+			f.Choice("the first changeset of a two-changeset transaction", map[bool]string{true: "not applied", false: "applied"}[len(keys) == 0]+
+				fmt.Sprintf("; answer %d %.200s", status, answer))
 		})
 	})
 })
