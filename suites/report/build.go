@@ -162,7 +162,7 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		}
 	case s.State == types.SpecStateSkipped || s.State == types.SpecStatePending:
 		res.Outcome, res.SkipReason, res.Failure = Skipped, skipReason(msg), ""
-	case strings.Contains(msg, driver.ErrNotExpressible.Error()):
+	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && strings.Contains(msg, driver.ErrNotExpressible.Error()):
 		// The driver's client could not send the request (SPEC.md 12): not the backend's.
 		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressibleCause(msg), ""
 	case strings.Contains(msg, "conform:unexpected-pass"):

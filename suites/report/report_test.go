@@ -137,6 +137,24 @@ func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 	}
 }
 
+// A spec whose request the driver could not send, but which also failed elsewhere (a
+// cleanup, an AfterEach), or which panicked, is not skipped: only a plain failure is.
+func TestNotExpressibleDoesNotHideOtherFailures(t *testing.T) {
+	msg := "sdk: get entity: $select on Get Entity is not expressible with aztables v1.4.1 (" + driver.ErrNotExpressible.Error() + ")"
+	withCleanupFailure := specReport("x", "entity.insert.conflict", "a", types.SpecStateFailed, msg)
+	withCleanupFailure.AdditionalFailures = []types.AdditionalFailure{{State: types.SpecStateFailed, Failure: types.Failure{Message: "delete table: 500"}}}
+	panicked := specReport("x", "batch.max.operations", "b", types.SpecStatePanicked, msg)
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{withCleanupFailure, panicked}}}}, testRules, Meta{})
+	for _, row := range r.Rules {
+		if len(row.Cells) > 0 && row.Cells[0].Outcome == Skipped {
+			t.Errorf("%s is skipped, want it blamed", row.ID)
+		}
+	}
+	if c := r.Backends[0].Counts; c.SkippedCapability != 0 || c.Failed+c.Errors != 2 {
+		t.Errorf("counts %+v", c)
+	}
+}
+
 func TestMergeKeepsLastColumnPerBackend(t *testing.T) {
 	a, b := sample(), sample()
 	b.Backends[1].Version = "3.36.0"

@@ -223,7 +223,7 @@ func trimOversize(e api.Entity) (api.Entity, bool) {
 	largest, size := "", -1
 	for _, name := range e.PropertyNames() {
 		v := e.Properties[name]
-		if n := len(v.Str) + len(v.Bin()); n > size {
+		if n := len(v.Str); n > size { // a Binary's bytes are in Str too
 			largest, size = name, n
 		}
 	}

@@ -28,9 +28,10 @@ import (
 // http:// endpoints reached without a proxy, Shared Key credentials and bodies up to
 // maxDirectBody; everything else, and every RawHTTP request, goes through the http.Client.
 type direct struct {
-	addr   string // host:port dialled
-	host   string // the Host header
-	dialer net.Dialer
+	addr    string // host:port dialled
+	host    string // the Host header
+	dialer  net.Dialer
+	timeout time.Duration // bounds each exchange (WithTimeout), as http.Client.Timeout does
 
 	mu      sync.Mutex
 	idle    []*directConn // most recently used last
@@ -84,17 +85,26 @@ func (c *directConn) watch(ctx context.Context) {
 }
 
 // sameContext says whether a and b are the same context; contexts of a type that cannot
-// be compared are never taken as the same.
-func sameContext(a, b context.Context) bool {
+// be compared (or that panic when compared) are never taken as the same.
+func sameContext(a, b context.Context) (same bool) {
 	t := reflect.TypeOf(a)
-	return a != nil && t == reflect.TypeOf(b) && t.Comparable() && a == b
+	if a == nil || t != reflect.TypeOf(b) || !t.Comparable() {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
-// abort interrupts the exchange in flight on c if it is one of ctx.
-func (c *directConn) abort(ctx context.Context) {
+// abort interrupts the exchange in flight on c if its context has ended (the end of ctx
+// triggered the call; the exchange's own context decides, so no comparison is needed).
+func (c *directConn) abort(_ context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if sameContext(c.active, ctx) {
+	if c.active != nil && c.active.Err() != nil {
 		c.aborted = true
 		_ = c.nc.SetDeadline(aLongTimeAgo)
 	}
@@ -246,6 +256,14 @@ func (d *direct) send(ctx context.Context, method string, req []byte) (directAns
 		if ctx.Err() != nil {
 			return directAnswer{}, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			// The connection's deadline is the context's when that is earlier, and it may
+			// pass a moment before the context reports its end.
+			if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+				return directAnswer{}, fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+			}
+			return directAnswer{}, fmt.Errorf("rest: no answer within %v (%w)", d.timeout, err)
+		}
 		replayable := !written || method == http.MethodGet || method == http.MethodHead
 		if attempt > 0 || !c.reused || answered || !replayable {
 			return directAnswer{}, err
@@ -310,6 +328,18 @@ func (d *direct) exchange(ctx context.Context, c *directConn, method string, req
 	if err := ctx.Err(); err != nil {
 		return a, false, false, err
 	}
+	// A deadline on the connection bounds the exchange even where the context's end could
+	// not reach it: the driver's timeout, or the context's deadline if earlier.
+	deadline := time.Time{}
+	if d.timeout > 0 {
+		deadline = time.Now().Add(d.timeout)
+	}
+	if cd, ok := ctx.Deadline(); ok && (deadline.IsZero() || cd.Before(deadline)) {
+		deadline = cd
+	}
+	if err := c.nc.SetDeadline(deadline); err != nil {
+		return a, false, false, err
+	}
 	n, err := c.nc.Write(req)
 	if err != nil {
 		return a, n > 0, false, err
@@ -331,7 +361,10 @@ func (d *direct) exchange(ctx context.Context, c *directConn, method string, req
 		a.del("Content-Encoding")
 		a.del("Content-Length")
 	}
-	keep = !a.close
+	// Bytes left after the answer (a body on a 204, more than Content-Length, an answer
+	// nobody asked for) would be read as the next request's answer: such a connection is
+	// closed, as net/http closes it.
+	keep = !a.close && c.br.Buffered() == 0
 	return a, true, true, nil
 }
 
@@ -531,7 +564,7 @@ func (d *direct) get(ctx context.Context) (*directConn, error) {
 		c := d.idle[len(d.idle)-1]
 		d.idle[len(d.idle)-1] = nil
 		d.idle = d.idle[:len(d.idle)-1]
-		if now.Sub(c.idleSince) < maxIdleReuse {
+		if now.Sub(c.idleSince) < maxIdleReuse && idleConnAlive(c.nc) {
 			d.mu.Unlock()
 			c.reused = true
 			return c, nil

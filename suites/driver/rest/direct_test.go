@@ -259,11 +259,64 @@ func oneShotServer(t *testing.T, answer string) (addr string, accepted *atomic.I
 	return l.Addr().String(), accepted, closed
 }
 
-// A kept connection the server has closed since is retried on a new one when the request
-// may be replayed (a GET), and not otherwise (a POST), as net/http does.
-func TestDirectRetriesOnlyReplayableRequestsOnStaleConnections(t *testing.T) {
+// A kept connection the server has closed while it was idle is found closed before it is
+// reused, so the next request, a POST included, goes out once on a new connection.
+func TestDirectDoesNotWriteIntoConnectionsClosedWhileIdle(t *testing.T) {
 	addr, accepted, closed := oneShotServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 	d := &direct{addr: addr, host: addr}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i, method := range []string{http.MethodGet, http.MethodGet, http.MethodPost} {
+		r := &directRequest{method: method, requestURI: "/a/t()"}
+		if method == http.MethodPost {
+			r.body = []byte("{}")
+		}
+		if _, err := d.roundTrip(ctx, r); err != nil {
+			t.Fatalf("request %d (%s) after the server closed the idle connection: %v", i, method, err)
+		}
+		if n := accepted.Load(); n != int64(i+1) {
+			t.Fatalf("request %d: %d connections, want %d (each on a new one, sent once)", i, n, i+1)
+		}
+		<-closed
+	}
+}
+
+// A kept connection that the server closes after reading the request, without answering,
+// is retried on a new connection only when the request may be replayed (a GET), never for
+// a POST, as net/http does.
+func TestDirectRetriesOnlyReplayableRequestsOnStaleConnections(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() { // answers the first request, reads the second and hangs up
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				br := bufio.NewReader(c)
+				for i := 0; ; i++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if i == 1 {
+						return
+					}
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+				}
+			}()
+		}
+	}()
+	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	send := func(method string) error {
@@ -277,16 +330,14 @@ func TestDirectRetriesOnlyReplayableRequestsOnStaleConnections(t *testing.T) {
 	if err := send(http.MethodGet); err != nil {
 		t.Fatal(err)
 	}
-	<-closed
-	if err := send(http.MethodGet); err != nil {
-		t.Fatalf("a GET on a closed kept connection was not retried: %v", err)
+	if err := send(http.MethodGet); err != nil { // read, unanswered, replayed on connection 2
+		t.Fatalf("a GET the server dropped was not retried: %v", err)
 	}
 	if n := accepted.Load(); n != 2 {
 		t.Errorf("%d connections, want 2", n)
 	}
-	<-closed
-	if err := send(http.MethodPost); err == nil {
-		t.Error("a POST on a closed kept connection reported success")
+	if err := send(http.MethodPost); err == nil { // read, unanswered on connection 2
+		t.Error("a POST the server dropped reported success")
 	}
 	if n := accepted.Load(); n != 2 {
 		t.Errorf("a POST was sent again: %d connections", n)
@@ -527,6 +578,49 @@ func TestTransportIdleTimeoutFollowsTheDirectSender(t *testing.T) {
 		tr, ok := b.client.Transport.(*http.Transport)
 		if !ok || (b.direct != nil) != tc.direct || tr.IdleConnTimeout != tc.want {
 			t.Errorf("%s: direct %v, idle timeout %v; want direct %v, %v", tc.endpoint, b.direct != nil, tr.IdleConnTimeout, tc.direct, tc.want)
+		}
+	}
+}
+
+// An answer followed by bytes nobody asked for (here a second answer) leaves the
+// connection unusable: the next request must not read them as its own answer.
+func TestDirectDoesNotReuseConnectionsWithUnreadBytes(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					_, _ = io.WriteString(c, "HTTP/1.1 204 No Content\r\nEtag: W/\"fresh\"\r\n\r\nHTTP/1.1 204 No Content\r\nEtag: W/\"stale\"\r\n\r\n")
+				}
+			}()
+		}
+	}()
+	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := range 3 {
+		a, err := d.roundTrip(ctx, &directRequest{method: http.MethodPut, requestURI: "/a/t()", body: []byte("{}")})
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if got := a.get("Etag"); got != `W/"fresh"` {
+			t.Fatalf("request %d read %q, an answer meant for another request", i, got)
 		}
 	}
 }

@@ -134,7 +134,9 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	if b.client == nil {
 		tr := NewTransport()
 		if cs.AccountKey != nil {
-			b.direct = newDirect(u)
+			if b.direct = newDirect(u); b.direct != nil {
+				b.direct.timeout = cfg.timeout
+			}
 		}
 		if b.direct != nil {
 			// Beside the direct sender the Transport carries few requests (large batches,
