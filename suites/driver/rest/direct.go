@@ -45,6 +45,13 @@ type direct struct {
 // than this is taken as open and any older one is closed.
 const maxIdleReuse = 2 * time.Second
 
+// idleCheckAfter is how long a connection must have been idle before it is checked, with
+// one non-blocking peek, to be still open and silent before reuse (idleConnAlive). Under
+// load connections come back within microseconds and are reused without the check; a
+// server that closes a connection sooner than this after an answer is not one the check
+// is for (a server with an idle timeout, a restarted one).
+const idleCheckAfter = 100 * time.Millisecond
+
 // maxDirectBody bounds the bodies the direct sender sends: it writes a request before it
 // reads the answer, so a body the server refuses before reading it (413
 // RequestBodyTooLarge) could fail the write and hide that answer; net/http, which reads
@@ -564,7 +571,7 @@ func (d *direct) get(ctx context.Context) (*directConn, error) {
 		c := d.idle[len(d.idle)-1]
 		d.idle[len(d.idle)-1] = nil
 		d.idle = d.idle[:len(d.idle)-1]
-		if now.Sub(c.idleSince) < maxIdleReuse && idleConnAlive(c.nc) {
+		if idle := now.Sub(c.idleSince); idle < maxIdleReuse && (idle < idleCheckAfter || idleConnAlive(c.nc)) {
 			d.mu.Unlock()
 			c.reused = true
 			return c, nil

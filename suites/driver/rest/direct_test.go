@@ -259,8 +259,9 @@ func oneShotServer(t *testing.T, answer string) (addr string, accepted *atomic.I
 	return l.Addr().String(), accepted, closed
 }
 
-// A kept connection the server has closed while it was idle is found closed before it is
-// reused, so the next request, a POST included, goes out once on a new connection.
+// A kept connection the server has closed while it was idle (for idleCheckAfter or more)
+// is found closed before it is reused, so the next request, a POST included, goes out once
+// on a new connection.
 func TestDirectDoesNotWriteIntoConnectionsClosedWhileIdle(t *testing.T) {
 	addr, accepted, closed := oneShotServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 	d := &direct{addr: addr, host: addr}
@@ -278,6 +279,7 @@ func TestDirectDoesNotWriteIntoConnectionsClosedWhileIdle(t *testing.T) {
 			t.Fatalf("request %d: %d connections, want %d (each on a new one, sent once)", i, n, i+1)
 		}
 		<-closed
+		time.Sleep(idleCheckAfter + 20*time.Millisecond) // idle long enough to be checked
 	}
 }
 
