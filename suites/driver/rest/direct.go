@@ -74,6 +74,11 @@ type directConn struct {
 	watched   context.Context
 	stopWatch func() bool
 
+	// deadline is the connection's deadline as last set by bound; ctxDeadline says it came
+	// from a context (and so must not be kept for an exchange of another context).
+	deadline    time.Time
+	ctxDeadline bool
+
 	mu      sync.Mutex
 	active  context.Context // the context of the exchange in flight, nil between exchanges
 	aborted bool            // active ended during the exchange: the connection is unusable
@@ -130,6 +135,30 @@ func (c *directConn) unwatch() {
 		c.stopWatch()
 		c.watched, c.stopWatch = nil, nil
 	}
+}
+
+// bound sets the connection's deadline for the exchange about to start, so that it is
+// bounded even where the end of ctx could not reach it: by the context's deadline, or by
+// timeout (WithTimeout) when that is earlier or there is none. A deadline from timeout is
+// moved only when it has fallen more than a tenth of timeout (at most a second) behind, so
+// that back-to-back exchanges do not each reset the connection's timers: every exchange
+// still has at least nine tenths of timeout.
+func (c *directConn) bound(ctx context.Context, timeout time.Duration) error {
+	var want time.Time
+	if timeout > 0 {
+		want = time.Now().Add(timeout)
+	}
+	cd, hasCtxDeadline := ctx.Deadline()
+	if hasCtxDeadline && (want.IsZero() || cd.Before(want)) {
+		want = cd
+	} else if !want.IsZero() && !c.deadline.IsZero() && !c.ctxDeadline && want.Sub(c.deadline) <= min(timeout/10, time.Second) {
+		return nil
+	}
+	if want.Equal(c.deadline) {
+		return nil
+	}
+	c.deadline, c.ctxDeadline = want, hasCtxDeadline && want.Equal(cd)
+	return c.nc.SetDeadline(want)
 }
 
 // close closes c's connection and forgets its context.
@@ -335,16 +364,7 @@ func (d *direct) exchange(ctx context.Context, c *directConn, method string, req
 	if err := ctx.Err(); err != nil {
 		return a, false, false, err
 	}
-	// A deadline on the connection bounds the exchange even where the context's end could
-	// not reach it: the driver's timeout, or the context's deadline if earlier.
-	deadline := time.Time{}
-	if d.timeout > 0 {
-		deadline = time.Now().Add(d.timeout)
-	}
-	if cd, ok := ctx.Deadline(); ok && (deadline.IsZero() || cd.Before(deadline)) {
-		deadline = cd
-	}
-	if err := c.nc.SetDeadline(deadline); err != nil {
+	if err := c.bound(ctx, d.timeout); err != nil {
 		return a, false, false, err
 	}
 	n, err := c.nc.Write(req)

@@ -626,3 +626,31 @@ func TestDirectDoesNotReuseConnectionsWithUnreadBytes(t *testing.T) {
 		}
 	}
 }
+
+// WithTimeout bounds an exchange on the direct path too, when the context has no
+// deadline: a server that accepts and never answers costs the timeout, not a hang.
+func TestDirectStopsAtTheDriversTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() }) // accepts, never answers
+		}
+	}()
+	d := &direct{addr: l.Addr().String(), host: l.Addr().String(), timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err = d.roundTrip(context.Background(), &directRequest{method: http.MethodGet, requestURI: "/x"})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
+		t.Errorf("error %v, want no answer within the timeout", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("returned after %v", el)
+	}
+}
