@@ -24,8 +24,9 @@ import (
 // so the garbage collector does not trace a million entities, and the bytes of an entity
 // are never rewritten once written: a decoded entity shares its strings with the arena
 // safely, and a reader holding the table's read lock sees a consistent table. Replaced and
-// deleted entities leave dead bytes behind; when they outweigh the live ones the table is
-// compacted into a fresh arena.
+// deleted entities leave dead bytes behind: a slab left with none of the table's entities
+// is let go of at once, and when the dead bytes of the others outweigh the live ones the
+// table is compacted into a fresh arena.
 //
 // Writes change the table in place under its write lock and keep an undo log, so that a
 // transaction whose operation fails is rolled back before any reader can see it.
@@ -86,9 +87,22 @@ var compactMinDeadBytes = 8 << 20
 // arena holds the bytes of one table's entities. It is guarded by the table's lock: readers
 // hold the read lock, writers the write lock.
 type arena struct {
-	slabs   [][]byte
-	written int // bytes ever put
-	live    int // bytes of the entities in the table
+	slabs    [][]byte
+	slabLive []int // bytes of the table's entities in each slab
+	written  int   // bytes put into the slabs still held
+	live     int   // bytes of the entities in the table
+}
+
+// retire records that the entity at l is no longer the table's, and lets go of its slab
+// when nothing in it is (a slab is never written again once a later one is started): the
+// dead bytes of a wholly dead slab cost no compaction, which after mass deletes or updates
+// of old entities leaves little to copy.
+func (a *arena) retire(l loc) {
+	k := int(l.slab)
+	if a.slabLive[k] -= int(l.size); a.slabLive[k] == 0 && k != len(a.slabs)-1 {
+		a.written -= len(a.slabs[k])
+		a.slabs[k] = nil // decoded entities that share its bytes keep them alive
+	}
 }
 
 // put copies an entity's encoding (keys then body) into the arena.
@@ -96,6 +110,7 @@ func (a *arena) put(b string, pkLen, rkLen int) loc {
 	n := len(b)
 	if k := len(a.slabs) - 1; k < 0 || cap(a.slabs[k])-len(a.slabs[k]) < n {
 		a.slabs = append(a.slabs, make([]byte, 0, max(slabBytes, n)))
+		a.slabLive = append(a.slabLive, 0)
 	}
 	k := len(a.slabs) - 1
 	off := len(a.slabs[k])
@@ -445,6 +460,12 @@ func (w *writer) commit() {
 			t.dropPoint(c.h)
 		} else {
 			t.setPoint(c.h, c.pk, c.rk, c.at)
+			t.arena.slabLive[c.at.slab] += int(c.at.size)
+		}
+	}
+	for _, u := range w.undo {
+		if u.kind == undoReplace || u.kind == undoDelete {
+			t.arena.retire(u.prev)
 		}
 	}
 	for _, id := range w.freed {
@@ -470,7 +491,9 @@ func (t *table) compact() {
 	a := &arena{}
 	t.tree.Ascend(func(r record) bool {
 		l := t.slots[r.id]
-		t.slots[r.id] = a.put(old.bytes(l), int(l.pkLen), int(l.rkLen))
+		nl := a.put(old.bytes(l), int(l.pkLen), int(l.rkLen))
+		a.slabLive[nl.slab] += int(nl.size)
+		t.slots[r.id] = nl
 		return true
 	})
 	a.live = a.written

@@ -55,6 +55,42 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
+// A slab none of whose entities is the table's any more is let go of at once, without a
+// compaction, and entities read from it before stay intact.
+func TestWhollyDeadSlabsAreReleased(t *testing.T) {
+	s, _ := newTestService(t)
+	payload := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 60_000) }
+	const n = 40 // about 2.4 MB: the first slab (1 MiB) holds the first 17 or so
+	for i := range n {
+		mustInsert(t, s, ent("p", fmt.Sprintf("%02d", i), "b", api.Binary(payload(i))))
+	}
+	tbl := s.lookup("Tbl")
+	held := mustGet(t, s, "p", "00")
+	written := tbl.arena.written
+	if len(tbl.arena.slabs) < 3 || tbl.arena.slabs[0] == nil {
+		t.Fatalf("%d slabs after loading", len(tbl.arena.slabs))
+	}
+	for i := range n / 2 {
+		if err := s.DeleteEntity(bg, "Tbl", "p", fmt.Sprintf("%02d", i), "*"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tbl.arena.slabs[0] != nil || tbl.arena.written > written-slabBytes+60_100 {
+		t.Fatalf("the first slab is still held: %d of %d bytes written", tbl.arena.written, written)
+	}
+	if live := tbl.arena.live; live > tbl.arena.written || tbl.arena.slabs[len(tbl.arena.slabs)-1] == nil {
+		t.Fatalf("arena accounting: %d live of %d written", live, tbl.arena.written)
+	}
+	for i := n / 2; i < n; i++ {
+		if got := mustGet(t, s, "p", fmt.Sprintf("%02d", i)); !bytes.Equal(got.Properties["b"].Bin(), payload(i)) {
+			t.Fatalf("entity %d after the release: %v", i, got)
+		}
+	}
+	if !bytes.Equal(held.Properties["b"].Bin(), payload(0)) {
+		t.Fatal("an entity read from the released slab changed")
+	}
+}
+
 // snapshotTable returns every entity of table Tbl, in order, through paged queries.
 func snapshotTable(t *testing.T, s *Service) []api.Entity {
 	t.Helper()
