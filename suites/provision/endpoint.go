@@ -113,7 +113,7 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 			if e, ok := driver.AsError(err); ok {
 				return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
 			}
-			if pctx.Err() != nil {
+			if pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)
 			}
 			return nil, fmt.Errorf("%s is unreachable: %v", parsed.TableEndpoint, err)

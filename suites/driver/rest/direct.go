@@ -149,6 +149,9 @@ func (c *directConn) bound(ctx context.Context, timeout time.Duration) error {
 		want = time.Now().Add(timeout)
 	}
 	cd, hasCtxDeadline := ctx.Deadline()
+	// The context's own end interrupts the exchange (watch) and makes ctx.Err() say why;
+	// the connection's deadline is a backstop a little after it.
+	cd = cd.Add(contextDeadlineSlack)
 	if hasCtxDeadline && (want.IsZero() || cd.Before(want)) {
 		want = cd
 	} else if !want.IsZero() && !c.deadline.IsZero() && !c.ctxDeadline && want.Sub(c.deadline) <= min(timeout/10, time.Second) {
@@ -160,6 +163,10 @@ func (c *directConn) bound(ctx context.Context, timeout time.Duration) error {
 	c.deadline, c.ctxDeadline = want, hasCtxDeadline && want.Equal(cd)
 	return c.nc.SetDeadline(want)
 }
+
+// contextDeadlineSlack is how long after a context's deadline the connection's own
+// deadline falls (directConn.bound).
+const contextDeadlineSlack = 50 * time.Millisecond
 
 // close closes c's connection and forgets its context.
 func (c *directConn) close() {
