@@ -382,25 +382,12 @@ func TestDirectDoesNotReuseLongIdleConnections(t *testing.T) {
 // A request whose context ends while the server does not answer fails with the context's
 // error, at once.
 func TestDirectStopsWithTheContext(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { _ = c.Close() }) // accepts, never answers
-		}
-	}()
-	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
+	addr := silentServer(t)
+	d := &direct{addr: addr, host: addr}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: "/x"})
+	_, err := d.roundTrip(ctx, &directRequest{method: http.MethodGet, requestURI: "/x"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the context's deadline", err)
 	}
@@ -630,6 +617,22 @@ func TestDirectDoesNotReuseConnectionsWithUnreadBytes(t *testing.T) {
 // WithTimeout bounds an exchange on the direct path too, when the context has no
 // deadline: a server that accepts and never answers costs the timeout, not a hang.
 func TestDirectStopsAtTheDriversTimeout(t *testing.T) {
+	addr := silentServer(t)
+	d := &direct{addr: addr, host: addr, timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := d.roundTrip(context.Background(), &directRequest{method: http.MethodGet, requestURI: "/x"})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
+		t.Errorf("error %v, want no answer within the timeout", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("returned after %v", el)
+	}
+}
+
+// silentServer listens on loopback, accepts connections and never answers; it returns its
+// address.
+func silentServer(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -641,16 +644,8 @@ func TestDirectStopsAtTheDriversTimeout(t *testing.T) {
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { _ = c.Close() }) // accepts, never answers
+			t.Cleanup(func() { _ = c.Close() })
 		}
 	}()
-	d := &direct{addr: l.Addr().String(), host: l.Addr().String(), timeout: 200 * time.Millisecond}
-	start := time.Now()
-	_, err = d.roundTrip(context.Background(), &directRequest{method: http.MethodGet, requestURI: "/x"})
-	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
-		t.Errorf("error %v, want no answer within the timeout", err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("returned after %v", el)
-	}
+	return l.Addr().String()
 }
