@@ -228,35 +228,21 @@ func readAnyOf(br *bufio.Reader, method string) (directAnswer, error) {
 // connection once it has answered, reporting it on closed.
 func oneShotServer(t *testing.T, answer string) (addr string, accepted *atomic.Int64, closed chan struct{}) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
 	accepted = &atomic.Int64{}
 	closed = make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			go func() {
-				defer func() { closed <- struct{}{} }()
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil {
-					return
-				}
-				_, _ = io.Copy(io.Discard, req.Body)
-				_, _ = io.WriteString(c, answer)
-			}()
+	addr = serveConns(t, func(c net.Conn) {
+		accepted.Add(1)
+		defer func() { closed <- struct{}{} }()
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			return
 		}
-	}()
-	return l.Addr().String(), accepted, closed
+		_, _ = io.Copy(io.Discard, req.Body)
+		_, _ = io.WriteString(c, answer)
+	})
+	return addr, accepted, closed
 }
 
 // A kept connection the server has closed while it was idle (for idleCheckAfter or more)
@@ -287,38 +273,25 @@ func TestDirectDoesNotWriteIntoConnectionsClosedWhileIdle(t *testing.T) {
 // is retried on a new connection only when the request may be replayed (a GET), never for
 // a POST, as net/http does.
 func TestDirectRetriesOnlyReplayableRequestsOnStaleConnections(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
 	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
+	addr := serveConns(t, func(c net.Conn) { // answers the first request, reads the second and hangs up
+		accepted.Add(1)
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		br := bufio.NewReader(c)
+		for i := 0; ; i++ {
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			accepted.Add(1)
-			go func() { // answers the first request, reads the second and hangs up
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				br := bufio.NewReader(c)
-				for i := 0; ; i++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if i == 1 {
-						return
-					}
-					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
-				}
-			}()
+			_, _ = io.Copy(io.Discard, req.Body)
+			if i == 1 {
+				return
+			}
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 		}
-	}()
-	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
+	})
+	d := &direct{addr: addr, host: addr}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	send := func(method string) error {
@@ -574,33 +547,20 @@ func TestTransportIdleTimeoutFollowsTheDirectSender(t *testing.T) {
 // An answer followed by bytes nobody asked for (here a second answer) leaves the
 // connection unusable: the next request must not read them as its own answer.
 func TestDirectDoesNotReuseConnectionsWithUnreadBytes(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
+	addr := serveConns(t, func(c net.Conn) {
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		br := bufio.NewReader(c)
 		for {
-			c, err := l.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					_, _ = io.WriteString(c, "HTTP/1.1 204 No Content\r\nEtag: W/\"fresh\"\r\n\r\nHTTP/1.1 204 No Content\r\nEtag: W/\"stale\"\r\n\r\n")
-				}
-			}()
+			_, _ = io.Copy(io.Discard, req.Body)
+			_, _ = io.WriteString(c, "HTTP/1.1 204 No Content\r\nEtag: W/\"fresh\"\r\n\r\nHTTP/1.1 204 No Content\r\nEtag: W/\"stale\"\r\n\r\n")
 		}
-	}()
-	d := &direct{addr: l.Addr().String(), host: l.Addr().String()}
+	})
+	d := &direct{addr: addr, host: addr}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for i := range 3 {
@@ -633,6 +593,15 @@ func TestDirectStopsAtTheDriversTimeout(t *testing.T) {
 // address.
 func silentServer(t *testing.T) string {
 	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	return serveConns(t, func(c net.Conn) { <-done; _ = c.Close() })
+}
+
+// serveConns listens on loopback until the test ends and hands every accepted connection
+// to handle in a goroutine of its own; it returns the address.
+func serveConns(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -644,7 +613,7 @@ func silentServer(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { _ = c.Close() })
+			go handle(c)
 		}
 	}()
 	return l.Addr().String()
