@@ -113,7 +113,7 @@ func openTarget(name, driverName string) (*provision.Target, error) {
 	ot, ok := targets[key]
 	if !ok {
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-		t, err := provision.Open(ctx, name, provision.WithDriver(driverName))
+		t, err := provision.Open(ctx, name, provision.WithDriver(driverName), provision.WithDirectSender())
 		cancel()
 		ot = &opened{t: t, err: err}
 		targets[key] = ot

@@ -140,7 +140,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	for _, t := range targets {
 		name := backendLabel(t)
 		octx, cancel := context.WithTimeout(ctx, benchOpenTimeout)
-		tgt, err := provision.Open(octx, t, provision.WithDriver(o.driver))
+		tgt, err := provision.Open(octx, t, provision.WithDriver(o.driver), provision.WithDirectSender())
 		cancel()
 		if err != nil {
 			unavailable = true

@@ -149,7 +149,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, StartError: "not run: interrupted"}, exitInterrupted
 				return
 			}
-			runs[i], codes[i] = runChild(self, b, o, filter, command, rawDir, runID, progress, children)
+			runs[i], codes[i] = runChild(self, b, i+1, o, filter, command, rawDir, runID, progress, children)
 		}()
 	}
 	wg.Wait()
@@ -242,7 +242,7 @@ func reproduceCommand(backends []string, o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-func runChild(self, backend string, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
+func runChild(self, backend string, slot int, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
 	name := framework.BackendName(backend)
 	safe := sanitizeName(name)
 	rawPath := filepath.Join(rawDir, safe+".json")
@@ -259,7 +259,7 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 		args = append(args, "--keep-failed")
 	}
 	c := exec.Command(self, args...)
-	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID)
+	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot))
 	ownProcessGroup(c)
 	logFile, err := os.Create(filepath.Join(rawDir, safe+".log"))
 	if err != nil {

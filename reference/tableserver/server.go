@@ -564,7 +564,25 @@ func (x *exchange) fail(err error) {
 	if status == http.StatusRequestEntityTooLarge {
 		h.Set("Connection", "close")
 	}
+	x.drainUnreadBody()
 	x.write(status, body)
+}
+
+// maxDrainBeforeAnswer is how much of a request body the server reads, and discards,
+// before it answers a request it refuses without reading the body (the size net/http's
+// server itself reads after a handler returns).
+const maxDrainBeforeAnswer = 256 << 10
+
+// drainUnreadBody reads up to maxDrainBeforeAnswer bytes of a body nothing read. Go's
+// server closes a request's body once the answer starts (golang/go#15527); a client or
+// proxy still writing that body then loses the answer with the connection
+// (golang/go#40747). Reading a small body first lets every client see the refusal; a
+// larger one is refused with Connection: close (413) or cut off as before.
+func (x *exchange) drainUnreadBody() {
+	if x.r.Body == nil || x.r.Body == http.NoBody || x.wrote || x.r.ContentLength > maxDrainBeforeAnswer {
+		return // a body too large to read whole is not asked for (no 100 Continue)
+	}
+	_, _ = io.CopyN(io.Discard, x.r.Body, maxDrainBeforeAnswer)
 }
 
 func (x *exchange) write(status int, body []byte) {

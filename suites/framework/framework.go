@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -152,11 +154,30 @@ func (f *F) SAS() driver.SASIssuer {
 	return s
 }
 
-// TableName returns a new unique table name for this run without creating it. The spec
-// that creates a table with it must delete it (or use NewTable).
+// tableSeq numbers the tables of this process, across all its backends: two backends of
+// one run may be the same service behind different endpoints.
+var tableSeq atomic.Int64
+
+// tableSlot is the process part of this process's table names: CONFORM_TABLE_SLOT, which
+// `conform run` sets to a different number for each backend process of a run, or else
+// Ginkgo's parallel process number.
+func tableSlot() int {
+	if n, err := strconv.Atoi(os.Getenv("CONFORM_TABLE_SLOT")); err == nil && n > 0 {
+		return n
+	}
+	return ginkgo.GinkgoParallelProcess()
+}
+
+// TableName returns a new unique table name for this run without creating it
+// (RunTableName). The spec that creates a table with it must delete it (or use NewTable).
 func (f *F) TableName() string {
-	n := f.target.tables.Add(1)
-	return fmt.Sprintf("%sp%dt%d", RunPrefix(), ginkgo.GinkgoParallelProcess(), n)
+	return RunTableName(tableSlot(), tableSeq.Add(1))
+}
+
+// RunTableName is the name of table n of process slot of this run: "cf", the run id, "p",
+// slot, "t", n. RunTablePattern matches exactly such names.
+func RunTableName(slot int, n int64) string {
+	return fmt.Sprintf("%sp%dt%d", RunPrefix(), slot, n)
 }
 
 // NewTable creates a table with a unique name and deletes it when the spec ends (kept when

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tableconform/conform/fixtures"
@@ -21,7 +20,6 @@ type backendTarget struct {
 	target   *Target
 	openErr  error
 	baseline fixtures.Baseline
-	tables   atomic.Int64
 }
 
 // OpenTimeout bounds the start of a backend (Azurite's first start installs it from npm).

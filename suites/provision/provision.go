@@ -63,6 +63,7 @@ type Option func(*config)
 
 type config struct {
 	driver         string
+	directSender   bool
 	root           string
 	logDir         string
 	startTimeout   time.Duration
@@ -86,6 +87,10 @@ func defaults() config {
 // WithDriver chooses how conform talks to an HTTP backend: DriverREST (raw HTTP, the
 // default) or DriverSDK (the aztables SDK). It has no effect on "reference".
 func WithDriver(name string) Option { return func(c *config) { c.driver = name } }
+
+// WithDirectSender lets the REST driver send with its hand-written sender where it can
+// (rest.WithDirectSender): for load runs only, never for conformance verdicts.
+func WithDirectSender() Option { return func(c *config) { c.directSender = true } }
 
 // WithRoot names the repository root that holds package.json and package-lock.json. The
 // default is $CONFORM_ROOT, else the nearest directory above the working directory that

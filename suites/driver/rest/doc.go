@@ -6,11 +6,13 @@
 // option) or with the connection string's SAS. The Backend also implements
 // driver.Describer, driver.RawHTTP (sign and send hand-made requests) and driver.SASIssuer.
 //
-// With its own client, an http:// endpoint reached without a proxy and the account key,
-// the api.Backend operations are written and read on kept connections by the calling
-// goroutine (direct.go), the same bytes net/http would send, so that a load run measures
-// the service rather than the client's Transport; RawHTTP requests, SAS credentials, https
-// and a client given with WithHTTPClient always go through net/http.
+// Every request goes through net/http (conformance verdicts must not depend on a
+// hand-written client). With WithDirectSender, its own client, an http:// endpoint reached
+// without a proxy and the account key, the api.Backend operations are instead written and
+// read on kept connections by the calling goroutine (direct.go), the same bytes net/http
+// would send, so that a load run measures the service rather than the client's Transport;
+// only benchmarks use it. Bodies from 2 KiB to 4 MiB are sent with Expect: 100-continue
+// (ExpectContinue), so that proxies in front of a fast server do not lose answers.
 //
 // It may import reference/api, reference/spec, reference/wire and suites/driver.
 package rest

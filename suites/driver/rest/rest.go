@@ -65,10 +65,17 @@ type config struct {
 	level   wire.Metadata
 	merge   string
 	info    driver.Info
+	direct  bool
 }
 
 // WithHTTPClient sends requests through c instead of the driver's own client.
 func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.client = c } }
+
+// WithDirectSender sends the api.Backend operations with the hand-written sender of
+// direct.go where it can (see the package documentation) instead of net/http. It is for
+// load runs: conformance verdicts go through net/http, whose behaviour behind proxies and
+// load balancers is the one applications see.
+func WithDirectSender() Option { return func(o *config) { o.direct = true } }
 
 // WithTimeout bounds one HTTP exchange of the driver's own client (default DefaultTimeout).
 func WithTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
@@ -133,7 +140,7 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 		basePath: strings.TrimSuffix(u.EscapedPath(), "/")}
 	if b.client == nil {
 		tr := NewTransport()
-		if cs.AccountKey != nil {
+		if cs.AccountKey != nil && cfg.direct {
 			if b.direct = newDirect(u); b.direct != nil {
 				b.direct.timeout = cfg.timeout
 			}
@@ -234,6 +241,7 @@ func (b *Backend) Do(req *http.Request) (*http.Response, error) {
 	} else if req.Header.Get(wire.HeaderAuthorization) == "" {
 		wire.SignRequest(req, b.scheme, b.cs.AccountName, b.cs.AccountKey, time.Now())
 	}
+	ExpectContinue(req)
 	resp, err := b.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("rest: %s %s: %w", req.Method, redactedURL(req.URL), err)
@@ -244,6 +252,29 @@ func (b *Backend) Do(req *http.Request) (*http.Response, error) {
 		b.versionMu.Unlock()
 	})
 	return resp, nil
+}
+
+// Bodies of this size range are sent with Expect: 100-continue, so that the body is sent
+// only once the server asks for it. Go's server closes a request's body once its handler
+// starts answering (golang/go#15527), and Go's reverse proxy, still copying a body larger
+// than its 4 KiB write buffer upstream when the answer arrives, then drops its upstream
+// connection in the middle of that answer (golang/go#40747): a fast server behind such a
+// proxy loses answers to requests it has answered. Waiting for 100 Continue orders the
+// exchange. Bodies under 2 KiB fit any buffer; over 4 MiB the service refuses anyway.
+const (
+	minExpectContinueBody = 2 << 10
+	maxExpectContinueBody = 4 << 20
+)
+
+// ExpectContinue adds Expect: 100-continue to a request whose body is in the range above,
+// unless it has an Expect header. The sending Transport must have an
+// ExpectContinueTimeout (NewTransport's is one second).
+func ExpectContinue(req *http.Request) {
+	if n := req.ContentLength; n >= minExpectContinueBody && n <= maxExpectContinueBody {
+		if _, set := req.Header["Expect"]; !set {
+			req.Header.Set("Expect", "100-continue")
+		}
+	}
 }
 
 func redactedURL(u *url.URL) string {

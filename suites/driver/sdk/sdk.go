@@ -98,6 +98,7 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 		Retry:                           policy.RetryOptions{MaxRetries: retries, TryTimeout: cfg.timeout},
 		InsecureAllowCredentialWithHTTP: true, // emulators speak plain HTTP
 		Telemetry:                       policy.TelemetryOptions{ApplicationID: "conform"},
+		PerRetryPolicies:                []policy.Policy{expectContinue{}},
 	}}
 	// The client is built from the parsed parts rather than with
 	// NewServiceClientFromConnectionString, which ignores TableEndpoint when the string
@@ -384,4 +385,14 @@ func top(n int) *int32 {
 	}
 	v := int32(max(min(n, math.MaxInt32), math.MinInt32))
 	return &v
+}
+
+// expectContinue sends bodies from 2 KiB to 4 MiB with Expect: 100-continue, as the REST
+// driver does (rest.ExpectContinue: proxies in front of a fast server lose answers
+// otherwise).
+type expectContinue struct{}
+
+func (expectContinue) Do(req *policy.Request) (*http.Response, error) {
+	rest.ExpectContinue(req.Raw())
+	return req.Next()
 }
