@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -59,7 +60,7 @@ func recordingServer(t *testing.T) (cs string, seen func() []seenRequest) {
 // accepts its signatures.
 func TestDirectSendsWhatNetHTTPSends(t *testing.T) {
 	cs, seen := recordingServer(t)
-	viaDirect, err := New(cs)
+	viaDirect, err := New(cs, WithDirectSender())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestDirectStopsWithTheContext(t *testing.T) {
 // net/http refuses them.
 func TestDirectRefusesHeaderInjection(t *testing.T) {
 	cs, seen := recordingServer(t)
-	b, err := New(cs)
+	b, err := New(cs, WithDirectSender())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestValidHeaderName(t *testing.T) {
 // Entities read by the direct sender stay intact when later answers reuse its buffers.
 func TestDirectEntitiesOutliveTheirAnswers(t *testing.T) {
 	cs, _ := recordingServer(t)
-	b, err := New(cs)
+	b, err := New(cs, WithDirectSender())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +441,7 @@ func TestDirectEntitiesOutliveTheirAnswers(t *testing.T) {
 // as the server's 413 RequestBodyTooLarge, not as a failed write.
 func TestOversizeBodyGetsTheServersAnswer(t *testing.T) {
 	cs, _ := recordingServer(t)
-	b, err := New(cs)
+	b, err := New(cs, WithDirectSender())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +534,7 @@ func TestTransportIdleTimeoutFollowsTheDirectSender(t *testing.T) {
 		{"http://127.0.0.1:1/devstoreaccount1", true, maxIdleReuse},
 		{"https://acct.table.core.windows.net", false, NewTransport().IdleConnTimeout},
 	} {
-		b, err := New("AccountName=acct;AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + tc.endpoint)
+		b, err := New("AccountName=acct;AccountKey="+tableserver.DevAccountKey+";TableEndpoint="+tc.endpoint, WithDirectSender())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -617,4 +618,38 @@ func serveConns(t *testing.T, handle func(net.Conn)) string {
 		}
 	}()
 	return l.Addr().String()
+}
+
+// Conformance verdicts go through net/http: without WithDirectSender no operation takes
+// the direct sender. Bodies from 2 KiB to 4 MiB carry Expect: 100-continue, smaller ones
+// do not (proxies in front of a fast server lose answers otherwise, see ExpectContinue).
+func TestNetHTTPByDefaultAndExpectContinueOnMiddleSizedBodies(t *testing.T) {
+	cs, seen := recordingServer(t)
+	b, err := New(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.direct != nil {
+		t.Fatal("the direct sender is used without WithDirectSender")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.CreateTable(ctx, "expect"); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{10, 3 << 10, 30 << 10} {
+		e := api.NewEntity("p", fmt.Sprint(size), map[string]api.Value{"S": api.String(strings.Repeat("x", size))})
+		if _, err := b.InsertEntity(ctx, "expect", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, r := range seen() {
+		if r.method == http.MethodPost && strings.HasSuffix(r.uri, "/expect") {
+			got = append(got, fmt.Sprintf("%d:%q", len(r.body)/1024, r.header.Get("Expect")))
+		}
+	}
+	if want := []string{`0:""`, `3:"100-continue"`, `30:"100-continue"`}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("inserts sent (KiB:Expect) %v, want %v", got, want)
+	}
 }

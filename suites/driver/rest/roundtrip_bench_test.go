@@ -23,7 +23,7 @@ import (
 // those of the whole request path (client, net/http, server, codec, model).
 func BenchmarkRoundTrip(b *testing.B) {
 	cs := serveHTTP(b)
-	be, err := rest.New(cs)
+	be, err := rest.New(cs, rest.WithDirectSender())
 	if err != nil {
 		b.Fatal(err)
 	}
