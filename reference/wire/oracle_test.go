@@ -244,7 +244,7 @@ func oracleEntityFromMembers(ms []oracleMember, request bool) (api.Entity, error
 			if oracleIsNull(m.raw) {
 				continue
 			}
-			v, err := oracleTypedValue(api.EdmDateTime, m.raw)
+			v, err := oracleTypedValue(api.EdmDateTime, m.raw, !request)
 			if err != nil {
 				return api.Entity{}, err
 			}
@@ -254,7 +254,7 @@ func oracleEntityFromMembers(ms []oracleMember, request bool) (api.Entity, error
 		var v api.Value
 		var err error
 		if annotated {
-			v, err = oracleTypedValue(t, m.raw)
+			v, err = oracleTypedValue(t, m.raw, !request)
 		} else {
 			v, err = oracleDecodeValue(m.raw)
 		}
@@ -317,7 +317,7 @@ func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
 // oracleTypedValue reads raw as a value of type t (an annotated property). Mismatched JSON shapes
 // and unparsable values fail with 400 InvalidValueType; a DateTime outside 1601..9999 with 400
 // OutOfRangeInput (SPEC.md 1.5, UNCERTAIN code as users report it).
-func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
+func oracleTypedValue(t api.EdmType, raw json.RawMessage, answer bool) (api.Value, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
@@ -397,7 +397,11 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		if !isString {
 			return mismatch()
 		}
-		tm, err := ParseDateTime(s)
+		parse := ParseDateTime
+		if answer {
+			parse = ParseAnswerDateTime
+		}
+		tm, err := parse(s)
 		if err != nil {
 			return api.Value{}, err
 		}

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -116,14 +117,65 @@ func AsError(err error) (*Error, bool) {
 	return nil, false
 }
 
-// IsTransport reports whether err is a transport or protocol failure: an error that is not
-// an answer of the service.
+// IsTransport reports whether err is a transport failure: no answer came back (a dropped
+// connection, a timeout). A service error (*Error) and an answer the driver could not read
+// (*MalformedAnswerError) are answers of the backend, not transport failures; nor is a
+// request the driver cannot send (ErrNotExpressible).
 func IsTransport(err error) bool {
 	if err == nil {
 		return false
 	}
-	_, ok := AsError(err)
-	return !ok
+	if _, ok := AsError(err); ok {
+		return false
+	}
+	var m *MalformedAnswerError
+	return !errors.As(err, &m) && !errors.Is(err, ErrNotExpressible)
+}
+
+// MaxMalformedEvidence bounds the bytes of an unreadable answer kept as evidence.
+const MaxMalformedEvidence = 2 << 10
+
+// MalformedAnswerError is an answer the backend sent that the driver cannot read as the
+// protocol says: a status the operation never answers, a body that does not decode. It is
+// the backend's answer, so a spec that meets one fails the rule it checks (with the
+// backend's actual status and bytes as evidence): it is never a transport error, and never
+// turned into a service error the backend did not send.
+type MalformedAnswerError struct {
+	Op     string
+	Status int
+	// Body is the start of the answer's body, at most MaxMalformedEvidence bytes.
+	Body []byte
+	// Err says what could not be read; nil for a status the operation never answers.
+	Err error
+}
+
+// NewMalformedAnswer returns the error for an unreadable answer of op, keeping at most
+// MaxMalformedEvidence bytes of body.
+func NewMalformedAnswer(op string, status int, body []byte, err error) *MalformedAnswerError {
+	if len(body) > MaxMalformedEvidence {
+		body = body[:MaxMalformedEvidence]
+	}
+	return &MalformedAnswerError{Op: op, Status: status, Body: append([]byte(nil), body...), Err: err}
+}
+
+func (e *MalformedAnswerError) Error() string {
+	what := "unexpected status"
+	if e.Err != nil {
+		what = "unreadable answer: " + e.Err.Error()
+	}
+	return fmt.Sprintf("malformed answer to %s: status %d, %s; body %q", e.Op, e.Status, what, e.Body)
+}
+
+// Unwrap returns what could not be read.
+func (e *MalformedAnswerError) Unwrap() error { return e.Err }
+
+// AsMalformed returns err as an unreadable answer, if it is one.
+func AsMalformed(err error) (*MalformedAnswerError, bool) {
+	var m *MalformedAnswerError
+	if errors.As(err, &m) {
+		return m, true
+	}
+	return nil, false
 }
 
 // TransportError is a failure to get or understand a service's answer: a dropped

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/wire"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 // BuildBatch renders ops against table as a batch body for this backend's endpoint: one
@@ -104,7 +105,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	}
 	resp, err := wire.ParseBatchResponse(a.get(wire.HeaderContentType), a.body)
 	if err != nil {
-		return nil, protocolError("batch", err)
+		return nil, protocolError("batch", a, err)
 	}
 	parts := resp.Changeset
 	if !resp.HasChangeset {
@@ -123,7 +124,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 		}
 	}
 	if len(parts) != len(ops) {
-		return nil, fmt.Errorf("rest: batch: %d answers for %d operations", len(parts), len(ops))
+		return nil, driver.NewMalformedAnswer("batch", a.status, a.body, fmt.Errorf("%d answers for %d operations", len(parts), len(ops)))
 	}
 	out := make([]api.BatchResult, len(ops))
 	for i, p := range parts {
@@ -131,7 +132,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 		if ops[i].Kind == api.BatchRetrieve {
 			e, err := wire.DecodeEntity(p.Body)
 			if err != nil {
-				return nil, protocolError("batch retrieve", err)
+				return nil, protocolError("batch retrieve", a, err)
 			}
 			if e.ETag == "" {
 				e.ETag = out[i].ETag

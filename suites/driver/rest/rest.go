@@ -434,10 +434,11 @@ func readAnswer(body io.Reader, contentLength int64) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// protocolError wraps a decoding failure of an answer: it is never a *spec.Error, because
-// the service did not send it as one (api.Backend contract).
-func protocolError(op string, err error) error {
-	return fmt.Errorf("rest: %s: the answer could not be decoded: %s", op, err.Error())
+// protocolError is a decoding failure of an answer: a *driver.MalformedAnswerError with
+// the backend's status and the start of its body, never a *spec.Error, because the service
+// did not send it as one (api.Backend contract).
+func protocolError(op string, a answer, err error) error {
+	return driver.NewMalformedAnswer(op, a.status, a.body, err)
 }
 
 func unexpected(op string, a answer, want ...int) error {
@@ -446,7 +447,7 @@ func unexpected(op string, a answer, want ...int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("rest: %s: unexpected status %d", op, a.status)
+	return driver.NewMalformedAnswer(op, a.status, a.body, nil)
 }
 
 // CreateTable sends POST Tables {"TableName":name}.
@@ -488,7 +489,7 @@ func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 	}
 	names, err := wire.DecodeTableSet(a.body)
 	if err != nil {
-		return api.TablePage{}, protocolError("query tables", err)
+		return api.TablePage{}, protocolError("query tables", a, err)
 	}
 	return api.TablePage{Tables: names, NextTableName: a.get(wire.HeaderNextTableName)}, nil
 }
@@ -527,7 +528,7 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 		recycleAnswer(a.body) // the entity shares no memory with it
 	}
 	if err != nil {
-		return api.Entity{}, protocolError("insert entity", err)
+		return api.Entity{}, protocolError("insert entity", a, err)
 	}
 	if out.ETag == "" {
 		out.ETag = a.get(wire.HeaderETag)
@@ -593,7 +594,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 		recycleAnswer(a.body) // the entity shares no memory with it
 	}
 	if err != nil {
-		return api.Entity{}, protocolError("get entity", err)
+		return api.Entity{}, protocolError("get entity", a, err)
 	}
 	if e.ETag == "" {
 		e.ETag = a.get(wire.HeaderETag)
@@ -623,7 +624,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	}
 	es, err := wire.DecodeEntitySet(a.body)
 	if err != nil {
-		return api.Page{}, protocolError("query entities", err)
+		return api.Page{}, protocolError("query entities", a, err)
 	}
 	return api.Page{Entities: es, Continuation: wire.ContinuationFromHeader(a.httpHeader())}, nil
 }

@@ -187,7 +187,7 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 		if payload, perr := runtime.Payload(raw); perr == nil && len(payload) > 0 {
 			decoded, derr := decodeEntity(payload)
 			if derr != nil {
-				return api.Entity{}, &driver.TransportError{Op: "sdk insert entity", Err: derr}
+				return api.Entity{}, driver.NewMalformedAnswer("sdk insert entity", raw.StatusCode, payload, derr)
 			}
 			out = decoded
 		}
@@ -265,7 +265,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 	}
 	out, err = decodeEntity(payload)
 	if err != nil {
-		return api.Entity{}, &driver.TransportError{Op: "sdk get entity", Err: err}
+		return api.Entity{}, driver.NewMalformedAnswer("sdk get entity", raw.StatusCode, payload, err)
 	}
 	if resp.ETag != "" {
 		out.ETag = string(resp.ETag)
@@ -305,7 +305,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	}
 	page.Entities, err = decodeEntitySet(payload)
 	if err != nil {
-		return api.Page{}, &driver.TransportError{Op: "sdk query entities", Err: err}
+		return api.Page{}, driver.NewMalformedAnswer("sdk query entities", raw.StatusCode, payload, err)
 	}
 	if resp.NextPartitionKey != nil {
 		page.Continuation.NextPartitionKey = *resp.NextPartitionKey
@@ -344,7 +344,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	}
 	parts, err := parseBatchBody(raw.Header.Get("Content-Type"), payload)
 	if err != nil {
-		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
+		return nil, driver.NewMalformedAnswer("sdk submit batch", raw.StatusCode, payload, err)
 	}
 	if f := batchFailure(parts, raw.Header.Get(headerRequestID)); f != nil {
 		return nil, f
@@ -367,7 +367,7 @@ func transactionFailure(resp *http.Response) error {
 		if code, msg := parseErrorBody(payload); code != "" {
 			return &spec.Error{Status: resp.StatusCode, Code: code, Message: msg, RequestID: requestID}
 		}
-		return &driver.TransportError{Op: "sdk submit batch", Err: fmt.Errorf("failed transaction: %w", err)}
+		return driver.NewMalformedAnswer("sdk submit batch", resp.StatusCode, payload, fmt.Errorf("failed transaction: %w", err))
 	}
 	if f := batchFailure(parts, requestID); f != nil {
 		return f
