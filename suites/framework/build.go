@@ -8,8 +8,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
-
-	"github.com/tableconform/conform/fixtures"
 )
 
 const backendContainerPrefix = "[backend "
@@ -54,8 +52,9 @@ func Build(cfg Config) error {
 		}
 	})
 	ginkgo.ReportAfterSuite("conform baselines", func(r ginkgo.Report) {
-		if problems := UnexpectedPasses(r, built); len(problems) > 0 {
-			ginkgo.Fail("conform:unexpected-pass:\n" + strings.Join(problems, "\n"))
+		problems := append(UnexpectedPasses(r, built), StaleEntries(r, built)...)
+		if len(problems) > 0 {
+			ginkgo.Fail("baseline problems:\n" + strings.Join(problems, "\n"))
 		}
 	})
 	return nil
@@ -88,8 +87,39 @@ func UnexpectedPasses(r ginkgo.Report, targets []*backendTarget) []string {
 			}
 			if ran && !failed {
 				problems = append(problems, fmt.Sprintf("the baseline of %s expects rule %s to fail (%s), but every spec of it passed; remove the entry from %s",
-					t.name, e.Rule, e.Evidence, fixtures.BaselineFile(t.target.Info.Name, t.target.Info.Version)))
+					t.name, e.Rule, e.Evidence, t.baselineFile))
 			}
+		}
+	}
+	return problems
+}
+
+// StaleEntries lists baseline entries that match no spec of their backend's tree (a spec
+// renamed or removed, a rule that no longer exists): a stale entry could hide nothing, but
+// it says something untrue, so it fails the run.
+func StaleEntries(r ginkgo.Report, targets []*backendTarget) []string {
+	var problems []string
+	for _, t := range targets {
+		if t.target == nil {
+			continue
+		}
+		specs := map[string]bool{}
+		rules := map[string]bool{}
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt || !hasLabel(s, LabelBackend+t.name) {
+				continue
+			}
+			for _, l := range s.Labels() {
+				rules[l] = true
+				specs[l+"\x00"+SpecText(s)] = true
+			}
+		}
+		for _, e := range t.baseline.Expected {
+			if rules[e.Rule] && (e.Spec == "" || specs[e.Rule+"\x00"+e.Spec]) {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("stale baseline entry in %s: rule %s, spec %q matches no spec of %s; remove or update it",
+				t.baselineFile, e.Rule, e.Spec, t.name))
 		}
 	}
 	return problems

@@ -15,7 +15,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
-	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/record"
@@ -118,7 +117,7 @@ func (f *F) Backend() driver.Backend {
 	if f.recorder == nil {
 		t, err := f.target.open()
 		if err != nil {
-			ginkgo.Fail(fmt.Sprintf("conform:backend-unavailable: %v", err))
+			backendUnavailable(err)
 		}
 		f.recorder = record.New(t.Backend)
 	}
@@ -129,7 +128,7 @@ func (f *F) Backend() driver.Backend {
 func (f *F) Info() driver.Info {
 	ginkgo.GinkgoHelper()
 	if _, err := f.target.open(); err != nil {
-		ginkgo.Fail(fmt.Sprintf("conform:backend-unavailable: %v", err))
+		backendUnavailable(err)
 	}
 	return f.target.target.Info
 }
@@ -187,7 +186,9 @@ func (f *F) NewTable(ctx context.Context) string {
 	name := f.TableName()
 	b := f.Backend()
 	err := RetrySetup(ctx, func(ctx context.Context) error { return b.CreateTable(ctx, name) })
-	gomega.Expect(err).To(gomega.Succeed(), "create table %s", name)
+	if err != nil {
+		Blocked("tables.create.listed", "create table "+name, err)
+	}
 	f.CleanupTable(name)
 	return name
 }
@@ -304,9 +305,12 @@ func (f *F) DescribeTable(ruleID, text string, body any, entries ...any) bool {
 	return ginkgo.DescribeTable(text, args...)
 }
 
-// runRule runs a spec's body for rule r: it attaches the rule to the report, turns a
-// failure the backend's baseline expects into an expected failure, fails a spec the
-// baseline expects to fail that passes, and attaches the call history to failures.
+// runRule runs a spec's body for rule r: it attaches the rule to the report and, to a
+// failure, the call history and typed marks of its failed calls. With a baseline entry for
+// the spec, a failure that matches the entry's signature becomes an expected failure, one
+// that does not is a changed failure (a new failure, with old and new evidence), a
+// transport error stays an error, and a pass fails the spec as an unexpected pass, unless
+// the entry is flaky.
 func (f *F) runRule(r spec.Rule, body func()) {
 	ginkgo.AddReportEntry(EntryRule, RuleEntry{ID: r.ID, Level: string(r.Level), Area: string(r.Area),
 		Feature: string(r.FeatureOrCore()), Text: r.Text, Source: r.Source}, ginkgo.ReportEntryVisibilityNever)
@@ -314,15 +318,13 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.recorder = nil
 	f.mu.Unlock()
 	ginkgo.DeferCleanup(func() {
-		f.mu.Lock()
-		rec := f.recorder
-		f.mu.Unlock()
-		if rec != nil && ginkgo.CurrentSpecReport().Failed() {
+		if rec := f.currentRecorder(); rec != nil && ginkgo.CurrentSpecReport().Failed() {
 			ginkgo.AddReportEntry(EntryHistory, rec.History(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			markCalls(rec.Calls())
 		}
 	})
 	if _, err := f.target.open(); err != nil {
-		ginkgo.Fail(fmt.Sprintf("conform:backend-unavailable: %v", err))
+		backendUnavailable(err)
 	}
 	exp, expected := f.target.baseline.Lookup(r.ID, SpecText(ginkgo.CurrentSpecReport()))
 	if !expected {
@@ -330,14 +332,44 @@ func (f *F) runRule(r spec.Rule, body func()) {
 		return
 	}
 	if err := gomega.InterceptGomegaFailure(body); err != nil {
+		var calls []record.Call
+		if rec := f.currentRecorder(); rec != nil {
+			calls = rec.Calls()
+		}
+		if hasMark(calls, record.MarkTransport) {
+			ginkgo.Fail(err.Error()) // no answer: an error, whatever the baseline lists
+		}
+		got := FailureSignature(err.Error(), calls)
+		if !exp.Signature.Matches(got) {
+			ginkgo.AddReportEntry(EntryChangedFailure, ChangedFailureEntry{Rule: r.ID, Old: exp.Signature, OldEvidence: exp.Evidence,
+				New: got, NewFailure: err.Error()}, ginkgo.ReportEntryVisibilityNever)
+			ginkgo.Fail(fmt.Sprintf("the baseline of %s lists this spec as failing with %s (%s), but it failed with %s:\n%s",
+				f.target.name, exp.Signature, exp.Evidence, got, err.Error()))
+		}
+		if exp.Flaky {
+			ginkgo.AddReportEntry(EntryFlaky, FlakyEntry{Reason: exp.Reason, Failed: true}, ginkgo.ReportEntryVisibilityNever)
+		}
 		ginkgo.AddReportEntry(EntryExpected, ExpectedEntry{Rule: r.ID, Evidence: exp.Evidence, Failure: err.Error()},
 			ginkgo.ReportEntryVisibilityNever)
 		return
 	}
-	if exp.Spec != "" {
-		ginkgo.Fail(fmt.Sprintf("conform:unexpected-pass: the baseline of %s expects this spec of rule %s to fail (%s), but it passed; remove the entry from %s",
-			f.target.name, r.ID, exp.Evidence, fixtures.BaselineFile(f.target.target.Info.Name, f.target.target.Info.Version)))
+	if exp.Flaky {
+		ginkgo.AddReportEntry(EntryFlaky, FlakyEntry{Reason: exp.Reason}, ginkgo.ReportEntryVisibilityNever)
+		return
 	}
+	if exp.Spec != "" {
+		file := f.target.baselineFile
+		ginkgo.AddReportEntry(EntryUnexpectedPass, UnexpectedPassEntry{Rule: r.ID, Evidence: exp.Evidence, Baseline: file},
+			ginkgo.ReportEntryVisibilityNever)
+		ginkgo.Fail(fmt.Sprintf("the baseline of %s expects this spec of rule %s to fail (%s), but it passed; remove the entry from %s",
+			f.target.name, r.ID, exp.Evidence, file))
+	}
+}
+
+func (f *F) currentRecorder() *record.Recorder {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.recorder
 }
 
 // SpecText is a spec's text below its backend container: the identity baselines use.

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -20,6 +21,10 @@ type backendTarget struct {
 	target   *Target
 	openErr  error
 	baseline fixtures.Baseline
+	// baselineFile is the file the baseline came from (or would, when there is none);
+	// baselineNote says when none matched but one exists for another version.
+	baselineFile string
+	baselineNote string
 }
 
 // OpenTimeout bounds the start of a backend (Azurite's first start installs it from npm).
@@ -41,7 +46,11 @@ func (t *backendTarget) open() (*Target, error) {
 			t.target.Info.Name = t.name
 		}
 		if !t.cfg.IgnoreBaselines {
-			t.baseline, t.openErr = fixtures.LoadBaseline(t.cfg.BaselineDir, t.target.Info.Name, t.target.Info.Version)
+			info := t.target.Info
+			t.baseline, t.baselineFile, t.baselineNote, t.openErr = fixtures.FindBaseline(t.cfg.BaselineDir, info.Name, info.Kind, info.Version)
+			if t.baselineNote != "" {
+				fmt.Fprintf(os.Stderr, "conform: %s\n", t.baselineNote)
+			}
 		}
 	})
 	return t.target, t.openErr

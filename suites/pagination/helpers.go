@@ -35,17 +35,12 @@ func partitions(names []string, sizes []int) []api.Entity {
 	return out
 }
 
-// load creates a table and loads es: one by one when few, in batches when many.
+// load creates a table and loads es (scenario.Load: single inserts, or transactions
+// retried as single inserts when refused; a refused insert blocks the spec).
 func load(ctx context.Context, f *framework.F, es []api.Entity) string {
 	GinkgoHelper()
 	table := f.NewTable(ctx)
-	var err error
-	if len(es) <= 40 {
-		err = matchers.InsertAll(ctx, f.Backend(), table, es...)
-	} else {
-		err = matchers.LoadInBatches(ctx, f.Backend(), table, es)
-	}
-	Expect(err).To(matchers.SucceedOnBackend(), "loading %d entities", len(es))
+	scenario.Load(ctx, f.Backend(), table, es)
 	return table
 }
 

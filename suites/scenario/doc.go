@@ -5,5 +5,5 @@
 // spec itself).
 //
 // Spec packages import it by name. It may import ginkgo, gomega, fixtures, reference/api,
-// suites/driver and suites/matchers; never reference or a spec package.
+// suites/driver, suites/framework (to mark a spec blocked by its setup) and suites/matchers; never reference or a spec package.
 package scenario

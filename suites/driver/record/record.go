@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -21,6 +22,35 @@ type Call struct {
 	Code     string        `json:"code,omitempty"`
 	Request  string        `json:"requestId,omitempty"`
 	Duration time.Duration `json:"duration"`
+	// Mark classifies a failed call: MarkTransport, MarkMalformed, MarkNotExpressible, or
+	// "" (no error, or a service error).
+	Mark string `json:"mark,omitempty"`
+	// Err is the call's error, when it failed.
+	Err string `json:"error,omitempty"`
+}
+
+// Marks of failed calls (Call.Mark): reports classify specs by them, never by the text of
+// a failure.
+const (
+	MarkTransport      = "transport"       // no answer came back (driver.IsTransport)
+	MarkMalformed      = "malformed"       // an answer the driver could not read (driver.MalformedAnswerError)
+	MarkNotExpressible = "not-expressible" // a request the driver cannot send (driver.ErrNotExpressible)
+)
+
+// MarkOf classifies err as Call.Mark does.
+func MarkOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, driver.ErrNotExpressible):
+		return MarkNotExpressible
+	case driver.IsTransport(err):
+		return MarkTransport
+	}
+	if _, ok := driver.AsMalformed(err); ok {
+		return MarkMalformed
+	}
+	return ""
 }
 
 func (c Call) String() string {
@@ -78,8 +108,11 @@ func (r *history) add(op, sent string, start time.Time, got string, err error) {
 	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start)}
 	if err != nil {
 		c.Got = "error: " + err.Error()
+		c.Err, c.Mark = err.Error(), MarkOf(err)
 		if e, ok := driver.AsError(err); ok {
 			c.Status, c.Code, c.Request = e.Status, e.Code, e.RequestID
+		} else if m, ok := driver.AsMalformed(err); ok {
+			c.Status = m.Status
 		}
 	}
 	r.mu.Lock()

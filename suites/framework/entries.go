@@ -1,0 +1,142 @@
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/record"
+)
+
+// Typed report entries: suites/report classifies a spec by them, never by the text of its
+// failure (a backend's error text could hold any marker string).
+const (
+	// EntryTransport: a call got no answer (record.MarkTransport), or the backend could not
+	// be opened: the spec's outcome is an error, not a fail of its rule.
+	EntryTransport = "conform.transport"
+	// EntryNotExpressible: the driver could not send a request (driver.ErrNotExpressible).
+	EntryNotExpressible = "conform.not-expressible"
+	// EntryBlocked: the spec's setup failed on a behaviour another rule covers.
+	EntryBlocked = "conform.blocked"
+	// EntryUnexpectedPass: the baseline expects the spec to fail and it passed.
+	EntryUnexpectedPass = "conform.unexpected-pass"
+	// EntryChangedFailure: the baseline expects the spec to fail, and it failed differently.
+	EntryChangedFailure = "conform.changed-failure"
+	// EntryFlaky: the baseline says the spec is flaky on this backend (it passed or failed
+	// as listed).
+	EntryFlaky = "conform.flaky"
+)
+
+// TransportEntry is the value of an EntryTransport or EntryNotExpressible entry.
+type TransportEntry struct {
+	Op    string `json:"op"`
+	Error string `json:"error"`
+}
+
+// BlockedEntry is the value of an EntryBlocked entry: the spec's setup step failed on the
+// behaviour of Rule, so the spec's own rule was never exercised.
+type BlockedEntry struct {
+	Rule  string `json:"rule"`
+	Step  string `json:"step"`
+	Error string `json:"error"`
+}
+
+// UnexpectedPassEntry is the value of an EntryUnexpectedPass entry.
+type UnexpectedPassEntry struct {
+	Rule     string `json:"rule"`
+	Evidence string `json:"evidence"`
+	Baseline string `json:"baseline"`
+}
+
+// ChangedFailureEntry is the value of an EntryChangedFailure entry: the failure the
+// baseline lists and the one this run saw.
+type ChangedFailureEntry struct {
+	Rule        string             `json:"rule"`
+	Old         fixtures.Signature `json:"old"`
+	OldEvidence string             `json:"oldEvidence"`
+	New         fixtures.Signature `json:"new"`
+	NewFailure  string             `json:"newFailure"`
+}
+
+// FlakyEntry is the value of an EntryFlaky entry.
+type FlakyEntry struct {
+	Reason string `json:"reason"`
+	Failed bool   `json:"failed"`
+}
+
+// Blocked fails the running spec as blocked by rule: a setup step (step, e.g. "load 40
+// entities") failed with err, an answer of the backend, on a behaviour that rule covers.
+// A transport error is not a block: it fails the spec as an error.
+func Blocked(rule, step string, err error) {
+	ginkgo.GinkgoHelper()
+	if driver.IsTransport(err) && !errors.Is(err, driver.ErrNotExpressible) {
+		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
+		ginkgo.Fail(fmt.Sprintf("setting up (%s): %v", step, err))
+	}
+	ruleOf(rule) // a blocking rule must exist
+	ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
+	ginkgo.Fail(fmt.Sprintf("blocked by %s: setting up (%s) failed: %v", rule, step, err))
+}
+
+// markCalls attaches typed entries for the failed calls of a failed spec: the first
+// transport failure and the first request the driver could not send.
+func markCalls(calls []record.Call) {
+	var transport, notExpressible bool
+	for _, c := range calls {
+		switch {
+		case c.Mark == record.MarkTransport && !transport:
+			transport = true
+			ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
+		case c.Mark == record.MarkNotExpressible && !notExpressible:
+			notExpressible = true
+			ginkgo.AddReportEntry(EntryNotExpressible, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
+		}
+	}
+}
+
+func hasMark(calls []record.Call, mark string) bool {
+	for _, c := range calls {
+		if c.Mark == mark {
+			return true
+		}
+	}
+	return false
+}
+
+// FailureSignature is what a failure looked like (fixtures.Signature): the status and
+// code of the last call that came back with an error status, else the failure's assertion
+// line (the matcher's "but ..." line when there is one), masked.
+func FailureSignature(failure string, calls []record.Call) fixtures.Signature {
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Status >= 300 {
+			return fixtures.Signature{Status: calls[i].Status, Code: calls[i].Code}
+		}
+	}
+	return fixtures.Signature{Assertion: fixtures.MaskAssertion(AssertionLine(failure))}
+}
+
+// AssertionLine is the line of a failure that says what came back: the matcher's line
+// with " but " when there is one, else the first line.
+func AssertionLine(failure string) string {
+	for _, l := range strings.Split(failure, "\n") {
+		if strings.Contains(l, " but ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	line := strings.TrimSpace(failure)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return line
+}
+
+// backendUnavailable fails the spec as an error: the backend could not be opened.
+func backendUnavailable(err error) {
+	ginkgo.GinkgoHelper()
+	ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: "open backend", Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
+	ginkgo.Fail(fmt.Sprintf("the backend could not be opened: %v", err))
+}
