@@ -10,7 +10,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tableconform/conform/reference/spec"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 )
 
@@ -63,8 +62,8 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 				perRule[ruleID] = c
 			}
 			c.Specs = append(c.Specs, res)
-			if Worse(res.Outcome, c.Outcome) {
-				c.Outcome = res.Outcome
+			if res.Outcome == Error && len(b.Errors) < 20 {
+				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(res.Failure))
 			}
 		}
 		for id := range cells {
@@ -73,9 +72,12 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 				c = &Cell{Outcome: NotRun}
 			}
 			sort.SliceStable(c.Specs, func(i, j int) bool { return c.Specs[i].Text < c.Specs[j].Text })
+			c.Outcome = cellOutcome(c.Specs)
 			cells[id] = append(cells[id], *c)
 		}
-		b.Verdict, b.FailingFeatures = verdict(rules, cells, bi, run.StartError != "")
+		b.Coverage.Filter = run.Filter
+		b.Interrupted = run.Interrupted || run.Ginkgo.SpecialSuiteFailureReasons != nil && interruptedReport(run.Ginkgo)
+		judge(&b, rules, cells, bi, b.Interrupted)
 		b.BaselineMet = run.StartError == "" && run.Ginkgo.SuiteSucceeded
 		rep.Backends = append(rep.Backends, b)
 	}
@@ -84,6 +86,27 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			Text: r.Text, Source: r.Source, CosmosDifference: r.CosmosDifference, Cells: cells[r.ID]})
 	}
 	return rep
+}
+
+// interruptedReport reports whether Ginkgo says the suite was interrupted.
+func interruptedReport(r types.Report) bool {
+	for _, reason := range r.SpecialSuiteFailureReasons {
+		if strings.Contains(strings.ToLower(reason), "interrupted") {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
 }
 
 func profileOf(p string) string {
@@ -128,7 +151,8 @@ func entries(s types.SpecReport, name string) []string {
 	return out
 }
 
-// classify decides one spec's outcome and gathers its evidence.
+// classify decides one spec's outcome from its state and the typed entries the framework
+// attached (never from the text of its failure), and gathers its evidence.
 func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	res := SpecResult{Text: framework.SpecText(s), RunTime: s.RunTime.Seconds()}
 	for _, c := range entries(s, framework.EntryChoice) {
@@ -150,24 +174,46 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 			res.Location = fmt.Sprintf("%s:%d", shortPath(s.Failure.Location.FileName), s.Failure.Location.LineNumber)
 		}
 	}
+	var flaky framework.FlakyEntry
+	isFlaky := entryValue(s, framework.EntryFlaky, &flaky)
+	var blocked framework.BlockedEntry
+	var changed framework.ChangedFailureEntry
+	var unexpected framework.UnexpectedPassEntry
+	var notExpressible framework.TransportEntry
 	switch {
 	case s.State == types.SpecStatePassed:
 		res.Outcome = Pass
-		if exp := entries(s, framework.EntryExpected); len(exp) > 0 {
-			var e framework.ExpectedEntry
-			_ = json.Unmarshal([]byte(exp[0]), &e)
+		var e framework.ExpectedEntry
+		if entryValue(s, framework.EntryExpected, &e) {
 			res.Outcome, res.Evidence, res.Failure = ExpectedFail, e.Evidence, e.Failure
-		} else if len(res.Choices) > 0 {
-			res.Outcome = Info
+		}
+		if isFlaky {
+			res.Outcome = Flaky
+			res.Notes = append(res.Notes, "flaky on this backend: "+flaky.Reason)
+		}
+		if res.Outcome == Pass && len(res.Choices) > 0 {
+			if rule.Level == spec.Must {
+				// A MUST rule's choice is a note on a pass, never information.
+				res.Notes = append(res.Notes, res.Choices...)
+			} else {
+				res.Outcome = Info
+			}
 		}
 	case s.State == types.SpecStateSkipped || s.State == types.SpecStatePending:
 		res.Outcome, res.SkipReason, res.Failure = Skipped, skipReason(msg), ""
-	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && strings.Contains(msg, driver.ErrNotExpressible.Error()):
+	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
+		res.Outcome = Interrupted
+	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && entryValue(s, framework.EntryNotExpressible, &notExpressible):
 		// The driver's client could not send the request (SPEC.md 12): not the backend's.
-		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressibleCause(msg), ""
-	case strings.Contains(msg, "conform:unexpected-pass"):
-		res.Outcome = UnexpectedPass
-	case s.State != types.SpecStateFailed || isTransport(msg):
+		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressible.Error, ""
+	case entryValue(s, framework.EntryUnexpectedPass, &unexpected):
+		res.Outcome, res.PreviousEvidence = UnexpectedPass, unexpected.Evidence
+	case entryValue(s, framework.EntryChangedFailure, &changed):
+		res.Outcome = Fail
+		res.PreviousEvidence = fmt.Sprintf("the baseline listed %s (%s); now %s", changed.Old, changed.OldEvidence, changed.New)
+	case entryValue(s, framework.EntryBlocked, &blocked):
+		res.Outcome, res.BlockedBy = Blocked, blocked.Rule
+	case hasEntry(s, framework.EntryTransport) || s.State == types.SpecStateTimedout || s.State == types.SpecStatePanicked:
 		res.Outcome = Error
 	case profile == "cosmos" && rule.CosmosDifference != "":
 		res.Outcome, res.Difference = DocumentedDiff, rule.CosmosDifference
@@ -177,26 +223,22 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	return res
 }
 
-func isTransport(msg string) bool {
-	for _, m := range []string{"conform:transport", "transport error", "conform:backend-unavailable", "context deadline exceeded"} {
-		if strings.Contains(msg, m) {
-			return true
-		}
+// entryValue decodes the first entry named name into v and reports whether there was one.
+func entryValue(s types.SpecReport, name string, v any) bool {
+	for _, e := range entries(s, name) {
+		_ = json.Unmarshal([]byte(e), v)
+		return true
 	}
 	return false
 }
 
-// notExpressibleCause is the line of msg that names what the driver could not send.
-func notExpressibleCause(msg string) string {
-	for _, line := range strings.Split(msg, "\n") {
-		if strings.Contains(line, driver.ErrNotExpressible.Error()) {
-			if i := strings.LastIndex(line, "): "); i >= 0 && strings.Contains(line[:i], "conform:transport") {
-				line = line[i+3:]
-			}
-			return strings.TrimSpace(strings.ReplaceAll(line, " ("+driver.ErrNotExpressible.Error()+")", ""))
+func hasEntry(s types.SpecReport, name string) bool {
+	for _, e := range s.ReportEntries {
+		if e.Name == name {
+			return true
 		}
 	}
-	return strings.TrimSpace(msg)
+	return false
 }
 
 func skipReason(msg string) string {
@@ -227,6 +269,14 @@ func count(c *Counts, res SpecResult) {
 		return
 	}
 	c.Selected++
+	switch res.Outcome {
+	case Interrupted:
+		c.Interrupted++
+		return
+	case Blocked:
+		c.Blocked++
+		return
+	}
 	c.Run++
 	switch res.Outcome {
 	case Pass:
@@ -234,6 +284,8 @@ func count(c *Counts, res SpecResult) {
 	case Info:
 		c.Passed++
 		c.Information++
+	case Flaky:
+		c.Flaky++
 	case Fail:
 		c.Failed++
 	case Error:
@@ -247,41 +299,115 @@ func count(c *Counts, res SpecResult) {
 	}
 }
 
-// verdict says whether backend bi conforms: every MUST rule passes ("conforms"), every core
-// MUST rule passes ("conforms to core"), or not. Documented differences of the profile do
-// not count against it; errors do.
-func verdict(rules []spec.Rule, cells map[string][]Cell, bi int, startFailed bool) (string, []string) {
-	if startFailed {
-		return "not run", nil
+// cellOutcome is a rule's outcome on a backend from its specs' outcomes: the worst of them;
+// a rule with specs that passed and specs that were skipped (not by the filter) is partial,
+// never pass.
+func cellOutcome(specs []SpecResult) Outcome {
+	out := NotRun
+	skipped, passed := false, false
+	for _, s := range specs {
+		switch {
+		case s.Outcome == Skipped && s.SkipReason == skipReason(""):
+			continue // left out by the filter: not part of what the verdict covers
+		case s.Outcome == Skipped:
+			skipped = true
+		case s.Outcome == Pass || s.Outcome == Info:
+			passed = true
+		}
+		if Worse(s.Outcome, out) {
+			out = s.Outcome
+		}
 	}
-	coreOK, allOK := true, true
+	if out == NotRun && len(specs) > 0 {
+		out = Skipped
+	}
+	if skipped && passed && (out == Pass || out == Info) {
+		return Partial
+	}
+	return out
+}
+
+// selected reports whether any spec of a cell was selected (not left out by the filter).
+func selected(c Cell) bool {
+	for _, s := range c.Specs {
+		if !(s.Outcome == Skipped && s.SkipReason == skipReason("")) {
+			return true
+		}
+	}
+	return false
+}
+
+// judge gives backend bi its verdict over the MUST rules: "conforms" only when every MUST
+// rule of the catalogue ran and passed; when fewer ran (a filter, skipped specs) and all of
+// those passed, "conforms on N of M MUST rules", saying what the verdict covers. Failing
+// MUST rules (outcomes that count against the backend) make it "does not conform", or
+// "conforms to core" when only extended features fail; with none failing, specs without an
+// answer make it "inconclusive", naming them. Documented differences of the profile do not
+// count against it.
+func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, interrupted bool) {
+	if b.StartError != "" {
+		b.VerdictKind, b.Verdict = VerdictNotRun, "not run"
+		return
+	}
+	cov := Coverage{Filter: b.Coverage.Filter}
+	coreOK := true
 	features := map[string]bool{}
 	for _, r := range rules {
 		if r.Level != spec.Must {
 			continue
 		}
-		switch cells[r.ID][bi].Outcome {
-		case Fail, Error, ExpectedFail:
-		default:
+		cov.MustRules++
+		c := cells[r.ID][bi]
+		if !selected(c) {
 			continue
 		}
-		allOK = false
-		if r.FeatureOrCore() == spec.Core {
-			coreOK = false
-		} else {
-			features[string(r.Feature)] = true
+		cov.Selected++
+		switch {
+		case c.Outcome == Pass:
+			cov.Passed++
+		case c.Outcome.Describe().AgainstBackend:
+			cov.Failing++
+			if r.FeatureOrCore() == spec.Core {
+				coreOK = false
+			} else {
+				features[string(r.Feature)] = true
+			}
+		case c.Outcome == DocumentedDiff:
+			cov.Passed++ // documented for the profile: not against the backend
+		default:
+			cov.Unjudged++
 		}
 	}
-	var fs []string
+	b.Coverage = cov
 	for f := range features {
-		fs = append(fs, f)
+		b.FailingFeatures = append(b.FailingFeatures, f)
 	}
-	sort.Strings(fs)
+	sort.Strings(b.FailingFeatures)
+	scope := ""
+	if cov.Filter != "" {
+		scope = " (filter " + cov.Filter + ")"
+	}
 	switch {
-	case allOK:
-		return "conforms", nil
-	case coreOK:
-		return "conforms to core", fs
+	case cov.Failing > 0 && coreOK:
+		b.VerdictKind = ConformsToCore
+		b.Verdict = fmt.Sprintf("conforms to core: %d MUST rules of extended features fail; passed %d of %d%s", cov.Failing, cov.Passed, cov.Selected, scope)
+	case cov.Failing > 0:
+		b.VerdictKind = DoesNotConform
+		b.Verdict = fmt.Sprintf("does not conform: %d MUST rules fail; passed %d of %d%s", cov.Failing, cov.Passed, cov.Selected, scope)
+	case b.Counts.Errors > 0:
+		b.VerdictKind = Inconclusive
+		b.Verdict = fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", b.Counts.Errors, strings.Join(b.Errors, "; "))
+	case cov.Passed == cov.MustRules && cov.MustRules > 0:
+		b.VerdictKind, b.Verdict = Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", cov.MustRules)
+	default:
+		b.VerdictKind = ConformsOn
+		b.Verdict = fmt.Sprintf("conforms on %d of %d MUST rules%s", cov.Passed, cov.MustRules, scope)
+		if cov.Unjudged > 0 {
+			b.Verdict += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
+		}
 	}
-	return "does not conform", fs
+	if interrupted {
+		b.VerdictKind = VerdictStopped
+		b.Verdict = "interrupted: the run stopped before its end; so far " + b.Verdict
+	}
 }

@@ -9,6 +9,7 @@ import (
 var htmlWords = map[Outcome]string{
 	Pass: "pass", Fail: "FAIL", Error: "error", Skipped: "skipped", ExpectedFail: "known divergence",
 	UnexpectedPass: "UNEXPECTED PASS", Info: "info", DocumentedDiff: "documented difference", NotRun: "not run",
+	Blocked: "blocked", Partial: "partial", Flaky: "flaky", Interrupted: "interrupted",
 }
 
 // WriteHTML writes the report as one self-contained page (no network): the matrix first,

@@ -70,7 +70,8 @@ func sample() Report {
 			specReport("azurite", "entity.insert.conflict", "fails with 409", types.SpecStatePassed, "",
 				types.ReportEntry{Name: framework.EntryExpected, Value: types.WrapEntryValue(framework.ExpectedEntry{Rule: "entity.insert.conflict", Evidence: "answers 400", Failure: "got 400"})}),
 			specReport("azurite", "query.order.keys", "sorts keys", types.SpecStateFailed, "results are not sorted by PartitionKey, RowKey"),
-			specReport("azurite", "batch.max.operations", "refuses 101", types.SpecStateFailed, "transport error: unexpected EOF"),
+			specReport("azurite", "batch.max.operations", "refuses 101", types.SpecStateFailed, "transport error: unexpected EOF",
+				types.ReportEntry{Name: framework.EntryTransport, Value: types.WrapEntryValue(framework.TransportEntry{Op: "SubmitBatch", Error: "unexpected EOF"})}),
 			specReport("azurite", "auth.sas.read", "allows reads", types.SpecStateFailed, "the rule expects the backend to succeed, but it failed with 403 AuthorizationFailure"),
 		}}}
 	return Build([]Run{ref, az}, testRules, Meta{ConformVersion: "test", Command: "conform run --backend reference --backend azurite", Generated: t0})
@@ -91,11 +92,12 @@ func TestOutcomes(t *testing.T) {
 			t.Errorf("%s: got %s/%s, want %s/%s", row.ID, row.Cells[0].Outcome, row.Cells[1].Outcome, w[0], w[1])
 		}
 	}
-	if v := r.Backends[0].Verdict; v != "conforms" {
-		t.Errorf("reference verdict %q", v)
+	// The reference skipped a MUST rule: it conforms only on what ran, never plainly.
+	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on 3 of 4 MUST rules; 1 selected MUST rules not judged (skipped, partial or blocked)" {
+		t.Errorf("reference verdict %q", b.Verdict)
 	}
-	if v := r.Backends[1].Verdict; v != "does not conform" {
-		t.Errorf("azurite verdict %q", v)
+	if b := r.Backends[1]; b.VerdictKind != DoesNotConform || b.Coverage.Failing != 2 {
+		t.Errorf("azurite verdict %q %+v", b.Verdict, b.Coverage)
 	}
 	if c := r.Backends[0].Counts; c.SkippedCapability != 1 || c.Passed != 4 || c.Information != 1 {
 		t.Errorf("reference counts %+v", c)
@@ -107,7 +109,7 @@ func TestVerdictCore(t *testing.T) {
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
 		specReport("x", "batch.max.operations", "b", types.SpecStateFailed, "accepted 101"),
 	}}}}, testRules, Meta{})
-	if b := r.Backends[0]; b.Verdict != "conforms to core" || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" {
+	if b := r.Backends[0]; b.VerdictKind != ConformsToCore || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" {
 		t.Fatalf("verdict %q features %v", b.Verdict, b.FailingFeatures)
 	}
 }
@@ -117,12 +119,14 @@ func TestVerdictCore(t *testing.T) {
 func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 	msg := "the rule expects the backend to succeed, but it had a transport error (conform:transport): sdk: get entity: " +
 		"$select on Get Entity is not expressible with aztables v1.4.1 (" + driver.ErrNotExpressible.Error() + ")"
+	notExpressible := types.ReportEntry{Name: framework.EntryNotExpressible, Value: types.WrapEntryValue(framework.TransportEntry{Op: "GetEntity",
+		Error: "sdk: get entity: $select on Get Entity is not expressible with aztables v1.4.1"})}
 	r := Build([]Run{{Backend: driver.Info{Name: "azurite+sdk"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
-		specReport("azurite+sdk", "entity.insert.conflict", "a", types.SpecStateFailed, msg),
+		specReport("azurite+sdk", "entity.insert.conflict", "a", types.SpecStateFailed, msg, notExpressible),
 		specReport("azurite+sdk", "batch.max.operations", "b", types.SpecStatePassed, ""),
 	}}}}, testRules, Meta{})
 	b := r.Backends[0]
-	if b.Verdict != "conforms" || b.Counts.Errors != 0 || b.Counts.SkippedCapability != 1 {
+	if b.VerdictKind != ConformsOn || b.Counts.Errors != 0 || b.Counts.SkippedCapability != 1 {
 		t.Fatalf("verdict %q counts %+v", b.Verdict, b.Counts)
 	}
 	for _, row := range r.Rules {
@@ -141,9 +145,10 @@ func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 // cleanup, an AfterEach), or which panicked, is not skipped: only a plain failure is.
 func TestNotExpressibleDoesNotHideOtherFailures(t *testing.T) {
 	msg := "sdk: get entity: $select on Get Entity is not expressible with aztables v1.4.1 (" + driver.ErrNotExpressible.Error() + ")"
-	withCleanupFailure := specReport("x", "entity.insert.conflict", "a", types.SpecStateFailed, msg)
+	notExpressible := types.ReportEntry{Name: framework.EntryNotExpressible, Value: types.WrapEntryValue(framework.TransportEntry{Op: "GetEntity", Error: msg})}
+	withCleanupFailure := specReport("x", "entity.insert.conflict", "a", types.SpecStateFailed, msg, notExpressible)
 	withCleanupFailure.AdditionalFailures = []types.AdditionalFailure{{State: types.SpecStateFailed, Failure: types.Failure{Message: "delete table: 500"}}}
-	panicked := specReport("x", "batch.max.operations", "b", types.SpecStatePanicked, msg)
+	panicked := specReport("x", "batch.max.operations", "b", types.SpecStatePanicked, msg, notExpressible)
 	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{withCleanupFailure, panicked}}}}, testRules, Meta{})
 	for _, row := range r.Rules {
 		if len(row.Cells) > 0 && row.Cells[0].Outcome == Skipped {

@@ -131,6 +131,7 @@ func Merge(reports ...Report) Report {
 var symbols = map[Outcome]string{
 	Pass: "✅ pass", Fail: "❌ fail", Error: "⚠️ error", Skipped: "➖ skipped", ExpectedFail: "❌ known divergence (baseline)",
 	UnexpectedPass: "❗ unexpected pass", Info: "ℹ️ info", DocumentedDiff: "📘 documented difference", NotRun: "· not run",
+	Blocked: "⛔ blocked", Partial: "◐ partial", Flaky: "〰️ flaky (baseline)", Interrupted: "⏹ interrupted",
 }
 
 func mdEscape(s string) string {
@@ -205,6 +206,12 @@ func WriteMarkdown(w io.Writer, r Report) error {
 					if s.Evidence != "" {
 						p(" — baseline evidence: %s", mdEscape(s.Evidence))
 					}
+					if s.PreviousEvidence != "" {
+						p(" — changed from the baseline: %s", mdEscape(s.PreviousEvidence))
+					}
+					if s.BlockedBy != "" {
+						p(" — blocked by %s", s.BlockedBy)
+					}
 					for _, ch := range s.Choices {
 						p(" — chose %s", mdEscape(ch))
 					}
@@ -220,7 +227,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 	}
 	section("Divergences", Fail, UnexpectedPass)
-	section("Errors (no usable answer)", Error)
+	section("Errors (no answer: transport errors)", Error)
+	section("Blocked (setup failed on another rule)", Blocked)
+	section("Interrupted", Interrupted)
 	section("Documented differences", DocumentedDiff)
 	section("Known divergences (expected by the baseline)", ExpectedFail)
 	section("Information: behaviours the documentation allows", Info)
@@ -305,9 +314,9 @@ func WriteJUnit(w io.Writer, r Report) error {
 				case Fail, UnexpectedPass:
 					s.Failures++
 					c.Failure = &junitMessage{Message: row.Text, Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
-				case Error:
+				case Error, Blocked, Interrupted:
 					s.Errors++
-					c.Error = &junitMessage{Message: "no usable answer", Type: "error", Body: sp.Failure + "\n" + sp.History}
+					c.Error = &junitMessage{Message: sp.Outcome.Describe().Meaning, Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
 				case Skipped:
 					s.Skipped++
 					c.Skipped = &junitMessage{Message: sp.SkipReason}

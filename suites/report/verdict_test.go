@@ -1,0 +1,161 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
+)
+
+func entry(name string, v any) types.ReportEntry {
+	return types.ReportEntry{Name: name, Value: types.WrapEntryValue(v)}
+}
+
+func build(name string, specs ...types.SpecReport) Backend {
+	return Build([]Run{{Backend: driver.Info{Name: name}, Ginkgo: types.Report{SpecReports: specs}}}, testRules, Meta{}).Backends[0]
+}
+
+func cellOf(t *testing.T, r Report, rule string) Cell {
+	t.Helper()
+	for _, row := range r.Rules {
+		if row.ID == rule {
+			return row.Cells[0]
+		}
+	}
+	t.Fatalf("no rule %s", rule)
+	return Cell{}
+}
+
+func allMust(backend string, state types.SpecState, failure string, extra ...types.ReportEntry) types.SpecReports {
+	var out types.SpecReports
+	for _, r := range testRules {
+		if r.Level == spec.Must {
+			out = append(out, specReport(backend, r.ID, "spec", state, failure, extra...))
+		}
+	}
+	return out
+}
+
+// Outcomes come from typed entries: a backend's error text that holds our old marker
+// strings is a fail of the rule, not an error (issue 11).
+func TestMarkerTextInAFailureIsNotATransportError(t *testing.T) {
+	msg := "the rule expects 400, but it answered 500 InternalError (\"transport error: conform:transport context deadline exceeded\")"
+	b := build("x", specReport("x", "entity.insert.conflict", "a", types.SpecStateFailed, msg))
+	if b.Counts.Failed != 1 || b.Counts.Errors != 0 {
+		t.Fatalf("counts %+v", b.Counts)
+	}
+}
+
+// A run whose only problems are transport errors is inconclusive, and names them.
+func TestOnlyTransportErrorsIsInconclusive(t *testing.T) {
+	specs := allMust("x", types.SpecStatePassed, "")
+	specs[0] = specReport("x", specs[0].LeafNodeLabels[0], "spec", types.SpecStateFailed, "unexpected EOF",
+		entry(framework.EntryTransport, framework.TransportEntry{Op: "InsertEntity", Error: "unexpected EOF"}))
+	b := build("x", specs...)
+	if b.VerdictKind != Inconclusive || !strings.Contains(b.Verdict, "unexpected EOF") || len(b.Errors) != 1 {
+		t.Fatalf("verdict %s %q errors %v", b.VerdictKind, b.Verdict, b.Errors)
+	}
+}
+
+// "conforms" only when every MUST rule ran and passed; a filtered run says what it covers.
+func TestConformsOnlyWhenEveryMustRuleRanAndPassed(t *testing.T) {
+	b := build("x", allMust("x", types.SpecStatePassed, "")...)
+	if b.VerdictKind != Conforms || b.Coverage.Passed != 4 || b.Coverage.MustRules != 4 {
+		t.Fatalf("all passed: %s %q %+v", b.VerdictKind, b.Verdict, b.Coverage)
+	}
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Filter: "area:modification", Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "query.order.keys", "b", types.SpecStateSkipped, ""),
+	}}}}, testRules, Meta{})
+	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on 1 of 4 MUST rules (filter area:modification)" {
+		t.Fatalf("filtered: %s %q", b.VerdictKind, b.Verdict)
+	}
+	if b := build("x"); b.VerdictKind == Conforms {
+		t.Fatalf("nothing ran, verdict %q", b.Verdict)
+	}
+}
+
+// A rule with a passed spec and a skipped one is partial, never pass.
+func TestSkippedSpecMakesTheCellPartial(t *testing.T) {
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "entity.insert.conflict", "b", types.SpecStateSkipped, "capability missing: sas"),
+	}}}}, testRules, Meta{})
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Partial {
+		t.Fatalf("cell %s", c.Outcome)
+	}
+}
+
+// A MUST rule that records a choice passes with a note; only MAY and SHOULD show info.
+func TestInfoOnlyForMayAndShould(t *testing.T) {
+	choice := entry(framework.EntryChoice, framework.Choice{What: "status", Chosen: "201"})
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "", choice),
+		specReport("x", "pagination.boundary.token", "b", types.SpecStatePassed, "", choice),
+	}}}}, testRules, Meta{})
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Pass || len(c.Specs[0].Notes) != 1 {
+		t.Fatalf("MUST with a choice: %+v", c)
+	}
+	if c := cellOf(t, r, "pagination.boundary.token"); c.Outcome != Info {
+		t.Fatalf("MAY with a choice: %s", c.Outcome)
+	}
+}
+
+// A blocked setup is its own outcome, linked to the blocking rule, and not a failure.
+func TestBlockedIsShownApartFromFailures(t *testing.T) {
+	blocked := entry(framework.EntryBlocked, framework.BlockedEntry{Rule: "batch.atomic", Step: "load", Error: "400"})
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "query.order.keys", "a", types.SpecStateFailed, "blocked by batch.atomic", blocked),
+	}}}}, testRules, Meta{})
+	c := cellOf(t, r, "query.order.keys")
+	if c.Outcome != Blocked || c.Specs[0].BlockedBy != "batch.atomic" || r.Backends[0].Counts.Failed != 0 || r.Backends[0].Counts.Blocked != 1 {
+		t.Fatalf("cell %+v counts %+v", c, r.Backends[0].Counts)
+	}
+	if r.Backends[0].VerdictKind == Conforms || r.Backends[0].Coverage.Failing != 0 {
+		t.Fatalf("verdict %q", r.Backends[0].Verdict)
+	}
+}
+
+// An interrupted run says so in its verdict; its unfinished specs are interrupted.
+func TestInterruptedRunSaysSo(t *testing.T) {
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Interrupted: true, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "query.order.keys", "b", types.SpecStateInterrupted, "interrupted by signal"),
+	}}}}, testRules, Meta{})
+	b := r.Backends[0]
+	if b.VerdictKind != VerdictStopped || !strings.HasPrefix(b.Verdict, "interrupted") || cellOf(t, r, "query.order.keys").Outcome != Interrupted {
+		t.Fatalf("verdict %s %q", b.VerdictKind, b.Verdict)
+	}
+}
+
+// A flaky baseline entry shows flaky, never pass; a changed failure is a fail with the
+// old evidence.
+func TestFlakyAndChangedFailure(t *testing.T) {
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "", entry(framework.EntryFlaky, framework.FlakyEntry{Reason: "clock"})),
+		specReport("x", "query.order.keys", "b", types.SpecStateFailed, "now 500",
+			entry(framework.EntryChangedFailure, framework.ChangedFailureEntry{OldEvidence: "answered 400"})),
+	}}}}, testRules, Meta{})
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Flaky {
+		t.Fatalf("flaky cell %s", c.Outcome)
+	}
+	if c := cellOf(t, r, "query.order.keys"); c.Outcome != Fail || !strings.Contains(c.Specs[0].PreviousEvidence, "answered 400") {
+		t.Fatalf("changed cell %+v", c)
+	}
+}
+
+// Every outcome is described, and the legend lists them all.
+func TestEveryOutcomeIsDescribed(t *testing.T) {
+	for _, o := range []Outcome{Pass, Fail, Error, Blocked, Skipped, Partial, ExpectedFail, Flaky, UnexpectedPass, Info, DocumentedDiff, Interrupted, NotRun} {
+		if o.Describe().Meaning == "" {
+			t.Errorf("%s has no description", o)
+		}
+	}
+	if len(Legend) != len(Outcomes) {
+		t.Errorf("legend has %d rows for %d outcomes", len(Legend), len(Outcomes))
+	}
+}
