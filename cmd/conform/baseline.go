@@ -12,9 +12,12 @@ import (
 	"github.com/tableconform/conform/suites/report"
 )
 
-// updateBaselines rewrites each backend's baseline from a run made without baselines: every
-// failing or erroring spec becomes an expected failure, with what came back as evidence.
-// The reference has no baseline: it must pass every spec.
+// updateBaselines rewrites each backend's baseline from a run made without baselines:
+// every spec that failed (an answer that breaks its rule, or a documented difference)
+// becomes an expected failure with its signature and one line of evidence. A transport
+// error or timeout is never recorded: an old entry for such a spec is kept as it was, and
+// so is every flaky entry (flakiness is decided from evidence, by hand). The reference
+// has no baseline: it must pass every spec.
 func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	for bi, b := range r.Backends {
 		if b.StartError != "" {
@@ -26,18 +29,11 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 			}
 			continue
 		}
-		old, err := fixtures.LoadBaseline(dir, b.Name, b.Version)
+		old, file, _, err := fixtures.FindBaseline(dir, b.Name, b.Kind, b.Version)
 		if err != nil {
 			return err
 		}
-		next := fixtures.Baseline{Backend: b.Name, Version: b.Version}
-		for _, row := range r.Rules {
-			for _, s := range row.Cells[bi].Specs {
-				if s.Outcome == report.Fail || s.Outcome == report.Error || s.Outcome == report.DocumentedDiff {
-					next.Expected = append(next.Expected, fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure)})
-				}
-			}
-		}
+		next := nextBaseline(old, r, bi)
 		data, err := next.Marshal()
 		if err != nil {
 			return err
@@ -45,7 +41,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		path := filepath.Join(dir, fixtures.BaselineFile(b.Name, b.Version))
+		path := filepath.Join(dir, file)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return fmt.Errorf("write baseline: %w", err)
 		}
@@ -57,8 +53,48 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 		for _, e := range removed {
 			fmt.Fprintf(w, "  - %s: %s\n", e.Rule, e.Spec)
 		}
+		if b.Counts.Errors > 0 {
+			fmt.Fprintf(w, "  %d specs of %s got no answer: not recorded (earlier entries for them kept)\n", b.Counts.Errors, b.Name)
+		}
 	}
 	return nil
+}
+
+// nextBaseline is the baseline of backend bi of r, given its old baseline.
+func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Baseline {
+	b := r.Backends[bi]
+	next := fixtures.Baseline{Backend: old.Backend, Version: b.Version}
+	if next.Backend == "" {
+		next.Backend = b.Name
+	}
+	oldEntry := func(rule, spec string) (fixtures.ExpectedFailure, bool) {
+		for _, e := range old.Expected {
+			if e.Rule == rule && e.Spec == spec {
+				return e, true
+			}
+		}
+		return fixtures.ExpectedFailure{}, false
+	}
+	for _, row := range r.Rules {
+		for _, s := range row.Cells[bi].Specs {
+			prev, had := oldEntry(row.ID, s.Text)
+			switch {
+			case had && prev.Flaky:
+				next.Expected = append(next.Expected, prev)
+			case s.Outcome == report.Error || s.Outcome == report.Interrupted:
+				if had {
+					next.Expected = append(next.Expected, prev)
+				}
+			case s.Outcome == report.Fail || s.Outcome == report.DocumentedDiff:
+				e := fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure)}
+				if s.Signature != nil {
+					e.Signature = *s.Signature
+				}
+				next.Expected = append(next.Expected, e)
+			}
+		}
+	}
+	return next
 }
 
 var runTable = regexp.MustCompile(`cf[a-z0-9]{8}p[0-9]+t[0-9]+`)

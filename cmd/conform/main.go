@@ -17,6 +17,8 @@ const (
 	exitFailed   = 1 // a backend failed a rule its baseline does not expect, or a baseline entry passed
 	exitUsage    = 2 // a usage error, or a backend that cannot be started or reached
 	exitInternal = 2
+	// exitInconclusive: nothing failed, but some specs got no answer (transport errors).
+	exitInconclusive = 3
 )
 
 // exitError carries an exit status and one readable line.

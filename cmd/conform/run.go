@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
@@ -29,6 +31,7 @@ type runOptions struct {
 	profile        string
 	out            string
 	rerunFailed    string
+	retryErrors    int
 	updateBaseline bool
 	baselineDir    string
 	specTimeout    time.Duration
@@ -43,6 +46,18 @@ var defaultBackends = []string{"reference", "azurite"}
 // optionalByDefault are default backends whose failure to start is reported, not fatal.
 var optionalByDefault = map[string]bool{"azurite": true}
 
+const runExitStatus = `Exit status:
+  0    every backend meets its baseline (failures it lists, flaky entries), nothing else failed
+  1    a backend fails a spec its baseline does not list, fails a listed spec differently,
+       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failure
+  2    a usage error (unknown backend or mutant, malformed connection string, bad or empty
+       label filter), or a backend that cannot be started or reached; nothing is written
+       for a usage error
+  3    inconclusive: nothing failed, but some specs got no answer (transport errors or
+       timeouts, named in the summary); --retry-errors N re-runs them
+  130  interrupted (SIGINT or SIGTERM is passed on to the backend processes, which delete
+       the run's tables); the report holds what ran and says "interrupted"`
+
 func runCmd() *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
@@ -51,14 +66,11 @@ func runCmd() *cobra.Command {
 		Long: `Run the conformance suites once per backend (a process per backend) and write
 report.json, report.md, report.html and junit.xml into --out.
 
-Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or
+Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, mutant:NAME, or
 NAME=CONNECTION_STRING for any endpoint. Without --backend: reference and, where it can be
 started, azurite.
 
-Exit status: 0 when every backend meets its baseline; 1 when a backend fails a rule its
-baseline does not expect or a baseline entry passes; 2 for a usage error or a backend that
-cannot be started or reached; 130 when interrupted (SIGINT or SIGTERM is passed on to the
-backend processes, which delete the run's tables, and the report holds what ran).`,
+` + runExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
@@ -67,7 +79,8 @@ backend processes, which delete the run's tables, and the report holds what ran)
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
 	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
-	f.StringVar(&o.rerunFailed, "rerun-failed", "", "run only the rules that failed in the report in this directory")
+	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, and judge the merged whole")
+	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) up to this many times")
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "rewrite each backend's baseline from this run and print what changed")
 	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory (default: the embedded ones; with --update-baseline: fixtures/baselines)")
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
@@ -76,69 +89,166 @@ backend processes, which delete the run's tables, and the report holds what ran)
 	return cmd
 }
 
+// runPlan is a validated run: what to run, against what, and what it merges into.
+type runPlan struct {
+	o            runOptions
+	backends     []string
+	usingDefault bool
+	filter       string // the label filter given to the backend processes
+	command      string
+	// earlier are the raw runs of the report that --rerun-failed merges into, by backend.
+	earlier map[string]report.Run
+	// nothing is set when --rerun-failed found nothing to re-run.
+	nothing string
+}
+
+// runRun is `conform run`: validate, plan, start, collect, judge, write, exit.
 func runRun(cmd *cobra.Command, o runOptions) error {
-	switch o.profile {
-	case "", "storage", "cosmos":
-	default:
-		return usageErr("--profile must be storage or cosmos, not %q", o.profile)
-	}
-	if o.parallel < 1 {
-		return usageErr("--parallel must be at least 1")
-	}
-	backends := o.backends
-	usingDefault := len(backends) == 0
-	filter := o.labelFilter
-	if o.rerunFailed != "" {
-		prev, err := report.ReadJSON(filepath.Join(o.rerunFailed, report.FileJSON))
-		if err != nil {
-			return usageErr("--rerun-failed: %v", err)
-		}
-		ids, names := failedRules(prev)
-		if len(ids) == 0 {
-			fmt.Fprintf(cmd.OutOrStdout(), "Nothing failed in %s.\n", o.rerunFailed)
-			return nil
-		}
-		rerun := "(" + strings.Join(ids, " || ") + ")"
-		if filter != "" {
-			filter = "(" + filter + ") && " + rerun
-		} else {
-			filter = rerun
-		}
-		if usingDefault {
-			backends, usingDefault = names, false
-		}
-	}
-	if usingDefault {
-		backends = defaultBackends
-	}
-	seen := map[string]bool{}
-	for _, b := range backends {
-		n := framework.BackendName(b)
-		if n == "" || seen[n] {
-			return usageErr("backend %q is empty or named twice", n)
-		}
-		seen[n] = true
-	}
-	if o.updateBaseline && o.baselineDir == "" {
-		o.baselineDir = "fixtures/baselines"
-	}
-	self, err := os.Executable()
+	plan, err := planRun(o)
 	if err != nil {
-		return fmt.Errorf("find conform's own executable: %w", err)
+		return err
+	}
+	if plan.nothing != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), plan.nothing)
+		return nil
 	}
 	rawDir := filepath.Join(o.out, "raw")
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return usageErr("create %s: %v", rawDir, err)
 	}
-	command := reproduceCommand(backends, o)
 	progress := newProgress(cmd.ErrOrStderr())
-	runs := make([]report.Run, len(backends))
-	codes := make([]int, len(backends))
-	sem := make(chan struct{}, o.parallel)
-	var wg sync.WaitGroup
-	runID := framework.RunPrefix()[len(framework.TablePrefix):]
 	children := newBackendProcesses()
 	stopForwarding := children.forwardSignals()
+	runs, codes := startRuns(plan, plan.backends, plan.filter, rawDir, progress, children)
+	runs = retryErrors(plan, runs, rawDir, progress, children)
+	stopForwarding()
+	runs = mergeEarlier(plan, runs)
+	kept, status := collectRuns(cmd.ErrOrStderr(), plan, runs, codes)
+	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: plan.command, Generated: time.Now()})
+	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
+		return err
+	}
+	return exitStatus(plan, rep, kept, status, children.wasInterrupted())
+}
+
+// planRun validates the options and decides what runs, before anything is started or
+// written: a mistake is one line and exit status 2.
+func planRun(o runOptions) (runPlan, error) {
+	p := runPlan{o: o, filter: o.labelFilter}
+	switch o.profile {
+	case "", "storage", "cosmos":
+	default:
+		return p, usageErr("--profile must be storage or cosmos, not %q", o.profile)
+	}
+	if o.parallel < 1 {
+		return p, usageErr("--parallel must be at least 1")
+	}
+	if o.retryErrors < 0 {
+		return p, usageErr("--retry-errors must be 0 or more")
+	}
+	if o.labelFilter != "" {
+		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
+			return p, usageErr("--label-filter %q is not a valid label expression: %s", o.labelFilter, firstLine(ansi.ReplaceAllString(err.Error(), "")))
+		}
+	}
+	p.backends = o.backends
+	p.usingDefault = len(p.backends) == 0
+	if o.rerunFailed != "" {
+		prev, err := report.ReadJSON(filepath.Join(o.rerunFailed, report.FileJSON))
+		if err != nil {
+			return p, usageErr("--rerun-failed: %v", err)
+		}
+		ids, names := failedRules(prev)
+		if len(ids) == 0 {
+			p.nothing = fmt.Sprintf("Nothing failed in %s.", o.rerunFailed)
+			return p, nil
+		}
+		p.earlier = map[string]report.Run{}
+		for _, b := range prev.Backends {
+			raw, err := readRaw(filepath.Join(o.rerunFailed, "raw", sanitizeName(b.Name)+".json"))
+			if err != nil {
+				return p, usageErr("--rerun-failed: the raw result of %s is missing, so the earlier report cannot be merged: %v", b.Name, err)
+			}
+			p.earlier[b.Name] = raw
+		}
+		rerun := "(" + strings.Join(ids, " || ") + ")"
+		if p.filter != "" {
+			p.filter = "(" + p.filter + ") && " + rerun
+		} else {
+			p.filter = rerun
+		}
+		if p.usingDefault {
+			p.backends, p.usingDefault = names, false
+		}
+	}
+	if p.usingDefault {
+		p.backends = defaultBackends
+	}
+	seen := map[string]bool{}
+	for _, b := range p.backends {
+		n := framework.BackendName(b)
+		if n == "" || seen[n] {
+			return p, usageErr("backend %q is empty or named twice", n)
+		}
+		seen[n] = true
+		if err := all.Validate(b); err != nil {
+			return p, usageErr("%v", err)
+		}
+		if p.filter != "" && selectedRules(p.filter, n) == 0 {
+			return p, usageErr("--label-filter %q selects no spec on backend %s", o.labelFilter, n)
+		}
+	}
+	if o.updateBaseline && o.baselineDir == "" {
+		p.o.baselineDir = "fixtures/baselines"
+	}
+	p.command = reproduceCommand(p.backends, o)
+	return p, nil
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// selectedRules counts the rules of the catalogue whose specs filter selects on backend:
+// a spec carries its rule's labels (framework.ruleLabels) and its backend's.
+func selectedRules(filter, backend string) int {
+	lf, err := types.ParseLabelFilter(filter)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range spec.Rules() {
+		labels := []string{r.ID, framework.LabelLevel + string(r.Level), framework.LabelArea + string(r.Area),
+			framework.LabelFeature + string(r.FeatureOrCore()), framework.LabelBackend + backend}
+		if lf(labels) {
+			n++
+		}
+	}
+	return n
+}
+
+func readRaw(path string) (report.Run, error) {
+	var run report.Run
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &run)
+	}
+	return run, err
+}
+
+// startRuns runs the suite against each backend, one process each, at most --parallel at
+// a time, and collects their raw results.
+func startRuns(p runPlan, backends []string, filter, rawDir string, progress *progress, children *backendProcesses) ([]report.Run, []int) {
+	self, err := os.Executable()
+	runs := make([]report.Run, len(backends))
+	codes := make([]int, len(backends))
+	if err != nil {
+		for i, b := range backends {
+			runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, StartError: "find conform's own executable: " + err.Error()}, exitUsage
+		}
+		return runs, codes
+	}
+	sem := make(chan struct{}, p.o.parallel)
+	var wg sync.WaitGroup
+	runID := framework.RunPrefix()[len(framework.TablePrefix):]
 	for i, b := range backends {
 		wg.Add(1)
 		go func() {
@@ -146,69 +256,163 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if children.wasInterrupted() {
-				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, StartError: "not run: interrupted"}, exitInterrupted
+				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter}, exitInterrupted
 				return
 			}
-			runs[i], codes[i] = runChild(self, b, i+1, o, filter, command, rawDir, runID, progress, children)
+			runs[i], codes[i] = runChild(self, b, i+1, p.o, filter, p.command, rawDir, runID, progress, children)
+			runs[i].Filter = p.o.labelFilter
+			runs[i].Interrupted = runs[i].Interrupted || children.wasInterrupted()
 		}()
 	}
 	wg.Wait()
-	stopForwarding()
+	return runs, codes
+}
 
+// retryErrors re-runs, up to --retry-errors times, the rules whose specs got no answer on
+// each backend, merging each retry into the run (report.MergeRuns).
+func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress, children *backendProcesses) []report.Run {
+	for attempt := 1; attempt <= p.o.retryErrors && !children.wasInterrupted(); attempt++ {
+		for i, run := range runs {
+			ids := erroredRules(run, p.o.profile)
+			if len(ids) == 0 || run.StartError != "" {
+				continue
+			}
+			filter := "(" + strings.Join(ids, " || ") + ")"
+			if p.filter != "" {
+				filter = "(" + p.filter + ") && " + filter
+			}
+			fmt.Fprintf(progress.w, "[%s] retry %d of %d: %d rules with transport errors\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
+			retried, _ := startRuns(p, []string{p.backends[i]}, filter, filepath.Join(rawDir, fmt.Sprintf("retry%d", attempt)), progress, children)
+			runs[i] = report.MergeRuns(run, retried[0])
+		}
+	}
+	return runs
+}
+
+// erroredRules lists the rules with a spec that got no answer in run.
+func erroredRules(run report.Run, profile string) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, s := range run.Ginkgo.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		for _, l := range s.Labels() {
+			r, ok := spec.LookupRule(l)
+			if !ok || seen[r.ID] {
+				continue
+			}
+			if report.SpecOutcome(s, r, profile).Outcome == report.Error {
+				seen[r.ID] = true
+				ids = append(ids, r.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// mergeEarlier merges this run into the earlier report's raw runs (--rerun-failed), so
+// that the whole is judged; backends not re-run keep their earlier results.
+func mergeEarlier(p runPlan, runs []report.Run) []report.Run {
+	if p.earlier == nil {
+		return runs
+	}
+	done := map[string]bool{}
+	for i, run := range runs {
+		if prev, ok := p.earlier[run.Backend.Name]; ok && run.StartError == "" {
+			runs[i] = report.MergeRuns(prev, run)
+			runs[i].Filter = prev.Filter
+		}
+		done[run.Backend.Name] = true
+	}
+	names := make([]string, 0, len(p.earlier))
+	for n := range p.earlier {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !done[n] {
+			runs = append(runs, p.earlier[n])
+		}
+	}
+	return runs
+}
+
+// collectRuns keeps the runs that go into the report (a default backend that could not be
+// started is left out, with one line) and says which backends could not be started.
+func collectRuns(w io.Writer, p runPlan, runs []report.Run, codes []int) ([]report.Run, int) {
 	var kept []report.Run
 	status := exitOK
 	for i, run := range runs {
-		name := framework.BackendName(backends[i])
-		if run.StartError != "" && usingDefault && optionalByDefault[name] {
-			fmt.Fprintf(cmd.ErrOrStderr(), "conform: %s could not be started, so the report leaves it out: %s\n", name, run.StartError)
+		name := run.Backend.Name
+		if run.StartError != "" && p.usingDefault && optionalByDefault[name] {
+			fmt.Fprintf(w, "conform: %s could not be started, so the report leaves it out: %s\n", name, run.StartError)
 			continue
 		}
 		kept = append(kept, run)
-		switch {
-		case run.StartError != "":
-			fmt.Fprintf(cmd.ErrOrStderr(), "conform: backend %s cannot be started or reached: %s\n", name, run.StartError)
+		if run.StartError != "" {
+			fmt.Fprintf(w, "conform: backend %s cannot be started or reached: %s\n", name, run.StartError)
 			status = exitUsage
-		case codes[i] != exitOK && status == exitOK && (len(run.Ginkgo.SpecReports) == 0 || suiteNodeFailed(run)):
-			status = exitFailed
+		} else if i < len(codes) && codes[i] != exitOK && len(run.Ginkgo.SpecReports) == 0 && !run.Interrupted {
+			status = exitUsage
 		}
 	}
-	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: command, Generated: time.Now()})
-	// A backend's specs decide the exit status through the report's outcomes, so that a
-	// request the driver could not send (skipped there) does not fail the run.
-	for _, b := range rep.Backends {
-		if c := b.Counts; status == exitOK && c.Failed+c.Errors+c.UnexpectedPasses+c.DocumentedDiffs > 0 {
-			status = exitFailed
-		}
-	}
-	if err := report.WriteDir(o.out, rep); err != nil {
+	return kept, status
+}
+
+// writeRunReport writes the report, prints the summary and, with --update-baseline,
+// rewrites the baselines.
+func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
+	if err := report.WriteDir(p.o.out, rep); err != nil {
 		return err
 	}
-	printSummary(cmd.OutOrStdout(), rep, o.out)
-	if o.updateBaseline {
-		if err := updateBaselines(cmd.OutOrStdout(), o.baselineDir, rep); err != nil {
-			return err
-		}
-		if status == exitFailed {
-			status = exitOK
-		}
-	}
-	if children.wasInterrupted() {
-		return &exitError{code: exitInterrupted, msg: "interrupted; the report holds the specs that ran"}
-	}
-	if status != exitOK {
-		return &exitError{code: status}
+	printSummary(w, rep, p.o.out)
+	if p.o.updateBaseline {
+		return updateBaselines(w, p.o.baselineDir, rep)
 	}
 	return nil
 }
 
-// failedRules returns the rules that failed, errored or passed unexpectedly in a report,
-// and the backends they did so on.
+// exitStatus decides the exit status from the judged report (runExitStatus).
+func exitStatus(p runPlan, rep report.Report, runs []report.Run, status int, interrupted bool) error {
+	if status != exitOK {
+		return &exitError{code: status}
+	}
+	if interrupted {
+		return &exitError{code: exitInterrupted, msg: "interrupted; the report holds the specs that ran"}
+	}
+	failed, errored := false, false
+	for _, b := range rep.Backends {
+		c := b.Counts
+		if c.Failed+c.UnexpectedPasses+c.DocumentedDiffs+c.Blocked > 0 {
+			failed = true
+		}
+		if c.Errors > 0 {
+			errored = true
+		}
+	}
+	for _, run := range runs {
+		if suiteNodeFailed(run) {
+			failed = true // a baseline problem (stale entry, rule-level unexpected pass)
+		}
+	}
+	switch {
+	case failed && !p.o.updateBaseline:
+		return &exitError{code: exitFailed}
+	case errored:
+		return &exitError{code: exitInconclusive, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
+	}
+	return nil
+}
+
+// failedRules returns the rules that failed, errored, were blocked or passed unexpectedly
+// in a report, and the backends they did so on.
 func failedRules(r report.Report) (ids, backends []string) {
 	bs := map[string]bool{}
 	for _, row := range r.Rules {
 		for bi, c := range row.Cells {
 			switch c.Outcome {
-			case report.Fail, report.Error, report.UnexpectedPass:
+			case report.Fail, report.Error, report.UnexpectedPass, report.Blocked, report.Interrupted:
 				if len(ids) == 0 || ids[len(ids)-1] != row.ID {
 					ids = append(ids, row.ID)
 				}
@@ -324,19 +528,20 @@ func sanitizeName(s string) string {
 	}, s)
 }
 
-// progress prints, for each backend, how many specs are done of how many, and failures as
-// they happen.
+// progress prints, for each backend, how many specs are done of how many, and problems
+// as they happen, counted by the outcomes the report gives them (report.SpecOutcome), so
+// that the live counts and the summary agree.
 type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	total  map[string]int
 	done_  map[string]int
-	failed map[string]int
+	counts map[string]map[report.Outcome]int
 	step   map[string]int
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, total: map[string]int{}, done_: map[string]int{}, failed: map[string]int{}, step: map[string]int{}}
+	return &progress{w: w, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{}, step: map[string]int{}}
 }
 
 func (p *progress) start(name string) {
@@ -344,6 +549,9 @@ func (p *progress) start(name string) {
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "[%s] starting\n", name)
 }
+
+// liveShown are the outcomes progress prints as they happen.
+var liveShown = map[report.Outcome]string{report.Fail: "FAIL", report.Error: "ERROR", report.Blocked: "BLOCKED", report.UnexpectedPass: "UNEXPECTED PASS"}
 
 func (p *progress) event(name string, e event) {
 	p.mu.Lock()
@@ -354,33 +562,47 @@ func (p *progress) event(name string, e event) {
 		fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, e.Total)
 	case "spec":
 		p.done_[name]++
-		if e.Failure != "" {
-			p.failed[name]++
-			fmt.Fprintf(p.w, "[%s] FAIL %s: %s\n        %s\n", name, e.Rule, e.Text, e.Failure)
+		if p.counts[name] == nil {
+			p.counts[name] = map[report.Outcome]int{}
+		}
+		o := report.Outcome(e.Outcome)
+		p.counts[name][o]++
+		if word, ok := liveShown[o]; ok {
+			fmt.Fprintf(p.w, "[%s] %s %s: %s\n        %s\n", name, word, e.Rule, e.Text, e.Failure)
 		}
 		total := p.total[name]
 		if total > 0 {
 			pct := p.done_[name] * 10 / total
 			if pct > p.step[name] {
 				p.step[name] = pct
-				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %d failed\n", name, p.done_[name], total, p.failed[name])
+				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %s\n", name, p.done_[name], total, p.tally(name))
 			}
 		}
 	}
 }
 
+// tally renders the problem counts of a backend as the summary names them.
+func (p *progress) tally(name string) string {
+	c := p.counts[name]
+	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[report.Fail], c[report.Error], c[report.Blocked])
+}
+
 func (p *progress) done(name string, code int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "[%s] finished: %d specs, %d failed (exit %d)\n", name, p.done_[name], p.failed[name], code)
+	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s (exit %d)\n", name, p.done_[name], p.tally(name), code)
 }
 
 func printSummary(w io.Writer, r report.Report, dir string) {
 	fmt.Fprintln(w)
 	for _, b := range r.Backends {
 		c := b.Counts
-		fmt.Fprintf(w, "%-16s %-18s passed %d, failed %d, errors %d, expected failures %d, documented differences %d, skipped %d\n",
-			b.Name, b.Verdict, c.Passed, c.Failed, c.Errors, c.ExpectedFailures, c.DocumentedDiffs, c.SkippedCapability)
+		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
+		fmt.Fprintf(w, "%-16s passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
+			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		for _, e := range b.Errors {
+			fmt.Fprintf(w, "%-16s no answer: %s\n", "", e)
+		}
 	}
 	fmt.Fprintf(w, "\nReport: %s\n", filepath.Join(dir, report.FileMarkdown))
 }

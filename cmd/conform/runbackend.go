@@ -131,8 +131,10 @@ func runOneBackend(arg string, o childOptions) int {
 		}
 		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}
 		for _, l := range s.Labels() {
-			if _, ok := ruleLabel(l); ok {
+			if r, ok := ruleLabel(l); ok {
 				e.Rule = l
+				// Classified as the report classifies it, so that progress and summary agree.
+				e.Outcome = string(report.SpecOutcome(s, r, o.profile).Outcome)
 			}
 		}
 		if s.Failed() {

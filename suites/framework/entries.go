@@ -29,6 +29,9 @@ const (
 	// EntryFlaky: the baseline says the spec is flaky on this backend (it passed or failed
 	// as listed).
 	EntryFlaky = "conform.flaky"
+	// EntrySignature: what a failed spec's failure looked like (fixtures.Signature), for
+	// baselines.
+	EntrySignature = "conform.signature"
 )
 
 // TransportEntry is the value of an EntryTransport or EntryNotExpressible entry.

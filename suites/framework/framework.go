@@ -318,9 +318,14 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.recorder = nil
 	f.mu.Unlock()
 	ginkgo.DeferCleanup(func() {
-		if rec := f.currentRecorder(); rec != nil && ginkgo.CurrentSpecReport().Failed() {
-			ginkgo.AddReportEntry(EntryHistory, rec.History(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
-			markCalls(rec.Calls())
+		if sr := ginkgo.CurrentSpecReport(); sr.Failed() {
+			var calls []record.Call
+			if rec := f.currentRecorder(); rec != nil {
+				calls = rec.Calls()
+				ginkgo.AddReportEntry(EntryHistory, rec.History(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+				markCalls(calls)
+			}
+			ginkgo.AddReportEntry(EntrySignature, FailureSignature(sr.Failure.Message, calls), ginkgo.ReportEntryVisibilityNever)
 		}
 	})
 	if _, err := f.target.open(); err != nil {

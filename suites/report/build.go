@@ -9,6 +9,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 )
@@ -173,6 +174,10 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		if s.Failure.Location.FileName != "" {
 			res.Location = fmt.Sprintf("%s:%d", shortPath(s.Failure.Location.FileName), s.Failure.Location.LineNumber)
 		}
+	}
+	var sig fixtures.Signature
+	if entryValue(s, framework.EntrySignature, &sig) && !sig.IsZero() {
+		res.Signature = &sig
 	}
 	var flaky framework.FlakyEntry
 	isFlaky := entryValue(s, framework.EntryFlaky, &flaky)

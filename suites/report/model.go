@@ -5,6 +5,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -204,6 +205,9 @@ type SpecResult struct {
 	Choices    []string `json:"choices,omitempty"`
 	SkipReason string   `json:"skipReason,omitempty"`
 	Difference string   `json:"documentedDifference,omitempty"`
+	// Signature is what the failure looked like (status and code, or masked assertion),
+	// as baselines record it.
+	Signature *fixtures.Signature `json:"signature,omitempty"`
 	// BlockedBy names the rule whose failure blocked the spec's setup.
 	BlockedBy string `json:"blockedBy,omitempty"`
 	// Notes are choices a MUST rule's spec recorded, and a flaky entry's reason.
