@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/report"
+)
+
+// A mistake in what to run is one line and exit 2, before any backend starts and before
+// any report is written (issue 11: a mistyped filter reported "conforms" on 0 specs).
+func TestRunMistakesExitTwoAndWriteNothing(t *testing.T) {
+	for _, args := range [][]string{
+		{"--backend", "reference", "--label-filter", "area:no-such-area"},
+		{"--backend", "reference", "--label-filter", "area:query && ("},
+		{"--backend", "no-such-backend"},
+		{"--backend", "mutant:no-such-mutant"},
+		{"--backend", "acct=AccountName=a;AccountKey=not base64!;TableEndpoint=http://127.0.0.1:1/a"},
+		{"--backend", "reference", "--retry-errors", "-1"},
+	} {
+		out := filepath.Join(t.TempDir(), "report")
+		_, stderr, code := conform(t, append(append([]string{"run"}, args...), "--out", out)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, stderr)
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 || !strings.HasPrefix(stderr, "conform: ") {
+			t.Errorf("%v: want one line on stderr, got %q", args, stderr)
+		}
+		if strings.Contains(stderr, "[reference] starting") {
+			t.Errorf("%v: a backend started", args)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: %s was written", args, out)
+		}
+	}
+}
+
+func backendWith(c report.Counts) report.Report {
+	return report.Report{Backends: []report.Backend{{Counts: c}}}
+}
+
+// Exit statuses: transport errors alone are inconclusive (3), a failure is 1 whatever else
+// happened, an interrupted run 130.
+func TestExitStatusSeparatesInconclusiveFromFailures(t *testing.T) {
+	code := func(rep report.Report, interrupted bool) int {
+		err := exitStatus(runPlan{}, rep, nil, exitOK, interrupted)
+		var ee *exitError
+		if err == nil {
+			return 0
+		}
+		if !errors.As(err, &ee) {
+			t.Fatalf("error %v", err)
+		}
+		return ee.code
+	}
+	for _, tc := range []struct {
+		name        string
+		counts      report.Counts
+		interrupted bool
+		want        int
+	}{
+		{"clean", report.Counts{Passed: 3}, false, exitOK},
+		{"errors only", report.Counts{Passed: 3, Errors: 2}, false, exitInconclusive},
+		{"errors and a failure", report.Counts{Failed: 1, Errors: 2}, false, exitFailed},
+		{"blocked", report.Counts{Blocked: 1}, false, exitFailed},
+		{"expected failures only", report.Counts{ExpectedFailures: 4, Flaky: 1}, false, exitOK},
+		{"interrupted", report.Counts{Passed: 1}, true, exitInterrupted},
+	} {
+		if got := code(backendWith(tc.counts), tc.interrupted); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Live progress counts outcomes as the summary does: a transport error is an error, not a
+// failure (issue 11: progress said "5 failed", the summary 0).
+func TestProgressAgreesWithTheSummary(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	p.event("x", event{Kind: "total", Total: 3})
+	p.event("x", event{Kind: "spec", Outcome: string(report.Error), Failure: "unexpected EOF"})
+	p.event("x", event{Kind: "spec", Outcome: string(report.Skipped), Failure: "capability missing"})
+	p.event("x", event{Kind: "spec", Outcome: string(report.ExpectedFail)})
+	p.done("x", 0)
+	if !strings.Contains(buf.String(), "finished: 3 specs, 0 failed, 1 errors, 0 blocked") {
+		t.Fatalf("progress:\n%s", buf.String())
+	}
+}
+
+// --update-baseline records failures with their signature, never a transport error or an
+// interrupted spec (an old entry for one is kept), and keeps flaky entries as they were.
+func TestUpdateBaselineNeverRecordsTransportErrors(t *testing.T) {
+	sig := fixtures.Signature{Status: 400, Code: "InvalidInput"}
+	rep := report.Report{
+		Backends: []report.Backend{{Info: driver.Info{Name: "emu", Kind: "emu", Version: "1"}}},
+		Rules: []report.RuleRow{{ID: "r", Cells: []report.Cell{{Specs: []report.SpecResult{
+			{Text: "fails", Outcome: report.Fail, Failure: "expected 409, but it answered 400 InvalidInput", Signature: &sig},
+			{Text: "no answer, new", Outcome: report.Error, Failure: "unexpected EOF"},
+			{Text: "no answer, listed", Outcome: report.Error, Failure: "context deadline exceeded"},
+			{Text: "flaky", Outcome: report.Pass},
+			{Text: "passes now", Outcome: report.Pass},
+		}}}}},
+	}
+	old := fixtures.Baseline{Backend: "emu", Version: "1", Expected: []fixtures.ExpectedFailure{
+		{Rule: "r", Spec: "no answer, listed", Evidence: "old"},
+		{Rule: "r", Spec: "flaky", Evidence: "old", Flaky: true, Reason: "clock"},
+		{Rule: "r", Spec: "passes now", Evidence: "old"},
+	}}
+	next := nextBaseline(old, rep, 0)
+	got := map[string]fixtures.ExpectedFailure{}
+	for _, e := range next.Expected {
+		got[e.Spec] = e
+	}
+	if e, ok := got["fails"]; !ok || e.Signature != sig {
+		t.Errorf("failure not recorded with its signature: %+v", e)
+	}
+	if _, ok := got["no answer, new"]; ok {
+		t.Error("a transport error was recorded")
+	}
+	if e := got["no answer, listed"]; e.Evidence != "old" {
+		t.Error("the entry of a spec without an answer was not kept")
+	}
+	if e := got["flaky"]; !e.Flaky || e.Reason != "clock" {
+		t.Error("the flaky entry was not kept")
+	}
+	if _, ok := got["passes now"]; ok {
+		t.Error("an entry of a passing spec was kept")
+	}
+}
