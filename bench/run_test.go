@@ -26,7 +26,7 @@ func TestTablePrefixIsTheFrameworks(t *testing.T) {
 	if TablePrefix != framework.TablePrefix {
 		t.Fatalf("TablePrefix %q, framework's %q: `conform clean` would miss benchmark tables", TablePrefix, framework.TablePrefix)
 	}
-	if n := newTableName(); !strings.HasPrefix(n, TablePrefix) || len(n) > 63 {
+	if n := newTableName(); !strings.HasPrefix(n, TablePrefix) || len(n) > 63 || !framework.IsRunTable(n) {
 		t.Fatalf("table name %q", n)
 	}
 }

@@ -18,7 +18,7 @@ func cleanCmd() *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "clean --backend NAME=CONNECTION_STRING [--prefix cf...]",
-		Short: "Delete tables left behind by crashed runs (only conform's own, by prefix)",
+		Short: "Delete tables left behind by crashed runs (only names of conform's exact pattern, cf + run id + p<n>t<n>)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if backend == "" {
@@ -59,8 +59,10 @@ func cleanCmd() *cobra.Command {
 	return cmd
 }
 
-// tablesWithPrefix lists the tables whose names start with prefix, asking the service for
-// that range only and checking every name again before it is returned.
+// tablesWithPrefix lists conform's own tables whose names start with prefix: it asks the
+// service for that range only, and returns only names that match the exact pattern of
+// conform's tables (framework.RunTablePattern), so that a user's table that merely starts
+// with "cf" (cfusers) is never deleted.
 func tablesWithPrefix(ctx context.Context, b api.Backend, prefix string) ([]string, error) {
 	upper := prefix[:len(prefix)-1] + string(prefix[len(prefix)-1]+1)
 	q := api.TableQuery{Filter: fmt.Sprintf("TableName ge '%s' and TableName lt '%s'", prefix, upper)}
@@ -71,7 +73,7 @@ func tablesWithPrefix(ctx context.Context, b api.Backend, prefix string) ([]stri
 			return nil, err
 		}
 		for _, n := range p.Tables {
-			if strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)) {
+			if strings.HasPrefix(n, prefix) && framework.IsRunTable(n) {
 				out = append(out, n)
 			}
 		}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
 )
@@ -131,5 +134,29 @@ func TestUpdateBaselineNeverRecordsTransportErrors(t *testing.T) {
 	}
 	if _, ok := got["passes now"]; ok {
 		t.Error("an entry of a passing spec was kept")
+	}
+}
+
+// `conform clean --prefix cf` lists only tables of conform's exact pattern: a user's
+// "cfusers" and other near misses survive (issue 11).
+func TestCleanSparesNearMissNames(t *testing.T) {
+	b := reference.New()
+	ctx := context.Background()
+	own := []string{"cfabcd1234p1t1", "cfabcd1234p2t7xa", "cfabcd1234b3"}
+	users := []string{"cfusers", "cfabcd1234", "cfabcd1234p1", "cfusersbackup1", "cfabcd12345p1t1", "cfarchive2024p1t1"}
+	for _, n := range append(append([]string(nil), own...), users...) {
+		if err := b.CreateTable(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := tablesWithPrefix(ctx, b, "cf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	want := append([]string(nil), own...)
+	sort.Strings(want)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("clean would delete %v, want exactly %v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,19 @@ func newRunID() string {
 	}
 	return string(b)
 }
+
+// RunTablePattern matches exactly the names of the tables conform creates: "cf", a run id
+// of 8 lower-case letters or digits, then "p<process>t<n>" (RunTableName) with an optional
+// suffix of letters and digits (a spec's variants of its table: "x"+suffix, "Case"), or
+// "b<n>" (a benchmark's table). `conform clean` and every delete a run makes are guarded
+// by it, so that a user's table such as "cfusers" is never touched.
+var RunTablePattern = regexp.MustCompile(`^cf[a-z0-9]{8}(p[0-9]+t[0-9]+[A-Za-z0-9]*|b[0-9]+)$`)
+
+// IsRunTable reports whether name is the name of a table some conform run created.
+func IsRunTable(name string) bool { return RunTablePattern.MatchString(name) }
+
+// IsThisRunsTable reports whether name is the name of a table this run created.
+func IsThisRunsTable(name string) bool { return IsRunTable(name) && strings.HasPrefix(name, RunPrefix()) }
 
 // RunPrefix is the prefix of every table this run creates ("cf" + the run id). A run
 // creates, changes and deletes only tables whose names start with it.
@@ -195,12 +209,15 @@ func (f *F) NewTable(ctx context.Context) string {
 
 // CleanupTable deletes the named table when the spec ends, ignoring "not found".
 func (f *F) CleanupTable(name string) {
-	if !strings.HasPrefix(name, RunPrefix()) {
-		ginkgo.Fail(fmt.Sprintf("conform refuses to clean up table %q: it does not start with this run's prefix %q", name, RunPrefix()))
+	if !IsThisRunsTable(name) {
+		ginkgo.Fail(fmt.Sprintf("conform refuses to clean up table %q: it is not one of this run's tables (%s, prefix %q)", name, RunTablePattern, RunPrefix()))
 	}
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
 		if f.target.cfg.KeepFailedTables && ginkgo.CurrentSpecReport().Failed() {
 			ginkgo.GinkgoWriter.Printf("keeping table %s of a failed spec\n", name)
+			return
+		}
+		if !IsThisRunsTable(name) {
 			return
 		}
 		del := func(ctx context.Context) error { return f.target.target.Backend.DeleteTable(ctx, name) }

@@ -29,7 +29,7 @@ func createOwned(ctx context.Context, f *framework.F, name string) error {
 	if err != nil {
 		return err
 	}
-	if strings.HasPrefix(name, framework.RunPrefix()) {
+	if framework.IsThisRunsTable(name) {
 		f.CleanupTable(name)
 		return nil
 	}
