@@ -446,6 +446,32 @@ func unkilled(d MutationData) (rules []UnkilledRule, pending []string) {
 }
 
 // renderMutantsDoc renders docs/MUTANTS.md from a mutation run.
+type ruleKills struct {
+	rule  string
+	kills int
+}
+
+// killsPerRule counts, for each rule, the mutants its specs caught: most first, then by id.
+func killsPerRule(d MutationData) []ruleKills {
+	n := map[string]int{}
+	for _, m := range d.Mutants {
+		for _, id := range m.Killed {
+			n[id]++
+		}
+	}
+	out := make([]ruleKills, 0, len(n))
+	for id, k := range n {
+		out = append(out, ruleKills{id, k})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].kills != out[j].kills {
+			return out[i].kills > out[j].kills
+		}
+		return out[i].rule < out[j].rule
+	})
+	return out
+}
+
 func renderMutantsDoc(d MutationData) string {
 	var b strings.Builder
 	b.WriteString("# Mutants: the suite tested by deliberately wrong backends\n\n")
@@ -453,7 +479,10 @@ func renderMutantsDoc(d MutationData) string {
 	b.WriteString("file no longer matches the suite. Each mutant is a decorator over a correct backend (suites/driver/mutant) that\n")
 	b.WriteString("breaks one documented behaviour; run one with `conform run --backend mutant:NAME` (or `mutant:NAME@BASE`).\n")
 	b.WriteString("A rule catches a mutant when it fails (or errors) against the mutant and passes against the mutant's base.\n\n")
-	fmt.Fprintf(&b, "**Mutation score: %d of %d mutants caught.**\n\n", d.Caught, d.Total)
+	fmt.Fprintf(&b, "**Every rule can fail: %d of %d mutants are caught.** The mutants are written one or a few per rule and\n", d.Caught, d.Total)
+	b.WriteString("kept once a spec catches them, so this count can only read 100%: it shows that each rule's specs are able to\n")
+	b.WriteString("fail, not how many faults the suite would find in an implementation nobody wrote for it. The section \"Kills per\n")
+	b.WriteString("rule\" below says which rules catch most of them.\n\n")
 	b.WriteString("| Mutant | What it breaks | Must fail | Rules that caught it |\n|---|---|---|---|\n")
 	for _, m := range d.Mutants {
 		name := "`" + m.Name + "`"
@@ -488,6 +517,12 @@ func renderMutantsDoc(d MutationData) string {
 	b.WriteString("Transport mutants test the framework's timeouts and error reporting; the catalogue coverage leaves them out.\n")
 	b.WriteString("A failure of a rule whose specs run concurrent clients depends on how the clients interleave: it is recorded\n")
 	b.WriteString("only where the mutant claims it in its Breaks, and the test then requires it on every run.\n")
+	b.WriteString("\n## Kills per rule\n\n")
+	b.WriteString("How many mutants each rule's specs catch (rules that catch none are listed in the next section).\n\n")
+	b.WriteString("| Rule | Mutants caught |\n|---|---:|\n")
+	for _, k := range killsPerRule(d) {
+		fmt.Fprintf(&b, "| %s | %d |\n", k.rule, k.kills)
+	}
 	b.WriteString("\n## Rules without a killing mutant\n\n")
 	if len(d.Unkilled) == 0 {
 		b.WriteString("None: every rule with a spec is made to fail by at least one behavioural mutant.\n")

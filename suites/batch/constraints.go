@@ -111,6 +111,7 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 				Expect(res).To(BeEmpty(), "an empty transaction returned results")
 				f.Choice("answer to an empty transaction", "success with no result")
 			} else {
+				Expect(err).To(BeDocumentedRefusal(), "an empty transaction")
 				f.Choice("answer to an empty transaction", DescribeOutcome(err))
 			}
 			Expect(table).To(HoldExactly(ctx, b, before...))

@@ -50,6 +50,7 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 				f.Choice("insert with an empty RowKey", OutcomeOf(err))
 				if err != nil {
 					Expect(err).To(HaveFailedWithStatus(400))
+					Expect(err).To(BeDocumentedRefusal())
 					return
 				}
 				Expect(get(ctx, b, table, pk, "")).To(MatchEntity(e))

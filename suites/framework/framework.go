@@ -68,7 +68,9 @@ var RunTablePattern = regexp.MustCompile(`^cf[a-z0-9]{8}(p[0-9]+t[0-9]+[A-Za-z0-
 func IsRunTable(name string) bool { return RunTablePattern.MatchString(name) }
 
 // IsThisRunsTable reports whether name is the name of a table this run created.
-func IsThisRunsTable(name string) bool { return IsRunTable(name) && strings.HasPrefix(name, RunPrefix()) }
+func IsThisRunsTable(name string) bool {
+	return IsRunTable(name) && strings.HasPrefix(name, RunPrefix())
+}
 
 // RunPrefix is the prefix of every table this run creates ("cf" + the run id). A run
 // creates, changes and deletes only tables whose names start with it.

@@ -88,6 +88,7 @@ var _ = framework.Describe("Key size", func(f *framework.F) {
 			f.Choice("key of 513 to 1,024 characters", OutcomeOf(err))
 			if err != nil {
 				Expect(err).To(HaveFailedWithStatus(400))
+				Expect(err).To(BeDocumentedRefusal())
 				expectUnchanged(ctx, b, table, api.Entity{}, false)
 				return
 			}

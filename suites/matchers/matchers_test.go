@@ -41,6 +41,12 @@ func TestServiceFailureMatchers(t *testing.T) {
 		{"BeRefused 501", BeRefused(), &spec.Error{Status: 501, Code: "NotImplemented"}, true, "", ""},
 		{"BeRefused 503", BeRefused(), &spec.Error{Status: 503, Code: "ServerBusy"}, false,
 			"the rule expects the backend to refuse the request (4xx or 501), but it failed with 503 ServerBusy", ""},
+		// Where a rule allows a refusal, only a documented one counts: Azurite's 500 to an
+		// empty transaction is a fail, not a choice (issue 11).
+		{"BeDocumentedRefusal 4xx", BeDocumentedRefusal(), conflict, true, "", ""},
+		{"BeDocumentedRefusal 500", BeDocumentedRefusal(), &spec.Error{Status: 500, Code: "InternalError"}, false,
+			"the rule expects the backend to refuse the request with a 4xx status and an error code, but it failed with 500 InternalError", ""},
+		{"BeDocumentedRefusal no code", BeDocumentedRefusal(), &spec.Error{Status: 400}, false, "", ""},
 	} {
 		got, err := tc.m.Match(tc.actual)
 		if err != nil || got != tc.match {

@@ -101,6 +101,19 @@ func BeRefused() types.GomegaMatcher {
 	}
 }
 
+// BeDocumentedRefusal succeeds when the actual error is a refusal the documentation
+// allows where a rule lets a backend refuse or accept: a service error with a 4xx status
+// and an error code. A 5xx (a server error, such as a 500 to an empty transaction) or an
+// answer without a code is not a refusal, and the rule fails (issue 11).
+func BeDocumentedRefusal() types.GomegaMatcher {
+	return &serviceFailure{
+		name:    "BeDocumentedRefusal",
+		expects: "to refuse the request with a 4xx status and an error code",
+		negated: "to accept the request",
+		accept:  func(e *driver.Error) bool { return e.Status >= 400 && e.Status < 500 && e.Code != "" },
+	}
+}
+
 type propertyNames struct{ want []string }
 
 // HavePropertyNames succeeds when an api.Entity has exactly the given custom properties,

@@ -168,6 +168,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(es)))
 		if err != nil {
 			Expect(err).To(HaveFailedWith(400), "filter %q", filter)
+			Expect(err).To(BeDocumentedRefusal(), "filter %q", filter)
 			e, _ := driver.AsError(err)
 			f.Choice("more than 15 comparisons", "refused with 400 "+e.Code)
 			return

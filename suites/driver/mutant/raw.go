@@ -146,7 +146,7 @@ var (
 	_ = rawMutant(Mutant{
 		Name:        "strong-etags",
 		Description: "hands out strong ETags in the ETag header (\"...\" without W/), leaving odata.etag as it is",
-		Breaks:      []string{"protocol.etag.weak", "protocol.get.etag"},
+		Breaks:      []string{"protocol.get.etag"},
 	}, nil, func(_ *http.Request, a *http.Response) {
 		if e := a.Header.Get("ETag"); strings.HasPrefix(e, "W/") {
 			a.Header.Set("ETag", strings.TrimPrefix(e, "W/"))
@@ -175,8 +175,19 @@ var (
 	_ = rawMutant(Mutant{
 		Name:        "location-dropped",
 		Description: "answers an insert without the Location header that names the new entity",
-		Breaks:      []string{"protocol.insert.default-201"},
+		Breaks:      []string{"protocol.insert.location"},
 	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("Location") })
+
+	_ = rawMutant(Mutant{
+		Name:        "insert-without-prefer-answers-204",
+		Description: "answers an insert that sends no Prefer header with 204 No Content and no body, as if return-no-content had been asked for",
+		Breaks:      []string{"protocol.insert.default-201"},
+	}, nil, func(r *http.Request, a *http.Response) {
+		if r.Method == http.MethodPost && r.Header.Get("Prefer") == "" && a.StatusCode == http.StatusCreated {
+			a.StatusCode, a.Status = http.StatusNoContent, "204 No Content"
+			rewriteBody(&a.Body, &a.ContentLength, a.Header, func([]byte) []byte { return nil })
+		}
+	})
 
 	_ = rawMutant(Mutant{
 		Name:        "metadata-level-ignored",
