@@ -145,7 +145,9 @@ type MalformedAnswerError struct {
 	Status int
 	// Body is the start of the answer's body, at most MaxMalformedEvidence bytes.
 	Body []byte
-	// Err says what could not be read; nil for a status the operation never answers.
+	// Err says what could not be read; nil for a status the operation never answers. It
+	// is text only: a decoder's service-shaped error (a 400 of the codec) must never pass
+	// for the backend's answer, so it is not unwrapped.
 	Err error
 }
 
@@ -154,6 +156,9 @@ type MalformedAnswerError struct {
 func NewMalformedAnswer(op string, status int, body []byte, err error) *MalformedAnswerError {
 	if len(body) > MaxMalformedEvidence {
 		body = body[:MaxMalformedEvidence]
+	}
+	if err != nil {
+		err = errors.New(err.Error())
 	}
 	return &MalformedAnswerError{Op: op, Status: status, Body: append([]byte(nil), body...), Err: err}
 }
@@ -165,9 +170,6 @@ func (e *MalformedAnswerError) Error() string {
 	}
 	return fmt.Sprintf("malformed answer to %s: status %d, %s; body %q", e.Op, e.Status, what, e.Body)
 }
-
-// Unwrap returns what could not be read.
-func (e *MalformedAnswerError) Unwrap() error { return e.Err }
 
 // AsMalformed returns err as an unreadable answer, if it is one.
 func AsMalformed(err error) (*MalformedAnswerError, bool) {

@@ -28,6 +28,9 @@ func OutcomeOf(err error) string {
 	if e, ok := driver.AsError(err); ok {
 		return fmt.Sprintf("%d %s", e.Status, e.Code)
 	}
+	if m, ok := driver.AsMalformed(err); ok {
+		return fmt.Sprintf("%d with an unreadable answer", m.Status)
+	}
 	return "transport error"
 }
 

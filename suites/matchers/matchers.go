@@ -30,7 +30,10 @@ func describeOutcome(err error) string {
 		}
 		return s
 	}
-	return "it had a transport error (conform:transport): " + err.Error()
+	if m, ok := driver.AsMalformed(err); ok {
+		return fmt.Sprintf("it answered %d with an answer that cannot be read: %s", m.Status, err.Error())
+	}
+	return "it had a transport error: " + err.Error()
 }
 
 func firstLine(s string) string {

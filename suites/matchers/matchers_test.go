@@ -33,7 +33,7 @@ func TestServiceFailureMatchers(t *testing.T) {
 		{"HaveFailedAs", HaveFailedAs(spec.ErrEntityAlreadyExists, spec.ErrTableNotFound), conflict, true,
 			"the rule expects the backend to fail with 409 EntityAlreadyExists or 404 TableNotFound, but it failed with 409 EntityAlreadyExists [request id r1]", ""},
 		{"HaveFailedAs transport", HaveFailedAs(spec.ErrEntityAlreadyExists), transport, false,
-			"the rule expects the backend to fail with 409 EntityAlreadyExists, but it had a transport error (conform:transport): transport error: insert: connection reset", ""},
+			"the rule expects the backend to fail with 409 EntityAlreadyExists, but it had a transport error: transport error: insert: connection reset", ""},
 		{"HaveFailedWithStatus", HaveFailedWithStatus(400, 409), conflict, true,
 			"the rule expects the backend to fail with status 400 or 409, but it failed with 409 EntityAlreadyExists [request id r1]", ""},
 		{"BeRefused 4xx", BeRefused(), conflict, true, "",

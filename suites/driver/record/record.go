@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -274,5 +275,27 @@ func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
 		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
 	}
 	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &readRecorder{ReadCloser: resp.Body, r: w.r, what: req.Method + " " + req.URL.Path, start: start}
+	}
 	return resp, err
+}
+
+// readRecorder records a failure to read an answer's body as a transport failure of the
+// exchange (the answer did not arrive whole).
+type readRecorder struct {
+	io.ReadCloser
+	r      *Recorder
+	what   string
+	start  time.Time
+	failed bool
+}
+
+func (b *readRecorder) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && !b.failed {
+		b.failed = true
+		b.r.add("HTTP read", b.what, b.start, "", &driver.TransportError{Op: "read the answer to " + b.what, Err: err})
+	}
+	return n, err
 }
