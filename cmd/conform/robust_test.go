@@ -472,7 +472,7 @@ func TestInterruptedRunDeletesItsTables(t *testing.T) {
 		if group {
 			name = "to the process group"
 		}
-		t.Run(name, func(t *testing.T) { interruptRun(t, fmt.Sprintf("sigintrun%d", i+1), group) })
+		t.Run(name, func(t *testing.T) { interruptRun(t, fmt.Sprintf("sigint%02d", i+1), group) })
 	}
 }
 
@@ -534,6 +534,12 @@ func interruptRun(t *testing.T, runID string, group bool) {
 	}
 	if _, err := os.Stat(filepath.Join(out, report.FileJSON)); err != nil {
 		t.Errorf("no report after the interrupt: %v", err)
+	}
+	// Every format says the run was interrupted.
+	for _, f := range []string{report.FileJSON, report.FileMarkdown, report.FileHTML, report.FileJUnit} {
+		if data, err := os.ReadFile(filepath.Join(out, f)); err != nil || !bytes.Contains(data, []byte("interrupted")) {
+			t.Errorf("%s does not say the run was interrupted (%v)", f, err)
+		}
 	}
 }
 
@@ -657,7 +663,7 @@ func TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret(t *testing.T) {
 	defer ts.Close()
 	conn := "DefaultEndpointsProtocol=http;AccountName=" + account + ";AccountKey=" + key64 + ";TableEndpoint=" + ts.URL + "/" + account + ";"
 
-	const runID = "owntables1"
+	const runID = "owntabl1"
 	out := t.TempDir()
 	cmd := exec.Command(conformBin, "run", "--backend", "secret="+conn, "--out", out)
 	cmd.Dir = t.TempDir()

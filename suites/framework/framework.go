@@ -42,11 +42,16 @@ const (
 // TablePrefix starts every table name a run creates; RunPrefix adds the run's id.
 const TablePrefix = "cf"
 
-var runID = newRunID()
+var (
+	runIDPattern = regexp.MustCompile(`^[a-z0-9]{8}$`)
+	runID        = newRunID()
+)
 
 func newRunID() string {
-	if id := os.Getenv("CONFORM_RUN_ID"); id != "" {
-		return strings.ToLower(id)
+	// A run id from the environment (conform run passes its own to its backend processes)
+	// must keep table names inside RunTablePattern.
+	if id := strings.ToLower(os.Getenv("CONFORM_RUN_ID")); runIDPattern.MatchString(id) {
+		return id
 	}
 	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
 	b := make([]byte, 8)
