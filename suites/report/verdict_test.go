@@ -159,3 +159,22 @@ func TestEveryOutcomeIsDescribed(t *testing.T) {
 		t.Errorf("legend has %d rows for %d outcomes", len(Legend), len(Outcomes))
 	}
 }
+
+// --rerun-failed and --retry-errors merge a rerun into the earlier run: the specs it ran
+// replace theirs, the others stay, and the whole is judged (issue 11).
+func TestMergeRunsJudgesTheWhole(t *testing.T) {
+	earlier := Run{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "query.order.keys", "b", types.SpecStateFailed, "EOF", entry(framework.EntryTransport, framework.TransportEntry{Error: "EOF"})),
+		specReport("x", "batch.max.operations", "c", types.SpecStatePassed, ""),
+		specReport("x", "auth.sas.read", "d", types.SpecStatePassed, ""),
+	}}}
+	rerun := Run{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStateSkipped, ""), // left out by the rerun's filter
+		specReport("x", "query.order.keys", "b", types.SpecStatePassed, ""),
+	}}}
+	b := Build([]Run{MergeRuns(earlier, rerun)}, testRules, Meta{}).Backends[0]
+	if b.VerdictKind != Conforms || b.Counts.Errors != 0 || b.Counts.Passed != 4 {
+		t.Fatalf("merged: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+}
