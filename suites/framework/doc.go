@@ -8,6 +8,12 @@
 // Ginkgo labels and the rule is attached to the spec's report. The framework never imports
 // a spec package.
 //
+// What happened to a spec is attached as typed report entries (entries.go): transport
+// failures and requests the driver could not send (from the recorder's marks), a setup
+// blocked by another rule (Blocked), and the baseline's verdict on it (expected failure,
+// changed failure, flaky, unexpected pass). suites/report classifies specs by them only.
+// Tables are named RunTableName and only names of RunTablePattern are ever deleted.
+//
 // It may import ginkgo, gomega, reference/api, reference/spec, fixtures and suites/driver
 // (with its decorators); never reference or a spec package.
 package framework
