@@ -560,6 +560,8 @@ func (p *progress) event(name string, e event) {
 	case "total":
 		p.total[name] = e.Total
 		fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, e.Total)
+	case "note":
+		fmt.Fprintf(p.w, "[%s] %s\n", name, e.Text)
 	case "spec":
 		p.done_[name]++
 		if p.counts[name] == nil {

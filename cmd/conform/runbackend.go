@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/gomega"
 	"github.com/spf13/cobra"
 
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
@@ -107,6 +108,12 @@ func runOneBackend(arg string, o childOptions) int {
 		return exitUsage
 	}
 	run.Backend = target.Info
+	if !o.ignoreBaselines {
+		// A backend with a baseline only for other versions is told so, on the terminal.
+		if _, _, note, _ := fixtures.FindBaseline(o.baselineDir, target.Info.Name, target.Info.Kind, target.Info.Version); note != "" {
+			emit(event{Kind: "note", Text: note})
+		}
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	cfg := framework.Config{
 		Backends:         []string{arg},
