@@ -212,12 +212,12 @@ var (
 
 	_ = rawMutant(Mutant{
 		Name:        "account-sas-signature-unchecked",
-		Description: "does not verify the signature of an account SAS",
+		Description: "does not verify the signature of an account SAS (a forged one works as the real one)",
 		Breaks:      []string{"auth.account-sas.signature"},
 		LabelFilter: "area:auth",
 	}, func(r *http.Request) *http.Response {
-		// Dropping the client's signature makes the driver add the one it signed.
-		if q := r.URL.Query(); q.Has("srt") && q.Has("sig") {
+		// Dropping the signature a spec put in makes the driver add the one it signed.
+		if q := r.URL.Query(); q.Has("sig") {
 			q.Del("sig")
 			r.URL.RawQuery = q.Encode()
 		}
