@@ -22,6 +22,7 @@ const FService Feature = "service-properties"
 const (
 	srcPythonACLRecording     = "https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/tables/azure-data-tables/tests/recordings/test_table.pyTestTabletest_get_table_acl.json"
 	srcPythonACLMissingRecord = "https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/tables/azure-data-tables/tests/recordings/test_table_aad.pyTestTableAADtest_aad_access_policy_error.json"
+	srcPythonACLPartial       = "https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/tables/azure-data-tables/tests/recordings/test_table.pyTestTabletest_set_table_acl_with_empty_signed_identifier.json"
 	srcGoTableClientTests     = "https://github.com/Azure/azure-sdk-for-go/blob/main/sdk/data/aztables/client_test.go"
 	srcLegacyNodeSDK          = "https://github.com/Azure/azure-storage-node/blob/master/lib/services/table/tableservice.js"
 )
@@ -52,6 +53,9 @@ func init() {
 		acl(Rule{ID: "service.acl.roundtrip", Level: Must,
 			Text:   "The stored access policies set with Set Table ACL MUST be answered by Get Table ACL with the same Id, Start, Expiry and Permission.",
 			Source: SrcSetTableACL}),
+		acl(Rule{ID: "service.acl.partial", Level: Must,
+			Text:   "Set Table ACL MUST accept signed identifiers without an access policy, with an empty one or with only some of Start, Expiry and Permission, and Get Table ACL MUST answer each as set: an identifier without any field has no AccessPolicy element.",
+			Source: srcPythonACLPartial}),
 		acl(Rule{ID: "service.acl.missing-table", Level: Must,
 			Text:   "Get Table ACL and Set Table ACL on a table that does not exist MUST answer 404 ResourceNotFound.",
 			Source: srcPythonACLMissingRecord}),
@@ -71,7 +75,7 @@ func init() {
 			Text:   "Set Table Service Properties with a retention policy of more than 365 days MUST be refused with 400, leaving the properties unchanged (the code is recorded).",
 			Source: SrcGoSDKTests}),
 		svc(Rule{ID: "service.stats.secondary", Level: Must,
-			Text:   "Get Table Service Stats on the secondary location (<account>-secondary) MUST answer 200 with a GeoReplication element holding a Status and a LastSyncTime.",
+			Text:   "Get Table Service Stats on the secondary location (<account>-secondary) MUST answer 200 with a GeoReplication element holding a Status (live, bootstrap or unavailable) and, when it has one, a LastSyncTime in RFC 1123 form.",
 			Source: SrcServiceStats}),
 		svc(Rule{ID: "service.cors.preflight-allowed", Level: Must,
 			Text:   "A preflight OPTIONS request whose origin, method and headers a stored CORS rule allows MUST answer 200 with Access-Control-Allow-Origin, Access-Control-Allow-Methods and Access-Control-Max-Age.",

@@ -105,7 +105,14 @@ func encodeACL(ids []SignedIdentifier) []byte {
 	for _, id := range ids {
 		b.WriteString("<SignedIdentifier><Id>")
 		_ = xml.EscapeText(&b, []byte(id.ID))
-		b.WriteString("</Id><AccessPolicy>")
+		b.WriteString("</Id>")
+		if id.Start.IsZero() && id.Expiry.IsZero() && id.Permission == "" {
+			// A policy without any field is answered without an AccessPolicy element
+			// (EVIDENCE.md, E-acl-partial).
+			b.WriteString("</SignedIdentifier>")
+			continue
+		}
+		b.WriteString("<AccessPolicy>")
 		if !id.Start.IsZero() {
 			b.WriteString("<Start>" + api.FormatDateTime7(id.Start) + "</Start>")
 		}

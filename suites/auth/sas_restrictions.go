@@ -87,15 +87,16 @@ var _ = framework.Describe("SAS restrictions and stored access policies", func(f
 		Entry("an account SAS with spr=https,http", accountSASKind, "https,http"),
 	)
 
-	// setPolicies replaces the stored access policies of table with the account key.
+	// setPolicies replaces the stored access policies of table with the account key; each
+	// policy starts an hour ago, as the SDKs send a start.
 	setPolicies := func(ctx context.Context, table string, ps map[string]string, expiry time.Time) {
 		GinkgoHelper()
 		raw := f.Raw()
 		var b strings.Builder
 		b.WriteString(`<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>`)
 		for id, perm := range ps {
-			fmt.Fprintf(&b, "<SignedIdentifier><Id>%s</Id><AccessPolicy><Expiry>%s</Expiry><Permission>%s</Permission></AccessPolicy></SignedIdentifier>",
-				id, expiry.UTC().Format("2006-01-02T15:04:05.0000000Z"), perm)
+			fmt.Fprintf(&b, "<SignedIdentifier><Id>%s</Id><AccessPolicy><Start>%s</Start><Expiry>%s</Expiry><Permission>%s</Permission></AccessPolicy></SignedIdentifier>",
+				id, time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.0000000Z"), expiry.UTC().Format("2006-01-02T15:04:05.0000000Z"), perm)
 		}
 		b.WriteString("</SignedIdentifiers>")
 		req, err := raw.NewRequest(ctx, http.MethodPut, table+"?comp=acl", []byte(b.String()))

@@ -117,6 +117,49 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 		}
 	})
 
+	f.It("service.acl.partial", "accepts policies without some or all of their fields and answers them as set", func(ctx context.Context) {
+		raw := f.Raw()
+		table := f.NewTable(ctx)
+		body := `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>` +
+			`<SignedIdentifier><Id>none</Id></SignedIdentifier>` +
+			`<SignedIdentifier><Id>empty</Id><AccessPolicy /></SignedIdentifier>` +
+			`<SignedIdentifier><Id>partial</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier>` +
+			`<SignedIdentifier><Id>full</Id><AccessPolicy><Start>2021-06-08T02:10:09Z</Start><Expiry>2021-06-08T02:10:09Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier>` +
+			`</SignedIdentifiers>`
+		set := sendXML(ctx, raw, http.MethodPut, aclPath(table), []byte(body), nil, nil)
+		Expect(set.status).To(Equal(http.StatusNoContent), "Set Table ACL with partial policies: %s", set)
+		get := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, nil, nil)
+		Expect(get.status).To(Equal(http.StatusOK), "Get Table ACL: %s", get)
+		var ids struct {
+			Identifiers []struct {
+				ID     string `xml:"Id"`
+				Policy *struct {
+					Start      string `xml:"Start"`
+					Expiry     string `xml:"Expiry"`
+					Permission string `xml:"Permission"`
+				} `xml:"AccessPolicy"`
+			} `xml:"SignedIdentifier"`
+		}
+		decodeXML(get, &ids)
+		Expect(ids.Identifiers).To(HaveLen(4), "Get Table ACL: %s", get)
+		byID := map[string]int{}
+		for i, id := range ids.Identifiers {
+			byID[id.ID] = i
+		}
+		for _, id := range []string{"none", "empty", "partial", "full"} {
+			Expect(byID).To(HaveKey(id), "Get Table ACL lost the identifier %s: %s", id, get)
+		}
+		Expect(ids.Identifiers[byID["none"]].Policy).To(BeNil(), "an identifier without a policy got an AccessPolicy: %s", get)
+		Expect(ids.Identifiers[byID["empty"]].Policy).To(BeNil(), "an identifier with an empty policy got an AccessPolicy: %s", get)
+		partial := ids.Identifiers[byID["partial"]].Policy
+		Expect(partial).NotTo(BeNil(), "the partial policy: %s", get)
+		Expect(partial.Permission).To(Equal("r"), "the partial policy: %s", get)
+		Expect(partial.Start + partial.Expiry).To(BeEmpty(), "the partial policy got times: %s", get)
+		full := ids.Identifiers[byID["full"]].Policy
+		Expect(full).NotTo(BeNil(), "the full policy: %s", get)
+		Expect(sameInstant(full.Start, time.Date(2021, 6, 8, 2, 10, 9, 0, time.UTC))).To(BeTrue(), "the full policy's start: %s", get)
+	})
+
 	f.DescribeTable("service.acl.missing-table", "answers 404 ResourceNotFound for a table that does not exist",
 		func(ctx context.Context, method string) {
 			raw := f.Raw()

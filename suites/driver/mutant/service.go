@@ -74,6 +74,29 @@ var (
 	})
 
 	_ = serviceMutant(Mutant{
+		Name:        "acl-partial-policies-refused",
+		Description: "refuses a Set Table ACL whose policies lack a Start, Expiry or Permission with 400 InvalidXmlDocument",
+		Breaks:      []string{"service.acl.partial"},
+	}, func(r *http.Request) *http.Response {
+		if !isACL(r) || r.Method != http.MethodPut || r.Body == nil {
+			return nil
+		}
+		var refuse bool
+		rewriteRequestBody(r, func(b []byte) []byte {
+			for _, m := range signedIdentifier.FindAll(b, -1) {
+				for _, field := range []string{"<Start>", "<Expiry>", "<Permission>"} {
+					refuse = refuse || !bytes.Contains(m, []byte(field))
+				}
+			}
+			return b
+		})
+		if refuse {
+			return fakeAnswer(r, spec.ErrInvalidXMLDocument)
+		}
+		return nil
+	}, nil)
+
+	_ = serviceMutant(Mutant{
 		Name:        "acl-missing-table-as-table-not-found",
 		Description: "answers Get and Set Table ACL on a missing table with 404 TableNotFound instead of ResourceNotFound",
 		Breaks:      []string{"service.acl.missing-table"},
