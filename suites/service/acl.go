@@ -154,7 +154,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 		partial := ids.Identifiers[byID["partial"]].Policy
 		Expect(partial).NotTo(BeNil(), "the partial policy: %s", get)
 		Expect(partial.Permission).To(Equal("r"), "the partial policy: %s", get)
-		Expect(partial.Start + partial.Expiry).To(BeEmpty(), "the partial policy got times: %s", get)
+		Expect(partial.Start+partial.Expiry).To(BeEmpty(), "the partial policy got times: %s", get)
 		full := ids.Identifiers[byID["full"]].Policy
 		Expect(full).NotTo(BeNil(), "the full policy: %s", get)
 		Expect(sameInstant(full.Start, time.Date(2021, 6, 8, 2, 10, 9, 0, time.UTC))).To(BeTrue(), "the full policy's start: %s", get)
