@@ -153,3 +153,39 @@ func devKey(t *testing.T) []byte {
 	}
 	return k
 }
+
+func TestServicePropertiesRefuseBadBodies(t *testing.T) {
+	_, ts := serve(t)
+	put := func(body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPut, ts.URL+"/"+tableserver.DevAccountName+"/?restype=service&comp=properties", strings.NewReader(body))
+		req.Header.Set("x-ms-version", "2019-02-02")
+		req.Header.Set("Content-Type", "application/xml")
+		wire.SignRequest(req, wire.SharedKey, tableserver.DevAccountName, devKey(t), time.Now())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("x-ms-error-code")
+	}
+	rule := func(methods string, maxAge int) string {
+		return fmt.Sprintf("<CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>%s</AllowedMethods><MaxAgeInSeconds>%d</MaxAgeInSeconds><ExposedHeaders></ExposedHeaders><AllowedHeaders></AllowedHeaders></CorsRule>", methods, maxAge)
+	}
+	for name, body := range map[string]string{
+		"not XML":            "<StorageServiceProperties",
+		"another root":       "<Other/>",
+		"six CORS rules":     "<StorageServiceProperties><Cors>" + strings.Repeat(rule("GET", 1), 6) + "</Cors></StorageServiceProperties>",
+		"an unknown method":  "<StorageServiceProperties><Cors>" + rule("FETCH", 1) + "</Cors></StorageServiceProperties>",
+		"a negative max age": "<StorageServiceProperties><Cors>" + rule("GET", -1) + "</Cors></StorageServiceProperties>",
+		"366 days":           "<StorageServiceProperties><HourMetrics><Version>1.0</Version><Enabled>true</Enabled><IncludeAPIs>false</IncludeAPIs><RetentionPolicy><Enabled>true</Enabled><Days>366</Days></RetentionPolicy></HourMetrics></StorageServiceProperties>",
+		"0 days":             "<StorageServiceProperties><Logging><Version>1.0</Version><Delete>true</Delete><Read>true</Read><Write>true</Write><RetentionPolicy><Enabled>true</Enabled><Days>0</Days></RetentionPolicy></Logging></StorageServiceProperties>",
+	} {
+		if status, code := put(body); status != 400 || code != "InvalidXmlDocument" {
+			t.Errorf("%s: %d %s; want 400 InvalidXmlDocument", name, status, code)
+		}
+	}
+	if status, _ := put("<StorageServiceProperties><Cors>" + strings.Repeat(rule("GET,PUT", 5), 5) + "</Cors></StorageServiceProperties>"); status != 202 {
+		t.Errorf("five CORS rules: %d; want 202", status)
+	}
+}
