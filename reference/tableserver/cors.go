@@ -2,6 +2,7 @@ package tableserver
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tableconform/conform/reference/spec"
@@ -92,7 +93,7 @@ func (x *exchange) preflight() {
 	if len(headers) > 0 {
 		h.Set("Access-Control-Allow-Headers", strings.Join(headers, ","))
 	}
-	h.Set("Access-Control-Max-Age", itoa(r.MaxAgeInSeconds))
+	h.Set("Access-Control-Max-Age", strconv.Itoa(r.MaxAgeInSeconds))
 	h.Set("Content-Length", "0")
 	x.send(http.StatusOK, nil)
 }

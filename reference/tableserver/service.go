@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/tableconform/conform/reference/spec"
@@ -299,6 +298,3 @@ func (x *exchange) serviceStats(method string) error {
 	x.write(http.StatusOK, []byte(body))
 	return nil
 }
-
-// itoa is strconv.Itoa, named for the header writers.
-func itoa(n int) string { return strconv.Itoa(n) }
