@@ -98,7 +98,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 	f.It("service.acl.roundtrip", "answers the policies that were set", func(ctx context.Context) {
 		raw := f.Raw()
 		table := f.NewTable(ctx)
-		want := []policy{{id: "readers", permission: "r", start: start, expiry: expiry}, {id: "writers", permission: "raud", expiry: expiry}}
+		want := []policy{{id: "readers", permission: "r", start: start, expiry: expiry}, {id: "writers", permission: "raud", start: start.Add(time.Hour), expiry: expiry}}
 		set := sendXML(ctx, raw, http.MethodPut, aclPath(table), aclBody(want...), nil, nil)
 		Expect(set.status).To(Equal(http.StatusNoContent), "Set Table ACL: %s", set)
 		get := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, nil, nil)
@@ -166,7 +166,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 			table := f.TableName()
 			var body []byte
 			if method == http.MethodPut {
-				body = aclBody(policy{id: "readers", permission: "r", expiry: expiry})
+				body = aclBody(policy{id: "readers", permission: "r", start: start, expiry: expiry})
 			}
 			a := sendXML(ctx, raw, method, aclPath(table), body, nil, nil)
 			Expect(a.status).To(Equal(spec.ErrResourceNotFound.Status), "%s", a)
@@ -179,12 +179,12 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 	f.It("service.acl.too-many", "refuses six signed identifiers with 400 InvalidXmlDocument", func(ctx context.Context) {
 		raw := f.Raw()
 		table := f.NewTable(ctx)
-		first := policy{id: "kept", permission: "r", expiry: expiry}
+		first := policy{id: "kept", permission: "r", start: start, expiry: expiry}
 		set := sendXML(ctx, raw, http.MethodPut, aclPath(table), aclBody(first), nil, nil)
 		Expect(set.status).To(Equal(http.StatusNoContent), "Set Table ACL with one policy: %s", set)
 		six := make([]policy, 6)
 		for i := range six {
-			six[i] = policy{id: fmt.Sprintf("p%d", i), permission: "r", expiry: expiry}
+			six[i] = policy{id: fmt.Sprintf("p%d", i), permission: "r", start: start, expiry: expiry}
 		}
 		a := sendXML(ctx, raw, http.MethodPut, aclPath(table), aclBody(six...), nil, nil)
 		Expect(a.status).To(Equal(spec.ErrInvalidXMLDocument.Status), "Set Table ACL with six policies: %s", a)
