@@ -36,6 +36,8 @@ const (
 	SrcDesignPatterns = "https://learn.microsoft.com/en-us/azure/storage/tables/table-storage-design-patterns"
 	// SrcDesignForQuery is the "Design for querying" page.
 	SrcDesignForQuery = "https://learn.microsoft.com/en-us/azure/storage/tables/table-storage-design-for-query"
+	// SrcLiveStringEdge is a live answer of Storage to a string of exactly 32 Ki units.
+	SrcLiveStringEdge = "https://github.com/Azure/azure-sdk-for-python/issues/38730"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )
