@@ -78,5 +78,28 @@ func init() {
 		Rule{ID: "protocol.double.whole", Level: Must, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "An Edm.Double with a whole value sent as 5 with its annotation MUST come back as a JSON number with a decimal point (5.0), so that it stays a Double.",
 			Source: SrcTraffic},
+
+		// What real traffic shows beyond the documentation (EVIDENCE.md 13).
+		Rule{ID: "protocol.datetime.no-zone", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "An Edm.DateTime value without a zone designator (2012-01-02T23:00:00) MUST be stored as that time in UTC (E-datetime-no-zone).",
+			Source: SrcDateTimeNoZone},
+		Rule{ID: "protocol.datetime.extra-digits", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "An Edm.DateTime value with more than seven fractional digits MUST be stored at 100 ns, the extra digits cut (as Storage did) or rounded; which is recorded (E-datetime-extra-digits).",
+			Source: SrcGoAnnotatedEntityTest},
+		Rule{ID: "protocol.typed.string-values", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "An Edm.Int32, Edm.Double or Edm.Boolean value sent as a JSON string (\"12345\", \"3.14\", \"False\") with its annotation MUST be stored as a value of that type (E-typed-string-values).",
+			Source: SrcPythonEncoderTest},
+		Rule{ID: "protocol.int64.number", Level: May, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "An Edm.Int64 value sent as a bare JSON number with its annotation MAY be stored or refused with 400; never observed on the service, so the choice is recorded, and a refusal MUST store nothing (E-int64-number).",
+			Source: SrcPayloadFormat},
+		Rule{ID: "protocol.annotation.nested", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "An annotation of an annotation (\"PartitionKey@odata.type@odata.type\") MUST be ignored and the entity stored (E-annotation-nested).",
+			Source: SrcPythonEncoderTest},
+		Rule{ID: "protocol.body.too-large", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "A request body over 4 MiB MUST be refused with 413 RequestBodyTooLarge and store nothing (E-body-too-large).",
+			Source: SrcCommonErrors},
+		Rule{ID: "protocol.version.invalid", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "A request with x-ms-version: invalid MUST be refused with 400 InvalidHeaderValue and change nothing (E-version-invalid).",
+			Source: SrcVersionInvalid},
 	)
 }
