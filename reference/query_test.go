@@ -146,7 +146,7 @@ func TestQueryFilters(t *testing.T) {
 	_, err := s.QueryEntities(bg, "Tbl", api.Query{Filter: "aaa bbb ccc"})
 	wantError(t, err, http.StatusBadRequest, "InvalidInput")
 	for _, top := range []int{-1, 1001} {
-		_, err = s.QueryEntities(bg, "Tbl", api.Query{Top: api.TopOf(top)})
+		_, err = s.QueryEntities(bg, "Tbl", api.Query{Top: api.OptionalTop(top)})
 		wantError(t, err, http.StatusBadRequest, "InvalidInput")
 	}
 }

@@ -237,7 +237,7 @@ func TestKeyRangeScanAgreesWithFilterScan(t *testing.T) {
 			top := []int{0, 1, 2, 3}[r.IntN(4)]
 			pages := func(filter string) []api.Page {
 				var out []api.Page
-				q := api.Query{Filter: filter, Top: api.TopOf(top)}
+				q := api.Query{Filter: filter, Top: api.OptionalTop(top)}
 				for {
 					page, err := s.QueryEntities(bg, "Tbl", q)
 					if err != nil {

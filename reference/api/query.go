@@ -27,6 +27,15 @@ type Top struct {
 // TopOf returns the $top n.
 func TopOf(n int) Top { return Top{n: n, set: true} }
 
+// OptionalTop is TopOf(n) for n other than 0, and no $top for 0: for callers whose 0 means
+// "no $top".
+func OptionalTop(n int) Top {
+	if n == 0 {
+		return Top{}
+	}
+	return TopOf(n)
+}
+
 // Value returns the number and whether $top is present.
 func (t Top) Value() (int, bool) { return t.n, t.set }
 
