@@ -62,7 +62,7 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 	})
 
 	for _, c := range []struct {
-		sent        string
+		sent         string
 		cut, rounded time.Time
 	}{
 		{"2021-04-01T01:01:01.000000001Z", time.Date(2021, 4, 1, 1, 1, 1, 0, time.UTC), time.Date(2021, 4, 1, 1, 1, 1, 0, time.UTC)},
