@@ -249,3 +249,34 @@ func TestAztablesSDKAgainstTheServer(t *testing.T) {
 		t.Fatalf("DeleteTable: %v", err)
 	}
 }
+
+// TestEmptyChangesetIsAnsweredWithAnEmptyChangeset checks the answer Storage gave to a change
+// set without operations (EVIDENCE.md 13, E-batch-empty-changeset): 202 and an empty change
+// set, nothing applied.
+func TestEmptyChangesetIsAnsweredWithAnEmptyChangeset(t *testing.T) {
+	_, ts := serve(t)
+	b := client(t, ts)
+	c := ctx(t)
+	body := "--batch_a\r\nContent-Type: multipart/mixed; boundary=changeset_b\r\n\r\n--changeset_b--\r\n\r\n--batch_a--\r\n"
+	req, err := b.NewRequest(c, "POST", "$batch", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "multipart/mixed; boundary=batch_a")
+	resp, err := b.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("got %d: %s", resp.StatusCode, data)
+	}
+	parsed, err := wire.ParseBatchResponse(resp.Header.Get("Content-Type"), data)
+	if err != nil {
+		t.Fatalf("unreadable answer %q: %v", data, err)
+	}
+	if !parsed.HasChangeset || len(parsed.Changeset) != 0 || len(parsed.Retrieves) != 0 {
+		t.Errorf("answer %+v, want one empty change set", parsed)
+	}
+}
