@@ -372,8 +372,9 @@ func propertyError(err error, name string) error {
 // DecodeValue types an unannotated JSON value by its shape (PF, SPEC.md 1.5): a string is
 // Edm.String, true/false Edm.Boolean, an integer that fits 32 bits Edm.Int32, a number with a
 // decimal point or exponent Edm.Double. An integer beyond 32 bits without annotation is
-// UNCERTAIN on the service (SPEC.md 1.5, never observed; SDKs refuse to send it); conform reads
-// it as Edm.Double, the OData fallback for numbers. null is a null of no type.
+// stored by Storage and reads back equal, in a type the recordings do not show (EVIDENCE.md
+// 14); conform reads it as Edm.Double, the OData fallback for numbers. null is a null of no
+// type.
 func DecodeValue(raw json.RawMessage) (api.Value, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
