@@ -126,6 +126,16 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		expectNothingStored(ctx, raw, table)
 	})
 
+	f.It("protocol.int64.out-of-range", "refuses an Edm.Int64 beyond 64 bits with 400 InvalidInput and stores nothing", func(ctx context.Context) {
+		raw, table := f.Raw(), f.NewTable(ctx)
+		for _, v := range []string{"9223372036854775808", "-9223372036854775809"} {
+			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Int64"))
+			Expect(a.status).To(Equal(400), "insert of the Int64 %s: %s", v, a)
+			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "%s", a)
+		}
+		expectNothingStored(ctx, raw, table)
+	})
+
 	f.It("protocol.annotation.nested", "ignores an annotation of an annotation and stores the entity", func(ctx context.Context) {
 		raw, table := f.Raw(), f.NewTable(ctx)
 		a := insertRaw(ctx, raw, table, []byte(`{"PartitionKey":"p","PartitionKey@odata.type":"Edm.String","PartitionKey@odata.type@odata.type":"Edm.String",`+

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -118,6 +120,22 @@ var (
 		refuse := false
 		annotatedValues(body, func(_, edm string, raw json.RawMessage) {
 			refuse = refuse || (edm == "Edm.Int64" && len(raw) > 0 && raw[0] != '"' && raw[0] != 'n')
+		})
+		return refuse
+	}), nil)
+
+	_ = rawMutant(Mutant{
+		Name:        "int64-overflow-wrong-code",
+		Description: "refuses an Edm.Int64 beyond 64 bits with 400 InvalidValueType instead of InvalidInput",
+		Breaks:      []string{"protocol.int64.out-of-range"},
+	}, refuseWrites(spec.ErrInvalidValueType, func(body []byte) bool {
+		refuse := false
+		annotatedValues(body, func(_, edm string, raw json.RawMessage) {
+			var s string
+			if edm == "Edm.Int64" && json.Unmarshal(raw, &s) == nil {
+				_, err := strconv.ParseInt(s, 10, 64)
+				refuse = refuse || errors.Is(err, strconv.ErrRange)
+			}
 		})
 		return refuse
 	}), nil)
