@@ -24,10 +24,10 @@ func TestAnswersDecodeLenientlyRequestsStrictly(t *testing.T) {
 	if _, err := DecodeRequestEntity(body); err == nil {
 		t.Error("a request with a date before 1601 was accepted")
 	}
-	if _, err := ParseAnswerDateTime("2024-05-06T07:08:09.1234567891Z"); err != nil {
+	if _, err := AnswerDateTime("2024-05-06T07:08:09.1234567891Z"); err != nil {
 		t.Errorf("ten digits: %v", err)
 	}
-	if _, err := ParseAnswerDateTime("2024-05-06 07:08"); err == nil {
+	if _, err := AnswerDateTime("2024-05-06 07:08"); err == nil {
 		t.Error("a malformed DateTime was read")
 	}
 }
