@@ -179,6 +179,12 @@ var (
 	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("Location") })
 
 	_ = rawMutant(Mutant{
+		Name:        "etag-header-dropped",
+		Description: "answers writes and reads of single entities without the ETag header (odata.etag stays in the body)",
+		Breaks:      []string{"protocol.etag.weak", "protocol.insert.default-201"},
+	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("ETag") })
+
+	_ = rawMutant(Mutant{
 		Name:        "insert-without-prefer-answers-204",
 		Description: "answers an insert that sends no Prefer header with 204 No Content and no body, as if return-no-content had been asked for",
 		Breaks:      []string{"protocol.insert.default-201"},
