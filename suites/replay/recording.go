@@ -201,14 +201,14 @@ type cassette struct {
 	Version      any `yaml:"version"`
 	Interactions *[]struct {
 		Request struct {
-			Body    any                 `yaml:"body"`
+			Body    yaml.Node           `yaml:"body"`
 			Headers map[string]yamlList `yaml:"headers"`
 			Method  string              `yaml:"method"`
 			URI     string              `yaml:"uri"`
 			URL     string              `yaml:"url"`
 		} `yaml:"request"`
 		Response struct {
-			Body    any                 `yaml:"body"`
+			Body    yaml.Node           `yaml:"body"`
 			Headers map[string]yamlList `yaml:"headers"`
 			Status  any                 `yaml:"status"`
 			Code    int                 `yaml:"code"`
@@ -253,8 +253,8 @@ func parseCassette(data []byte) (Recording, error) {
 			x.URI, rec.Format = it.Request.URL, FormatGoVCR
 		}
 		x.RequestHeader, x.ResponseHeader = yamlHeaders(it.Request.Headers), yamlHeaders(it.Response.Headers)
-		x.RequestBody = yamlBody(it.Request.Body)
-		x.ResponseBody = yamlBody(it.Response.Body)
+		x.RequestBody = yamlBody(&it.Request.Body)
+		x.ResponseBody = yamlBody(&it.Response.Body)
 		switch s := it.Response.Status.(type) {
 		case map[string]any:
 			x.Status = anyInt(s["code"])
@@ -290,23 +290,31 @@ func yamlHeaders(m map[string]yamlList) http.Header {
 	return h
 }
 
-// yamlBody reads a cassette body: a string, null, or vcrpy's {string: ...} map.
-func yamlBody(b any) []byte {
-	switch v := b.(type) {
-	case nil:
-		return nil
-	case string:
-		if v == "" {
+// yamlBody reads a cassette body: a string (whatever its tag: vcrpy under Python 2 wrote
+// !!python/unicode), !!binary, null, or vcrpy's {string: ...} map.
+func yamlBody(n *yaml.Node) []byte {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil
+		case "!!binary":
+			if b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), "")); err == nil {
+				return b
+			}
+		}
+		if n.Value == "" {
 			return nil
 		}
-		return []byte(v)
-	case map[string]any:
-		return yamlBody(v["string"])
-	case []byte:
-		return v
-	default:
-		return []byte(fmt.Sprint(v))
+		return []byte(n.Value)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "string" {
+				return yamlBody(n.Content[i+1])
+			}
+		}
 	}
+	return nil
 }
 
 func anyInt(v any) int {

@@ -86,9 +86,17 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
 		st.table(name)
 	}
 	defer r.cleanup(st)
+	created := map[string]bool{}
 	for _, name := range tablesToCreate(rec) {
 		if err := r.createTable(ctx, st.table(name)); err != nil {
 			res.Skipped = fmt.Sprintf("could not create table %s that the recording uses without creating it: %v", name, err)
+			return res
+		}
+		created[strings.ToLower(name)] = true
+	}
+	for _, s := range entitiesToSeed(rec, created) {
+		if err := r.insertSeed(ctx, st, s); err != nil {
+			res.Skipped = fmt.Sprintf("could not insert entity (%q,%q) that the recording reads without writing it: %v", s.entity.PartitionKey, s.entity.RowKey, err)
 			return res
 		}
 	}
