@@ -66,14 +66,14 @@ func compare(st *state, x Exchange, live answer) []string {
 		return diffs
 	}
 	for _, h := range []string{wire.HeaderNextPartitionKey, wire.HeaderNextTableName} {
-		if h == wire.HeaderNextTableName && st.foreignTable(x.ResponseHeader.Get(h)) {
+		if h == wire.HeaderNextTableName && st.foreignTable(hget(x.ResponseHeader, h)) {
 			continue // the recorded account held other tables after the recording's own
 		}
-		if a, b := x.ResponseHeader.Get(h) != "", live.ResponseHeader.Get(h) != ""; a != b {
+		if a, b := hget(x.ResponseHeader, h) != "", hget(live.ResponseHeader, h) != ""; a != b {
 			diffs = append(diffs, fmt.Sprintf("continuation header %s: recorded %s, live %s", h, presence(a), presence(b)))
 		}
 	}
-	rct := x.ResponseHeader.Get("Content-Type")
+	rct := hget(x.ResponseHeader, "Content-Type")
 	switch {
 	case strings.Contains(rct, "multipart/mixed"):
 		diffs = append(diffs, compareBatch(x, live)...)
@@ -105,7 +105,13 @@ func errorCode(status int, h http.Header, body []byte) string {
 	if status < 400 {
 		return ""
 	}
-	if e := wire.DecodeError(status, h, body); e != nil {
+	canonical := http.Header{}
+	for k, vs := range h {
+		for _, v := range vs {
+			canonical.Add(k, v)
+		}
+	}
+	if e := wire.DecodeError(status, canonical, body); e != nil {
 		return e.Code
 	}
 	return ""
@@ -136,7 +142,7 @@ func bodyKind(body []byte) (kind string) {
 }
 
 func entitiesOf(h http.Header, body []byte) []api.Entity {
-	if !strings.Contains(h.Get("Content-Type"), "json") {
+	if !strings.Contains(hget(h, "Content-Type"), "json") {
 		return nil
 	}
 	switch bodyKind(body) {
@@ -273,11 +279,11 @@ func compareProperties(rec, live api.Entity) []string {
 func describe(v api.Value) string { return v.Type.String() + " " + v.String() }
 
 func compareBatch(x Exchange, live answer) []string {
-	rb, err := wire.ParseBatchResponse(x.ResponseHeader.Get("Content-Type"), x.ResponseBody)
+	rb, err := wire.ParseBatchResponse(hget(x.ResponseHeader, "Content-Type"), x.ResponseBody)
 	if err != nil {
 		return nil // a recorded answer conform cannot read says nothing about the target
 	}
-	lb, err := wire.ParseBatchResponse(live.ResponseHeader.Get("Content-Type"), live.ResponseBody)
+	lb, err := wire.ParseBatchResponse(hget(live.ResponseHeader, "Content-Type"), live.ResponseBody)
 	if err != nil {
 		return []string{"batch answer: the live answer is not a readable multipart answer: " + firstLine(err.Error())}
 	}
@@ -353,11 +359,11 @@ func instant(s string) string {
 func summarize(st *state, status int, h http.Header, body []byte, live bool) *Answer {
 	a := &Answer{Status: status, Code: errorCode(status, h, body)}
 	for _, k := range []string{wire.HeaderNextPartitionKey, wire.HeaderNextRowKey, wire.HeaderNextTableName} {
-		if h.Get(k) != "" {
+		if hget(h, k) != "" {
 			a.Continuation = append(a.Continuation, k)
 		}
 	}
-	ct := h.Get("Content-Type")
+	ct := hget(h, "Content-Type")
 	switch {
 	case status >= 300:
 	case strings.Contains(ct, "multipart/mixed"):

@@ -123,10 +123,10 @@ func parseTestProxy(data []byte) (Recording, error) {
 		if x.ResponseHeader, err = proxyHeaders(e.ResponseHeaders); err != nil {
 			return Recording{}, fmt.Errorf("entry %d response headers: %w", i, err)
 		}
-		if x.RequestBody, err = proxyBody(e.RequestBody, x.RequestHeader.Get("Content-Type")); err != nil {
+		if x.RequestBody, err = proxyBody(e.RequestBody, hget(x.RequestHeader, "Content-Type")); err != nil {
 			return Recording{}, fmt.Errorf("entry %d request body: %w", i, err)
 		}
-		if x.ResponseBody, err = proxyBody(e.ResponseBody, x.ResponseHeader.Get("Content-Type")); err != nil {
+		if x.ResponseBody, err = proxyBody(e.ResponseBody, hget(x.ResponseHeader, "Content-Type")); err != nil {
 			return Recording{}, fmt.Errorf("entry %d response body: %w", i, err)
 		}
 		rec.Entries = append(rec.Entries, x)
@@ -140,16 +140,14 @@ func proxyHeaders(m map[string]json.RawMessage) (http.Header, error) {
 	for k, raw := range m {
 		var one string
 		if err := json.Unmarshal(raw, &one); err == nil {
-			h.Add(k, one)
+			h[k] = append(h[k], one)
 			continue
 		}
 		var many []string
 		if err := json.Unmarshal(raw, &many); err != nil {
 			return nil, fmt.Errorf("header %s is neither a string nor a list of strings", k)
 		}
-		for _, v := range many {
-			h.Add(k, v)
-		}
+		h[k] = append(h[k], many...)
 	}
 	return h, nil
 }
@@ -283,9 +281,7 @@ func yamlHeaders(m map[string]yamlList) http.Header {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		for _, v := range m[k] {
-			h.Add(k, v)
-		}
+		h[k] = append(h[k], m[k]...)
 	}
 	return h
 }
@@ -358,9 +354,9 @@ func WriteTestProxy(rec Recording) ([]byte, error) {
 	for _, x := range rec.Entries {
 		out.Entries = append(out.Entries, entry{
 			RequestURI: x.URI, RequestMethod: x.Method,
-			RequestHeaders: headerMap(x.RequestHeader), RequestBody: bodyValue(x.RequestBody, x.RequestHeader.Get("Content-Type")),
+			RequestHeaders: headerMap(x.RequestHeader), RequestBody: bodyValue(x.RequestBody, hget(x.RequestHeader, "Content-Type")),
 			StatusCode:      x.Status,
-			ResponseHeaders: headerMap(x.ResponseHeader), ResponseBody: bodyValue(x.ResponseBody, x.ResponseHeader.Get("Content-Type")),
+			ResponseHeaders: headerMap(x.ResponseHeader), ResponseBody: bodyValue(x.ResponseBody, hget(x.ResponseHeader, "Content-Type")),
 		})
 	}
 	var buf bytes.Buffer
@@ -427,4 +423,17 @@ func keepHeaders(h http.Header) http.Header {
 		}
 	}
 	return out
+}
+
+// hget returns the first value of a header whatever the case of its recorded name.
+func hget(h http.Header, name string) string {
+	if v := h.Get(name); v != "" {
+		return v
+	}
+	for k, vs := range h {
+		if strings.EqualFold(k, name) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
 }

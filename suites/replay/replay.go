@@ -182,7 +182,7 @@ func skipExchange(x Exchange) string {
 		return "service properties or stats: account-wide state of a shared account"
 	case x.Method == http.MethodOptions:
 		return "a CORS preflight: it depends on the account's CORS rules"
-	case strings.HasPrefix(strings.ToLower(x.RequestHeader.Get("Authorization")), "bearer") && (x.Status == 401 || x.Status == 403):
+	case strings.HasPrefix(strings.ToLower(hget(x.RequestHeader, "Authorization")), "bearer") && (x.Status == 401 || x.Status == 403):
 		return "an RBAC answer to an OAuth token: the replay signs with Shared Key"
 	case x.Status >= 500:
 		return fmt.Sprintf("the recorded answer is a server error (%d)", x.Status)
@@ -349,12 +349,7 @@ func tablesToCreate(rec Recording) []string {
 			}
 			decided[k] = true
 			isCreate := strings.EqualFold(p, "Tables") && x.Method == http.MethodPost
-			code := ""
-			if x.Status >= 400 {
-				if e := wire.DecodeError(x.Status, x.ResponseHeader, x.ResponseBody); e != nil {
-					code = e.Code
-				}
-			}
+			code := errorCode(x.Status, x.ResponseHeader, x.ResponseBody)
 			switch {
 			case isCreate && x.Status < 300:
 			case code == "TableNotFound" || code == "ResourceNotFound" || code == "OutOfRangeInput" || code == "InvalidResourceName":
@@ -370,7 +365,7 @@ func tablesToCreate(rec Recording) []string {
 
 // batchTableMissing reports whether a recorded batch answer says its table does not exist.
 func batchTableMissing(x Exchange) bool {
-	br, err := wire.ParseBatchResponse(x.ResponseHeader.Get("Content-Type"), x.ResponseBody)
+	br, err := wire.ParseBatchResponse(hget(x.ResponseHeader, "Content-Type"), x.ResponseBody)
 	if err != nil {
 		return false
 	}
@@ -623,11 +618,11 @@ func accountSAS(account string, key []byte, rec url.Values, now time.Time) url.V
 
 // learn pairs the ETags and continuation tokens of the recorded answer with the live ones.
 func (s *state) learn(x Exchange, live answer) {
-	if a, b := x.ResponseHeader.Get("ETag"), live.ResponseHeader.Get("ETag"); a != "" && b != "" {
+	if a, b := hget(x.ResponseHeader, "ETag"), hget(live.ResponseHeader, "ETag"); a != "" && b != "" {
 		s.etags[a] = b
 	}
 	for _, h := range []string{wire.HeaderNextPartitionKey, wire.HeaderNextRowKey, wire.HeaderNextTableName} {
-		if a, b := x.ResponseHeader.Get(h), live.ResponseHeader.Get(h); a != "" && b != "" {
+		if a, b := hget(x.ResponseHeader, h), hget(live.ResponseHeader, h); a != "" && b != "" {
 			s.tokens[a] = b
 		}
 	}
@@ -637,8 +632,8 @@ func (s *state) learn(x Exchange, live answer) {
 			s.etags[re[i].ETag] = le[i].ETag
 		}
 	}
-	rb, errR := wire.ParseBatchResponse(x.ResponseHeader.Get("Content-Type"), x.ResponseBody)
-	lb, errL := wire.ParseBatchResponse(live.ResponseHeader.Get("Content-Type"), live.ResponseBody)
+	rb, errR := wire.ParseBatchResponse(hget(x.ResponseHeader, "Content-Type"), x.ResponseBody)
+	lb, errL := wire.ParseBatchResponse(hget(live.ResponseHeader, "Content-Type"), live.ResponseBody)
 	if errR == nil && errL == nil {
 		rp, lp := append(rb.Changeset, rb.Retrieves...), append(lb.Changeset, lb.Retrieves...)
 		for i := 0; i < len(rp) && i < len(lp); i++ {

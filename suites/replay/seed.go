@@ -55,7 +55,7 @@ func entitiesToSeed(rec Recording, created map[string]bool) []seed {
 func writtenKeys(x Exchange, p string) []entityKey {
 	switch {
 	case isBatchPath(p):
-		br, err := wire.ParseBatchRequest(x.RequestHeader.Get("Content-Type"), x.RequestBody)
+		br, err := wire.ParseBatchRequest(hget(x.RequestHeader, "Content-Type"), x.RequestBody)
 		if err != nil {
 			return nil
 		}
