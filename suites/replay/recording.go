@@ -400,7 +400,7 @@ var keptHeaders = map[string]bool{
 	"x-ms-version": true, "prefer": true, "if-match": true, "if-none-match": true, "x-http-method": true,
 	"etag": true, "location": true, "preference-applied": true, "x-ms-error-code": true,
 	"x-ms-continuation-nextpartitionkey": true, "x-ms-continuation-nextrowkey": true,
-	"x-ms-continuation-nexttablename": true, "authorization": true,
+	"x-ms-continuation-nexttablename": true, "authorization": true, "date": true,
 }
 
 // Trim returns rec with only the headers a replay uses, its credentials sanitised: the form

@@ -80,7 +80,10 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
 	if prefix == "" {
 		prefix = "cfreplay"
 	}
-	st := &state{prefix: fmt.Sprintf("%sr%02d", prefix, r.seq%100), tables: map[string]string{}, back: map[string]string{},
+	for len(prefix) < 7 {
+		prefix += "x"
+	}
+	st := &state{prefix: fmt.Sprintf("%s%03d", prefix[:7], r.seq%1000), tables: map[string]string{}, back: map[string]string{},
 		etags: map[string]string{}, tokens: map[string]string{}}
 	for _, name := range recordedTables(rec) {
 		st.table(name)
@@ -192,16 +195,39 @@ func skipExchange(x Exchange) string {
 	return ""
 }
 
-// table returns the live name of a recorded table name, assigning one on first use.
+// validTableName is the service's rule for table names (EVIDENCE.md 2.1).
+var validTableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
+
+// runTablePrefix matches the prefix of the tables a conform run creates ("cf" and a run id
+// of 8 letters and digits).
+var runTablePrefix = regexp.MustCompile(`^(?i)cf[a-z0-9]{8}`)
+
+// table returns the live name of a recorded table name, assigning one on first use. The
+// live name keeps what the service judges: a name that is not valid is sent as recorded (it
+// creates nothing), and a valid one keeps its length where it is at the limit. A conform
+// run's prefix is replaced by the replay's (both 10 characters); any other name gets the
+// replay's prefix in front, trimmed from its start to at most 63 characters. The case of
+// each mention is kept.
 func (s *state) table(recorded string) string {
 	k := strings.ToLower(recorded)
-	if n, ok := s.tables[k]; ok {
-		return n
+	if !validTableName.MatchString(recorded) || k == "tables" {
+		return recorded
 	}
-	n := s.prefix + recorded
-	s.tables[k] = n
-	s.back[strings.ToLower(n)] = recorded
-	return n
+	var live string
+	switch {
+	case runTablePrefix.MatchString(recorded) && len(s.prefix) == 10:
+		live = s.prefix + recorded[10:]
+	case len(s.prefix)+len(recorded) > 63:
+		live = s.prefix + recorded[len(s.prefix)+len(recorded)-63:]
+	default:
+		live = s.prefix + recorded
+	}
+	if prev, ok := s.tables[k]; ok && !strings.EqualFold(prev, live) {
+		return prev
+	}
+	s.tables[k] = live
+	s.back[strings.ToLower(live)] = recorded
+	return live
 }
 
 // recordedName maps a live table name back to its recorded name; ok is false for a table
@@ -427,7 +453,7 @@ func (r *Replayer) send(ctx context.Context, st *state, x Exchange) (answer, err
 	if f := q.Get("$filter"); f != "" {
 		q.Set("$filter", st.rewriteQuoted(f))
 	}
-	sas, err := r.reissueSAS(st, recordedSAS)
+	sas, err := r.reissueSAS(st, recordedSAS, recordedTime(x))
 	if err != nil {
 		return answer{}, err
 	}
@@ -573,17 +599,57 @@ func (s *state) token(v string) string {
 	return v
 }
 
-// reissueSAS signs a SAS like the recorded one with the target's key and an expiry an hour
-// ahead. A recorded SAS whose permissions were sanitised away cannot be reissued; the
-// request is then signed with Shared Key instead (nil is returned).
-func (r *Replayer) reissueSAS(st *state, rec url.Values) (url.Values, error) {
+// recordedTime is when an exchange was recorded (its answer's Date), or zero.
+func recordedTime(x Exchange) time.Time {
+	t, err := http.ParseTime(hget(x.ResponseHeader, "Date"))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// sasWindow moves a recorded SAS start and expiry to now, keeping their distance from the
+// time of recording (so an expired SAS stays expired); without a recorded time the SAS is
+// valid from 15 minutes ago for an hour.
+func sasWindow(rec url.Values, recorded, now time.Time) (start, expiry time.Time) {
+	start, expiry = now.Add(-15*time.Minute), now.Add(time.Hour)
+	if recorded.IsZero() {
+		return start, expiry
+	}
+	if t, err := parseSASParam(rec.Get("st")); err == nil {
+		start = now.Add(t.Sub(recorded))
+	} else if rec.Get("st") == "" {
+		start = time.Time{}
+	}
+	if t, err := parseSASParam(rec.Get("se")); err == nil {
+		expiry = now.Add(t.Sub(recorded))
+	}
+	return start, expiry
+}
+
+func parseSASParam(v string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a SAS time: %q", v)
+}
+
+// reissueSAS signs a SAS like the recorded one with the target's key, its validity moved to
+// now (sasWindow). A recorded SAS whose permissions were sanitised away, or that names a
+// stored access policy, cannot be reissued; the request is then signed with Shared Key
+// instead (nil is returned).
+func (r *Replayer) reissueSAS(st *state, rec url.Values, recorded time.Time) (url.Values, error) {
 	if rec.Get("sig") == "" || rec.Get("sp") == "" || rec.Get("si") != "" {
 		return nil, nil
 	}
-	now := r.now().UTC()
+	now := r.now().UTC().Truncate(time.Second)
+	start, expiry := sasWindow(rec, recorded, now)
 	if tn := rec.Get("tn"); tn != "" {
-		sas := wire.SAS{Table: st.table(tn), Permissions: rec.Get("sp"), Start: now.Add(-15 * time.Minute), Expiry: now.Add(time.Hour),
-			StartPK: rec.Get("spk"), StartRK: rec.Get("srk"), EndPK: rec.Get("epk"), EndRK: rec.Get("erk")}
+		sas := wire.SAS{Table: st.table(tn), Permissions: rec.Get("sp"), Start: start, Expiry: expiry,
+			StartPK: rec.Get("spk"), StartRK: rec.Get("srk"), EndPK: rec.Get("epk"), EndRK: rec.Get("erk"),
+			Protocol: rec.Get("spr"), IPRange: rec.Get("sip")}
 		q, err := sas.Encode(r.Target.Account, r.Target.Key)
 		if err != nil {
 			return nil, nil
@@ -591,24 +657,30 @@ func (r *Replayer) reissueSAS(st *state, rec url.Values) (url.Values, error) {
 		return q, nil
 	}
 	if rec.Get("ss") != "" && rec.Get("srt") != "" {
-		return accountSAS(r.Target.Account, r.Target.Key, rec, now), nil
+		return accountSAS(r.Target.Account, r.Target.Key, rec, start, expiry), nil
 	}
 	return nil, nil
 }
 
 // accountSAS signs an account SAS with the recorded services, resource types and
 // permissions (EVIDENCE.md 7).
-func accountSAS(account string, key []byte, rec url.Values, now time.Time) url.Values {
+func accountSAS(account string, key []byte, rec url.Values, start, expiry time.Time) url.Values {
 	sv := rec.Get("sv")
 	if sv == "" {
 		sv = "2019-02-02"
 	}
-	st, se := now.Add(-15*time.Minute).Format("2006-01-02T15:04:05Z"), now.Add(time.Hour).Format("2006-01-02T15:04:05Z")
+	st, se := "", expiry.UTC().Format("2006-01-02T15:04:05Z")
+	if !start.IsZero() {
+		st = start.UTC().Format("2006-01-02T15:04:05Z")
+	}
 	fields := []string{account, rec.Get("sp"), rec.Get("ss"), rec.Get("srt"), st, se, "", rec.Get("spr"), sv}
 	if sv >= "2020-12-06" {
 		fields = append(fields, rec.Get("ses"))
 	}
-	q := url.Values{"sv": {sv}, "ss": {rec.Get("ss")}, "srt": {rec.Get("srt")}, "sp": {rec.Get("sp")}, "st": {st}, "se": {se}}
+	q := url.Values{"sv": {sv}, "ss": {rec.Get("ss")}, "srt": {rec.Get("srt")}, "sp": {rec.Get("sp")}, "se": {se}}
+	if st != "" {
+		q.Set("st", st)
+	}
 	if rec.Get("spr") != "" {
 		q.Set("spr", rec.Get("spr"))
 	}
