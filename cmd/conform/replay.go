@@ -217,4 +217,22 @@ func referenceTarget(ctx context.Context) (replay.Target, func(), error) {
 	return t, stop, err
 }
 
-var _ = strings.TrimSpace
+// recordable says why a backend's traffic cannot be recorded: the in-process reference (and
+// a mutant over it) is not reached over HTTP.
+func recordable(backend string) error {
+	name := framework.BackendName(backend)
+	base := name
+	if _, b, ok, err := mutant.ParseTarget(backend); ok {
+		if err != nil {
+			return err
+		}
+		base = b
+	}
+	if base == provision.Reference {
+		return fmt.Errorf("backend %s runs in process and %v; record %s instead", name, replay.ErrNotHTTP, provision.ReferenceHTTP)
+	}
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("backend %q has no name", backend)
+	}
+	return nil
+}

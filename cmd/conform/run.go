@@ -34,6 +34,7 @@ type runOptions struct {
 	specTimeout    time.Duration
 	parallel       int
 	keepFailed     bool
+	record         string
 }
 
 // defaultBackends is the embedded default of `conform run`: the reference and, where it can
@@ -73,6 +74,7 @@ backend processes, which delete the run's tables, and the report holds what ran)
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
 	f.IntVar(&o.parallel, "parallel", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
+	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
 }
 
@@ -118,6 +120,13 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			return usageErr("backend %q is empty or named twice", n)
 		}
 		seen[n] = true
+	}
+	if o.record != "" {
+		for _, b := range backends {
+			if err := recordable(b); err != nil {
+				return usageErr("--record: %v", err)
+			}
+		}
 	}
 	if o.updateBaseline && o.baselineDir == "" {
 		o.baselineDir = "fixtures/baselines"
@@ -257,6 +266,9 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 	}
 	if o.keepFailed {
 		args = append(args, "--keep-failed")
+	}
+	if o.record != "" {
+		args = append(args, "--record", filepath.Join(o.record, safe))
 	}
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -14,7 +15,10 @@ import (
 
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/rest"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
+	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -45,6 +49,7 @@ type childOptions struct {
 	ignoreBaselines bool
 	command         string
 	keepFailed      bool
+	record          string
 }
 
 func runBackendCmd() *cobra.Command {
@@ -74,6 +79,7 @@ func runBackendCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&o.ignoreBaselines, "ignore-baselines", false, "run without expected failures")
 	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
 	cmd.Flags().BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs")
+	cmd.Flags().StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, a file per spec")
 	return cmd
 }
 
@@ -97,8 +103,20 @@ func runOneBackend(arg string, o childOptions) int {
 			fmt.Fprintf(os.Stderr, "conform: write result: %v\n", err)
 		}
 	}
+	var recorder *replay.Recorder
+	var openOpts []provision.Option
+	if o.record != "" {
+		var err error
+		if recorder, err = replay.NewRecorder(o.record, rest.NewTransport()); err != nil {
+			run.Backend = driver.Info{Name: framework.BackendName(arg)}
+			run.StartError = "--record: " + err.Error()
+			writeRun()
+			return exitUsage
+		}
+		openOpts = append(openOpts, provision.WithHTTPClient(&http.Client{Transport: recorder, Timeout: rest.DefaultTimeout}))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), framework.OpenTimeout)
-	target, err := all.Open(ctx, arg)
+	target, err := all.OpenWith(ctx, arg, openOpts...)
 	cancel()
 	if err != nil {
 		run.Backend = driver.Info{Name: framework.BackendName(arg)}
@@ -125,6 +143,14 @@ func runOneBackend(arg string, o childOptions) int {
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		emit(event{Kind: "total", Total: r.PreRunStats.SpecsThatWillRun})
 	})
+	if recorder != nil {
+		ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) { recorder.Begin(framework.SpecText(s)) })
+		ginkgo.ReportAfterEach(func(ginkgo.SpecReport) {
+			if err := recorder.Flush(); err != nil {
+				fmt.Fprintln(os.Stderr, "conform: "+err.Error())
+			}
+		})
+	}
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
 		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
 			return
