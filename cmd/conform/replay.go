@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
@@ -21,6 +21,7 @@ import (
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/replay"
+	"github.com/tableconform/conform/suites/report"
 )
 
 func init() { extraCommands = append(extraCommands, replayCmd) }
@@ -210,11 +211,48 @@ func serveOverHTTP(ctx context.Context, b api.Backend) (replay.Target, func(), e
 	return replay.Target{Endpoint: cs.TableEndpoint, Account: cs.AccountName, Key: cs.AccountKey, Client: &http.Client{Timeout: 30 * time.Second}}, stop, nil
 }
 
-// referenceTarget serves a fresh reference over loopback HTTP (for tests and the corpus).
-func referenceTarget(ctx context.Context) (replay.Target, func(), error) {
-	t, stop, err := serveOverHTTP(ctx, reference.New())
-	t.Name = provision.Reference
-	return t, stop, err
+// corpusPath is where a backend process writes its agreement with the corpus, beside its
+// raw result.
+func corpusPath(rawPath string) string { return strings.TrimSuffix(rawPath, ".json") + ".corpus.json" }
+
+// replayCorpus replays the embedded corpus of recorded real traffic against an opened
+// backend: over its own HTTP endpoint, or, for the in-process reference and mutants, through
+// the reference's HTTP server on loopback.
+func replayCorpus(t *framework.Target, profile string) report.CorpusAgreement {
+	if profile == "" {
+		profile = replay.ProfileStorage
+	}
+	a := report.CorpusAgreement{Backend: t.Info.Name, Profile: profile}
+	if t.Info.Driver == provision.DriverSDK {
+		a.Error = "driven through the SDK; recordings are replayed over HTTP only"
+		return a
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var target replay.Target
+	if acct, ok := t.Backend.(httpAccount); ok && acct.ConnectionString().AccountKey != nil {
+		cs := acct.ConnectionString()
+		target = replay.Target{Name: t.Info.Name, Endpoint: cs.TableEndpoint, Account: cs.AccountName, Key: cs.AccountKey}
+	} else {
+		served, stop, err := serveOverHTTP(ctx, t.Backend)
+		if err != nil {
+			a.Error = err.Error()
+			return a
+		}
+		defer stop()
+		target, target.Name = served, t.Info.Name
+	}
+	sources, err := replay.CollectFS(fixtures.Recordings(), "fixtures/recordings")
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	r := &replay.Replayer{Target: target, Profile: profile, TablePrefix: framework.RunPrefix()}
+	rep := r.Run(ctx, sources, nil)
+	a.Recordings = rep.Totals.Files - rep.Totals.FilesSkipped
+	a.Agree, a.Disagree, a.Skipped = rep.Totals.Agree, rep.Totals.Disagree, rep.Totals.Skipped
+	a.Disagreements = rep.Disagreements()
+	return a
 }
 
 // recordable says why a backend's traffic cannot be recorded: the in-process reference (and

@@ -50,6 +50,7 @@ type childOptions struct {
 	command         string
 	keepFailed      bool
 	record          string
+	noCorpus        bool
 }
 
 func runBackendCmd() *cobra.Command {
@@ -80,6 +81,7 @@ func runBackendCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
 	cmd.Flags().BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs")
 	cmd.Flags().StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, a file per spec")
+	cmd.Flags().BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic")
 	return cmd
 }
 
@@ -125,6 +127,9 @@ func runOneBackend(arg string, o childOptions) int {
 		return exitUsage
 	}
 	run.Backend = target.Info
+	if !o.noCorpus {
+		writeCorpus(corpusPath(o.rawOut), replayCorpus(target, o.profile))
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	cfg := framework.Config{
 		Backends:         []string{arg},
@@ -180,4 +185,15 @@ func runOneBackend(arg string, o childOptions) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeCorpus writes a backend's agreement with the corpus for the parent process.
+func writeCorpus(path string, a report.CorpusAgreement) {
+	data, err := json.Marshal(a)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "conform: write corpus agreement: %v\n", err)
+	}
 }
