@@ -12,7 +12,7 @@ import (
 
 func (x *exchange) route(method string, res wire.Resource) {
 	// Table ACL answers XML whatever Accept asks for: the SDKs send Accept: application/xml
-	// there (EVIDENCE.md 13, E-acl-accept-xml).
+	// there (EVIDENCE.md, E-acl-accept-xml).
 	if acl := res.Kind == wire.ResourceEntitySet && x.query.Has("comp"); !acl {
 		if err := x.negotiate(); err != nil {
 			x.fail(err)
