@@ -50,6 +50,8 @@ type RecordingResult struct {
 	Format    string           `json:"format,omitempty"`
 	Skipped   string           `json:"skipped,omitempty"`
 	Exchanges []ExchangeResult `json:"exchanges,omitempty"`
+	// NoAnswer is set when a request got no answer (a transport error or timeout).
+	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
 // compare lists how the live answer differs from the recorded one in what a client relies on.

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -70,8 +71,8 @@ type state struct {
 // Replay sends every exchange of rec to the target in order and compares the answers. The
 // tables it creates are deleted at the end. It returns an error only when the target cannot
 // be reached at all; everything else is in the result.
-func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
-	res := RecordingResult{Name: rec.Name, Format: rec.Format}
+func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResult) {
+	res = RecordingResult{Name: rec.Name, Format: rec.Format}
 	if reason := r.skipRecording(rec); reason != "" {
 		res.Skipped = reason
 		return res
@@ -89,11 +90,16 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
 	for _, name := range recordedTables(rec) {
 		st.table(name)
 	}
-	defer r.cleanup(st)
+	defer func() {
+		if !res.NoAnswer { // a backend that stopped answering is not asked to delete
+			r.cleanup(st)
+		}
+	}()
 	created := map[string]bool{}
 	for _, name := range tablesToCreate(rec) {
 		if err := r.createTable(ctx, st.table(name)); err != nil {
 			res.Skipped = fmt.Sprintf("could not create table %s that the recording uses without creating it: %v", name, err)
+			res.NoAnswer = !errors.As(err, new(statusError))
 			return res
 		}
 		created[strings.ToLower(name)] = true
@@ -101,6 +107,7 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
 	for _, s := range entitiesToSeed(rec, created) {
 		if err := r.insertSeed(ctx, st, s); err != nil {
 			res.Skipped = fmt.Sprintf("could not insert entity (%q,%q) that the recording reads without writing it: %v", s.entity.PartitionKey, s.entity.RowKey, err)
+			res.NoAnswer = !errors.As(err, new(statusError))
 			return res
 		}
 	}
@@ -113,13 +120,16 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) RecordingResult {
 		}
 		live, err := r.send(ctx, st, x)
 		if err != nil {
-			xr.Outcome, xr.Reason = OutcomeSkipped, "not sent: "+err.Error()
-			if ctx.Err() != nil {
-				res.Exchanges = append(res.Exchanges, xr)
-				return res
-			}
+			xr.Outcome, xr.Reason = OutcomeSkipped, "no answer: "+err.Error()
 			res.Exchanges = append(res.Exchanges, xr)
-			continue
+			// Later exchanges depend on this one; a backend that did not answer is not
+			// waited for again.
+			res.NoAnswer = true
+			for j := i + 1; j < len(rec.Entries); j++ {
+				res.Exchanges = append(res.Exchanges, ExchangeResult{Index: j, Method: rec.Entries[j].Method, Path: displayPath(rec.Entries[j].URI),
+					Outcome: OutcomeSkipped, Reason: "not sent: an earlier request of this recording got no answer"})
+			}
+			return res
 		}
 		st.learn(x, live)
 		xr.Differences = compare(st, x, live)
@@ -744,6 +754,14 @@ func (s *state) learn(x Exchange, live answer) {
 	}
 }
 
+// statusError is a setup request the target answered with an unexpected status.
+type statusError struct {
+	op     string
+	status int
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("%s answered %d", e.op, e.status) }
+
 // createTable creates a table the recording uses without creating it.
 func (r *Replayer) createTable(ctx context.Context, name string) error {
 	body := wire.EncodeTableRequest(name)
@@ -762,7 +780,7 @@ func (r *Replayer) createTable(ctx context.Context, name string) error {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusConflict {
-		return fmt.Errorf("Create Table answered %d", resp.StatusCode)
+		return statusError{op: "Create Table", status: resp.StatusCode}
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ type Report struct {
 	Generated  time.Time         `json:"generated"`
 	Totals     Totals            `json:"totals"`
 	Recordings []RecordingResult `json:"recordings"`
-	// Unreadable lists the files that could not be read, one line each.
+	// Unreadable lists the files that could not be read, one line each, and why a run stopped
+	// early.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
 
@@ -37,6 +38,10 @@ type Totals struct {
 	Unreadable       int      `json:"unreadable"`
 	DisagreeingFiles []string `json:"disagreeingFiles,omitempty"`
 }
+
+// maxSilentRecordings is how many recordings in a row may end without an answer before a
+// run stops: a backend that hangs is not waited for once per recording.
+const maxSilentRecordings = 2
 
 // Source is one recording to replay: its name and bytes.
 type Source struct {
@@ -103,8 +108,19 @@ func (r *Replayer) Run(ctx context.Context, sources []Source, log io.Writer) Rep
 	if rep.Profile == "" {
 		rep.Profile = ProfileStorage
 	}
-	for _, s := range sources {
-		if ctx.Err() != nil {
+	silent := 0
+	for i, s := range sources {
+		if ctx.Err() != nil || silent >= maxSilentRecordings {
+			line := fmt.Sprintf("stopped before %s and %d more recordings: ", s.Name, len(sources)-i-1)
+			if ctx.Err() != nil {
+				line += ctx.Err().Error()
+			} else {
+				line += fmt.Sprintf("%s gave no answer in %d recordings in a row", rep.Backend, silent)
+			}
+			rep.Unreadable = append(rep.Unreadable, line)
+			if log != nil {
+				fmt.Fprintln(log, line)
+			}
 			break
 		}
 		rec, err := Parse(s.Name, s.Data)
@@ -118,6 +134,11 @@ func (r *Replayer) Run(ctx context.Context, sources []Source, log io.Writer) Rep
 		}
 		res := r.Replay(ctx, rec)
 		res.File = s.Name
+		if res.NoAnswer {
+			silent++
+		} else if res.Skipped == "" {
+			silent = 0
+		}
 		if res.Skipped != "" && log != nil {
 			fmt.Fprintf(log, "%s: skipped, %s\n", s.Name, res.Skipped)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -116,7 +115,7 @@ func (r *Replayer) insertSeed(ctx context.Context, st *state, s seed) error {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("Insert Entity answered %d", resp.StatusCode)
+		return statusError{op: "Insert Entity", status: resp.StatusCode}
 	}
 	return nil
 }
