@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"io/fs"
 	"os"
@@ -285,40 +284,4 @@ func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "
 
 func mdCode(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
-}
-
-// HTMLSection renders the corpus agreement of each backend as a self-contained HTML
-// section (a table and, per backend, its disagreements in a details element) that a
-// report page can include as it is.
-func HTMLSection(reports []Report) string {
-	b := &strings.Builder{}
-	b.WriteString(`<section id="replay"><h2>Agreement with recorded real traffic</h2>`)
-	b.WriteString(`<table><thead><tr><th>Backend</th><th>Profile</th><th>Agree</th><th>Disagree</th><th>Skipped</th><th>Recordings</th></tr></thead><tbody>`)
-	for _, r := range reports {
-		t := r.Totals
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d (%d skipped whole)</td></tr>",
-			html.EscapeString(r.Backend), html.EscapeString(r.Profile), t.Agree, t.Disagree, t.Skipped, t.Files, t.FilesSkipped)
-	}
-	b.WriteString(`</tbody></table>`)
-	for _, r := range reports {
-		if r.Totals.Disagree == 0 {
-			continue
-		}
-		fmt.Fprintf(b, `<details><summary>%s: %d disagreements</summary><ul>`, html.EscapeString(r.Backend), r.Totals.Disagree)
-		for _, rec := range r.Recordings {
-			for _, x := range rec.Exchanges {
-				if x.Outcome != OutcomeDisagree {
-					continue
-				}
-				fmt.Fprintf(b, "<li><code>%s #%d %s %s</code><ul>", html.EscapeString(filepath.Base(rec.File)), x.Index, html.EscapeString(x.Method), html.EscapeString(x.Path))
-				for _, d := range x.Differences {
-					fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(d))
-				}
-				fmt.Fprintf(b, "<li>recorded: %s</li><li>live: %s</li></ul></li>", html.EscapeString(strings.ReplaceAll(answerText(x.Recorded), "<br>", " | ")), html.EscapeString(strings.ReplaceAll(answerText(x.Live), "<br>", " | ")))
-			}
-		}
-		b.WriteString(`</ul></details>`)
-	}
-	b.WriteString(`</section>`)
-	return b.String()
 }
