@@ -58,7 +58,7 @@ type Replayer struct {
 const maxAnswerBytes = 16 << 20
 
 // state is what one recording's replay has learnt: the names its tables got and the live
-// counterparts of recorded ETags and continuation tokens.
+// counterparts of recorded ETags, continuation tokens and entity Timestamps.
 type state struct {
 	prefix string
 	tables map[string]string   // lower-case recorded name -> live name
@@ -68,9 +68,9 @@ type state struct {
 	times  map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
 }
 
-// Replay sends every exchange of rec to the target in order and compares the answers. The
-// tables it creates are deleted at the end. It returns an error only when the target cannot
-// be reached at all; everything else is in the result.
+// Replay sends every exchange of rec to the target in order and compares the answers; what
+// could not be replayed is in the result with its reason. The tables it creates are deleted
+// at the end, unless the target stopped answering.
 func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResult) {
 	res = RecordingResult{Name: rec.Name, Format: rec.Format}
 	if reason := r.skipRecording(rec); reason != "" {
@@ -118,7 +118,7 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 			res.Exchanges = append(res.Exchanges, xr)
 			continue
 		}
-		live, err := r.send(ctx, st, x)
+		live, err := r.sendRetrying(ctx, st, x)
 		if err != nil {
 			xr.Outcome, xr.Reason = OutcomeSkipped, "no answer: "+err.Error()
 			res.Exchanges = append(res.Exchanges, xr)
@@ -141,6 +141,33 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 		res.Exchanges = append(res.Exchanges, xr)
 	}
 	return res
+}
+
+// retryBudget bounds how long one exchange is sent again while the target answers "try
+// again later" where the recorded service did not.
+const retryBudget = 45 * time.Second
+
+// sendRetrying sends x and, while the target answers 409 TableBeingDeleted or 503
+// ServerBusy and the recording holds another answer, sends it again: the recorded client
+// waited for the same state (a test that recreates a deleted table retries until the
+// service lets it), and a replay runs faster than the recording did.
+func (r *Replayer) sendRetrying(ctx context.Context, st *state, x Exchange) (answer, error) {
+	deadline := time.Now().Add(retryBudget)
+	for {
+		live, err := r.send(ctx, st, x)
+		if err != nil || live.Status == x.Status || time.Now().After(deadline) {
+			return live, err
+		}
+		code := errorCode(live.Status, live.ResponseHeader, live.ResponseBody)
+		if code != "TableBeingDeleted" && code != "ServerBusy" {
+			return live, nil
+		}
+		select {
+		case <-ctx.Done():
+			return live, nil
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // isCosmos reports whether a recorded host is Cosmos DB for Table's.
@@ -200,6 +227,8 @@ func skipExchange(x Exchange) string {
 		return "a CORS preflight: it depends on the account's CORS rules"
 	case strings.HasPrefix(strings.ToLower(hget(x.RequestHeader, "Authorization")), "bearer") && (x.Status == 401 || x.Status == 403):
 		return "an RBAC answer to an OAuth token: the replay signs with Shared Key"
+	case x.Status == http.StatusForbidden && errorCode(x.Status, x.ResponseHeader, x.ResponseBody) == "AuthenticationFailed":
+		return "a recorded authentication failure: the replay signs every request afresh, so a wrong signature cannot be sent again"
 	case x.Status >= 500 && x.Status != http.StatusNotImplemented:
 		return fmt.Sprintf("the recorded answer is a server error (%d)", x.Status)
 	case x.Status == http.StatusRequestTimeout:
@@ -390,7 +419,9 @@ func tablesToCreate(rec Recording) []string {
 			isCreate := strings.EqualFold(p, "Tables") && x.Method == http.MethodPost
 			code := errorCode(x.Status, x.ResponseHeader, x.ResponseBody)
 			switch {
-			case isCreate && x.Status < 300:
+			case isCreate && code == "TableAlreadyExists":
+				out = append(out, t)
+			case isCreate:
 			case code == "TableNotFound" || code == "ResourceNotFound" || code == "OutOfRangeInput" || code == "InvalidResourceName":
 			case x.Status == http.StatusBadRequest && !isCreate:
 			case x.Status == http.StatusAccepted && isBatchPath(p) && batchTableMissing(x):
@@ -555,11 +586,23 @@ func encodeQuery(q url.Values) string {
 	return strings.Join(parts, "&")
 }
 
-// rewriteQuoted renames recorded table names quoted in a filter ('name').
+var quotedRunPrefix = regexp.MustCompile(`(?i)'cf[a-z0-9]{8}`)
+
+// rewriteQuoted renames recorded table names quoted in a filter ('name'), and swaps a conform
+// run's prefix at the start of any quoted literal (a range of a run's tables) for the
+// replay's.
 func (s *state) rewriteQuoted(f string) string {
 	for k, live := range s.tables {
 		re := regexp.MustCompile(`(?i)'` + regexp.QuoteMeta(k) + `'`)
 		f = re.ReplaceAllLiteralString(f, "'"+live+"'")
+	}
+	if len(s.prefix) == 10 {
+		f = quotedRunPrefix.ReplaceAllStringFunc(f, func(lit string) string {
+			if strings.HasPrefix(strings.ToLower(lit[1:]), strings.ToLower(s.prefix)) {
+				return lit
+			}
+			return "'" + s.prefix
+		})
 	}
 	return f
 }
