@@ -741,7 +741,7 @@ func (r *Replayer) reissueSAS(st *state, rec url.Values, recorded time.Time) (ur
 }
 
 // accountSAS signs an account SAS with the recorded services, resource types and
-// permissions (EVIDENCE.md 7).
+// permissions (EVIDENCE.md 7, E-account-sas).
 func accountSAS(account string, key []byte, rec url.Values, start, expiry time.Time) url.Values {
 	sv := rec.Get("sv")
 	if sv == "" {

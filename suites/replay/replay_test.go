@@ -43,9 +43,7 @@ func corpus(t *testing.T) []replay.Source {
 // recorded service, each with its cause (docs/EVIDENCE.md 13, E-replay-corpus). A
 // disagreement not listed fails the test; a listed one that now agrees is logged, so that
 // the list is trimmed when the reference catches up.
-var knownDisagreements = map[string]string{
-	"py-account-sas.json#3": "an account SAS (ss, srt): the reference implements service SAS only",
-}
+var knownDisagreements = map[string]string{}
 
 // TestCorpusAgainstReference replays the recorded real traffic against the reference: every
 // replayable exchange must agree, or be a known disagreement with its cause.
