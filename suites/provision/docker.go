@@ -38,15 +38,66 @@ func (e *DockerUnavailableError) Error() string {
 // Is makes errors.Is(err, ErrDockerUnavailable) true.
 func (e *DockerUnavailableError) Is(target error) bool { return target == ErrDockerUnavailable }
 
+// ErrDockerHostUnsafe is matched (errors.Is) by the error Open returns for "azurite-docker"
+// when conform runs inside a container (/.dockerenv exists) and TESTCONTAINERS_HOST_OVERRIDE
+// does not name a loopback address. testcontainers would then look for the engine's bridge
+// gateway and, when the engine reports none, dial the default gateway of the machine: an
+// address outside it, hundreds of times a minute until its timeout.
+var ErrDockerHostUnsafe = errors.New("TESTCONTAINERS_HOST_OVERRIDE must name a loopback address inside a container")
+
+// dockerHostOverrideEnv is testcontainers-go's setting for the host that reaches the
+// ports a container publishes.
+const dockerHostOverrideEnv = "TESTCONTAINERS_HOST_OVERRIDE"
+
+// insideContainerMarker is the file testcontainers-go takes as "running inside a container".
+var insideContainerMarker = "/.dockerenv"
+
+// CheckDocker reports whether "azurite-docker" could start a container here, without
+// starting one: nil, a *DockerUnavailableError (errors.Is ErrDockerUnavailable: no engine
+// answers; callers skip with its one line) or an error matching ErrDockerHostUnsafe (an
+// engine answers, but testcontainers would dial outside the machine; callers stop).
+func CheckDocker(ctx context.Context) error {
+	if tried, ok := dockerReachable(ctx); !ok {
+		return &DockerUnavailableError{Tried: tried}
+	}
+	return checkDockerHost()
+}
+
+// checkDockerHost refuses to let testcontainers pick a host by itself inside a container.
+func checkDockerHost() error {
+	if _, err := os.Stat(insideContainerMarker); err != nil {
+		return nil
+	}
+	host := strings.TrimSpace(os.Getenv(dockerHostOverrideEnv))
+	if isLoopbackHost(host) {
+		return nil
+	}
+	got := "unset"
+	if host != "" {
+		got = fmt.Sprintf("%q", host)
+	}
+	return fmt.Errorf("%s: %w (found %s, %s is %s): export %s=127.0.0.1 when the engine runs on this machine",
+		AzuriteDocker, ErrDockerHostUnsafe, insideContainerMarker, dockerHostOverrideEnv, got, dockerHostOverrideEnv)
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
 // dockerPingTimeout bounds the check of one candidate Docker host.
 const dockerPingTimeout = 2 * time.Second
 
 // openDocker runs Azurite's table service in a container through testcontainers-go's
 // Azurite module, after checking that a Docker engine answers: testcontainers panics when
-// it finds none, and caches that for the life of the process.
+// it finds none, and caches that for the life of the process. Inside a container it
+// refuses to start unless the ports are reached through loopback (CheckDocker).
 func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
-	if tried, ok := dockerReachable(ctx); !ok {
-		return nil, &DockerUnavailableError{Tried: tried}
+	if err := CheckDocker(ctx); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -84,7 +135,30 @@ func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
 		_ = terminate()
 		return nil, err
 	}
+	if err := awaitServing(runCtx, b, cfg.startTimeout); err != nil {
+		_ = terminate()
+		return nil, fmt.Errorf("container %s started but does not serve the Table API through %s: %w", cfg.dockerImage, endpoint, err)
+	}
 	return &Target{Backend: b, Info: info, Close: terminate}, nil
+}
+
+// awaitServing retries a round trip until one succeeds or timeout passes. The port wait of
+// testcontainers runs inside the container; the published port may still reset connections
+// for a moment after it.
+func awaitServing(ctx context.Context, b driver.Backend, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := roundTrip(ctx, b)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 func imageTag(ref string) string {
