@@ -427,7 +427,10 @@ func TestCeilingVerdict(t *testing.T) {
 		"azurite":        ops(500, 0),
 	})
 	got := strings.Join(lines, "\n")
-	for _, want := range []string{"60% of the ceiling (MISSED)", "by CPU per request 100/125 µs: 80% (met)", "12.0x azurite (met)"} {
+	if strings.Contains(got, "MISSED") {
+		t.Errorf("the verdict words the project's own aims as a failure:\n%s", got)
+	}
+	for _, want := range []string{"60% of the ceiling (under the aim)", "by CPU per request 100/125 µs: 80% (meets the aim)", "12.0x azurite (meets the aim)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("verdict lacks %q:\n%s", want, got)
 		}
