@@ -168,8 +168,8 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 	}
 	if err != nil {
 		var de *DockerUnavailableError
-		if errors.As(err, &de) {
-			return nil, err
+		if errors.As(err, &de) || errors.Is(err, ErrDockerHostUnsafe) || errors.Is(err, ErrDockerImageMissing) {
+			return nil, err // one line that names the backend already
 		}
 		return nil, &Error{Backend: name, Err: err}
 	}

@@ -309,6 +309,9 @@ func TestOpenAzuriteDockerRefusesWithoutLoopbackOverride(t *testing.T) {
 	if !errors.Is(err, ErrDockerHostUnsafe) {
 		t.Fatalf("Open: %v, want ErrDockerHostUnsafe", err)
 	}
+	if msg := err.Error(); strings.Count(msg, AzuriteDocker+":") != 1 || strings.Contains(msg, "\n") {
+		t.Errorf("not one line naming the backend once: %q", msg)
+	}
 	if after := azuriteContainers(t, ctx); len(after) != len(before) {
 		t.Errorf("a refused Open changed the containers: %d before, %d after", len(before), len(after))
 	}
@@ -570,5 +573,35 @@ func TestOpenEndpointFromEnvironment(t *testing.T) {
 	_, err = Open(ctx, "me=env:CONFORM_TEST_CONN")
 	if err == nil || strings.Contains(err.Error(), strings.TrimRight(testSecret, "=")[:20]) {
 		t.Errorf("unreachable endpoint from the environment: %v", err)
+	}
+}
+
+// Inside a container, Open does not let testcontainers pull a missing image from a
+// registry: it fails in one line naming the image and the local build.
+func TestOpenAzuriteDockerWithoutLocalImageInsideContainer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if tried, ok := dockerReachable(ctx); !ok {
+		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
+	}
+	marker := filepath.Join(t.TempDir(), ".dockerenv")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := insideContainerMarker
+	t.Cleanup(func() { insideContainerMarker = saved })
+	insideContainerMarker = marker
+	t.Setenv(dockerHostOverrideEnv, "127.0.0.1")
+	const absent = "mcr.microsoft.com/azure-storage/azurite:0.0.0-absent"
+	tg, err := Open(ctx, AzuriteDocker, WithDockerImage(absent))
+	if err == nil {
+		tg.Close()
+		t.Fatal("Open started a container of an image the engine does not hold")
+	}
+	if !errors.Is(err, ErrDockerImageMissing) {
+		t.Fatalf("Open: %v, want ErrDockerImageMissing", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, absent) || !strings.HasPrefix(msg, AzuriteDocker+": ") {
+		t.Errorf("not one line naming the backend and the image: %q", msg)
 	}
 }
