@@ -43,7 +43,11 @@ start)
     fi
     sleep 0.5
   done
-  echo "dockerd: the engine did not answer within 30 s; last lines of $log:"
+  if kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    echo "dockerd: the engine did not answer within 30 s; last lines of $log:"
+  else
+    echo "dockerd: the engine exited without answering; last lines of $log:"
+  fi
   tail -n 5 "$log"
   "$0" stop >/dev/null
   exit 1
