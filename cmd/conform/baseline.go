@@ -63,10 +63,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 // nextBaseline is the baseline of backend bi of r, given its old baseline.
 func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Baseline {
 	b := r.Backends[bi]
-	next := fixtures.Baseline{Backend: old.Backend, Version: b.Version}
-	if next.Backend == "" {
-		next.Backend = b.Name
-	}
+	next := fixtures.Baseline{Backend: fixtures.BaselineBackend(b.Name), Version: b.Version}
 	oldEntry := func(rule, spec string) (fixtures.ExpectedFailure, bool) {
 		for _, e := range old.Expected {
 			if e.Rule == rule && e.Spec == spec {

@@ -37,6 +37,8 @@ type runOptions struct {
 	specTimeout    time.Duration
 	parallel       int
 	keepFailed     bool
+	record         string
+	noCorpus       bool
 }
 
 // defaultBackends is the embedded default of `conform run`: the reference and, where it can
@@ -86,6 +88,8 @@ started, azurite.
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
 	f.IntVar(&o.parallel, "parallel", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
+	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
+	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
 }
 
@@ -125,6 +129,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	runs = mergeEarlier(plan, runs)
 	kept, status := collectRuns(cmd.ErrOrStderr(), plan, runs, codes)
 	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: plan.command, Generated: time.Now()})
+	rep.Corpus = readCorpus(rawDir, kept)
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
 	}
@@ -196,6 +201,13 @@ func planRun(o runOptions) (runPlan, error) {
 		}
 		if p.filter != "" && selectedRules(p.filter, n) == 0 {
 			return p, usageErr("--label-filter %q selects no spec on backend %s", o.labelFilter, n)
+		}
+	}
+	if o.record != "" {
+		for _, b := range p.backends {
+			if err := recordable(b); err != nil {
+				return p, usageErr("--record: %v", err)
+			}
 		}
 	}
 	if o.updateBaseline && o.baselineDir == "" {
@@ -451,6 +463,7 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	safe := sanitizeName(name)
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
+	_ = os.Remove(corpusPath(rawPath))
 	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
 		"--spec-timeout", o.specTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
@@ -461,6 +474,12 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	}
 	if o.keepFailed {
 		args = append(args, "--keep-failed")
+	}
+	if o.record != "" {
+		args = append(args, "--record", filepath.Join(o.record, safe))
+	}
+	if o.noCorpus {
+		args = append(args, "--no-corpus")
 	}
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot))
@@ -631,4 +650,20 @@ func suiteNodeFailed(run report.Run) bool {
 		}
 	}
 	return false
+}
+
+// readCorpus collects the corpus agreement each backend process wrote beside its raw result.
+func readCorpus(rawDir string, runs []report.Run) []report.CorpusAgreement {
+	var out []report.CorpusAgreement
+	for _, run := range runs {
+		data, err := os.ReadFile(corpusPath(filepath.Join(rawDir, sanitizeName(run.Backend.Name)+".json")))
+		if err != nil {
+			continue
+		}
+		var a report.CorpusAgreement
+		if json.Unmarshal(data, &a) == nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }

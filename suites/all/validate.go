@@ -2,6 +2,7 @@ package all
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/tableconform/conform/reference/wire"
@@ -11,7 +12,8 @@ import (
 
 // Validate checks a backend argument as Open reads it, without starting or reaching
 // anything: a built-in name (with or without SDKSuffix), "mutant:NAME[@BASE]" with a known
-// mutant, or NAME=CONNECTION_STRING with a well-formed connection string. Its error is one
+// mutant, or NAME=CONNECTION_STRING (or NAME=env:VARIABLE) with a well-formed connection
+// string. Its error is one
 // line and never holds a key or signature.
 func Validate(target string) error {
 	if m, base, ok, err := mutant.ParseTarget(target); ok {
@@ -29,6 +31,12 @@ func Validate(target string) error {
 		return fmt.Errorf("backend %q has no name", name)
 	}
 	if hasConn {
+		if variable, ok := strings.CutPrefix(conn, provision.EnvPrefix); ok {
+			conn = strings.TrimSpace(os.Getenv(variable))
+			if conn == "" {
+				return fmt.Errorf("backend %s: the environment variable %s that should hold the connection string is empty or unset", name, variable)
+			}
+		}
 		if _, err := wire.ParseConnectionString(conn); err != nil {
 			return fmt.Errorf("backend %s: malformed connection string: %v", name, err)
 		}

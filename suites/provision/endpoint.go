@@ -135,9 +135,13 @@ func remoteBackend(cfg config, cs string, info driver.Info) (driver.Backend, dri
 	driverName := cfg.driver
 	switch driverName {
 	case DriverSDK:
-		b, err = sdk.New(cs, sdk.WithInfo(info))
+		opts := []sdk.Option{sdk.WithInfo(info)}
+		if cfg.httpClient != nil {
+			opts = append(opts, sdk.WithHTTPClient(cfg.httpClient))
+		}
+		b, err = sdk.New(cs, opts...)
 	default:
-		b, err = newREST(cs, info, cfg.directSender)
+		b, err = newREST(cs, info, cfg.httpClient, cfg.directSender)
 	}
 	if err != nil {
 		return nil, info, fmt.Errorf("%s driver: %w", driverName, err)
