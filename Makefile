@@ -7,6 +7,8 @@ BACKENDS      ?= reference,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
+# staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
+STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: all report test deps browser lint vet bench fuzz serve clean
 
@@ -40,9 +42,11 @@ test: deps browser vet
 vet:
 	$(GO) vet ./...
 
-## lint: vet, gofmt, and the GitHub workflow files (actionlint from the module proxy).
+## lint: vet, gofmt, staticcheck (staticcheck.conf) and the GitHub workflow files
+## (staticcheck and actionlint from the module proxy).
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
 
 ## bench: the default benchmark set against each backend, compared with benchstat.

@@ -64,11 +64,9 @@ type Option func(*config)
 type config struct {
 	driver         string
 	root           string
-	logDir         string
 	startTimeout   time.Duration
 	installTimeout time.Duration
 	probeTimeout   time.Duration
-	probe          bool
 	dockerImage    string
 }
 
@@ -78,7 +76,6 @@ func defaults() config {
 		startTimeout:   30 * time.Second,
 		installTimeout: 5 * time.Minute,
 		probeTimeout:   10 * time.Second,
-		probe:          true,
 		dockerImage:    "mcr.microsoft.com/azure-storage/azurite:" + azuriteCurrent.version,
 	}
 }
@@ -92,25 +89,9 @@ func WithDriver(name string) Option { return func(c *config) { c.driver = name }
 // holds go.mod and package.json, else the root this package was built from.
 func WithRoot(dir string) Option { return func(c *config) { c.root = dir } }
 
-// WithLogDir keeps emulator logs in dir (default: a fresh temporary directory per Open).
-func WithLogDir(dir string) Option { return func(c *config) { c.logDir = dir } }
-
-// WithStartTimeout bounds the wait for a started emulator to answer (default 30 s).
-func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
-
-// WithInstallTimeout bounds an npm install (default 5 min).
-func WithInstallTimeout(d time.Duration) Option { return func(c *config) { c.installTimeout = d } }
-
 // WithProbeTimeout bounds the first request Open sends to a NAME=CONNECTION_STRING
 // endpoint to check that it answers (default 10 s).
 func WithProbeTimeout(d time.Duration) Option { return func(c *config) { c.probeTimeout = d } }
-
-// WithoutProbe makes Open return a NAME=CONNECTION_STRING target without sending it any
-// request.
-func WithoutProbe() Option { return func(c *config) { c.probe = false } }
-
-// WithDockerImage overrides the container image of "azurite-docker".
-func WithDockerImage(ref string) Option { return func(c *config) { c.dockerImage = ref } }
 
 // Error is Open's failure: the backend's name and the cause, one line, no secret.
 type Error struct {
