@@ -83,13 +83,13 @@ func NoopTableHandler() http.Handler {
 	const etag = `W/"datetime'2024-01-01T00%3A00%3A00.0000000Z'"`
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("x-ms-request-id", "00000000-0000-0000-0000-000000000000")
-		h.Set("x-ms-version", "2019-02-02")
+		h.Set(wire.HeaderRequestID, "00000000-0000-0000-0000-000000000000")
+		h.Set(wire.HeaderVersion, "2019-02-02")
 		h.Set("Date", "Mon, 01 Jan 2024 00:00:00 GMT")
 		path := r.URL.EscapedPath()
 		write := func(status int, body []byte) {
 			if body != nil {
-				h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
+				h.Set(wire.HeaderContentType, "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
 				h.Set("Content-Length", strconv.Itoa(len(body)))
 			}
 			w.WriteHeader(status)
@@ -103,7 +103,7 @@ func NoopTableHandler() http.Handler {
 					rk = strings.TrimSuffix(strings.TrimPrefix(rk, q), q)
 				}
 				if body, ok := gets[rk]; ok {
-					h.Set("ETag", etag)
+					h.Set(wire.HeaderETag, etag)
 					write(http.StatusOK, body)
 					return
 				}
@@ -112,10 +112,10 @@ func NoopTableHandler() http.Handler {
 			}
 			write(http.StatusOK, query)
 		case http.MethodPost:
-			h.Set("ETag", etag)
+			h.Set(wire.HeaderETag, etag)
 			write(http.StatusCreated, inserted)
 		default: // MERGE, PATCH, PUT, DELETE
-			h.Set("ETag", etag)
+			h.Set(wire.HeaderETag, etag)
 			write(http.StatusNoContent, nil)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -238,7 +239,7 @@ func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := w.raw.Do(req)
 	got := ""
 	if resp != nil {
-		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
+		got = resp.Status + " " + resp.Header.Get(wire.HeaderErrorCode)
 	}
 	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)
 	return resp, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 )
 
 // transactionActions translates ops into the SDK's actions. Conditional operations always
@@ -117,7 +118,7 @@ func parseBatchBody(contentType string, body []byte) ([]batchPart, error) {
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) { // Cosmos truncates (SPEC.md 4)
 			return nil, fmt.Errorf("batch answer part: %w", err)
 		}
-		mediaType, params, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		mediaType, params, _ := mime.ParseMediaType(p.Header.Get(wire.HeaderContentType))
 		if !strings.HasPrefix(mediaType, "multipart/") {
 			part, err := parseHTTPPart(content)
 			if err != nil {
@@ -184,7 +185,7 @@ func batchFailure(parts []batchPart, requestID string) *spec.Error {
 			continue
 		}
 		code, msg := parseErrorBody(p.body)
-		if h := p.header.Get("x-ms-error-code"); h != "" && code == "" {
+		if h := p.header.Get(wire.HeaderErrorCode); h != "" && code == "" {
 			code = h
 		}
 		e := &spec.Error{Status: p.status, Code: code, RequestID: requestID}

@@ -323,16 +323,16 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	if err != nil {
 		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	parts, err := parseBatchBody(raw.Header.Get("Content-Type"), payload)
+	parts, err := parseBatchBody(raw.Header.Get(wire.HeaderContentType), payload)
 	if err != nil {
 		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	if f := batchFailure(parts, raw.Header.Get(headerRequestID)); f != nil {
+	if f := batchFailure(parts, raw.Header.Get(wire.HeaderRequestID)); f != nil {
 		return nil, f
 	}
 	results = make([]api.BatchResult, 0, len(parts))
 	for _, p := range parts {
-		results = append(results, api.BatchResult{Status: p.status, ETag: p.header.Get("ETag")})
+		results = append(results, api.BatchResult{Status: p.status, ETag: p.header.Get(wire.HeaderETag)})
 	}
 	return results, nil
 }
@@ -342,8 +342,8 @@ func transactionFailure(resp *http.Response) error {
 	if err != nil {
 		return &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	requestID := resp.Header.Get(headerRequestID)
-	parts, err := parseBatchBody(resp.Header.Get("Content-Type"), payload)
+	requestID := resp.Header.Get(wire.HeaderRequestID)
+	parts, err := parseBatchBody(resp.Header.Get(wire.HeaderContentType), payload)
 	if err != nil {
 		if code, msg := parseErrorBody(payload); code != "" {
 			return &spec.Error{Status: resp.StatusCode, Code: code, Message: msg, RequestID: requestID}
