@@ -332,7 +332,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	}
 	results = make([]api.BatchResult, 0, len(parts))
 	for _, p := range parts {
-		results = append(results, api.BatchResult{Status: p.status, ETag: p.header.Get(wire.HeaderETag)})
+		results = append(results, api.BatchResult{Status: p.Status, ETag: p.Header.Get(wire.HeaderETag)})
 	}
 	return results, nil
 }
