@@ -2,7 +2,8 @@ package wire
 
 // The decoder as it was before the single-pass scanner, kept as an oracle: the fuzz target
 // FuzzDecodeMatchesOracle checks that both accept the same documents, decode the same
-// entities and refuse the rest with the same error codes.
+// entities and refuse the rest with the same error codes. Its EDM values are read by the
+// value oracle (value_oracle_test.go), not by the shipped conversions.
 
 import (
 	"bytes"
@@ -13,7 +14,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -397,7 +397,7 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		if !isString {
 			return mismatch()
 		}
-		tm, err := ParseDateTime(s)
+		tm, err := oracleDateTime(s, oracleEntityDateTime)
 		if err != nil {
 			return api.Value{}, err
 		}
@@ -406,7 +406,7 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		if !isString {
 			return mismatch()
 		}
-		g, ok := api.CanonicalGuid(s)
+		g, ok := oracleGuid(s)
 		if !ok {
 			return mismatch()
 		}
@@ -424,71 +424,10 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 	return mismatch()
 }
 
-func oracleFormatDouble(f float64) string {
-	a := math.Abs(f)
-	if a != 0 && (a < 1e-6 || a >= 1e21) {
-		return strconv.FormatFloat(f, 'E', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsRune(s, '.') {
-		s += ".0"
-	}
-	return s
-}
-
 // entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).
 func (d Document) entitySetFragment() string {
 	if d.Select == nil {
 		return d.Table
 	}
 	return d.Table + "&$select=" + strings.Join(d.Select, ",")
-}
-
-// oracleAppendString is appendString as it was: it appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
-func oracleAppendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

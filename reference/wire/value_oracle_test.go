@@ -1,0 +1,127 @@
+package wire
+
+// The value oracle: the EDM text forms as the evidence states them (EVIDENCE.md 1.5: DTF for
+// Edm.DateTime, the 8-4-4-4-12 form of Edm.Guid; RFC 8259 for JSON strings), written
+// without the shipped conversions (api.ParseDateTime, api.CanonicalGuid, FormatDouble,
+// appendString) that the oracle tests check.
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// oracleDateTimeLeniency lists the forms beyond DTF that an entity's Edm.DateTime value may
+// take. Each is a fact of its own from real traffic; the zero value is DTF alone.
+type oracleDateTimeLeniency struct {
+	// zoneless: a date and time of day without a zone is UTC.
+	zoneless bool
+	// longFraction: a fraction of more than 7 digits is cut to 7 (100 ns).
+	longFraction bool
+}
+
+// oracleEntityDateTime is what entity values accept.
+var oracleEntityDateTime = oracleDateTimeLeniency{}
+
+// oracleDateTimeText is DTF: YYYY-MM-DD, or YYYY-MM-DDThh:mm with optional :ss and an
+// optional fraction, then Z or ±hh:mm.
+var oracleDateTimeText = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$`)
+
+// oracleDateTime reads s as an Edm.DateTime: 400 InvalidValueType when it is not in the
+// forms, 400 OutOfRangeInput outside 1601-01-01T00:00:00Z .. 9999-12-31T23:59:59.9999999Z.
+func oracleDateTime(s string, lenient oracleDateTimeLeniency) (time.Time, error) {
+	bad := func() (time.Time, error) { return time.Time{}, spec.ErrInvalidValueType.New() }
+	m := oracleDateTimeText.FindStringSubmatch(s)
+	if m == nil {
+		return bad()
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+	year, month, day := n(1), n(2), n(3)
+	hour, minute, second, nanos, offset := 0, 0, 0, 0, 0
+	if m[4] != "" {
+		hour, minute = n(4), n(5)
+		if m[6] != "" {
+			second = n(6)
+		}
+		if frac := m[7]; frac != "" {
+			if len(frac) > 7 && !lenient.longFraction {
+				return bad()
+			}
+			frac = (frac + "000000000")[:9]
+			frac = frac[:7] + "00" // 100 ns is the finest unit
+			nanos, _ = strconv.Atoi(frac)
+		}
+		switch zone := m[8]; {
+		case zone == "" && !lenient.zoneless:
+			return bad()
+		case zone == "", zone == "Z":
+		default:
+			h, _ := strconv.Atoi(zone[1:3])
+			mm, _ := strconv.Atoi(zone[4:6])
+			if h > 23 || mm > 59 {
+				return bad()
+			}
+			offset = h*3600 + mm*60
+			if zone[0] == '-' {
+				offset = -offset
+			}
+		}
+	}
+	if hour > 23 || minute > 59 || second > 59 || month < 1 || month > 12 || day < 1 {
+		return bad()
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.FixedZone("", offset))
+	if t.Day() != day { // 31 April, 29 February of a common year
+		return bad()
+	}
+	t = t.UTC()
+	if t.Before(time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)) || t.After(time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC)) {
+		return time.Time{}, spec.ErrOutOfRangeInput.New()
+	}
+	return t, nil
+}
+
+var oracleGuidText = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// oracleGuid reads s as an Edm.Guid in the 8-4-4-4-12 form, in any case, and gives it in
+// lower case.
+func oracleGuid(s string) (string, bool) {
+	if !oracleGuidText.MatchString(s) {
+		return "", false
+	}
+	return strings.ToLower(s), true
+}
+
+// oracleDoubleTextOK says text is an acceptable JSON form of the Edm.Double f: it reads back
+// as exactly f, and it reads as a Double, not an integer (a '.' or an exponent).
+func oracleDoubleTextOK(text string, f float64) bool {
+	g, err := strconv.ParseFloat(text, 64)
+	return err == nil && g == f && strings.ContainsAny(text, ".eE") && json.Valid([]byte(text))
+}
+
+// oracleJSONStringOK says out is s as one JSON string (RFC 8259): valid JSON that reads
+// back as s with each byte of invalid UTF-8 as U+FFFD, holding no raw control character and
+// no raw U+2028 or U+2029 (which JavaScript reads as line ends).
+func oracleJSONStringOK(out []byte, s string) bool {
+	var want strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		want.WriteRune(r) // RuneError for each invalid byte
+		i += size
+	}
+	var got string
+	if err := json.Unmarshal(out, &got); err != nil || got != want.String() {
+		return false
+	}
+	for _, r := range string(out) {
+		if r < 0x20 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return true
+}
