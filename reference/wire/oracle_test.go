@@ -7,7 +7,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -314,114 +313,32 @@ func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
 	return api.Double(f), nil
 }
 
-// oracleTypedValue reads raw as a value of type t (an annotated property). Mismatched JSON shapes
-// and unparsable values fail with 400 InvalidValueType; a DateTime outside 1601..9999 with 400
-// OutOfRangeInput (SPEC.md 1.5, UNCERTAIN code as users report it).
+// oracleTypedValue reads raw as a value of type t (an annotated property) by the JSON forms
+// oracleEDMForms allows for t. A form not allowed, or text not of the type, is 400
+// InvalidValueType; a DateTime outside 1601..9999 is 400 OutOfRangeInput; an object or an
+// array is 400 InvalidInput.
 func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	switch {
+	case len(raw) == 0:
 		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
-	}
-	if raw[0] == 'n' {
+	case raw[0] == 'n':
 		return api.Null(t), nil
-	}
-	if raw[0] == '{' || raw[0] == '[' {
+	case raw[0] == '{' || raw[0] == '[':
 		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
 	}
-	isString := raw[0] == '"'
-	var s string
-	if isString {
-		if err := json.Unmarshal(raw, &s); err != nil {
+	form := oracleEDMForms[t]
+	read, text := form.bare, string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
 			return api.Value{}, badJSON(err)
 		}
+		read = form.quoted
 	}
-	mismatch := func() (api.Value, error) {
-		return api.Value{}, spec.ErrInvalidValueType.Newf("The value %s is not a valid %s.", abbreviateRaw(raw), t)
+	if read == nil {
+		return api.Value{}, spec.ErrInvalidValueType.New()
 	}
-	switch t {
-	case api.EdmString:
-		if !isString {
-			return mismatch()
-		}
-		return api.String(s), nil
-	case api.EdmBoolean:
-		switch string(raw) {
-		case "true":
-			return api.Bool(true), nil
-		case "false":
-			return api.Bool(false), nil
-		}
-		return mismatch()
-	case api.EdmInt32:
-		if isString {
-			return mismatch()
-		}
-		i, err := strconv.ParseInt(string(raw), 10, 32)
-		if err != nil {
-			return mismatch()
-		}
-		return api.Int32(int32(i)), nil
-	case api.EdmInt64:
-		// Int64 is a JSON string (PF). A bare number with the annotation is UNCERTAIN
-		// (SPEC.md 1.5); conform accepts an integer.
-		text := s
-		if !isString {
-			text = string(raw)
-		}
-		if text == "" || text[0] == '+' {
-			return mismatch()
-		}
-		i, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return mismatch()
-		}
-		return api.Int64(i), nil
-	case api.EdmDouble:
-		if isString {
-			switch s {
-			case "NaN":
-				return api.Double(math.NaN()), nil
-			case "Infinity":
-				return api.Double(math.Inf(1)), nil
-			case "-Infinity":
-				return api.Double(math.Inf(-1)), nil
-			}
-			return mismatch()
-		}
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil {
-			return mismatch()
-		}
-		return api.Double(f), nil
-	case api.EdmDateTime:
-		if !isString {
-			return mismatch()
-		}
-		tm, err := oracleDateTime(s, oracleEntityDateTime)
-		if err != nil {
-			return api.Value{}, err
-		}
-		return api.DateTime(tm), nil
-	case api.EdmGuid:
-		if !isString {
-			return mismatch()
-		}
-		g, ok := oracleGuid(s)
-		if !ok {
-			return mismatch()
-		}
-		return api.Guid(g), nil
-	case api.EdmBinary:
-		if !isString {
-			return mismatch()
-		}
-		b, err := base64.StdEncoding.Strict().DecodeString(s)
-		if err != nil {
-			return mismatch()
-		}
-		return api.Binary(b), nil
-	}
-	return mismatch()
+	return read(text)
 }
 
 // entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).

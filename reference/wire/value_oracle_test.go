@@ -6,15 +6,108 @@ package wire
 // appendString) that the oracle tests check.
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 )
+
+// oracleEDMForm is how an annotated value of one EDM type may be written in an entity's
+// JSON (EVIDENCE.md 1.5, PF): bare (a JSON number or true/false, given as its text) or
+// quoted (a JSON string, given unquoted). A nil reader: the form is not allowed. A reader
+// fails with the service's error for text that is not of the type.
+type oracleEDMForm struct {
+	bare, quoted func(text string) (api.Value, error)
+}
+
+var oracleEDMForms = map[api.EdmType]oracleEDMForm{
+	api.EdmString:  {quoted: func(s string) (api.Value, error) { return api.String(s), nil }},
+	api.EdmBoolean: {bare: oracleBoolean},
+	api.EdmInt32:   {bare: oracleInteger(32)},
+	api.EdmInt64:   {bare: oracleInteger(64), quoted: oracleInteger(64)},
+	api.EdmDouble:  {bare: oracleDouble, quoted: oracleDoubleWord},
+	api.EdmDateTime: {quoted: func(s string) (api.Value, error) {
+		t, err := oracleDateTime(s, oracleEntityDateTime)
+		return api.DateTime(t), err
+	}},
+	api.EdmGuid:   {quoted: oracleGuidValue},
+	api.EdmBinary: {quoted: oracleBase64},
+}
+
+func oracleNotOfType() (api.Value, error) { return api.Value{}, spec.ErrInvalidValueType.New() }
+
+func oracleBoolean(text string) (api.Value, error) {
+	switch text {
+	case "true", "false":
+		return api.Bool(text == "true"), nil
+	}
+	return oracleNotOfType()
+}
+
+var oracleIntegerText = regexp.MustCompile(`^-?[0-9]+$`)
+
+// oracleInteger reads a decimal integer of the given width.
+func oracleInteger(bits int) func(string) (api.Value, error) {
+	return func(text string) (api.Value, error) {
+		if !oracleIntegerText.MatchString(text) {
+			return oracleNotOfType()
+		}
+		i, err := strconv.ParseInt(text, 10, bits)
+		switch {
+		case err != nil:
+			return oracleNotOfType()
+		case bits == 32:
+			return api.Int32(int32(i)), nil
+		}
+		return api.Int64(i), nil
+	}
+}
+
+// oracleDouble reads a JSON number as a Double; one beyond its range is not a Double.
+func oracleDouble(text string) (api.Value, error) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return oracleNotOfType()
+	}
+	return api.Double(f), nil
+}
+
+// oracleDoubleWord reads the three Doubles JSON has no number for.
+func oracleDoubleWord(s string) (api.Value, error) {
+	switch s {
+	case "NaN":
+		return api.Double(math.NaN()), nil
+	case "Infinity":
+		return api.Double(math.Inf(1)), nil
+	case "-Infinity":
+		return api.Double(math.Inf(-1)), nil
+	}
+	return oracleNotOfType()
+}
+
+func oracleGuidValue(s string) (api.Value, error) {
+	g, ok := oracleGuid(s)
+	if !ok {
+		return oracleNotOfType()
+	}
+	return api.Guid(g), nil
+}
+
+// oracleBase64 reads Edm.Binary: standard base64 with padding.
+func oracleBase64(s string) (api.Value, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return oracleNotOfType()
+	}
+	return api.Binary(b), nil
+}
 
 // oracleDateTimeLeniency lists the forms beyond DTF that an entity's Edm.DateTime value may
 // take. Each is a fact of its own from real traffic; the zero value is DTF alone.
