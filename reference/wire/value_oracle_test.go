@@ -79,15 +79,12 @@ func oracleDouble(text string) (api.Value, error) {
 	return api.Double(f), nil
 }
 
-// oracleDoubleWord reads the three Doubles JSON has no number for.
+// oracleDoubleWords are the three Doubles JSON has no number for, written as strings.
+var oracleDoubleWords = map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1)}
+
 func oracleDoubleWord(s string) (api.Value, error) {
-	switch s {
-	case "NaN":
-		return api.Double(math.NaN()), nil
-	case "Infinity":
-		return api.Double(math.Inf(1)), nil
-	case "-Infinity":
-		return api.Double(math.Inf(-1)), nil
+	if f, ok := oracleDoubleWords[s]; ok {
+		return api.Double(f), nil
 	}
 	return oracleNotOfType()
 }
