@@ -3,6 +3,5 @@
 // history to a failed spec's report, so a failure says what the backend was asked and what
 // it answered.
 //
-// It imports only the standard library, reference/api, reference/spec, reference/wire (the
-// header names) and suites/driver.
+// It imports only the standard library, reference/api, reference/spec and suites/driver.
 package record

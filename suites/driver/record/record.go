@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -239,7 +238,9 @@ func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := w.raw.Do(req)
 	got := ""
 	if resp != nil {
-		got = resp.Status + " " + resp.Header.Get(wire.HeaderErrorCode)
+		// wire.HeaderErrorCode by name: the recorder wraps every spec's backend, and what
+		// specs reach may not include reference/wire (internal/archtest).
+		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
 	}
 	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)
 	return resp, err
