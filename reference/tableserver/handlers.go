@@ -11,9 +11,17 @@ import (
 )
 
 func (x *exchange) route(method string, res wire.Resource) {
-	if err := x.negotiate(); err != nil {
-		x.fail(err)
+	if x.routeXML(method, res) {
 		return
+	}
+	if err := x.negotiate(); err != nil {
+		if res.Kind != wire.ResourceBatch {
+			x.fail(err)
+			return
+		}
+		// A batch is served whatever its outer Accept says: each operation negotiates its
+		// own answer (EVIDENCE.md, E-batch-outer-accept).
+		x.level = wire.MinimalMetadata
 	}
 	var err error
 	switch res.Kind {
@@ -85,18 +93,32 @@ func (x *exchange) route(method string, res wire.Resource) {
 // cannot be passed on (api.Query uses 0 for "none") and fails with 400 InvalidInput, the
 // answer the reference gives to any $top outside 1..1000.
 func parseTop(q map[string][]string) (int, error) {
-	vs, ok := q["$top"]
-	if !ok {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	t, err := parseEntityTop(q)
 	if err != nil {
-		return 0, spec.ErrInvalidQueryParameter.Newf("The value '%s' of $top is not an integer.", vs[0])
+		return 0, err
 	}
-	if n <= 0 {
+	n, _ := t.Value()
+	if t.IsSet() && n == 0 {
 		return 0, spec.ErrInvalidInput.Newf(spec.MsgTopOutOfRange)
 	}
 	return n, nil
+}
+
+// parseEntityTop reads $top of Query Entities, where 0 is allowed: an empty page
+// (EVIDENCE.md 13, E-top-zero). Negative values are refused with InvalidInput.
+func parseEntityTop(q map[string][]string) (api.Top, error) {
+	vs, ok := q["$top"]
+	if !ok {
+		return api.Top{}, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	if err != nil {
+		return api.Top{}, spec.ErrInvalidQueryParameter.Newf("The value '%s' of $top is not an integer.", vs[0])
+	}
+	if n < 0 {
+		return api.Top{}, spec.ErrInvalidInput.Newf(spec.MsgTopOutOfRange)
+	}
+	return api.TopOf(n), nil
 }
 
 // parseSelect reads $select as a list of names; nil when absent.
@@ -221,12 +243,10 @@ func (x *exchange) getTable(name string) error {
 }
 
 func (x *exchange) queryEntities(table string) error {
-	if x.sas != nil {
-		if err := x.sas.AllowsTable(table, "r"); err != nil {
-			return err
-		}
+	if err := x.permitQuery(table); err != nil {
+		return err
 	}
-	top, err := parseTop(x.query)
+	top, err := parseEntityTop(x.query)
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,10 @@ type oracleEDMForm struct {
 
 var oracleEDMForms = map[api.EdmType]oracleEDMForm{
 	api.EdmString:  {quoted: func(s string) (api.Value, error) { return api.String(s), nil }},
-	api.EdmBoolean: {bare: oracleBoolean},
-	api.EdmInt32:   {bare: oracleInteger(32)},
+	api.EdmBoolean: {bare: oracleBoolean, quoted: func(s string) (api.Value, error) { return oracleBoolean(strings.ToLower(s)) }},
+	api.EdmInt32:   {bare: oracleInteger(32), quoted: oracleInteger(32)},
 	api.EdmInt64:   {bare: oracleInteger(64), quoted: oracleInteger(64)},
-	api.EdmDouble:  {bare: oracleDouble, quoted: oracleDoubleWord},
+	api.EdmDouble:  {bare: oracleDouble, quoted: oracleDoubleQuoted},
 	api.EdmDateTime: {quoted: func(s string) (api.Value, error) {
 		t, err := oracleDateTime(s, oracleEntityDateTime)
 		return api.DateTime(t), err
@@ -61,6 +61,8 @@ func oracleInteger(bits int) func(string) (api.Value, error) {
 		}
 		i, err := strconv.ParseInt(text, 10, bits)
 		switch {
+		case err != nil && bits == 64:
+			return api.Value{}, spec.ErrInvalidInput.New() // beyond Int64 (E-typed-string-values)
 		case err != nil:
 			return oracleNotOfType()
 		case bits == 32:
@@ -89,6 +91,15 @@ func oracleDoubleWord(s string) (api.Value, error) {
 	return oracleNotOfType()
 }
 
+// oracleDoubleQuoted reads a Double sent as a JSON string: one of the words, or exactly the
+// text of a JSON number (E-typed-string-values).
+func oracleDoubleQuoted(s string) (api.Value, error) {
+	if _, ok := oracleDoubleWords[s]; ok || !json.Valid([]byte(s)) || strings.ContainsAny(s, "\"{[tfn \t\r\n") {
+		return oracleDoubleWord(s)
+	}
+	return oracleDouble(s)
+}
+
 func oracleGuidValue(s string) (api.Value, error) {
 	g, ok := oracleGuid(s)
 	if !ok {
@@ -109,14 +120,15 @@ func oracleBase64(s string) (api.Value, error) {
 // oracleDateTimeLeniency lists the forms beyond DTF that an entity's Edm.DateTime value may
 // take. Each is a fact of its own from real traffic; the zero value is DTF alone.
 type oracleDateTimeLeniency struct {
-	// zoneless: a date and time of day without a zone is UTC.
+	// zoneless: a date and time of day without a zone is UTC (E-datetime-no-zone).
 	zoneless bool
-	// longFraction: a fraction of more than 7 digits is cut to 7 (100 ns).
+	// longFraction: a fraction of more than 7 digits is cut to 7, 100 ns
+	// (E-datetime-extra-digits).
 	longFraction bool
 }
 
-// oracleEntityDateTime is what entity values accept.
-var oracleEntityDateTime = oracleDateTimeLeniency{}
+// oracleEntityDateTime is what entity values accept: both leniencies.
+var oracleEntityDateTime = oracleDateTimeLeniency{zoneless: true, longFraction: true}
 
 // oracleDateTimeText is DTF: YYYY-MM-DD, or YYYY-MM-DDThh:mm with optional :ss and an
 // optional fraction, then Z or ±hh:mm.
