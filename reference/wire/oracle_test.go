@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -263,34 +262,32 @@ func oracleIsNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)
 // UNCERTAIN on the service (SPEC.md 1.5, never observed; SDKs refuse to send it); conform reads
 // it as Edm.Double, the OData fallback for numbers. null is a null of no type.
 func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return api.Value{}, spec.ErrInvalidInput.Newf("A property has no value.")
 	}
-	switch raw[0] {
-	case 'n':
-		return api.Null(0), nil
-	case 't', 'f':
-		return api.Bool(raw[0] == 't'), nil
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return api.Value{}, badJSON(err)
-		}
-		return api.String(s), nil
-	case '{', '[':
-		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return api.Value{}, badJSON(err)
 	}
-	if !bytes.ContainsAny(raw, ".eE") {
-		if i, err := strconv.ParseInt(string(raw), 10, 64); err == nil && i >= math.MinInt32 && i <= math.MaxInt32 {
+	switch x := v.(type) {
+	case nil:
+		return api.Null(0), nil
+	case bool:
+		return api.Bool(x), nil
+	case string:
+		return api.String(x), nil
+	case json.Number:
+		if i, err := strconv.ParseInt(x.String(), 10, 32); err == nil {
 			return api.Int32(int32(i)), nil
 		}
+		if f, err := strconv.ParseFloat(x.String(), 64); err == nil {
+			return api.Double(f), nil
+		}
+		return api.Value{}, spec.ErrInvalidValueType.New() // beyond the range of a Double
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return api.Value{}, spec.ErrInvalidValueType.Newf("The number %s is not a valid Edm.Double.", raw)
-	}
-	return api.Double(f), nil
+	return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
 }
 
 // oracleTypedValue reads raw as a value of type t (an annotated property) by the JSON forms
