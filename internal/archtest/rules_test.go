@@ -20,7 +20,7 @@ func oneOf(names ...string) func(string) bool {
 }
 
 // infrastructure are the packages under suites/ that are not spec packages.
-var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true}
+var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true, "replay": true}
 
 // isSpecPackage says p is a spec package: suites/<area> other than the infrastructure.
 func isSpecPackage(p string) bool {

@@ -34,6 +34,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	// Words, not emoji: the page must read the same without an emoji font; colour carries
 	// the rest.
 	"symbol": func(o Outcome) string { return htmlWords[o] },
+	"corpus": CorpusHTML,
 	"backendName": func(r Report, i int) string {
 		if i < len(r.Backends) {
 			return r.Backends[i].Name
@@ -78,6 +79,7 @@ td.cell{cursor:pointer;white-space:nowrap;text-align:center}
 <td>{{.Counts.Passed}}</td><td>{{.Counts.Failed}}</td><td>{{.Counts.Errors}}</td><td>{{.Counts.ExpectedFailures}}</td><td>{{.Counts.UnexpectedPasses}}</td><td>{{.Counts.DocumentedDiffs}}</td><td>{{.Counts.SkippedCapability}}</td><td>{{.Counts.SkippedByFilter}}</td></tr>
 {{end}}</tbody></table>
 <h2>Legend</h2><ul>{{range .Outcomes}}<li><span class="{{.Outcome}}">{{symbol .Outcome}}</span>: {{.Meaning}}</li>{{end}}</ul>
+{{corpus .Corpus}}
 <div id="evidence"><button id="close">close</button><div id="body"></div></div>
 <script id="data" type="application/json">{{.Report}}</script>
 <script>

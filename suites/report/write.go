@@ -224,6 +224,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	section("Documented differences", DocumentedDiff)
 	section("Known divergences (expected by the baseline)", ExpectedFail)
 	section("Information: behaviours the documentation allows", Info)
+	writeCorpusMarkdown(w, r.Corpus)
 	return nil
 }
 

@@ -48,8 +48,12 @@ var (
 type Option func(*config)
 
 type config struct {
-	info driver.Info
+	httpClient *http.Client
+	info       driver.Info
 }
+
+// WithHTTPClient sends requests through c instead of a client with DefaultTimeout.
+func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.httpClient = c } }
 
 // WithInfo sets the Name, Kind and Version reported by Info; Driver, Endpoint and
 // APIVersion are always this driver's own.
@@ -70,9 +74,12 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	// rest's transport keeps enough idle connections per host for a load run's
 	// workers; net/http's default keeps two and would open a connection per request.
 	// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
-	tr := rest.NewTransport()
-	tr.ForceAttemptHTTP2 = true
-	hc := &http.Client{Transport: tr, Timeout: DefaultTimeout}
+	hc := cfg.httpClient
+	if hc == nil {
+		tr := rest.NewTransport()
+		tr.ForceAttemptHTTP2 = true
+		hc = &http.Client{Transport: tr, Timeout: DefaultTimeout}
+	}
 	clientOpts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{
 		Transport: hc,
 		// A conformance run must see every answer, and a retried 503 would hide it:
