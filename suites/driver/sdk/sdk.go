@@ -76,6 +76,9 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
 	hc := cfg.httpClient
 	if hc == nil {
+		// rest's transport keeps enough idle connections per host for a load run's
+		// workers; net/http's default keeps two and would open a connection per request.
+		// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
 		tr := rest.NewTransport()
 		tr.ForceAttemptHTTP2 = true
 		hc = &http.Client{Transport: tr, Timeout: DefaultTimeout}
