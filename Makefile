@@ -7,8 +7,10 @@ BACKENDS      ?= reference,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
+MUTATION_SAMPLE ?= 0
+MUTATION_SEED  ?= 1
 
-.PHONY: all report test deps browser lint vet bench fuzz serve clean
+.PHONY: all report test deps browser lint vet bench fuzz serve clean mutation
 
 all: test
 
@@ -45,6 +47,13 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
 
+## mutation: the unbiased measure of the suite's power (not part of `make test`): mutate the
+## reference's source with standard operators and run the suite against each mutant, one at
+## a time; writes mutation-report/. All mutants take hours on two cores; sample with
+## `make mutation MUTATION_SAMPLE=15 MUTATION_SEED=1`.
+mutation:
+	$(GO) run ./cmd/mutation --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) --out mutation-report
+
 ## bench: the default benchmark set against each backend, compared with benchstat.
 bench: deps
 	./scripts/bench.sh $(BENCH_BACKENDS)
@@ -58,4 +67,4 @@ serve:
 	$(GO) run ./cmd/conform serve --addr 127.0.0.1:10002
 
 clean:
-	rm -rf conform-report conform-report-merged bench/results
+	rm -rf conform-report conform-report-merged bench/results mutation-report
