@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tableconform/conform/internal/srcmutate"
@@ -67,7 +68,7 @@ func run() error {
 		fmt.Printf("%d of %d mutants\n", len(picked), len(all))
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner, err := srcmutate.NewRunner(srcmutate.Config{Root: root, Package: *pkg, Run: "^TestConformance$",
 		Env: []string{"CONFORM_BACKENDS=" + *backends, "CONFORM_IGNORE_BASELINES=1"}, Timeout: *timeout, Log: os.Stderr})

@@ -128,9 +128,9 @@ func (r *Runner) Baseline(ctx context.Context) ([]string, error) {
 }
 
 // Run applies one mutant through an overlay, checks that it compiles, and runs the suite.
-func (r *Runner) Run(ctx context.Context, m Mutant) Result {
+func (r *Runner) Run(ctx context.Context, m Mutant) (res Result) {
 	start := time.Now()
-	res := Result{Mutant: m}
+	res.Mutant = m
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	overlay, err := r.writeOverlay(m)
 	if err != nil {

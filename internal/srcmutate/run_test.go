@@ -40,6 +40,9 @@ func TestRunnerOnFixture(t *testing.T) {
 	for _, m := range ms {
 		res := r.Run(ctx, m)
 		status[m.ID] = res
+		if res.Seconds <= 0 {
+			t.Errorf("%s: took %v s", m, res.Seconds)
+		}
 		// A mutant is discarded exactly when it does not compile.
 		src, _ := os.ReadFile(filepath.Join(root, m.File))
 		mutated, _ := Apply(src, m)
