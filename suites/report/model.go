@@ -124,15 +124,15 @@ type LegendRow struct {
 	Meaning string  `json:"meaning"`
 }
 
-// Legend explains the outcomes.
+// Legend says exactly what each outcome of a spec, or of a rule's cell, means.
 var Legend = []LegendRow{
-	{Pass, "the backend behaves as the rule says"},
-	{Fail, "the backend answered, and the answer breaks the rule"},
-	{Error, "no usable answer: the connection dropped, timed out, or the answer could not be parsed"},
-	{Skipped, "not run: the backend lacks a capability the rule needs, or a filter left it out"},
-	{ExpectedFail, "fails, as the backend's checked-in baseline expects (with its evidence)"},
-	{UnexpectedPass, "passes although the baseline expects a failure: the baseline is stale"},
-	{Info, "the documentation allows several behaviours (MAY); the cell says which one the backend chose"},
-	{DocumentedDiff, "fails, and Microsoft documents this difference for the backend's profile (e.g. Cosmos DB)"},
-	{NotRun, "no spec of the rule ran on this backend"},
+	{Pass, "the specs ran and the backend did what the rule says"},
+	{Info, "the documentation allows more than one behaviour (a MAY or SHOULD rule): the backend chose one, named in the cell; not a failure"},
+	{DocumentedDiff, "the spec failed, and Microsoft documents this difference for the backend's profile (Cosmos DB); the cell says the difference; it does not count against the verdict"},
+	{ExpectedFail, "the spec failed as the backend's checked-in baseline expects (a known divergence); the evidence shows the baseline entry beside this run's failure"},
+	{UnexpectedPass, "the spec passed although the backend's baseline expects it to fail: the baseline entry is stale, and the run fails until it is removed"},
+	{Fail, "the backend answered, and the answer breaks the rule; no baseline entry expects it"},
+	{Error, "no usable answer (the connection dropped or timed out): nothing was judged, and the evidence names the error"},
+	{Skipped, "not run on this backend: it lacks a capability the spec needs, the driver cannot send the request, or a filter left it out"},
+	{NotRun, "no spec of the rule was in this run for this backend"},
 }
