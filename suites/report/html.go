@@ -174,7 +174,7 @@ func buildHTMLView(r Report) htmlView {
 		words = append(words, StyleOf(o).Word)
 	}
 	v.Order = strings.Join(words, " < ")
-	for _, l := range r.Legend {
+	for _, l := range legendOf(r) {
 		v.Legend = append(v.Legend, legendView{outcomeClass(l.Outcome), StyleOf(l.Outcome).Word, l.Meaning})
 	}
 	return v

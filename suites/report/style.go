@@ -87,12 +87,24 @@ func groupColour(g Group) string {
 	return "#afb8c1"
 }
 
-// outcomeOrder lists the outcomes that occur in r, the legend's first and in its order, then
-// any others by name: the order of counts and legends.
+// legendOf is the legend a report is drawn with: this version's meanings, then those of
+// outcomes only the report's own legend knows (a report written by a newer conform).
+func legendOf(r Report) []LegendRow {
+	out := append([]LegendRow(nil), Legend...)
+	for _, l := range r.Legend {
+		if !slices.ContainsFunc(out, func(x LegendRow) bool { return x.Outcome == l.Outcome }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// outcomeOrder lists the legend's outcomes in its order, then any others that occur in r by
+// name: the order of counts and legends.
 func outcomeOrder(r Report) []Outcome {
 	seen := map[Outcome]bool{}
 	var out []Outcome
-	for _, l := range r.Legend {
+	for _, l := range legendOf(r) {
 		if !seen[l.Outcome] {
 			seen[l.Outcome] = true
 			out = append(out, l.Outcome)

@@ -231,7 +231,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		matrix(rows)
 	}
 	p("\n## Legend\n\nA cell shows the worst outcome of the rule's specs on that backend.\n\n")
-	for _, l := range r.Legend {
+	for _, l := range legendOf(r) {
 		st := StyleOf(l.Outcome)
 		p("- %s **%s**: %s\n", st.Symbol, st.Word, l.Meaning)
 	}
@@ -268,10 +268,12 @@ func WriteMarkdown(w io.Writer, r Report) error {
 					}
 					p("\n")
 					if s.Failure != "" {
-						p("\n  ```\n%s  ```\n", indent(s.Failure, "  "))
+						f := fence(s.Failure)
+						p("\n  %s\n%s  %s\n", f, indent(s.Failure, "  "), f)
 					}
 					if s.History != "" {
-						p("\n  <details><summary>Calls (what was sent and what came back)</summary>\n\n  ```\n%s  ```\n\n  </details>\n", indent(s.History, "  "))
+						f := fence(s.History)
+						p("\n  <details><summary>Calls (what was sent and what came back)</summary>\n\n  %s\n%s  %s\n\n  </details>\n", f, indent(s.History, "  "), f)
 					}
 				}
 			}
@@ -304,6 +306,21 @@ var groupTitle = map[Group]string{
 	GroupSkipped:   "Partly run",
 	groupUnlabeled: "Other outcomes",
 	GroupPass:      "Allowed choices: behaviours the documentation allows",
+}
+
+// fence is a Markdown code fence longer than any run of backticks in text, so that a
+// backend's answer cannot close it.
+func fence(text string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 func oneOf(o Outcome, set []Outcome) bool {
