@@ -69,15 +69,15 @@ type rowView struct {
 // deep-link ids; a plain pass carries them itself (NumberID on its link), so that a deep link
 // to it highlights it.
 type cellView struct {
-	ID, Class, Summary, Href, Title string
-	NumberID                        string
+	ID, Class, Summary, Href string
+	NumberID                 string
 }
 
 type evidenceView struct {
 	RuleIndex, BackendIndex                             int
 	ID, Backend, Word, Class, Text, Level, Area, Cosmos string
 	Source                                              string
-	Plain                                               bool
+	AlsoPassed                                          int // passing specs without a choice, not listed
 	Specs                                               []specView
 }
 
@@ -157,9 +157,8 @@ func buildHTMLView(r Report) htmlView {
 				break
 			}
 			name := r.Backends[bi].Name
-			st := StyleOf(c.Outcome)
 			cv := cellView{ID: fmt.Sprintf("c%d-%d", ri, bi), Class: outcomeClass(c.Outcome),
-				Summary: CellSummary(row, c), Href: "#open=" + row.ID + "," + name, Title: row.ID + " on " + name + ": " + st.Word}
+				Summary: CellSummary(row, c), Href: "#open=" + row.ID + "," + name}
 			if plainCell(c) {
 				cv.ID, cv.NumberID = "open="+row.ID+","+name, fmt.Sprintf("open=%d,%d", ri, bi)
 			} else {
@@ -204,6 +203,10 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 		e.Cosmos = row.CosmosDifference
 	}
 	for _, s := range c.Specs {
+		if s.Outcome == Pass && len(s.Choices) == 0 && c.Outcome != Pass {
+			e.AlsoPassed++
+			continue
+		}
 		sv := specView{SpecResult: s, Word: StyleOf(s.Outcome).Word, Class: outcomeClass(s.Outcome)}
 		for _, ch := range s.Choices {
 			sv.Choices = append(sv.Choices, choiceView{ChoiceWords(ch), ch})
@@ -286,10 +289,11 @@ th{background:#f6f8fa}
 svg.bar{vertical-align:middle;background:#f6f8fa}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 10px;vertical-align:-1px}
 #controls{display:flex;gap:14px;align-items:center;margin:6px 0}
+#matrix{table-layout:fixed;width:100%} #matrix col.level{width:4.5em} #matrix col.rule{width:30%}
 #matrix thead th{position:sticky;top:0;z-index:1}
-#matrix td.rule{max-width:34em} #matrix td.rule .t{color:#57606a;font-size:12px}
+#matrix td{overflow-wrap:anywhere} #matrix td.rule .t{color:#57606a;font-size:12px}
 #matrix tr.areahead th{background:#eaeef2;text-align:left}
-#matrix td.cell{max-width:17em;font-size:12px}
+#matrix td.cell{font-size:12px}
 #matrix td.cell a{color:inherit;text-decoration:none;display:block}
 #matrix td.cell.open,#matrix td.cell:target,#matrix td.cell:has(>a:target){outline:3px solid #0969da;outline-offset:-3px}
 #all:not(:checked)~#matrix .same{display:none}
@@ -329,11 +333,11 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 <section id="differences"><h2>{{if .Single}}Rules that did not plainly pass{{else}}Rules where the backends differ{{end}}: {{.DifferRules}} of {{.TotalRules}}</h2>
 <p class="muted">{{if .Single}}One backend: the rules shown are those whose outcome is not a plain pass.{{else}}A rule differs when its backends' outcomes or recorded choices differ.{{end}} Click a cell for its evidence.</p>
 <input type="checkbox" id="all"><label for="all"> show all {{.TotalRules}} rules</label>
-<span id="controls"><input type="search" id="q" placeholder="search rule ids and texts" size="32"><span id="shown" class="muted"></span></span>
+<span id="controls"><input type="search" id="q" placeholder="search rule ids and texts" size="32"><span id="shown" class="muted">{{.DifferRules}} of {{.TotalRules}} rules shown</span></span>
 <noscript><span class="muted">(search needs JavaScript; use the browser's find)</span></noscript>
-<table id="matrix"><thead><tr><th>rule</th><th>level</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead>
+<table id="matrix"><colgroup><col class="rule"><col class="level">{{range .Cards}}<col>{{end}}</colgroup><thead><tr><th>rule</th><th>level</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead>
 {{range .Sections}}<tbody class="area{{if .Same}} same{{end}}"><tr class="areahead{{if .Same}} same{{end}}"><th colspan="{{$.ColSpan}}">{{.Area}} <span class="muted">{{.Differ}} of {{.Rules}} differ</span></th></tr>
-{{range .Rows}}<tr class="rule{{if .Same}} same{{end}}" id="r{{.Index}}"><td class="rule"><code>{{.ID}}</code><div class="t">{{.Text}}</div></td><td>{{.Level}}</td>{{range .Cells}}<td class="cell {{.Class}}" id="{{.ID}}"><a href="{{.Href}}" title="{{.Title}}"{{if .NumberID}} id="{{.NumberID}}"{{end}}>{{.Summary}}</a></td>{{end}}</tr>
+{{range .Rows}}<tr class="rule{{if .Same}} same{{end}}" id="r{{.Index}}"><td class="rule"><code>{{.ID}}</code><div class="t">{{.Text}}</div></td><td>{{.Level}}</td>{{range .Cells}}<td class="cell {{.Class}}" id="{{.ID}}"><a href="{{.Href}}"{{if .NumberID}} id="{{.NumberID}}"{{end}}>{{.Summary}}</a></td>{{end}}</tr>
 {{end}}</tbody>
 {{end}}</table>
 </section>
@@ -357,13 +361,16 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 {{if .Failure}}<pre>{{.Failure}}</pre>{{end}}{{if .Location}}<p class="muted">{{.Location}}</p>{{end}}
 {{if .History}}<details><summary>Calls (what was sent, what came back)</summary><pre>{{.History}}</pre></details>{{end}}
 {{else}}<p class="muted">No spec of this rule ran on this backend.</p>{{end}}
+{{if .AlsoPassed}}<p class="muted">{{.AlsoPassed}} other spec(s) passed.</p>{{end}}
 </article></div>
 {{end}}</section>
 <script>
 (function(){
 var t=document.getElementById('matrix'),q=document.getElementById('q'),all=document.getElementById('all'),shown=document.getElementById('shown');
 var rows=t.querySelectorAll('tr.rule'),bodies=t.querySelectorAll('tbody');
-function count(){var n=0;rows.forEach(function(r){if(r.offsetParent!==null)n++;});shown.textContent=n+' of '+rows.length+' rules shown';}
+function count(){var n=0,s=t.classList.contains('searching');rows.forEach(function(r){
+  if(s?r.classList.contains('hit'):(all.checked||!r.classList.contains('same')||r.classList.contains('forced')))n++;});
+  shown.textContent=n+' of '+rows.length+' rules shown';}
 q.addEventListener('input',function(){
   var s=q.value.trim().toLowerCase();t.classList.toggle('searching',!!s);
   bodies.forEach(function(b){var any=false;b.querySelectorAll('tr.rule').forEach(function(r){
