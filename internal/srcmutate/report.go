@@ -46,6 +46,22 @@ func WriteMarkdown(w io.Writer, s Summary) error {
 			p("\n### #%d %s:%d (%s)\n\n```diff\n- %s\n+ %s\n```\n", m.ID, m.File, m.Line, m.Operator, m.Before, m.After)
 		}
 	}
+	if rules := s.KillsPerRule(); len(rules) > 0 {
+		ids := make([]string, 0, len(rules))
+		for id := range rules {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool {
+			if rules[ids[i]] != rules[ids[j]] {
+				return rules[ids[i]] > rules[ids[j]]
+			}
+			return ids[i] < ids[j]
+		})
+		p("\n## Kills per rule\n\n%d rules killed at least one mutant.\n\n| mutants killed | rule |\n|---:|---|\n", len(ids))
+		for _, id := range ids {
+			p("| %d | `%s` |\n", rules[id], id)
+		}
+	}
 	kills := s.KillsPerSpec()
 	if len(kills) > 0 {
 		specs := make([]string, 0, len(kills))

@@ -83,6 +83,23 @@ func (s Summary) KillsPerSpec() map[string]int {
 	return out
 }
 
+// KillsPerRule counts, for each rule with a spec that killed a mutant, how many mutants its
+// specs killed (a mutant counts once per rule).
+func (s Summary) KillsPerRule() map[string]int {
+	out := map[string]int{}
+	for _, r := range s.Results {
+		seen := map[string]bool{}
+		for _, k := range r.KilledBy {
+			rule, _, _ := strings.Cut(k, ": ")
+			if !seen[rule] {
+				seen[rule] = true
+				out[rule]++
+			}
+		}
+	}
+	return out
+}
+
 // Runner runs the suite against mutants one at a time.
 type Runner struct {
 	cfg  Config

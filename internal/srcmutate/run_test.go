@@ -76,8 +76,8 @@ func TestRunnerOnFixture(t *testing.T) {
 	for _, m := range ms {
 		sum.Results = append(sum.Results, status[m.ID])
 	}
-	if sum.KillsPerSpec()["calc.clamp: clamps"] < 2 {
-		t.Errorf("kills per spec: %v", sum.KillsPerSpec())
+	if sum.KillsPerSpec()["calc.clamp: clamps"] < 2 || sum.KillsPerRule()["calc.clamp"] != sum.KillsPerSpec()["calc.clamp: clamps"] {
+		t.Errorf("kills per spec: %v, per rule %v", sum.KillsPerSpec(), sum.KillsPerRule())
 	}
 }
 
