@@ -22,7 +22,7 @@ var (
 	flagLarge   = flag.Bool("large", false, "larger data sets (minutes per backend instead of seconds)")
 	flagWorkers = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
 	flagSeed    = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
-	flagCeiling = flag.Bool("ceiling", true, "run BenchmarkSDKCeiling, which starts reference-http, azurite and a do-nothing server itself")
+	flagCeiling = flag.Bool("ceiling", true, "run BenchmarkSDKCeiling, which starts the reference server, a do-nothing server and its own client processes")
 )
 
 // openTimeout bounds opening a backend, including an npm install of Azurite.
@@ -34,6 +34,9 @@ const runTimeout = 5 * time.Minute
 var seed uint64
 
 func TestMain(m *testing.M) {
+	if os.Getenv(SDKLoadEnv) != "" { // a load client of BenchmarkSDKCeiling
+		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
+	}
 	flag.Parse()
 	seed = *flagSeed
 	if seed == 0 {

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -65,59 +67,125 @@ func ceilingBody(pk, rk string, seq int64) []byte {
 	return []byte(b.String())
 }
 
-// NoopTableHandler answers the ceiling's requests with canned bytes, without parsing,
-// authenticating or storing anything: what the client and the machine allow when the server
-// costs nothing. A get answers the row it names (so that the client's checks hold); every
-// other request gets a fixed answer shaped like the service's.
-func NoopTableHandler() http.Handler {
-	gets := map[string][]byte{}
-	var rows []string
-	for i := 0; i < ceilingRows; i++ {
-		rk := ceilingRowKey(i)
-		body := ceilingBody(ceilingPartition, rk, int64(i))
-		gets[rk] = append([]byte(`{"odata.metadata":"http://127.0.0.1/devstoreaccount1/$metadata#t/@Element","odata.etag":"W/\"datetime'2024-01-01T00%3A00%3A00.0000000Z'\"","Timestamp":"2024-01-01T00:00:00.0000000Z",`), body[1:]...)
-		rows = append(rows, `{"odata.etag":"W/\"datetime'2024-01-01T00%3A00%3A00.0000000Z'\"","Timestamp":"2024-01-01T00:00:00.0000000Z",`+string(body[1:]))
+// RecordedAnswer is one answer of a server, byte for byte: status, header fields and body.
+type RecordedAnswer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// CeilingAnswers are a server's answers to the ceiling's requests, keyed by the kind of
+// request (ceilingRequestKey): what the do-nothing server replays.
+type CeilingAnswers map[string]RecordedAnswer
+
+// ceilingRequestKey names the kind of a ceiling request: "insert", "get:<RowKey>",
+// "query", or the method of an update ("patch" for aztables' merge-upsert).
+func ceilingRequestKey(method, escapedPath string) string {
+	switch method {
+	case http.MethodPost:
+		return "insert"
+	case http.MethodGet:
+		i := strings.Index(escapedPath, "RowKey=")
+		if i < 0 {
+			return "query"
+		}
+		rk := strings.TrimSuffix(escapedPath[i+len("RowKey="):], ")")
+		for _, q := range []string{"'", "%27"} {
+			rk = strings.TrimSuffix(strings.TrimPrefix(rk, q), q)
+		}
+		return "get:" + rk
 	}
-	query := []byte(`{"odata.metadata":"http://127.0.0.1/devstoreaccount1/$metadata#t","value":[` + strings.Join(rows, ",") + `]}`)
-	inserted := gets[ceilingRowKey(0)]
-	const etag = `W/"datetime'2024-01-01T00%3A00%3A00.0000000Z'"`
+	return strings.ToLower(method)
+}
+
+// captureTransport keeps the last answer to each kind of ceiling request.
+type captureTransport struct {
+	inner   http.RoundTripper
+	mu      sync.Mutex
+	answers CeilingAnswers
+}
+
+func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.inner.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	h := resp.Header.Clone()
+	for _, k := range []string{"Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive"} {
+		h.Del(k)
+	}
+	c.mu.Lock()
+	c.answers[ceilingRequestKey(req.Method, req.URL.EscapedPath())] = RecordedAnswer{Status: resp.StatusCode, Header: h, Body: body}
+	c.mu.Unlock()
+	return resp, nil
+}
+
+// CaptureCeilingAnswers sends each kind of ceiling request once to the server at
+// tableEndpoint (http://host:port/devstoreaccount1) through aztables, as the ceiling's
+// workers send them, and returns its answers: an insert, an upsert, a get of every row and
+// the partition query. The ceiling's table is deleted afterwards.
+func CaptureCeilingAnswers(ctx context.Context, tableEndpoint string) (CeilingAnswers, error) {
+	capture := &captureTransport{inner: NewCeilingTransport(), answers: CeilingAnswers{}}
+	c, err := NewCeiling(ctx, tableEndpoint, false, &http.Client{Transport: capture})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+	m := NewMeter().Worker(nil)
+	// The first insert and upsert of worker 0 in the first run, as step names them.
+	c.runs = 1
+	for _, op := range []CeilingOp{CeilingInsert, CeilingMergeUpsert, CeilingQuery20} {
+		if _, err := c.step(ctx, m, op, 0, 0); err != nil {
+			return nil, fmt.Errorf("ceiling: capture %s: %w", op, err)
+		}
+	}
+	for i := 0; i < ceilingRows; i++ {
+		if _, err := c.step(ctx, m, CeilingGet, i, 0); err != nil {
+			return nil, fmt.Errorf("ceiling: capture get: %w", err)
+		}
+	}
+	c.runs = 0
+	return capture.answers, nil
+}
+
+// ReplayHandler answers the ceiling's requests with a's recorded answers, without parsing,
+// authenticating or storing anything: what the client and the machine allow when the server
+// costs nothing but its HTTP handling, with the same bytes a real server sends. A request of
+// a kind a has no answer for gets 404 ResourceNotFound.
+func ReplayHandler(a CeilingAnswers) http.Handler {
+	notFound := RecordedAnswer{
+		Status: http.StatusNotFound,
+		Header: http.Header{"Content-Type": {"application/json;odata=minimalmetadata;streaming=true;charset=utf-8"}},
+		Body:   []byte(`{"odata.error":{"code":"ResourceNotFound","message":{"lang":"en-US","value":"The specified resource does not exist."}}}`),
+	}
+	lengths := map[string][]string{}
+	for k, ans := range a {
+		lengths[k] = []string{strconv.Itoa(len(ans.Body))}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		key := ceilingRequestKey(r.Method, r.URL.EscapedPath())
+		ans, ok := a[key]
+		if !ok {
+			ans = notFound
+		}
 		h := w.Header()
-		h.Set("x-ms-request-id", "00000000-0000-0000-0000-000000000000")
-		h.Set("x-ms-version", "2019-02-02")
-		h.Set("Date", "Mon, 01 Jan 2024 00:00:00 GMT")
-		path := r.URL.EscapedPath()
-		write := func(status int, body []byte) {
-			if body != nil {
-				h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
-				h.Set("Content-Length", strconv.Itoa(len(body)))
-			}
-			w.WriteHeader(status)
-			_, _ = w.Write(body)
+		for k, v := range ans.Header {
+			h[k] = v
 		}
-		switch r.Method {
-		case http.MethodGet:
-			if i := strings.Index(path, "RowKey="); i >= 0 {
-				rk := strings.TrimSuffix(path[i+len("RowKey="):], ")")
-				for _, q := range []string{"'", "%27"} {
-					rk = strings.TrimSuffix(strings.TrimPrefix(rk, q), q)
-				}
-				if body, ok := gets[rk]; ok {
-					h.Set("ETag", etag)
-					write(http.StatusOK, body)
-					return
-				}
-				write(http.StatusNotFound, []byte(`{"odata.error":{"code":"ResourceNotFound","message":{"lang":"en-US","value":"The specified resource does not exist."}}}`))
-				return
-			}
-			write(http.StatusOK, query)
-		case http.MethodPost:
-			h.Set("ETag", etag)
-			write(http.StatusCreated, inserted)
-		default: // MERGE, PATCH, PUT, DELETE
-			h.Set("ETag", etag)
-			write(http.StatusNoContent, nil)
+		if n, ok := lengths[key]; ok {
+			h["Content-Length"] = n
+		} else {
+			h["Content-Length"] = []string{strconv.Itoa(len(ans.Body))}
 		}
+		w.WriteHeader(ans.Status)
+		_, _ = w.Write(ans.Body)
 	})
 }
 

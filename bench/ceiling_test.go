@@ -2,120 +2,195 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"strings"
+	"runtime"
 	"testing"
+	"time"
 
+	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/provision"
 )
 
-// Targets of the SDK ceiling: the do-nothing server first, as the ceiling the others are
-// measured against.
-const ceilingNoop = "noop"
-
-var ceilingTargets = []string{ceilingNoop, provision.ReferenceHTTP, provision.Azurite}
-
-// Targets of the protocol issue: reference-http at least ceilingShare of the do-nothing
-// server, and more than azuriteFactor times Azurite, for every operation.
-const (
-	ceilingShare  = 0.70
-	azuriteFactor = 10
+var (
+	flagCeilingPhase   = flag.Duration("ceiling.phase", 2*time.Second, "BenchmarkSDKCeiling: how long each target runs each operation")
+	flagCeilingAzurite = flag.Bool("ceiling.azurite", false, "BenchmarkSDKCeiling: also run Azurite (npm), reported as the reference's throughput over Azurite's")
 )
 
-// BenchmarkSDKCeiling measures the same aztables client, 16 workers, against the do-nothing
-// server, reference-http and Azurite, for insert, point get, merge-upsert and a 20-row
-// partition query, and prints each target's share of the ceiling. The targets take turns
-// operation by operation, so that a machine whose load drifts treats them alike.
+// ceilingNoop names the do-nothing server among the ceiling's targets.
+const ceilingNoop = "noop"
+
+// ceilingTarget is a server the ceiling's client drives. In-process targets run in this
+// process, whose CPU time and allocations are then the server's alone (the client runs in
+// a process of its own).
+type ceilingTarget struct {
+	name      string
+	endpoint  string
+	canned    bool
+	inProcess bool
+}
+
+// ceilingPhase is what one phase of one target measured.
+type ceilingPhase struct {
+	load         SDKLoadResult
+	serverCPU    time.Duration
+	serverAllocs uint64
+}
+
+func (p ceilingPhase) opsPerSec() float64 { return p.load.Summary.OpsPerSec }
+
+func (p ceilingPhase) perRequest(v float64) float64 {
+	if p.load.Summary.Requests == 0 {
+		return 0
+	}
+	return v / float64(p.load.Summary.Requests)
+}
+
+func (p ceilingPhase) answerBytesPerRequest() float64 {
+	if p.load.Answers == 0 {
+		return 0
+	}
+	return float64(p.load.AnswerBytes) / float64(p.load.Answers)
+}
+
+// BenchmarkSDKCeiling measures the reference server through the official Go SDK (aztables,
+// CeilingWorkers workers, in a process of its own) against the ceiling: a do-nothing server
+// that replays, byte for byte, the answers the reference gave to the same requests. Per
+// operation it reports the reference's throughput as a share of the ceiling's ("ratio"), and
+// the server's CPU time and allocations per request for both, so that benchstat can compare
+// commits:
+//
+//	go test ./bench -run '^$' -bench SDKCeiling -count 5 | tee new.txt
+//
+// The targets take turns within each operation, in alternating order, so that a machine
+// whose load drifts treats them alike.
 func BenchmarkSDKCeiling(b *testing.B) {
 	if !*flagCeiling {
 		b.Skip("skipped by -ceiling=false")
 	}
-	noop := httptest.NewServer(NoopTableHandler())
-	defer noop.Close()
-	hc := &http.Client{Transport: NewCeilingTransport()}
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	clients := map[string]*Ceiling{}
-	defer func() {
-		for _, c := range clients {
-			_ = c.Close(context.WithoutCancel(ctx))
-		}
-	}()
-	open := func(b *testing.B, name string) *Ceiling {
-		if c, ok := clients[name]; ok {
-			return c
-		}
-		endpoint := noop.URL + "/" + wire.DevAccountName
-		if name != ceilingNoop {
-			t, err := openTarget(name, provision.DriverREST)
-			if err != nil {
-				b.Skipf("%s is not available: %v", name, err)
-			}
-			endpoint = t.Info.Endpoint
-		}
-		c, err := NewCeiling(ctx, endpoint, name == ceilingNoop, hc)
+	ref := httptest.NewServer(tableserver.New(reference.New()))
+	defer ref.Close()
+	refEndpoint := ref.URL + "/" + wire.DevAccountName
+	answers, err := CaptureCeilingAnswers(ctx, refEndpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	noop := httptest.NewServer(ReplayHandler(answers))
+	defer noop.Close()
+	targets := []ceilingTarget{
+		{name: ceilingNoop, endpoint: noop.URL + "/" + wire.DevAccountName, canned: true, inProcess: true},
+		{name: provision.ReferenceHTTP, endpoint: refEndpoint, inProcess: true},
+	}
+	if *flagCeilingAzurite {
+		t, err := openTarget(provision.Azurite, provision.DriverREST)
 		if err != nil {
-			b.Fatal(err)
+			b.Logf("azurite is not available: %v", err)
+		} else {
+			targets = append(targets, ceilingTarget{name: provision.Azurite, endpoint: t.Info.Endpoint})
 		}
-		clients[name] = c
-		return c
 	}
-	figures := map[string]map[CeilingOp]Summary{}
 	for _, op := range CeilingOps() {
-		for _, name := range ceilingTargets {
-			b.Run("backend="+name+"/op="+string(op), func(b *testing.B) {
-				c := open(b, name)
-				rctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-				defer cancel()
-				s, err := c.Run(rctx, op, Limit{Ops: b.N}, b)
-				if err != nil {
-					b.Fatal(err)
+		b.Run("op="+string(op), func(b *testing.B) {
+			phases := map[string][]ceilingPhase{}
+			for i := 0; i < b.N; i++ {
+				for j := range targets {
+					t := targets[j]
+					if i%2 == 1 {
+						t = targets[len(targets)-1-j]
+					}
+					p, err := runCeilingPhase(ctx, t, op, *flagCeilingPhase)
+					if err != nil {
+						b.Fatalf("%s %s: %v", t.name, op, err)
+					}
+					phases[t.name] = append(phases[t.name], p)
 				}
-				reportMetrics(b, s)
-				if figures[name] == nil {
-					figures[name] = map[CeilingOp]Summary{}
-				}
-				figures[name][op] = s
-			})
-		}
-	}
-	// Printed rather than logged: a benchmark with sub-benchmarks does not print its own log.
-	for _, line := range ceilingVerdict(figures) {
-		fmt.Println(line)
+			}
+			if err := reportCeiling(b, phases); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }
 
-// ceilingVerdict compares reference-http with the ceiling and with Azurite, per operation:
-// by throughput, and by the CPU time this process spent per request (client and, for
-// reference-http, server), which a busy machine disturbs less.
-func ceilingVerdict(figures map[string]map[CeilingOp]Summary) []string {
-	lines := []string{fmt.Sprintf("SDK ceiling (aztables, %d workers), target: reference-http >= %.0f%% of the do-nothing server and > %dx Azurite", CeilingWorkers, ceilingShare*100, azuriteFactor)}
-	for _, op := range CeilingOps() {
-		ceil, ref, az := figures[ceilingNoop][op], figures[provision.ReferenceHTTP][op], figures[provision.Azurite][op]
-		var parts []string
-		parts = append(parts, fmt.Sprintf("SDK ceiling %-12s noop %6.0f ops/s, reference-http %6.0f, azurite %6.0f", op, ceil.OpsPerSec, ref.OpsPerSec, az.OpsPerSec))
-		if ceil.OpsPerSec > 0 && ref.OpsPerSec > 0 {
-			share := ref.OpsPerSec / ceil.OpsPerSec
-			parts = append(parts, fmt.Sprintf("reference-http at %.0f%% of the ceiling (%s)", share*100, verdict(share >= ceilingShare)))
-		}
-		if ceil.CPUPerOp > 0 && ref.CPUPerOp > 0 {
-			share := ceil.CPUPerOp / ref.CPUPerOp
-			parts = append(parts, fmt.Sprintf("by CPU per request %.0f/%.0f µs: %.0f%% (%s)", ceil.CPUPerOp, ref.CPUPerOp, share*100, verdict(share >= ceilingShare)))
-		}
-		if az.OpsPerSec > 0 && ref.OpsPerSec > 0 {
-			parts = append(parts, fmt.Sprintf("%.1fx azurite (%s)", ref.OpsPerSec/az.OpsPerSec, verdict(ref.OpsPerSec > azuriteFactor*az.OpsPerSec)))
-		}
-		lines = append(lines, strings.Join(parts, "; "))
+// runCeilingPhase runs op against t for d with a fresh load client and measures this
+// process's CPU time and allocations while the client's timed phase runs.
+func runCeilingPhase(ctx context.Context, t ceilingTarget, op CeilingOp, d time.Duration) (ceilingPhase, error) {
+	l, err := StartSDKLoad(ctx, SDKLoadSpec{Endpoint: t.endpoint, Canned: t.canned, Op: op, Duration: d})
+	if err != nil {
+		return ceilingPhase{}, err
 	}
-	return lines
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	cpu0, mallocs0 := processCPU(), ms.Mallocs
+	res, err := l.Go()
+	cpu1 := processCPU()
+	runtime.ReadMemStats(&ms)
+	p := ceilingPhase{load: res}
+	if t.inProcess {
+		p.serverCPU, p.serverAllocs = cpu1-cpu0, ms.Mallocs-mallocs0
+	}
+	return p, err
 }
 
-func verdict(ok bool) string {
-	if ok {
-		return "met"
+// ceilingMeans are one target's figures, averaged over a benchmark's iterations.
+type ceilingMeans struct {
+	opsPerSec, serverCPUus, serverAllocs, clientCPUus, answerBytes float64
+}
+
+func meansOf(ps []ceilingPhase) ceilingMeans {
+	var m ceilingMeans
+	for _, p := range ps {
+		m.opsPerSec += p.opsPerSec()
+		m.serverCPUus += p.perRequest(float64(p.serverCPU.Microseconds()))
+		m.serverAllocs += p.perRequest(float64(p.serverAllocs))
+		m.clientCPUus += p.perRequest(float64(p.load.ClientCPU.Microseconds()))
+		m.answerBytes += p.answerBytesPerRequest()
 	}
-	return "MISSED"
+	n := float64(len(ps))
+	if n > 0 {
+		m.opsPerSec /= n
+		m.serverCPUus /= n
+		m.serverAllocs /= n
+		m.clientCPUus /= n
+		m.answerBytes /= n
+	}
+	return m
+}
+
+// maxAnswerSizeDrift is how far the do-nothing server's answers may differ in size from the
+// reference's (a few digits of a sequence number differ) before the ceiling is not a ceiling
+// of the same work.
+const maxAnswerSizeDrift = 0.01
+
+// reportCeiling reports the figures of one operation and checks that the do-nothing server
+// answered with bodies of the reference's size.
+func reportCeiling(b *testing.B, phases map[string][]ceilingPhase) error {
+	noop, ref := meansOf(phases[ceilingNoop]), meansOf(phases[provision.ReferenceHTTP])
+	if ref.answerBytes > 0 {
+		if drift := noop.answerBytes/ref.answerBytes - 1; drift > maxAnswerSizeDrift || drift < -maxAnswerSizeDrift {
+			return fmt.Errorf("the do-nothing server's answers average %.0f bytes, the reference's %.0f: not the same answers", noop.answerBytes, ref.answerBytes)
+		}
+	}
+	if noop.opsPerSec > 0 {
+		b.ReportMetric(ref.opsPerSec/noop.opsPerSec, "ratio")
+	}
+	b.ReportMetric(ref.opsPerSec, "ref-ops/s")
+	b.ReportMetric(noop.opsPerSec, "noop-ops/s")
+	b.ReportMetric(ref.serverCPUus, "ref-server-µs/req")
+	b.ReportMetric(noop.serverCPUus, "noop-server-µs/req")
+	b.ReportMetric(ref.serverAllocs, "ref-server-allocs/req")
+	b.ReportMetric(noop.serverAllocs, "noop-server-allocs/req")
+	b.ReportMetric(ref.clientCPUus, "client-µs/req")
+	b.ReportMetric(ref.answerBytes, "answer-B/req")
+	if az, ok := phases[provision.Azurite]; ok {
+		if a := meansOf(az); a.opsPerSec > 0 {
+			b.ReportMetric(ref.opsPerSec/a.opsPerSec, "ref/azurite")
+		}
+	}
+	return nil
 }

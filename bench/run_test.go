@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -380,21 +382,34 @@ func TestRunForADuration(t *testing.T) {
 }
 
 // TestCeilingAgainstNoopAndReference drives the SDK ceiling's operations through aztables
-// against the do-nothing handler and the reference's HTTP server.
+// against the reference's HTTP server and against the do-nothing server replaying the
+// reference's captured answers, which must be the same bytes.
 func TestCeilingAgainstNoopAndReference(t *testing.T) {
-	noop := httptest.NewServer(NoopTableHandler())
-	defer noop.Close()
 	ref := httptest.NewServer(tableserver.New(reference.New()))
 	defer ref.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	answers, err := CaptureCeilingAnswers(ctx, ref.URL+"/"+wire.DevAccountName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"insert", "patch", "query", "get:" + ceilingRowKey(0), "get:" + ceilingRowKey(ceilingRows-1)} {
+		if _, ok := answers[key]; !ok {
+			t.Fatalf("no captured answer for %s; have %v", key, slices.Sorted(maps.Keys(answers)))
+		}
+	}
+	if a := answers["query"]; a.Status != http.StatusOK || !strings.Contains(string(a.Body), `"RowKey":"r019"`) {
+		t.Fatalf("captured query answer %d %.200s", a.Status, a.Body)
+	}
+	noop := httptest.NewServer(ReplayHandler(answers))
+	defer noop.Close()
 	hc := &http.Client{Transport: NewCeilingTransport(), Timeout: 30 * time.Second}
 	for _, tgt := range []struct {
 		url    string
 		canned bool
 	}{{noop.URL, true}, {ref.URL, false}} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		c, err := NewCeiling(ctx, tgt.url+"/"+wire.DevAccountName, tgt.canned, hc)
 		if err != nil {
-			cancel()
 			t.Fatal(err)
 		}
 		for _, op := range CeilingOps() {
@@ -413,24 +428,40 @@ func TestCeilingAgainstNoopAndReference(t *testing.T) {
 		if err := c.Close(ctx); err != nil {
 			t.Error(err)
 		}
-		cancel()
 	}
 }
 
-func TestCeilingVerdict(t *testing.T) {
-	ops := func(v, cpu float64) map[CeilingOp]Summary {
-		return map[CeilingOp]Summary{CeilingGet: {OpsPerSec: v, CPUPerOp: cpu}}
+// TestCeilingClientProcess runs one short phase of the ceiling with the client in its own
+// process, against the reference and against the do-nothing server, and checks that both
+// answered with bodies of the same size.
+func TestCeilingClientProcess(t *testing.T) {
+	ref := httptest.NewServer(tableserver.New(reference.New()))
+	defer ref.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	answers, err := CaptureCeilingAnswers(ctx, ref.URL+"/"+wire.DevAccountName)
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := ceilingVerdict(map[string]map[CeilingOp]Summary{
-		ceilingNoop:      ops(10000, 100),
-		"reference-http": ops(6000, 125),
-		"azurite":        ops(500, 0),
-	})
-	got := strings.Join(lines, "\n")
-	for _, want := range []string{"60% of the ceiling (MISSED)", "by CPU per request 100/125 µs: 80% (met)", "12.0x azurite (met)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("verdict lacks %q:\n%s", want, got)
+	noop := httptest.NewServer(ReplayHandler(answers))
+	defer noop.Close()
+	phases := map[string][]ceilingPhase{}
+	for _, tgt := range []ceilingTarget{
+		{name: ceilingNoop, endpoint: noop.URL + "/" + wire.DevAccountName, canned: true, inProcess: true},
+		{name: "reference-http", endpoint: ref.URL + "/" + wire.DevAccountName, inProcess: true},
+	} {
+		p, err := runCeilingPhase(ctx, tgt, CeilingGet, 150*time.Millisecond)
+		if err != nil {
+			t.Fatalf("%s: %v", tgt.name, err)
 		}
+		if p.load.Summary.Requests == 0 || p.load.Summary.Errors != 0 || p.serverCPU <= 0 || p.load.ClientCPU <= 0 {
+			t.Fatalf("%s: %d requests, %d errors, server CPU %v, client CPU %v", tgt.name, p.load.Summary.Requests, p.load.Summary.Errors, p.serverCPU, p.load.ClientCPU)
+		}
+		phases[tgt.name] = append(phases[tgt.name], p)
+	}
+	noopM, refM := meansOf(phases[ceilingNoop]), meansOf(phases["reference-http"])
+	if refM.answerBytes == 0 || math.Abs(noopM.answerBytes/refM.answerBytes-1) > maxAnswerSizeDrift {
+		t.Fatalf("answer bytes per get: do-nothing %.1f, reference %.1f", noopM.answerBytes, refM.answerBytes)
 	}
 }
 

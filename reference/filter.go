@@ -3,6 +3,7 @@ package reference
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
@@ -14,8 +15,58 @@ import (
 // in-process Service answer the same text with the same errors.
 
 // compileFilter parses a Query Entities $filter; an empty one matches every entity.
+// Parsed filters are kept by their text (see parsedFilters).
 func compileFilter(filter string) (*odata.Filter, error) {
-	return odata.ParseFilter(filter)
+	if f := parsedFilters.get(filter); f != nil {
+		return f, nil
+	}
+	f, err := odata.ParseFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	parsedFilters.put(filter, f)
+	return f, nil
+}
+
+// filterCache keeps parsed filters by their text: clients send the same few filters over
+// and over (every page of a query carries its filter), and a parsed odata.Filter is
+// immutable, so one can serve every request. Only filters that parsed are kept, only texts
+// up to maxCachedFilterText bytes, and at most maxCachedFilters of them: when full, the
+// cache is emptied, so whatever clients send, it stays small.
+type filterCache struct {
+	mu sync.RWMutex
+	m  map[string]*odata.Filter
+}
+
+const (
+	maxCachedFilters    = 512
+	maxCachedFilterText = 1024
+)
+
+var parsedFilters = &filterCache{m: map[string]*odata.Filter{}}
+
+func (c *filterCache) get(text string) *odata.Filter {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.m[text]
+}
+
+func (c *filterCache) put(text string, f *odata.Filter) {
+	if len(text) > maxCachedFilterText {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedFilters {
+		clear(c.m)
+	}
+	c.m[text] = f
+}
+
+func (c *filterCache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
 }
 
 // compileTableFilter parses a Query Tables $filter; nil means no filter.

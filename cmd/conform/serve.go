@@ -28,6 +28,7 @@ func serveCmd() *cobra.Command {
 	var allowAnonymous bool
 	var deleteHold time.Duration
 	var dataDir string
+	var pprofAddr string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -54,6 +55,13 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 			}
 			if allowAnonymous {
 				opts = append(opts, tableserver.WithAllowAnonymous())
+			}
+			if pprofAddr != "" {
+				stopProfiles, err := serveProfiles(cmd.ErrOrStderr(), pprofAddr)
+				if err != nil {
+					return err
+				}
+				defer stopProfiles()
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -102,6 +110,7 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY (repeatable)")
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
 }
