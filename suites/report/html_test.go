@@ -118,3 +118,18 @@ func TestUnknownOutcomesSlotIn(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Evidence that names a path such as "<table>(PartitionKey='p')" must not open an HTML
+// table when report.md is rendered (GitHub renders inline HTML).
+func TestMarkdownEscapesAngleBrackets(t *testing.T) {
+	r := sample()
+	r.Rules[0].Cells[1].Specs[0].Evidence = "DELETE <table>(PartitionKey='p') answered 204 | not 400"
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	if strings.Contains(md, "<table>") || !strings.Contains(md, "DELETE &lt;table&gt;(PartitionKey='p') answered 204 \\| not 400") {
+		t.Errorf("evidence not escaped:\n%s", md)
+	}
+}

@@ -128,10 +128,10 @@ func Merge(reports ...Report) Report {
 	return out
 }
 
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.ReplaceAll(s, "\n", " ")
-}
+// mdEscape makes text safe inside a Markdown table cell or paragraph: pipes escaped, lines
+// joined, and angle brackets as entities, so that a path like "<table>(PartitionKey='p')"
+// in a backend's evidence is not read as HTML.
+var mdEscape = strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;").Replace
 
 // mdCell is a cell of the Markdown matrices: the outcome's symbol and what the cell says.
 func mdCell(row RuleRow, c Cell) string {
