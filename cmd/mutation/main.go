@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ func run() error {
 		backends = flag.String("backends", "reference", "CONFORM_BACKENDS of the suite runs")
 		pkg      = flag.String("pkg", "./suites/all", "the suite's package")
 		list     = flag.Bool("list", false, "list the (sampled) mutants and exit without running anything")
+		ids      = flag.String("ids", "", "comma-separated mutant numbers to run instead of a sample (to re-check survivors)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -61,6 +63,16 @@ func run() error {
 		return err
 	}
 	picked := srcmutate.Sample(all, *sample, *seed)
+	if *ids != "" {
+		picked = nil
+		for _, f := range strings.Split(*ids, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > len(all) {
+				return usageError{fmt.Errorf("--ids: %q is not a mutant number from 1 to %d", f, len(all))}
+			}
+			picked = append(picked, all[n-1])
+		}
+	}
 	if *list {
 		for _, m := range picked {
 			fmt.Println(m)
