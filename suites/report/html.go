@@ -18,6 +18,7 @@ func WriteHTML(w io.Writer, r Report) error {
 	return page.Execute(w, buildHTMLView(r))
 }
 
+// htmlView is what the page template draws, computed from the report.
 type htmlView struct {
 	Report
 	Cards       []backendCard
@@ -58,11 +59,10 @@ type areaSection struct {
 }
 
 type rowView struct {
-	Index              int
-	ID, Level, Text    string
-	Same               bool
-	Cells              []cellView
-	DocumentedCosmosOn bool
+	Index           int
+	ID, Level, Text string
+	Same            bool
+	Cells           []cellView
 }
 
 // cellView is a matrix cell. A cell with evidence links to its article, which carries the
