@@ -255,15 +255,18 @@ func TestHTMLLoadsFiveBackendsQuickly(t *testing.T) {
 	f, _ = os.Create(small)
 	_ = WriteHTML(f, sample())
 	f.Close()
-	base := browse(t, bin, small, "", "").LoadMs
-	// The best of three loads: the machine is shared, and one slow load says little.
-	best := 0.0
-	for i := range 3 {
-		p := browse(t, bin, page, "", "batch.empty")
-		if i == 0 || p.LoadMs < best {
-			best = p.LoadMs
+	// The best of three loads of each: the machine is shared, and one slow load says little.
+	bestOf := func(page string) float64 {
+		best := 0.0
+		for i := range 3 {
+			p := browse(t, bin, page, "", "batch.empty")
+			if i == 0 || p.LoadMs < best {
+				best = p.LoadMs
+			}
 		}
+		return best
 	}
+	base, best := bestOf(small), bestOf(page)
 	t.Logf("5 backends, %d rules: %d KB, loaded in %.0f ms (a 5-rule report: %.0f ms)", len(r.Rules), st.Size()/1024, best, base)
 	if base > 60 {
 		t.Skipf("the machine is too busy to judge load time: even a 5-rule report took %.0f ms", base)
