@@ -99,8 +99,9 @@ func legendOf(r Report) []LegendRow {
 	return out
 }
 
-// outcomeOrder lists the legend's outcomes in its order, then any others that occur in r by
-// name: the order of counts and legends.
+// outcomeOrder lists the outcomes of the legend and any others that occur in r, in the
+// order of the bar segments (passes first, then failures, ... skipped last) and, within a
+// segment, in the legend's order: the order of counts.
 func outcomeOrder(r Report) []Outcome {
 	seen := map[Outcome]bool{}
 	var out []Outcome
@@ -120,7 +121,19 @@ func outcomeOrder(r Report) []Outcome {
 		}
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i] < extra[j] })
-	return append(out, extra...)
+	out = append(out, extra...)
+	groupIndex := func(o Outcome) int {
+		g := StyleOf(o).Group
+		return slices.IndexFunc(Groups, func(x struct {
+			Group  Group
+			Colour string
+			Means  string
+		}) bool {
+			return x.Group == g
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return groupIndex(out[i]) < groupIndex(out[j]) })
+	return out
 }
 
 // choiceAnswer recognises an answer recorded as a choice: "400 InvalidInput", "it failed
