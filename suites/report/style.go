@@ -22,12 +22,15 @@ const (
 	groupUnlabeled Group = "other"
 )
 
-// Groups lists the bar segments in drawing order, with their colours.
-var Groups = []struct {
+// GroupStyle is how a bar segment is drawn and what it means.
+type GroupStyle struct {
 	Group  Group
 	Colour string
 	Means  string
-}{
+}
+
+// Groups lists the bar segments in drawing order, with their colours.
+var Groups = []GroupStyle{
 	{GroupPass, "#2da44e", "passed, or chose a behaviour the documentation allows"},
 	{GroupFail, "#cf222e", "breaks the rule, and no baseline expects it"},
 	{GroupKnown, "#8c959f", "breaks the rule, as the backend's baseline expects (or is listed as flaky)"},
@@ -124,13 +127,7 @@ func outcomeOrder(r Report) []Outcome {
 	out = append(out, extra...)
 	groupIndex := func(o Outcome) int {
 		g := StyleOf(o).Group
-		return slices.IndexFunc(Groups, func(x struct {
-			Group  Group
-			Colour string
-			Means  string
-		}) bool {
-			return x.Group == g
-		})
+		return slices.IndexFunc(Groups, func(x GroupStyle) bool { return x.Group == g })
 	}
 	sort.SliceStable(out, func(i, j int) bool { return groupIndex(out[i]) < groupIndex(out[j]) })
 	return out
