@@ -169,7 +169,7 @@ func setupLogTail(ctx context.Context, env *Env, table string, n int) (*workload
 	}
 	return &workload{step: func(w *Worker) error {
 		s := sources[w.Rand.IntN(len(sources))]
-		page, err := w.B.QueryEntities(w.Ctx, w.Table, api.Query{Filter: "PartitionKey eq " + quote(s), Top: logTailTop})
+		page, err := w.B.QueryEntities(w.Ctx, w.Table, api.Query{Filter: "PartitionKey eq " + quote(s), Top: api.OptionalTop(logTailTop)})
 		if err != nil {
 			return err
 		}

@@ -367,7 +367,7 @@ func tableScanStep(d dataset, top int) func(w *Worker) error {
 		maxPages = d.records + 10
 	}
 	return func(w *Worker) error {
-		es, _, err := scanAll(w.Ctx, w.B, w.Table, api.Query{Top: top}, maxPages)
+		es, _, err := scanAll(w.Ctx, w.B, w.Table, api.Query{Top: api.OptionalTop(top)}, maxPages)
 		if err != nil {
 			return err
 		}

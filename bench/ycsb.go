@@ -271,7 +271,7 @@ func (y YCSB) update(w *Worker, pk, rk string) error {
 func (y YCSB) scan(w *Worker, pk, rk string) error {
 	n := 1 + w.Rand.IntN(y.MaxScanLength)
 	page, err := w.B.QueryEntities(w.Ctx, w.Table, api.Query{
-		Filter: fmt.Sprintf("PartitionKey eq %s and RowKey ge %s", quote(pk), quote(rk)), Top: n})
+		Filter: fmt.Sprintf("PartitionKey eq %s and RowKey ge %s", quote(pk), quote(rk)), Top: api.OptionalTop(n)})
 	if err != nil {
 		return err
 	}

@@ -132,8 +132,8 @@ func TestBatchLimits(t *testing.T) {
 	_, err = s.SubmitBatch(bg, "Tbl", ops)
 	wantIndexed(t, err, http.StatusBadRequest, "InvalidInput", 0)
 
-	// Two 32 Ki-character strings per entity: 100 entities send at least 6 MiB.
-	big := strings.Repeat("x", spec.MaxStringChars)
+	// Two 32,000-character strings per entity: 100 entities send at least 6 MiB.
+	big := strings.Repeat("x", 32000)
 	ops = batchOfInserts(spec.MaxBatchOperations)
 	for i := range ops {
 		ops[i].Entity.RowKey += "big"
@@ -141,7 +141,7 @@ func TestBatchLimits(t *testing.T) {
 		ops[i].Entity.Properties["b"] = api.String(big)
 	}
 	_, err = s.SubmitBatch(bg, "Tbl", ops)
-	se = wantError(t, err, http.StatusBadRequest, "InvalidInput")
+	se = wantError(t, err, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge")
 	if se.Message != spec.MsgBatchPayloadTooLarge {
 		t.Fatalf("message %q", se.Message)
 	}

@@ -121,9 +121,10 @@ func errEmptyBatch() *spec.Error {
 }
 
 // errBatchPayloadTooLarge answers a transaction whose JSON bodies alone, estimated from
-// below, exceed spec.MaxBatchBytes (the HTTP layer checks the real payload).
+// below, exceed spec.MaxBatchBytes (the HTTP layer checks the real payload): 413
+// RequestBodyTooLarge, as for any body over 4 MiB (EVIDENCE.md 13, E-body-too-large).
 func errBatchPayloadTooLarge() *spec.Error {
-	return spec.ErrInvalidInput.Newf(spec.MsgBatchPayloadTooLarge)
+	return spec.ErrRequestBodyTooLarge.Newf(spec.MsgBatchPayloadTooLarge)
 }
 
 // errBatchMixedRetrieve answers a Retrieve that is not alone in its transaction; it names

@@ -42,7 +42,7 @@ func FuzzDecodeContinuation(f *testing.F) {
 				t.Fatalf("continuation %+v decodes to %+v, which encodes to %+v", c, pos, again)
 			}
 		}
-		_, qerr := svc.QueryEntities(ctx, "fuzz", api.Query{Top: 1, Continuation: c})
+		_, qerr := svc.QueryEntities(ctx, "fuzz", api.Query{Top: api.TopOf(1), Continuation: c})
 		if (err == nil) != (qerr == nil) {
 			t.Fatalf("decode error %v but query error %v", err, qerr)
 		}

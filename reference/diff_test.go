@@ -798,7 +798,7 @@ func (d *diff) query() {
 		top = pick(r, []int{-1, 1001})
 	}
 	sel := d.selection()
-	q := api.Query{Top: top, Select: sel}
+	q := api.Query{Top: api.OptionalTop(top), Select: sel}
 	if f != nil {
 		q.Filter = f.String()
 	}

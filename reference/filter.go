@@ -83,6 +83,19 @@ func compileTableFilter(filter string) (func(name string) bool, error) {
 
 // pageLimit returns the page size for a $top: 0 means none (the page cap); 1..1000 is
 // itself; anything else is refused as odata.ParseTop refuses the text.
+// entityPageLimit is pageLimit for Query Entities, where $top may also be absent (1000)
+// or 0, which Storage answers with an empty page (EVIDENCE.md 13, E-top-zero).
+func entityPageLimit(top api.Top) (int, error) {
+	n, ok := top.Value()
+	switch {
+	case !ok:
+		return spec.MaxPageSize, nil
+	case n == 0:
+		return 0, nil
+	}
+	return pageLimit(n)
+}
+
 func pageLimit(top int) (int, error) {
 	if top == 0 {
 		return spec.MaxPageSize, nil

@@ -22,7 +22,7 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	if err := ctx.Err(); err != nil {
 		return api.Page{}, err
 	}
-	limit, err := pageLimit(q.Top)
+	limit, err := entityPageLimit(q.Top)
 	if err != nil {
 		return api.Page{}, err
 	}
@@ -45,7 +45,8 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 
 	page := api.Page{Entities: []api.Entity{}}
 	kr := filter.KeyRange()
-	if kr.Empty {
+	if kr.Empty || limit == 0 {
+		// $top=0 is an empty page without a continuation (EVIDENCE.md 13, E-top-zero).
 		return page, nil
 	}
 	var from api.Key

@@ -75,14 +75,14 @@ func TestQueryPagesWithTop(t *testing.T) {
 	if len(all) != 21 {
 		t.Fatalf("%d entities, want 21", len(all))
 	}
-	pages := queryAll(t, s, api.Query{Top: 4})
+	pages := queryAll(t, s, api.Query{Top: api.TopOf(4)})
 	if len(pages) != 6 || len(pages[5]) != 1 {
 		t.Fatalf("$top=4 over 21 entities gave %d pages", len(pages))
 	}
 	if got := keysOf(pages...); !slices.Equal(got, all) {
 		t.Fatalf("paged %v, want %v", got, all)
 	}
-	page, err := s.QueryEntities(bg, "Tbl", api.Query{Top: 4})
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{Top: api.TopOf(4)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestQueryPagesWithTop(t *testing.T) {
 		t.Fatalf("continuation names %s|%s, want the next entity %s", pk, rk, all[4])
 	}
 	// Exactly $top entities left: the last page has no continuation.
-	pages = queryAll(t, s, api.Query{Top: 7, Filter: "PartitionKey eq 'p01'"})
+	pages = queryAll(t, s, api.Query{Top: api.TopOf(7), Filter: "PartitionKey eq 'p01'"})
 	if len(pages) != 1 || len(pages[0]) != 7 {
 		t.Fatalf("a filter matching exactly $top entities gave %d pages", len(pages))
 	}
@@ -129,7 +129,7 @@ func TestQueryFilters(t *testing.T) {
 		{"RowKey eq 'r0009'", 4},
 	}
 	for _, c := range cases {
-		pages := queryAll(t, s, api.Query{Filter: c.filter, Top: 3})
+		pages := queryAll(t, s, api.Query{Filter: c.filter, Top: api.TopOf(3)})
 		got := keysOf(pages...)
 		if len(got) != c.want {
 			t.Errorf("%s: %d entities, want %d", c.filter, len(got), c.want)
@@ -146,7 +146,7 @@ func TestQueryFilters(t *testing.T) {
 	_, err := s.QueryEntities(bg, "Tbl", api.Query{Filter: "aaa bbb ccc"})
 	wantError(t, err, http.StatusBadRequest, "InvalidInput")
 	for _, top := range []int{-1, 1001} {
-		_, err = s.QueryEntities(bg, "Tbl", api.Query{Top: top})
+		_, err = s.QueryEntities(bg, "Tbl", api.Query{Top: api.OptionalTop(top)})
 		wantError(t, err, http.StatusBadRequest, "InvalidInput")
 	}
 }
@@ -155,7 +155,7 @@ func TestQuerySelect(t *testing.T) {
 	s, _ := newTestService(t)
 	mustInsert(t, s, ent("p", "a", "x", api.Int32(1), "y", api.Int32(2)))
 	mustInsert(t, s, ent("p", "b", "y", api.Int32(3)))
-	page, err := s.QueryEntities(bg, "Tbl", api.Query{Select: []string{"x", "RowKey"}, Filter: "y gt 0", Top: 1})
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{Select: []string{"x", "RowKey"}, Filter: "y gt 0", Top: api.TopOf(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestQuerySelect(t *testing.T) {
 		t.Fatalf("projected %+v", e)
 	}
 	// The filter sees every property, whatever is selected; the continuation still works.
-	page, err = s.QueryEntities(bg, "Tbl", api.Query{Select: []string{"x", "RowKey"}, Filter: "y gt 0", Top: 1, Continuation: page.Continuation})
+	page, err = s.QueryEntities(bg, "Tbl", api.Query{Select: []string{"x", "RowKey"}, Filter: "y gt 0", Top: api.TopOf(1), Continuation: page.Continuation})
 	if err != nil || len(page.Entities) != 1 || page.Entities[0].RowKey != "b" || !page.Entities[0].Properties["x"].Null {
 		t.Fatalf("second page %+v %v", page, err)
 	}
@@ -176,7 +176,7 @@ func TestContinuationAcrossWrites(t *testing.T) {
 	for _, rk := range []string{"b", "d", "f", "h"} {
 		mustInsert(t, s, ent("p", rk))
 	}
-	page, err := s.QueryEntities(bg, "Tbl", api.Query{Top: 2})
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{Top: api.TopOf(2)})
 	if err != nil || !slices.Equal(keysOf(page.Entities), []string{"p|b", "p|d"}) {
 		t.Fatalf("first page %v %v", keysOf(page.Entities), err)
 	}
@@ -187,7 +187,7 @@ func TestContinuationAcrossWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustInsert(t, s, ent("p", "g"))
-	rest := keysOf(queryAll(t, s, api.Query{Top: 2, Continuation: page.Continuation})...)
+	rest := keysOf(queryAll(t, s, api.Query{Top: api.TopOf(2), Continuation: page.Continuation})...)
 	if want := []string{"p|g", "p|h"}; !slices.Equal(rest, want) {
 		t.Fatalf("resumed at %v, want %v", rest, want)
 	}
@@ -229,7 +229,7 @@ func TestPartitionBoundaryPages(t *testing.T) {
 			t.Fatalf("page %d: %v", i, keysOf(p))
 		}
 	}
-	if pages := queryAll(t, s, api.Query{Top: 3}); len(pages) != 6 {
+	if pages := queryAll(t, s, api.Query{Top: api.TopOf(3)}); len(pages) != 6 {
 		t.Fatalf("$top=3 with partition pages: %d pages, want 6", len(pages))
 	}
 }

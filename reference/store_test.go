@@ -95,7 +95,7 @@ func TestWhollyDeadSlabsAreReleased(t *testing.T) {
 func snapshotTable(t *testing.T, s *Service) []api.Entity {
 	t.Helper()
 	var all []api.Entity
-	q := api.Query{Top: 7}
+	q := api.Query{Top: api.TopOf(7)}
 	for {
 		page, err := s.QueryEntities(bg, "Tbl", q)
 		if err != nil {
@@ -237,7 +237,7 @@ func TestKeyRangeScanAgreesWithFilterScan(t *testing.T) {
 			top := []int{0, 1, 2, 3}[r.IntN(4)]
 			pages := func(filter string) []api.Page {
 				var out []api.Page
-				q := api.Query{Filter: filter, Top: top}
+				q := api.Query{Filter: filter, Top: api.OptionalTop(top)}
 				for {
 					page, err := s.QueryEntities(bg, "Tbl", q)
 					if err != nil {

@@ -162,7 +162,7 @@ func checkValue(v api.Value) *spec.Error {
 		if !utf8.ValidString(v.Str) {
 			return errInvalidValue()
 		}
-		if len(v.Str) > spec.MaxStringChars && utf16Len(v.Str) > spec.MaxStringChars {
+		if len(v.Str) > spec.MaxStoredStringUnits && utf16Len(v.Str) > spec.MaxStoredStringUnits {
 			return spec.ErrPropertyValueTooLarge.New()
 		}
 	case api.EdmBinary:

@@ -121,9 +121,11 @@ func TestValueRanges(t *testing.T) {
 		v    api.Value
 		code string
 	}{
-		{"string of 32 Ki code units", api.String(strings.Repeat("a", spec.MaxStringChars)), ""},
+		{"string of 32 Ki - 1 code units", api.String(strings.Repeat("a", spec.MaxStringChars-1)), ""},
+		{"string of 32 Ki code units, refused as a live answer did", api.String(strings.Repeat("a", spec.MaxStringChars)), "PropertyValueTooLarge"},
 		{"string of 32 Ki + 1 code units", api.String(strings.Repeat("a", spec.MaxStringChars+1)), "PropertyValueTooLarge"},
-		{"non-BMP string of 32 Ki code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2)), ""},
+		{"non-BMP string of 32 Ki - 2 code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2-1)), ""},
+		{"non-BMP string of 32 Ki code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2)), "PropertyValueTooLarge"},
 		{"non-BMP string over 32 Ki code units", api.String(strings.Repeat("𝄞", spec.MaxStringChars/2) + "a"), "PropertyValueTooLarge"},
 		{"invalid UTF-8 string", api.String("a\xffb"), "InvalidValueType"},
 		{"binary of 64 KiB", api.Binary(make([]byte, spec.MaxBinaryBytes)), ""},

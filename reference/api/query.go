@@ -1,17 +1,53 @@
 package api
 
+import "strconv"
+
 // Query is one request of Query Entities. The caller re-sends Filter, Select and Top with
 // every continuation (SPEC.md 3.5).
 type Query struct {
 	// Filter is the raw OData $filter expression; empty sends none.
 	Filter string
-	// Top is $top: at most this many entities in this page. Zero sends no $top. Values outside
-	// 1..1000 are sent as they are so that specs can probe the limit.
-	Top int
+	// Top is $top: at most this many entities in this page. The zero value sends no $top;
+	// TopOf(0) sends $top=0, which Storage answers with an empty page (EVIDENCE.md 13,
+	// E-top-zero). Values outside 0..1000 are sent as they are so that specs can probe the
+	// limit.
+	Top Top
 	// Select lists the $select properties; nil sends none (all properties come back).
 	Select []string
 	// Continuation resumes a query; the zero value starts from the beginning.
 	Continuation Continuation
+}
+
+// Top is the $top of a query: absent (the zero value) or a number.
+type Top struct {
+	n   int
+	set bool
+}
+
+// TopOf returns the $top n.
+func TopOf(n int) Top { return Top{n: n, set: true} }
+
+// OptionalTop is TopOf(n) for n other than 0, and no $top for 0: for callers whose 0 means
+// "no $top".
+func OptionalTop(n int) Top {
+	if n == 0 {
+		return Top{}
+	}
+	return TopOf(n)
+}
+
+// Value returns the number and whether $top is present.
+func (t Top) Value() (int, bool) { return t.n, t.set }
+
+// IsSet reports whether $top is present.
+func (t Top) IsSet() bool { return t.set }
+
+// String is the number, or "none" when $top is absent.
+func (t Top) String() string {
+	if !t.set {
+		return "none"
+	}
+	return strconv.Itoa(t.n)
 }
 
 // Continuation is the opaque position of the next page of a query

@@ -27,6 +27,12 @@ const (
 	// MaxStringChars is the length of an Edm.String in UTF-16 code units: 64 KiB (DM, and
 	// 32K characters in the .NET client's TableConstants).
 	MaxStringChars = 32 * 1024
+	// MaxStoredStringUnits is the longest Edm.String the reference stores: a live answer
+	// refused exactly 32 Ki units with 400 PropertyValueTooLarge (EVIDENCE.md 13,
+	// E-string-32k-edge), so the edge itself is a MAY and the reference follows that answer.
+	MaxStoredStringUnits = MaxStringChars - 1
+	// SafeStringChars is the longest Edm.String the same live test saw stored: 32,000 units.
+	SafeStringChars = 32000
 	// MaxBinaryBytes is the size of an Edm.Binary value: 64 KiB (DM).
 	MaxBinaryBytes = 64 * 1024
 
@@ -70,9 +76,10 @@ const (
 	// defaults to a short hold so that suites stay fast, and tests set 0.
 	DefaultTableDeleteHold = 2 * time.Second
 
-	// MaxRequestBodyBytes bounds any request body the reference server reads: the batch limit
-	// plus room for multipart framing.
-	MaxRequestBodyBytes = MaxBatchBytes + 1<<20
+	// MaxRequestBodyBytes bounds any request body: a larger one, an entity or a whole batch
+	// with its multipart framing, is refused with 413 RequestBodyTooLarge (CERR, EGT;
+	// EVIDENCE.md 13, E-body-too-large).
+	MaxRequestBodyBytes = 4 << 20
 
 	// MaxClockSkew is how far x-ms-date may be from the server's clock. The window is
 	// UNCERTAIN (SPEC.md 7.1); 15 minutes is the commonly cited figure.

@@ -38,8 +38,12 @@ func init() {
 			Source:           SrcDataModel + "#property-names",
 			CosmosDifference: cosmosNoPropertyLimit},
 		Rule{ID: "limits.string.size", Level: Must, Area: AreaLimits,
-			Text:   "An Edm.String of 32 Ki UTF-16 code units (64 KiB; a character outside the Basic Multilingual Plane counts as two) MUST be accepted by every write, and one code unit more MUST be refused with 400 PropertyValueTooLarge and not stored.",
+			Text:   "An Edm.String of 32,000 UTF-16 code units (a character outside the Basic Multilingual Plane counts as two) MUST be accepted by every write, and one of more than 32 Ki units (64 KiB) MUST be refused with 400 PropertyValueTooLarge and not stored.",
 			Source: SrcDataModel + "#property-types"},
+		// EVIDENCE.md 13, E-string-32k-edge: a live test got 400 at exactly 32 Ki units.
+		Rule{ID: "limits.string.size-edge", Level: May, Area: AreaLimits,
+			Text:   "An Edm.String of exactly 32 Ki UTF-16 code units MAY be stored (the documented 64 KiB) or refused with 400 PropertyValueTooLarge (a live answer); the choice is recorded, a stored value MUST read back unchanged and a refused one MUST leave nothing stored.",
+			Source: SrcLiveStringEdge},
 		Rule{ID: "limits.binary.size", Level: Must, Area: AreaLimits,
 			Text:   "An Edm.Binary of 64 KiB MUST be accepted by every write, and one byte more MUST be refused with 400 PropertyValueTooLarge and not stored.",
 			Source: SrcDataModel + "#property-types"},

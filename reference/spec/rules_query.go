@@ -194,6 +194,10 @@ func init() {
 			Text:             "$top above 1000 MUST fail with 400 InvalidInput.",
 			Source:           SrcQueryEntities,
 			CosmosDifference: "Cosmos DB for Table does not limit $top (TakeCount) to 1000."},
+		// EVIDENCE.md 13, E-top-zero.
+		Rule{ID: "query.top.zero", Level: Must, Area: AreaQuery,
+			Text:   "$top=0 MUST be answered with a page without entities.",
+			Source: SrcTopZero},
 		Rule{ID: "query.top.negative", Level: Must, Area: AreaQuery,
 			Text:   "A negative $top MUST fail with 400 InvalidInput.",
 			Source: SrcQueryEntities},

@@ -36,6 +36,21 @@ const (
 	SrcDesignPatterns = "https://learn.microsoft.com/en-us/azure/storage/tables/table-storage-design-patterns"
 	// SrcDesignForQuery is the "Design for querying" page.
 	SrcDesignForQuery = "https://learn.microsoft.com/en-us/azure/storage/tables/table-storage-design-for-query"
+	// SrcLiveStringEdge is a live answer of Storage to a string of exactly 32 Ki units.
+	SrcLiveStringEdge = "https://github.com/Azure/azure-sdk-for-python/issues/38730"
+	// SrcTopZero is a live answer of Storage to $top=0: an empty page.
+	SrcTopZero = "https://github.com/Azure/Azurite/issues/1428"
+	// SrcDateTimeNoZone is a live exchange with Storage that stored a DateTime without a
+	// zone designator as UTC.
+	SrcDateTimeNoZone = "https://github.com/Azure/Azurite/issues/746"
+	// SrcVersionInvalid quotes Storage refusing a malformed x-ms-version.
+	SrcVersionInvalid = "https://github.com/Azure/azure-sdk-for-net/issues/45302"
+	// SrcPythonEncoderTest is the Python SDK's live encoder test (typed values sent as JSON
+	// strings, nested annotations of the old encoder).
+	SrcPythonEncoderTest = "https://github.com/Azure/azure-sdk-for-python/blob/025adb7314643c8fbc589c1cef8785aca1a27cdd/sdk/tables/azure-data-tables/tests/test_encoder.py"
+	// SrcGoAnnotatedEntityTest is the Go SDK's live test that sent a DateTime with nine
+	// fractional digits.
+	SrcGoAnnotatedEntityTest = "https://github.com/Azure/azure-sdk-for-go/tree/main/sdk/data/aztables"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )

@@ -45,7 +45,10 @@ func (x *exchange) batch() error {
 		return spec.ErrInvalidInput.Newf(spec.MsgBatchMixedRetrieve)
 	}
 	if len(parts) == 0 {
-		return spec.ErrInvalidInput.Newf("The change set holds no operation.")
+		// A change set without operations: Storage answered 202 with an empty change set
+		// (EVIDENCE.md 13, E-batch-empty-changeset); nothing to apply.
+		x.writeBatch(wire.BatchResponse{HasChangeset: true})
+		return nil
 	}
 	ops := make([]batchOp, 0, len(parts))
 	for i, p := range parts {

@@ -85,18 +85,32 @@ func (x *exchange) route(method string, res wire.Resource) {
 // cannot be passed on (api.Query uses 0 for "none") and fails with 400 InvalidInput, the
 // answer the reference gives to any $top outside 1..1000.
 func parseTop(q map[string][]string) (int, error) {
-	vs, ok := q["$top"]
-	if !ok {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	t, err := parseEntityTop(q)
 	if err != nil {
-		return 0, spec.ErrInvalidQueryParameter.Newf("The value '%s' of $top is not an integer.", vs[0])
+		return 0, err
 	}
-	if n <= 0 {
+	n, _ := t.Value()
+	if t.IsSet() && n == 0 {
 		return 0, spec.ErrInvalidInput.Newf(spec.MsgTopOutOfRange)
 	}
 	return n, nil
+}
+
+// parseEntityTop reads $top of Query Entities, where 0 is allowed: an empty page
+// (EVIDENCE.md 13, E-top-zero). Negative values are refused with InvalidInput.
+func parseEntityTop(q map[string][]string) (api.Top, error) {
+	vs, ok := q["$top"]
+	if !ok {
+		return api.Top{}, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	if err != nil {
+		return api.Top{}, spec.ErrInvalidQueryParameter.Newf("The value '%s' of $top is not an integer.", vs[0])
+	}
+	if n < 0 {
+		return api.Top{}, spec.ErrInvalidInput.Newf(spec.MsgTopOutOfRange)
+	}
+	return api.TopOf(n), nil
 }
 
 // parseSelect reads $select as a list of names; nil when absent.
@@ -226,7 +240,7 @@ func (x *exchange) queryEntities(table string) error {
 			return err
 		}
 	}
-	top, err := parseTop(x.query)
+	top, err := parseEntityTop(x.query)
 	if err != nil {
 		return err
 	}

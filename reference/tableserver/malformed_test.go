@@ -57,7 +57,9 @@ func TestMalformedRequestsGetDocumented4xx(t *testing.T) {
 		{"both conditions", "PUT", "malformed(PartitionKey='a',RowKey='b')", "{}", map[string]string{"If-None-Match": "*", "If-Match": "*"}, false, 400, "InvalidInput"},
 		{"malformed ETag", "PUT", "malformed(PartitionKey='a',RowKey='b')", "{}", map[string]string{"If-Match": "abc"}, false, 400, "InvalidInput"},
 		{"non-integer $top", "GET", "malformed()?$top=abc", "", nil, false, 400, "InvalidQueryParameterValue"},
-		{"zero $top", "GET", "malformed()?$top=0", "", nil, false, 400, "InvalidInput"},
+		{"zero $top on Query Tables", "GET", "Tables?$top=0", "", nil, false, 400, "InvalidInput"},
+		{"negative $top", "GET", "malformed()?$top=-1", "", nil, false, 400, "InvalidInput"},
+		{"x-ms-version not a date", "GET", "malformed()", "", map[string]string{"x-ms-version": "invalid"}, false, 400, "InvalidHeaderValue"},
 		{"bad timeout", "GET", "malformed()?timeout=-1", "", nil, false, 400, "InvalidQueryParameterValue"},
 		{"batch not multipart", "POST", "$batch", "{}", map[string]string{"Content-Type": "application/json"}, false, 400, "InvalidInput"},
 		{"batch garbage", "POST", "$batch", "--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--\r\n", map[string]string{"Content-Type": "multipart/mixed; boundary=b"}, false, 400, "InvalidInput"},
@@ -245,5 +247,36 @@ func TestAztablesSDKAgainstTheServer(t *testing.T) {
 	}
 	if _, err := svc.DeleteTable(c, "sdktable", nil); err != nil {
 		t.Fatalf("DeleteTable: %v", err)
+	}
+}
+
+// TestEmptyChangesetIsAnsweredWithAnEmptyChangeset checks the answer Storage gave to a change
+// set without operations (EVIDENCE.md 13, E-batch-empty-changeset): 202 and an empty change
+// set, nothing applied.
+func TestEmptyChangesetIsAnsweredWithAnEmptyChangeset(t *testing.T) {
+	_, ts := serve(t)
+	b := client(t, ts)
+	c := ctx(t)
+	body := "--batch_a\r\nContent-Type: multipart/mixed; boundary=changeset_b\r\n\r\n--changeset_b--\r\n\r\n--batch_a--\r\n"
+	req, err := b.NewRequest(c, "POST", "$batch", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "multipart/mixed; boundary=batch_a")
+	resp, err := b.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("got %d: %s", resp.StatusCode, data)
+	}
+	parsed, err := wire.ParseBatchResponse(resp.Header.Get("Content-Type"), data)
+	if err != nil {
+		t.Fatalf("unreadable answer %q: %v", data, err)
+	}
+	if !parsed.HasChangeset || len(parsed.Changeset) != 0 || len(parsed.Retrieves) != 0 {
+		t.Errorf("answer %+v, want one empty change set", parsed)
 	}
 }

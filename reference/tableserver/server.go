@@ -281,6 +281,11 @@ func (x *exchange) serve() {
 		}
 		h[keyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
+	if v := x.r.Header.Values(keyVersion); len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
+		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
+		return
+	}
 	if x.r.ContentLength > spec.MaxRequestBodyBytes {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
 		return
@@ -305,6 +310,13 @@ func (x *exchange) serve() {
 		return
 	}
 	x.route(method, res)
+}
+
+// wellFormedVersion reports whether v has the form of a service version, a date
+// YYYY-MM-DD. Storage also refuses dates that name no version; conform accepts any date.
+func wellFormedVersion(v string) bool {
+	_, err := time.Parse("2006-01-02", v)
+	return err == nil && len(v) == len("2006-01-02")
 }
 
 func visibleASCII(s string, max int) bool {

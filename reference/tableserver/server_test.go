@@ -143,7 +143,7 @@ func TestEveryOperationThroughTheRestDriver(t *testing.T) {
 			}
 
 			var seen []string
-			q := api.Query{Filter: "PartitionKey eq 'p''k'", Top: 1}
+			q := api.Query{Filter: "PartitionKey eq 'p''k'", Top: api.TopOf(1)}
 			for pages := 0; ; pages++ {
 				if pages > 5 {
 					t.Fatal("paging does not end")

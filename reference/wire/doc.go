@@ -4,7 +4,10 @@
 //
 //   - JSON entities and tables at the three metadata levels, with `@odata.type`
 //     annotations as the service writes them, and a typed decoder that understands every
-//     annotation (SPEC.md 1.5, 6; it never repeats the SDK's lossy decoding, SPEC.md 12 #1-3);
+//     annotation (SPEC.md 1.5, 6; it never repeats the SDK's lossy decoding, SPEC.md 12 #1-3),
+//     one reader per EDM type, taking the entity values Storage accepts beyond the documented
+//     forms (EVIDENCE.md 13: E-datetime-no-zone, E-datetime-extra-digits, E-typed-string-values,
+//     E-annotation-nested);
 //   - entity and table URL paths (`t(PartitionKey='..',RowKey='..')`, `Tables('t')`);
 //   - connection strings, with a redacted form that never shows a secret;
 //   - Shared Key, Shared Key Lite and service SAS signing and verification (SPEC.md 7);

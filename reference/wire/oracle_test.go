@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -345,38 +346,44 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		}
 		return api.String(s), nil
 	case api.EdmBoolean:
-		switch string(raw) {
+		// Bare or as a JSON string in any case (E-typed-string-values).
+		text := string(raw)
+		if isString {
+			text = strings.ToLower(s)
+		}
+		switch text {
 		case "true":
 			return api.Bool(true), nil
 		case "false":
 			return api.Bool(false), nil
 		}
 		return mismatch()
-	case api.EdmInt32:
-		if isString {
-			return mismatch()
-		}
-		i, err := strconv.ParseInt(string(raw), 10, 32)
-		if err != nil {
-			return mismatch()
-		}
-		return api.Int32(int32(i)), nil
-	case api.EdmInt64:
-		// Int64 is a JSON string (PF). A bare number with the annotation is UNCERTAIN
-		// (SPEC.md 1.5); conform accepts an integer.
+	case api.EdmInt32, api.EdmInt64:
+		// Bare or as a JSON string (E-typed-string-values); an optional '-' and digits.
 		text := s
 		if !isString {
 			text = string(raw)
 		}
-		if text == "" || text[0] == '+' {
+		if !regexp.MustCompile(`^-?[0-9]+$`).MatchString(text) {
 			return mismatch()
 		}
-		i, err := strconv.ParseInt(text, 10, 64)
+		bits := 32
+		if t == api.EdmInt64 {
+			bits = 64
+		}
+		i, err := strconv.ParseInt(text, 10, bits)
+		if t == api.EdmInt64 && err != nil {
+			return api.Value{}, spec.ErrInvalidInput.Newf("The value %s is outside the range of Edm.Int64.", abbreviateRaw(raw))
+		}
 		if err != nil {
 			return mismatch()
 		}
+		if t == api.EdmInt32 {
+			return api.Int32(int32(i)), nil
+		}
 		return api.Int64(i), nil
 	case api.EdmDouble:
+		text := string(raw)
 		if isString {
 			switch s {
 			case "NaN":
@@ -386,9 +393,13 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 			case "-Infinity":
 				return api.Double(math.Inf(-1)), nil
 			}
-			return mismatch()
+			var n json.Number
+			if json.Unmarshal([]byte(s), &n) != nil || string(n) != s {
+				return mismatch()
+			}
+			text = s
 		}
-		f, err := strconv.ParseFloat(string(raw), 64)
+		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
 			return mismatch()
 		}
@@ -397,7 +408,7 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage) (api.Value, error) {
 		if !isString {
 			return mismatch()
 		}
-		tm, err := ParseDateTime(s)
+		tm, err := EntityDateTime(s)
 		if err != nil {
 			return api.Value{}, err
 		}

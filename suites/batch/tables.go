@@ -102,3 +102,25 @@ var _ = framework.Describe("Entity group transactions over HTTP", func(f *framew
 		})
 	})
 })
+
+var _ = framework.Describe("An empty change set over HTTP", func(f *framework.F) {
+	// EVIDENCE.md 13, E-batch-empty-changeset: Storage answered 202 with an empty change set.
+	f.It("batch.changeset.empty", "is answered with 202 and an empty change set, or refused with 4xx, and changes nothing", func(ctx context.Context) {
+		raw, b := f.Raw(), f.Backend()
+		table := f.NewTable(ctx)
+		before := seed(ctx, b, table, entity("r"))
+		status, answer := submitRaw(ctx, raw, []rawInsert{})
+		Expect(status).NotTo(BeNumerically(">=", 500), "a server error for a change set without operations: %.400s", answer)
+		Expect(answer).NotTo(ContainSubstring("HTTP/1.1 5"), "a server error inside the answer to a change set without operations")
+		switch {
+		case status == 202 && !answerFailed(status, answer):
+			f.Choice("answer to an empty change set", "202 with an empty change set")
+		case status == 202:
+			f.Choice("answer to an empty change set", fmt.Sprintf("202 holding a refusal: %.160s", answer))
+		default:
+			Expect(status).To(BeNumerically(">=", 400), "an empty change set got %d: %.400s", status, answer)
+			f.Choice("answer to an empty change set", fmt.Sprintf("%d", status))
+		}
+		Expect(table).To(HoldExactly(ctx, b, before...))
+	})
+})

@@ -87,23 +87,47 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 	}
 	const astral = "😀" // two UTF-16 code units
 	strEntries := writeEntries(scenario.AllWrites(),
-		boundary{"with exactly 32 Ki ASCII characters", stringOf(spec.MaxStringChars, "a"), true},
+		boundary{"with 32,000 ASCII characters", stringOf(spec.SafeStringChars, "a"), true},
 		boundary{"with 32 Ki + 1 ASCII characters, one over", stringOf(spec.MaxStringChars+1, "a"), false},
 	)
 	strEntries = append(strEntries, writeEntries([]scenario.Write{scenario.Insert, scenario.Merge},
-		boundary{"with exactly 32 Ki non-ASCII characters of the Basic Multilingual Plane", stringOf(spec.MaxStringChars, "é"), true},
+		boundary{"with 32,000 non-ASCII characters of the Basic Multilingual Plane", stringOf(spec.SafeStringChars, "é"), true},
 		boundary{"with 32 Ki + 1 non-ASCII characters, one over", stringOf(spec.MaxStringChars+1, "é"), false},
-		boundary{"with 16 Ki characters outside the Basic Multilingual Plane, exactly 32 Ki units", stringOf(spec.MaxStringChars/2, astral), true},
+		boundary{"with 16,000 characters outside the Basic Multilingual Plane, 32,000 units", stringOf(spec.SafeStringChars/2, astral), true},
 		boundary{"with 16 Ki + 1 characters outside the Basic Multilingual Plane, two units over", stringOf(spec.MaxStringChars/2+1, astral), false},
 		boundary{"with 16 Ki characters outside the Basic Multilingual Plane and one ASCII character, one unit over", func() api.Entity {
 			return api.NewEntity("p", "r", map[string]api.Value{"S": api.String(strings.Repeat(astral, spec.MaxStringChars/2) + "a")})
 		}, false},
 	)...)
-	f.DescribeTable("limits.string.size", "allows strings of 32 Ki UTF-16 code units",
+	f.DescribeTable("limits.string.size", "allows strings of 32,000 UTF-16 code units and refuses more than 32 Ki",
 		func(ctx context.Context, w scenario.Write, bd boundary) {
 			checkWrite(ctx, f, w, bd, spec.ErrPropertyValueTooLarge)
 		},
 		strEntries...,
+	)
+
+	// EVIDENCE.md 13, E-string-32k-edge: exactly 32 Ki units is stored or refused.
+	f.DescribeTable("limits.string.size-edge", "stores or refuses a string of exactly 32 Ki UTF-16 code units",
+		func(ctx context.Context, w scenario.Write, bd boundary) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			e := bd.entity()
+			_, err := w.Do(ctx, b, table, e)
+			if err == nil {
+				f.Choice("string of exactly 32 Ki units", "stored")
+				got, err := b.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil)
+				Expect(err).To(SucceedOnBackend(), "Get Entity after %s", w.Name)
+				Expect(got).To(MatchEntity(e))
+				return
+			}
+			Expect(err).To(HaveFailedAs(spec.ErrPropertyValueTooLarge), "%s of a string %s", w.Name, bd.what)
+			f.Choice("string of exactly 32 Ki units", OutcomeOf(err))
+			expectUnchanged(ctx, b, table, api.NewEntity(e.PartitionKey, e.RowKey, nil), false)
+		},
+		writeEntries([]scenario.Write{scenario.Insert},
+			boundary{"of ASCII characters", stringOf(spec.MaxStringChars, "a"), false},
+			boundary{"of non-ASCII characters of the Basic Multilingual Plane", stringOf(spec.MaxStringChars, "é"), false},
+			boundary{"of characters outside the Basic Multilingual Plane", stringOf(spec.MaxStringChars/2, astral), false},
+		)...,
 	)
 
 	binaryOf := func(n int) func() api.Entity {

@@ -23,9 +23,11 @@ const empiricalEdgeGap = 88
 const (
 	halfEntityBinaries = 8
 	overEntityBinaries = 17
-	// underEntityStrings strings of 32 Ki ASCII characters are 87.5% of 1 MiB counted in
+	// underEntityStrings strings of 32,000 ASCII characters are 85% of 1 MiB counted in
 	// UTF-16 and less in any other unit.
 	underEntityStrings = 14
+	// overEntityStrings strings of 32,000 non-ASCII characters are 10% over 1 MiB in UTF-16.
+	overEntityStrings = 18
 )
 
 var _ = framework.Describe("Key size", func(f *framework.F) {
@@ -104,8 +106,8 @@ var _ = framework.Describe("Key size", func(f *framework.F) {
 var _ = framework.Describe("Entity size", func(f *framework.F) {
 	writes := scenario.AllWrites()
 	entries := writeEntries(writes,
-		boundary{fmt.Sprintf("clearly under 1 MiB, %d strings of 32 Ki ASCII characters", underEntityStrings), func() api.Entity {
-			return stringEntity(underEntityStrings, spec.MaxStringChars, "a")
+		boundary{fmt.Sprintf("clearly under 1 MiB, %d strings of 32,000 ASCII characters", underEntityStrings), func() api.Entity {
+			return stringEntity(underEntityStrings, spec.SafeStringChars, "a")
 		}, true},
 		boundary{fmt.Sprintf("clearly over 1 MiB, %d binary values of 64 KiB", overEntityBinaries), func() api.Entity {
 			return binaryEntity(overEntityBinaries, spec.MaxBinaryBytes)
@@ -115,8 +117,8 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 		boundary{fmt.Sprintf("about half of 1 MiB, %d binary values of 64 KiB", halfEntityBinaries), func() api.Entity {
 			return binaryEntity(halfEntityBinaries, spec.MaxBinaryBytes)
 		}, true},
-		boundary{fmt.Sprintf("clearly over 1 MiB, %d strings of 32 Ki non-ASCII characters", overEntityBinaries), func() api.Entity {
-			return stringEntity(overEntityBinaries, spec.MaxStringChars, "é")
+		boundary{fmt.Sprintf("clearly over 1 MiB, %d strings of 32,000 non-ASCII characters", overEntityStrings), func() api.Entity {
+			return stringEntity(overEntityStrings, spec.SafeStringChars, "é")
 		}, false},
 	)...)
 	f.DescribeTable("limits.entity.size", "allows entities up to 1 MiB",

@@ -167,7 +167,7 @@ func QueryAll(ctx context.Context, b api.Backend, table string, q api.Query, max
 	for len(r.Pages) < maxPages {
 		p, err := b.QueryEntities(ctx, table, q)
 		if err != nil {
-			return r, fmt.Errorf("query %s (filter %q, top %d, select %v) page %d: %w", table, q.Filter, q.Top, q.Select, len(r.Pages)+1, err)
+			return r, fmt.Errorf("query %s (filter %q, top %v, select %v) page %d: %w", table, q.Filter, q.Top, q.Select, len(r.Pages)+1, err)
 		}
 		r.Pages = append(r.Pages, p)
 		if p.Continuation.IsZero() {
@@ -175,7 +175,7 @@ func QueryAll(ctx context.Context, b api.Backend, table string, q api.Query, max
 		}
 		q.Continuation = p.Continuation
 	}
-	return r, fmt.Errorf("query %s (filter %q, top %d) still returned a continuation after %d pages (%d entities); the rule expects the query to end",
+	return r, fmt.Errorf("query %s (filter %q, top %v) still returned a continuation after %d pages (%d entities); the rule expects the query to end",
 		table, q.Filter, q.Top, maxPages, len(r.Entities()))
 }
 

@@ -62,6 +62,6 @@ func expectOrder(ctx context.Context, f *framework.F, q api.Query, want []api.Ke
 	table := loadKeys(ctx, f, inserted)
 	got := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(want))
 	Expect(got.Entities()).To(matchers.HaveKeys(want...),
-		"query (filter %q, top %d) over entities inserted in the order %v (seed %d); pages of %v",
+		"query (filter %q, top %v) over entities inserted in the order %v (seed %d); pages of %v",
 		q.Filter, q.Top, inserted, seed, got.PageSizes())
 }

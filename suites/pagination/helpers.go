@@ -69,7 +69,7 @@ func advance(ctx context.Context, f *framework.F, table string, q api.Query, atL
 		p.pages++
 		p.seen = append(p.seen, page.Entities...)
 		Expect(page.Continuation.IsZero()).To(BeFalse(),
-			"the query ended after %d of %d entities (pages of $top=%d); it must carry a continuation while entities remain", len(p.seen), n, q.Top)
+			"the query ended after %d of %d entities (pages of $top=%v); it must carry a continuation while entities remain", len(p.seen), n, q.Top)
 		q.Continuation = page.Continuation
 	}
 	p.token = q.Continuation

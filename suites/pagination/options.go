@@ -28,8 +28,8 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 			}
 			Expect(r.Entities()).To(ConsistOfKeys(want...), "pages of %v", r.PageSizes())
 			for i, p := range r.Pages {
-				if q.Top > 0 {
-					Expect(len(p.Entities)).To(BeNumerically("<=", q.Top), "page %d of %v exceeds $top=%d", i+1, r.PageSizes(), q.Top)
+				if n, ok := q.Top.Value(); ok {
+					Expect(len(p.Entities)).To(BeNumerically("<=", n), "page %d of %v exceeds $top=%d", i+1, r.PageSizes(), n)
 				}
 				for _, e := range p.Entities {
 					if props != nil {
@@ -38,10 +38,10 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 				}
 			}
 		},
-		Entry("for $filter", api.Query{Filter: "Mod eq 0", Top: 4}, func(e api.Entity) bool { return e.Properties["Mod"].Int() == 0 }, nil),
-		Entry("for $select", api.Query{Select: []string{"PartitionKey", "RowKey", "N"}, Top: 7}, func(api.Entity) bool { return true }, []string{"N"}),
-		Entry("for $top", api.Query{Top: 3}, func(api.Entity) bool { return true }, nil),
-		Entry("for all three together", api.Query{Filter: "Mod eq 1 and N ge 5", Select: []string{"PartitionKey", "RowKey", "Mod"}, Top: 4},
+		Entry("for $filter", api.Query{Filter: "Mod eq 0", Top: api.TopOf(4)}, func(e api.Entity) bool { return e.Properties["Mod"].Int() == 0 }, nil),
+		Entry("for $select", api.Query{Select: []string{"PartitionKey", "RowKey", "N"}, Top: api.TopOf(7)}, func(api.Entity) bool { return true }, []string{"N"}),
+		Entry("for $top", api.Query{Top: api.TopOf(3)}, func(api.Entity) bool { return true }, nil),
+		Entry("for all three together", api.Query{Filter: "Mod eq 1 and N ge 5", Select: []string{"PartitionKey", "RowKey", "Mod"}, Top: api.TopOf(4)},
 			func(e api.Entity) bool { return e.Properties["Mod"].Int() == 1 && e.Properties["N"].Int() >= 5 }, []string{"Mod"}),
 	)
 })

@@ -52,7 +52,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
-			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: s.top}, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			for i, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", spec.MaxPageSize), "page %d of %v (%s)", i+1, r.PageSizes(), s)
 			}
@@ -77,7 +77,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			es := s.entities()
 			want := s.want(es)
 			table := load(ctx, f, es)
-			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: s.top}, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			got := r.Entities()
 			Expect(len(got)).To(BeNumerically(">=", len(want)),
 				"the last page (page %d of %v) carried no continuation after %d of the %d matching entities (%s)",
@@ -94,7 +94,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
-			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: s.top}, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...), "%s; pages of %v", s, r.PageSizes())
 		},
 		Entry("with one entity a page", shape{names: []string{"p"}, sizes: []int{12}, top: 1}),
@@ -111,7 +111,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		s := shape{names: []string{"a", "b", "c"}, sizes: []int{10, 10, 10}, top: 7}
 		es := s.entities()
 		table := load(ctx, f, es)
-		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: s.top}, len(es))
+		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
 		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 		short, empty := 0, 0
 		for _, p := range r.Pages[:len(r.Pages)-1] {
@@ -129,7 +129,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		s := shape{names: []string{"a", "b", "c"}, sizes: []int{5, 5, 5}, top: 7}
 		es := s.entities()
 		table := load(ctx, f, es)
-		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: s.top}, len(es))
+		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
 		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 		atBoundary := 0
 		for i, p := range r.Pages[:len(r.Pages)-1] {
@@ -157,7 +157,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
-			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: s.top}, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Pages[len(r.Pages)-1].Continuation.IsZero()).To(BeTrue())
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 		},
@@ -170,7 +170,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape, pages int) {
 			es := s.entities()
 			table := load(ctx, f, es)
-			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: s.top}, len(es))
+			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 			Expect(r.Pages).To(HaveLen(pages), "pages of %v (%s)", r.PageSizes(), s)
 		},
@@ -184,7 +184,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		s := shape{names: []string{"p"}, sizes: []int{10}, top: 5}
 		es := s.entities()
 		table := load(ctx, f, es)
-		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: s.top}, len(es))
+		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
 		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 		last := r.Pages[len(r.Pages)-1]
 		if len(last.Entities) == 0 && len(r.Pages) > 1 {

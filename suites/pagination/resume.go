@@ -93,7 +93,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	}
 
 	f.It("pagination.resume", "resumes at the same position each time a saved continuation is used", func(ctx context.Context) {
-		q := api.Query{Filter: "PartitionKey eq 'p'", Top: resumeTop}
+		q := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
 		table, p := stopped(ctx, q)
 		want := without(es, p.seen)
 		first := resumeFrom(ctx, table, q, p)
@@ -104,11 +104,11 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	})
 
 	f.It("pagination.resume", "resumes a saved continuation after other queries ran", func(ctx context.Context) {
-		q := api.Query{Top: resumeTop}
+		q := api.Query{Top: api.OptionalTop(resumeTop)}
 		table, p := stopped(ctx, q)
 		other := f.NewTable(ctx)
 		Expect(InsertAll(ctx, f.Backend(), other, partition("x", 3)...)).To(SucceedOnBackend())
-		for _, oq := range []api.Query{{Top: 2}, {Filter: "N ge 15"}, {Top: 1, Filter: "PartitionKey eq 'p'"}} {
+		for _, oq := range []api.Query{{Top: api.TopOf(2)}, {Filter: "N ge 15"}, {Top: api.TopOf(1), Filter: "PartitionKey eq 'p'"}} {
 			_, err := QueryAll(ctx, f.Backend(), table, oq, scenario.MaxPagesFor(len(es)))
 			Expect(err).To(SucceedOnBackend())
 			_, err = QueryAll(ctx, f.Backend(), other, oq, scenario.MaxPagesFor(3))
@@ -117,8 +117,8 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Expect(resumeFrom(ctx, table, q, p).Entities()).To(ConsistOfKeys(without(es, p.seen)...))
 	})
 
-	partitionScan := api.Query{Filter: "PartitionKey eq 'p'", Top: resumeTop}
-	tableScan := api.Query{Top: resumeTop}
+	partitionScan := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
+	tableScan := api.Query{Top: api.OptionalTop(resumeTop)}
 
 	f.DescribeTable("pagination.resume-after-insert", "neither repeats nor skips entities after inserts",
 		expectResumed,

@@ -93,7 +93,7 @@ func parallelUnion(ctx context.Context, b driver.Backend, table, extra string, t
 			filter += " and " + extra
 		}
 		var err error
-		results[p], err = queryAll(ctx, b, table, api.Query{Filter: filter, Top: top})
+		results[p], err = queryAll(ctx, b, table, api.Query{Filter: filter, Top: api.OptionalTop(top)})
 		return err
 	})
 	var union []api.Entity

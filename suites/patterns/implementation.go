@@ -59,7 +59,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(160)
 			scenario.Load(ctx, b, table, all)
-			r, err := QueryAll(ctx, b, table, api.Query{Top: 50}, scenario.MaxPages)
+			r, err := QueryAll(ctx, b, table, api.Query{Top: api.TopOf(50)}, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
 			for _, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", 50))
@@ -72,7 +72,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(120)
 			scenario.Load(ctx, b, table, all)
-			q := api.Query{Filter: fixtures.PropAge + " ge 18", Top: 50}
+			q := api.Query{Filter: fixtures.PropAge + " ge 18", Top: api.TopOf(50)}
 			first, err := b.QueryEntities(ctx, table, q)
 			Expect(err).To(SucceedOnBackend())
 			Expect(first.Continuation.IsZero()).To(BeFalse(), "120 entities do not fit a page of 50")

@@ -52,7 +52,7 @@ var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		all, want := windowErrors(fixtures.LogEntry.SourceEntity)
 		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 18))
-		got, err := scenario.AllEntities(ctx, b, table, api.Query{Top: 2, Filter: scenario.And(
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(
 			scenario.Cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
 			scenario.Cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
 			levelFilter)})

@@ -23,7 +23,7 @@ func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
 // queryAll runs q to its end and returns every entity; the query must succeed.
 func queryAll(ctx context.Context, f *framework.F, table string, q api.Query, n int) []api.Entity {
 	GinkgoHelper()
-	return scenario.MustQueryAll(ctx, f.Backend(), table, q, n, "query with filter %q, select %v, top %d", q.Filter, q.Select, q.Top).Entities()
+	return scenario.MustQueryAll(ctx, f.Backend(), table, q, n, "query with filter %q, select %v, top %v", q.Filter, q.Select, q.Top).Entities()
 }
 
 // filterAll runs a $filter query to its end; the query must succeed.

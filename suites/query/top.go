@@ -28,7 +28,7 @@ var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
 	firstPage := func(ctx context.Context, top int) (api.Page, error) {
 		GinkgoHelper()
 		table := tableWith(ctx, f, rows...)
-		return f.Backend().QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'", Top: top})
+		return f.Backend().QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'", Top: api.TopOf(top)})
 	}
 
 	f.DescribeTable("query.top.limit", "holds at most $top entities and a continuation while matches remain",
@@ -60,7 +60,7 @@ var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
 
 	f.It("query.top.max", fmt.Sprintf("accepts $top=%d", spec.MaxTop), func(ctx context.Context) {
 		table := tableWith(ctx, f, rows...)
-		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Top: spec.MaxTop}, scenario.MaxPagesFor(len(rows)))
+		r, err := QueryAll(ctx, f.Backend(), table, api.Query{Top: api.TopOf(spec.MaxTop)}, scenario.MaxPagesFor(len(rows)))
 		Expect(err).To(SucceedOnBackend(), "$top=%d", spec.MaxTop)
 		Expect(r.Entities()).To(ConsistOfKeys(Keys(rows)...))
 	})
@@ -73,6 +73,13 @@ var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
 		Entry("for one above", spec.MaxTop+1),
 		Entry("for the largest Int32", 1<<31-1),
 	)
+
+	// EVIDENCE.md 13, E-top-zero.
+	f.It("query.top.zero", "answers $top=0 with an empty page", func(ctx context.Context) {
+		page, err := firstPage(ctx, 0)
+		Expect(err).To(SucceedOnBackend(), "$top=0")
+		Expect(page.Entities).To(BeEmpty(), "$top=0 returned %s", KeyList(page.Entities))
+	})
 
 	f.It("query.top.negative", "refuses $top=-1 with 400 InvalidInput", func(ctx context.Context) {
 		_, err := firstPage(ctx, -1)

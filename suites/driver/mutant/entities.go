@@ -321,7 +321,7 @@ func (m *rowKeyPad) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch str
 type rowKeyIndex struct{ api.Backend }
 
 func (m *rowKeyIndex) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
-	p, err := m.Backend.QueryEntities(ctx, table, api.Query{Filter: "RowKey eq '" + strings.ReplaceAll(rk, "'", "''") + "'", Top: 1, Select: sel})
+	p, err := m.Backend.QueryEntities(ctx, table, api.Query{Filter: "RowKey eq '" + strings.ReplaceAll(rk, "'", "''") + "'", Top: api.TopOf(1), Select: sel})
 	if err != nil || len(p.Entities) == 0 {
 		return m.Backend.GetEntity(ctx, table, pk, rk, sel)
 	}

@@ -395,7 +395,7 @@ func (m *comparisonLimit) QueryEntities(ctx context.Context, table string, q api
 type topMax struct{ api.Backend }
 
 func (m *topMax) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
-	if q.Top >= spec.MaxTop {
+	if n, ok := q.Top.Value(); ok && n >= spec.MaxTop {
 		return api.Page{}, spec.ErrInvalidInput.New()
 	}
 	return m.Backend.QueryEntities(ctx, table, q)

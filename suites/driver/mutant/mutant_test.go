@@ -119,7 +119,7 @@ func TestPaginationMutants(t *testing.T) {
 	keys := []api.Key{{PartitionKey: "a", RowKey: "1"}, {PartitionKey: "a", RowKey: "2"}, {PartitionKey: "b", RowKey: "1"}, {PartitionKey: "b", RowKey: "2"}}
 	all := func(b api.Backend) []api.Key {
 		var out []api.Key
-		q := api.Query{Top: 2}
+		q := api.Query{Top: api.TopOf(2)}
 		for i := 0; i < 10; i++ {
 			p, err := b.QueryEntities(context.Background(), "table1", q)
 			if err != nil {

@@ -107,7 +107,7 @@ var (
 		Description: "ignores $top: pages hold up to 1000 entities and invalid values are accepted",
 		Breaks:      []string{"query.top.limit", "query.top.negative", "query.top.over-max"},
 	}, func(b api.Backend) api.Backend {
-		return &queryMapper{Backend: b, fn: func(q api.Query) api.Query { q.Top = 0; return q }}
+		return &queryMapper{Backend: b, fn: func(q api.Query) api.Query { q.Top = api.Top{}; return q }}
 	}, hooks{})
 
 	_ = define(Mutant{
@@ -117,8 +117,8 @@ var (
 		Areas:       []spec.Area{spec.AreaPatterns},
 	}, func(b api.Backend) api.Backend {
 		return &queryMapper{Backend: b, fn: func(q api.Query) api.Query {
-			if q.Top > 0 && q.Top < spec.MaxTop {
-				q.Top++
+			if n, ok := q.Top.Value(); ok && n > 0 && n < spec.MaxTop {
+				q.Top = api.TopOf(n + 1)
 			}
 			return q
 		}}
@@ -333,7 +333,7 @@ func (m *boundaryDrop) QueryEntities(ctx context.Context, table string, q api.Qu
 		return p, err
 	}
 	peek := q
-	peek.Top, peek.Continuation = 1, p.Continuation
+	peek.Top, peek.Continuation = api.TopOf(1), p.Continuation
 	next, err := m.Backend.QueryEntities(ctx, table, peek)
 	if err == nil && len(next.Entities) > 0 && next.Entities[0].PartitionKey != p.Entities[len(p.Entities)-1].PartitionKey {
 		p.Continuation = api.Continuation{}
@@ -358,13 +358,14 @@ func (m *repeatBoundary) QueryEntities(ctx context.Context, table string, q api.
 	m.mu.Unlock()
 	inner := q
 	if repeat {
+		n, ok := q.Top.Value()
 		switch {
-		case q.Top == 1:
+		case ok && n <= 1:
 			repeat = false
-		case q.Top > 1:
-			inner.Top--
+		case ok:
+			inner.Top = api.TopOf(n - 1)
 		default:
-			inner.Top = spec.MaxPageSize - 1
+			inner.Top = api.TopOf(spec.MaxPageSize - 1)
 		}
 	}
 	p, err := m.Backend.QueryEntities(ctx, table, inner)
@@ -396,7 +397,7 @@ type joinPages struct{ api.Backend }
 
 func (m *joinPages) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
 	p, err := m.Backend.QueryEntities(ctx, table, q)
-	if err != nil || q.Top != 0 || len(p.Entities) < spec.MaxPageSize || p.Continuation.IsZero() {
+	if err != nil || q.Top.IsSet() || len(p.Entities) < spec.MaxPageSize || p.Continuation.IsZero() {
 		return p, err
 	}
 	next := q

@@ -178,7 +178,7 @@ func (m *softDelete) DeleteTable(ctx context.Context, name string) error {
 	if m.isHidden(name) {
 		return spec.ErrResourceNotFound.New()
 	}
-	if _, err := m.Backend.QueryEntities(ctx, name, api.Query{Top: 1}); err != nil {
+	if _, err := m.Backend.QueryEntities(ctx, name, api.Query{Top: api.TopOf(1)}); err != nil {
 		if isCode(err, spec.ErrTableNotFound.Code, spec.ErrResourceNotFound.Code) {
 			return spec.ErrResourceNotFound.New()
 		}

@@ -152,7 +152,7 @@ func (r *Recorder) QueryEntities(ctx context.Context, table string, q api.Query)
 	if !p.Continuation.IsZero() {
 		got += fmt.Sprintf(", continuation (%q,%q)", p.Continuation.NextPartitionKey, p.Continuation.NextRowKey)
 	}
-	r.add("QueryEntities", fmt.Sprintf("%s filter=%q top=%d select=%v continuation=(%q,%q)", table, q.Filter, q.Top,
+	r.add("QueryEntities", fmt.Sprintf("%s filter=%q top=%v select=%v continuation=(%q,%q)", table, q.Filter, q.Top,
 		q.Select, q.Continuation.NextPartitionKey, q.Continuation.NextRowKey), start, got, err)
 	return p, err
 }

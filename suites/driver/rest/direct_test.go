@@ -90,7 +90,7 @@ func TestDirectSendsWhatNetHTTPSends(t *testing.T) {
 		if _, err := b.GetEntity(ctx, table, e.PartitionKey, e.RowKey, []string{"S"}); err != nil {
 			return err
 		}
-		if _, err := b.QueryEntities(ctx, table, api.Query{Filter: "N eq 7L", Top: 3}); err != nil {
+		if _, err := b.QueryEntities(ctx, table, api.Query{Filter: "N eq 7L", Top: api.TopOf(3)}); err != nil {
 			return err
 		}
 		if _, err := b.SubmitBatch(ctx, table, []api.BatchOp{{Kind: api.BatchInsertOrMerge, Entity: e}}); err != nil {

@@ -576,8 +576,8 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	if q.Filter != "" {
 		v.Set("$filter", q.Filter)
 	}
-	if q.Top != 0 {
-		v.Set("$top", strconv.Itoa(q.Top))
+	if n, ok := q.Top.Value(); ok {
+		v.Set("$top", strconv.Itoa(n))
 	}
 	if q.Select != nil {
 		v.Set("$select", strings.Join(q.Select, ","))

@@ -173,7 +173,7 @@ func exercise(t *testing.T, b driver.Backend) {
 		sameProperties(t, "query typed entity", hits.Entities[0], typedEntity("typed", "1"))
 	}
 	var keys []string
-	q := api.Query{Filter: "PartitionKey eq 'page'", Top: 2}
+	q := api.Query{Filter: "PartitionKey eq 'page'", Top: api.TopOf(2)}
 	for pages := 0; ; pages++ {
 		if pages > 10 {
 			t.Fatalf("query: more than 10 pages for 5 entities with $top=2")

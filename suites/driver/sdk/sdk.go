@@ -276,7 +276,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 // NextPage call (SPEC.md 12 #13).
 func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) (page api.Page, err error) {
 	defer recovered("query entities", &err)
-	opts := &aztables.ListEntitiesOptions{Top: top(q.Top)}
+	opts := &aztables.ListEntitiesOptions{Top: entityTop(q.Top)}
 	if q.Filter != "" {
 		opts.Filter = &q.Filter
 	}
@@ -378,6 +378,17 @@ var sasSignature = regexp.MustCompile(`(?i)(sig=)[^&;\s"']+`)
 
 // top converts Query.Top to the SDK's *int32: nil for zero, clamped to the int32 range
 // otherwise (values outside 1..1000 are still sent, to probe the limit).
+// entityTop converts Query.Top to the SDK's *int32: nil when absent, else as top does
+// (TopOf(0) is sent as $top=0).
+func entityTop(t api.Top) *int32 {
+	n, ok := t.Value()
+	if !ok {
+		return nil
+	}
+	v := int32(max(min(n, math.MaxInt32), math.MinInt32))
+	return &v
+}
+
 func top(n int) *int32 {
 	if n == 0 {
 		return nil
