@@ -285,7 +285,7 @@ header p{margin:2px 0 8px}
 table{border-collapse:collapse} th,td{border:1px solid #d0d7de;padding:2px 6px;vertical-align:top;text-align:left}
 th{background:#f6f8fa}
 #picture td{border:0;padding:1px 8px 1px 0;white-space:nowrap} #picture th{border:0;background:none;padding:1px 8px 1px 0}
-#picture .note{font-size:11px;color:#57606a;display:inline-block;min-width:7em;margin-left:4px}
+#picture a{color:inherit} #picture .note{font-size:11px;color:#57606a;display:inline-block;min-width:7em;margin-left:4px}
 svg.bar{vertical-align:middle;background:#f6f8fa}
 .swatch{display:inline-block;width:10px;height:10px;margin:0 3px 0 10px;vertical-align:-1px}
 #controls{display:flex;gap:14px;align-items:center;margin:6px 0}
@@ -301,7 +301,8 @@ svg.bar{vertical-align:middle;background:#f6f8fa}
 #all~#matrix.searching tbody.hit{display:table-row-group}
 #all~#matrix.searching tr.rule.hit{display:table-row}
 #all:not(:checked)~#matrix:not(.searching) tbody.forced,#all:not(:checked)~#matrix:not(.searching) tbody:has(:target){display:table-row-group}
-#all:not(:checked)~#matrix:not(.searching) tr.forced,#all:not(:checked)~#matrix:not(.searching) tr:has(:target){display:table-row}
+#all:not(:checked)~#matrix:not(.searching) tr.forced,#all:not(:checked)~#matrix:not(.searching) tr:has(:target),#all:not(:checked)~#matrix:not(.searching) tbody:target tr{display:table-row}
+#all:not(:checked)~#matrix:not(.searching) tbody:target{display:table-row-group}
 .o-pass{background:#dafbe1}.o-info{background:#ddf4ff}
 .o-fail,.o-unexpected-pass{background:#ffd8d3;color:#82071e;font-weight:600}
 .o-error,.o-blocked,.o-interrupted,.o-inconclusive{background:#fff1c2}
@@ -326,7 +327,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 </section>
 <section id="picture"><h2>Rules per area</h2>
 <table><thead><tr><th>area</th><th>differ</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead><tbody>
-{{range .Areas}}{{$a := .}}<tr><td>{{.Area}} <span class="muted">({{.Rules}})</span></td><td>{{if .Differ}}{{.Differ}}{{else}}<span class="muted">–</span>{{end}}</td>{{range $i, $b := .Bars}}<td>{{$b}}<span class="note">{{index $a.Notes $i}}</span></td>{{end}}</tr>
+{{range .Areas}}{{$a := .}}<tr><td><a href="#area-{{.Area}}">{{.Area}}</a> <span class="muted">({{.Rules}})</span></td><td>{{if .Differ}}{{.Differ}}{{else}}<span class="muted">–</span>{{end}}</td>{{range $i, $b := .Bars}}<td>{{$b}}<span class="note">{{index $a.Notes $i}}</span></td>{{end}}</tr>
 {{end}}</tbody></table>
 <p class="muted">{{range .Groups}}<span class="swatch" style="background:{{.Colour}}"></span>{{.Name}}{{end}}</p>
 </section>
@@ -336,7 +337,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 <span id="controls"><input type="search" id="q" placeholder="search rule ids and texts" size="32"><span id="shown" class="muted">{{.DifferRules}} of {{.TotalRules}} rules shown</span></span>
 <noscript><span class="muted">(search needs JavaScript; use the browser's find)</span></noscript>
 <table id="matrix"><colgroup><col class="rule"><col class="level">{{range .Cards}}<col>{{end}}</colgroup><thead><tr><th>rule</th><th>level</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead>
-{{range .Sections}}<tbody class="area{{if .Same}} same{{end}}"><tr class="areahead{{if .Same}} same{{end}}"><th colspan="{{$.ColSpan}}">{{.Area}} <span class="muted">{{.Differ}} of {{.Rules}} differ</span></th></tr>
+{{range .Sections}}<tbody class="area{{if .Same}} same{{end}}" id="area-{{.Area}}"><tr class="areahead{{if .Same}} same{{end}}"><th colspan="{{$.ColSpan}}">{{.Area}} <span class="muted">{{.Differ}} of {{.Rules}} differ</span></th></tr>
 {{range .Rows}}<tr class="rule{{if .Same}} same{{end}}" id="r{{.Index}}"><td class="rule"><code>{{.ID}}</code><div class="t">{{.Text}}</div></td><td>{{.Level}}</td>{{range .Cells}}<td class="cell {{.Class}}" id="{{.ID}}"><a href="{{.Href}}"{{if .NumberID}} id="{{.NumberID}}"{{end}}>{{.Summary}}</a></td>{{end}}</tr>
 {{end}}</tbody>
 {{end}}</table>

@@ -53,7 +53,9 @@ func TestHTMLReadsWithoutJavaScript(t *testing.T) {
 		`#evidence article:target`,         // opened by CSS
 		`<input type="checkbox" id="all">`, // the toggle
 		`#all:not(:checked)~#matrix .same{display:none}`,
-		`<tr class="rule same"`, // rules alike on every backend are in the page, hidden by CSS
+		`<tr class="rule same"`,                              // rules alike on every backend are in the page, hidden by CSS
+		`<a href="#area-batch">batch</a>`, `id="area-batch"`, // the picture links to each area's rules
+		`tbody:target tr{display:table-row}`, // which a link shows, alike or not
 	} {
 		if !strings.Contains(withoutScript, want) {
 			t.Errorf("without its script the page lacks %q", want)
