@@ -268,7 +268,7 @@ func TestHTMLLoadsFiveBackendsQuickly(t *testing.T) {
 	}
 	base, best := bestOf(small), bestOf(page)
 	t.Logf("5 backends, %d rules: %d KB, loaded in %.0f ms (a 5-rule report: %.0f ms)", len(r.Rules), st.Size()/1024, best, base)
-	if base > 60 {
+	if base > 150 {
 		t.Skipf("the machine is too busy to judge load time: even a 5-rule report took %.0f ms", base)
 	}
 	if best >= 1000 {
