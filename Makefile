@@ -10,7 +10,7 @@ BENCH_BACKENDS ?= reference,reference-http,azurite
 MUTATION_SAMPLE ?= 0
 MUTATION_SEED  ?= 1
 
-.PHONY: all report test deps browser lint vet bench fuzz serve clean mutation
+.PHONY: all report test deps browser browser-report lint vet bench fuzz serve clean mutation
 
 all: test
 
@@ -24,6 +24,14 @@ deps:
 # Chromium for the browser test of report.html (best effort; the test skips without it).
 browser:
 	./scripts/ensure-chromium.sh
+
+## browser-report: the browser test of report.html on a real run of the reference, Azurite
+## and a deliberately wrong backend (several minutes); keeps a screenshot beside the report.
+## (The run exits 1: the wrong backend fails, as it should.)
+browser-report: deps browser
+	-$(GO) run ./cmd/conform run --backend reference --backend azurite --backend mutant:batch-not-atomic --out conform-report-browser
+	CONFORM_BROWSER_REPORT=$(CURDIR)/conform-report-browser CONFORM_SCREENSHOT=$(CURDIR)/conform-report-browser/report.png \
+		$(GO) test -count=1 -run TestHTMLInBrowser -v ./suites/report
 
 ## report: the main job: run the suites against the embedded default (the reference and,
 ## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
@@ -67,4 +75,4 @@ serve:
 	$(GO) run ./cmd/conform serve --addr 127.0.0.1:10002
 
 clean:
-	rm -rf conform-report conform-report-merged bench/results mutation-report
+	rm -rf conform-report conform-report-merged conform-report-browser bench/results mutation-report
