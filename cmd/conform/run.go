@@ -34,6 +34,8 @@ type runOptions struct {
 	specTimeout    time.Duration
 	parallel       int
 	keepFailed     bool
+	record         string
+	noCorpus       bool
 }
 
 // defaultBackends is the embedded default of `conform run`: the reference and, where it can
@@ -73,6 +75,8 @@ backend processes, which delete the run's tables, and the report holds what ran)
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
 	f.IntVar(&o.parallel, "parallel", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
+	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
+	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
 }
 
@@ -118,6 +122,13 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			return usageErr("backend %q is empty or named twice", n)
 		}
 		seen[n] = true
+	}
+	if o.record != "" {
+		for _, b := range backends {
+			if err := recordable(b); err != nil {
+				return usageErr("--record: %v", err)
+			}
+		}
 	}
 	if o.updateBaseline && o.baselineDir == "" {
 		o.baselineDir = "fixtures/baselines"
@@ -173,6 +184,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	}
 	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: command, Generated: time.Now()})
+	rep.Corpus = readCorpus(rawDir, kept)
 	// A backend's specs decide the exit status through the report's outcomes, so that a
 	// request the driver could not send (skipped there) does not fail the run.
 	for _, b := range rep.Backends {
@@ -247,6 +259,7 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 	safe := sanitizeName(name)
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
+	_ = os.Remove(corpusPath(rawPath))
 	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
 		"--spec-timeout", o.specTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
@@ -257,6 +270,12 @@ func runChild(self, backend string, o runOptions, filter, command, rawDir, runID
 	}
 	if o.keepFailed {
 		args = append(args, "--keep-failed")
+	}
+	if o.record != "" {
+		args = append(args, "--record", filepath.Join(o.record, safe))
+	}
+	if o.noCorpus {
+		args = append(args, "--no-corpus")
 	}
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID)
@@ -407,4 +426,20 @@ func suiteNodeFailed(run report.Run) bool {
 		}
 	}
 	return false
+}
+
+// readCorpus collects the corpus agreement each backend process wrote beside its raw result.
+func readCorpus(rawDir string, runs []report.Run) []report.CorpusAgreement {
+	var out []report.CorpusAgreement
+	for _, run := range runs {
+		data, err := os.ReadFile(corpusPath(filepath.Join(rawDir, sanitizeName(run.Backend.Name)+".json")))
+		if err != nil {
+			continue
+		}
+		var a report.CorpusAgreement
+		if json.Unmarshal(data, &a) == nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }

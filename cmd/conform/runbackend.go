@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -14,7 +15,10 @@ import (
 
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/rest"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
+	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -45,6 +49,8 @@ type childOptions struct {
 	ignoreBaselines bool
 	command         string
 	keepFailed      bool
+	record          string
+	noCorpus        bool
 }
 
 func runBackendCmd() *cobra.Command {
@@ -74,6 +80,8 @@ func runBackendCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&o.ignoreBaselines, "ignore-baselines", false, "run without expected failures")
 	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
 	cmd.Flags().BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs")
+	cmd.Flags().StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, a file per spec")
+	cmd.Flags().BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic")
 	return cmd
 }
 
@@ -97,8 +105,20 @@ func runOneBackend(arg string, o childOptions) int {
 			fmt.Fprintf(os.Stderr, "conform: write result: %v\n", err)
 		}
 	}
+	var recorder *replay.Recorder
+	var openOpts []provision.Option
+	if o.record != "" {
+		var err error
+		if recorder, err = replay.NewRecorder(o.record, rest.NewTransport()); err != nil {
+			run.Backend = driver.Info{Name: framework.BackendName(arg)}
+			run.StartError = "--record: " + err.Error()
+			writeRun()
+			return exitUsage
+		}
+		openOpts = append(openOpts, provision.WithHTTPClient(&http.Client{Transport: recorder, Timeout: rest.DefaultTimeout}))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), framework.OpenTimeout)
-	target, err := all.Open(ctx, arg)
+	target, err := all.OpenWith(ctx, arg, openOpts...)
 	cancel()
 	if err != nil {
 		run.Backend = driver.Info{Name: framework.BackendName(arg)}
@@ -107,6 +127,9 @@ func runOneBackend(arg string, o childOptions) int {
 		return exitUsage
 	}
 	run.Backend = target.Info
+	if !o.noCorpus {
+		writeCorpus(corpusPath(o.rawOut), replayCorpus(target, o.profile))
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	cfg := framework.Config{
 		Backends:         []string{arg},
@@ -125,6 +148,14 @@ func runOneBackend(arg string, o childOptions) int {
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		emit(event{Kind: "total", Total: r.PreRunStats.SpecsThatWillRun})
 	})
+	if recorder != nil {
+		ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) { recorder.Begin(framework.SpecText(s)) })
+		ginkgo.ReportAfterEach(func(ginkgo.SpecReport) {
+			if err := recorder.Flush(); err != nil {
+				fmt.Fprintln(os.Stderr, "conform: "+err.Error())
+			}
+		})
+	}
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
 		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
 			return
@@ -154,4 +185,15 @@ func runOneBackend(arg string, o childOptions) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeCorpus writes a backend's agreement with the corpus for the parent process.
+func writeCorpus(path string, a report.CorpusAgreement) {
+	data, err := json.Marshal(a)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "conform: write corpus agreement: %v\n", err)
+	}
 }

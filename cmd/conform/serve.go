@@ -25,7 +25,7 @@ func init() { extraCommands = append(extraCommands, serveCmd) }
 func serveCmd() *cobra.Command {
 	var addr string
 	var accounts []string
-	var allowAnonymous bool
+	var allowAnonymous, oauth bool
 	var deleteHold time.Duration
 	var dataDir string
 	var pprofAddr string
@@ -34,7 +34,9 @@ func serveCmd() *cobra.Command {
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
 		Long: `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
 the development account (devstoreaccount1 with its well-known key) and any account given
-with --account NAME:BASE64KEY, and accepts Shared Key, Shared Key Lite and service SAS.
+with --account NAME:BASE64KEY, and accepts Shared Key, Shared Key Lite, service and account
+SAS, and with --oauth bearer tokens for the storage audience. Table ACLs, service
+properties, statistics (on <account>-secondary) and CORS are served too.
 Any SDK can use the printed connection string as it would use Azurite's.
 
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
@@ -55,6 +57,9 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 			}
 			if allowAnonymous {
 				opts = append(opts, tableserver.WithAllowAnonymous())
+			}
+			if oauth {
+				opts = append(opts, tableserver.WithOAuth())
 			}
 			if pprofAddr != "" {
 				stopProfiles, err := serveProfiles(cmd.ErrOrStderr(), pprofAddr)
@@ -109,6 +114,7 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:10002", "address to listen on")
 	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY (repeatable)")
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
+	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")

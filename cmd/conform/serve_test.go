@@ -79,8 +79,22 @@ func repoRoot(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// TestServeWithTheJavaScriptSDK drives `conform serve` through @azure/data-tables.
+// TestServeWithTheJavaScriptSDK drives `conform serve` through @azure/data-tables
+// (scripts/js-sdk-check.mjs).
 func TestServeWithTheJavaScriptSDK(t *testing.T) {
+	runNodeCheck(t, "js-sdk-check.mjs", "@azure/data-tables", "cfjscheck1")
+}
+
+// TestServeWithTheLegacyNodeSDK drives `conform serve` through Microsoft's legacy
+// azure-storage Node SDK (scripts/legacy-node-check.cjs).
+func TestServeWithTheLegacyNodeSDK(t *testing.T) {
+	runNodeCheck(t, "legacy-node-check.cjs", "azure-storage", "cflegacycheck1")
+}
+
+// runNodeCheck installs the pinned npm packages, starts `conform serve` and runs a check
+// script of scripts/ against it; the script prints "<name>: ok" when every answer was as
+// expected. It skips, with one line, where Node, npm or the package is missing.
+func runNodeCheck(t *testing.T, script, pkg, table string) {
 	root := repoRoot(t)
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
@@ -91,17 +105,21 @@ func TestServeWithTheJavaScriptSDK(t *testing.T) {
 	installCtx, cancelInstall := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancelInstall()
 	if _, err := provision.InstallNodeTools(installCtx, provision.WithRoot(root)); err != nil {
-		t.Skipf("@azure/data-tables could not be installed (offline?): %v", err)
+		t.Skipf("%s could not be installed (offline?): %v", pkg, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "node_modules", pkg, "package.json")); err != nil {
+		t.Skipf("%s is not installed in node_modules", pkg)
 	}
 	conn, _ := startServe(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join("scripts", "js-sdk-check.mjs"))
+	cmd := exec.CommandContext(ctx, "node", filepath.Join("scripts", script))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CONFORM_CONNECTION_STRING="+conn, "CONFORM_TABLE=cfjscheck1")
+	cmd.Env = append(os.Environ(), "CONFORM_CONNECTION_STRING="+conn, "CONFORM_TABLE="+table)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "js-sdk-check: ok") {
-		t.Fatalf("the JavaScript SDK against conform serve: %v\n%s", err, out)
+	marker := strings.TrimSuffix(strings.TrimSuffix(script, ".mjs"), ".cjs") + ": ok"
+	if err != nil || !strings.Contains(string(out), marker) {
+		t.Fatalf("%s against conform serve: %v\n%s", pkg, err, out)
 	}
 }
 

@@ -52,7 +52,7 @@ func internal(imp string) (string, bool) {
 }
 
 // specAreas are the spec packages: suites/<area> except the infrastructure packages.
-var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true}
+var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true, "replay": true}
 
 func isSpecPackage(rel string) bool {
 	rest, ok := strings.CutPrefix(rel, "suites/")

@@ -13,8 +13,9 @@ import (
 )
 
 // SignedIdentifier is one stored access policy of a table (Get/Set Table ACL, SPEC.md 2.2).
-// The server keeps them itself: api.Backend has no ACL operations. Policies are stored and
-// answered; a SAS naming one (si) is not honoured.
+// The server keeps them itself: api.Backend has no ACL operations. A service SAS naming
+// one (si) takes the fields it leaves out from it, looked up on every request
+// (authenticateServiceSAS).
 type SignedIdentifier struct {
 	ID         string    `xml:"Id"`
 	Start      time.Time `xml:"-"`
@@ -36,13 +37,14 @@ type xmlIdentifier struct {
 	} `xml:"AccessPolicy"`
 }
 
-// tableACL answers GET and PUT `table?comp=acl`. Any other comp is 400
-// InvalidQueryParameterValue; a SAS may not manage policies.
+// tableACL answers GET and PUT `table?comp=acl`, in XML whatever Accept says. Any other
+// comp is 400 InvalidQueryParameterValue; a SAS may not manage policies; a missing table
+// is 404 ResourceNotFound (EVIDENCE.md, E-acl-xml, E-acl-missing-table).
 func (x *exchange) tableACL(method, table string) error {
+	x.jsonErr = false // ACL answers are XML (PF)
 	if x.query.Get("comp") != "acl" {
 		return spec.ErrInvalidQueryParameter.New()
 	}
-	x.jsonErr = false // ACL answers are XML (PF)
 	if err := x.permitTableOp(); err != nil {
 		return err
 	}
@@ -60,7 +62,7 @@ func (x *exchange) tableACL(method, table string) error {
 		found = found || strings.EqualFold(t, table)
 	}
 	if !found {
-		return spec.ErrTableNotFound.New()
+		return spec.ErrResourceNotFound.New()
 	}
 	key := strings.ToLower(table)
 	switch method {
@@ -90,14 +92,27 @@ func (x *exchange) tableACL(method, table string) error {
 }
 
 // encodeACL renders the policies as Storage does: a UTF-8 BOM, then the XML, times with
-// seven fractional digits (SPEC.md 2.2).
+// seven fractional digits (SPEC.md 2.2); no policy is `<SignedIdentifiers />`
+// (EVIDENCE.md, E-acl-xml).
 func encodeACL(ids []SignedIdentifier) []byte {
 	var b bytes.Buffer
-	b.WriteString("\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"utf-8\"?><SignedIdentifiers>")
+	b.WriteString("\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"utf-8\"?>")
+	if len(ids) == 0 {
+		b.WriteString("<SignedIdentifiers />")
+		return b.Bytes()
+	}
+	b.WriteString("<SignedIdentifiers>")
 	for _, id := range ids {
 		b.WriteString("<SignedIdentifier><Id>")
 		_ = xml.EscapeText(&b, []byte(id.ID))
-		b.WriteString("</Id><AccessPolicy>")
+		b.WriteString("</Id>")
+		if id.Start.IsZero() && id.Expiry.IsZero() && id.Permission == "" {
+			// A policy without any field is answered without an AccessPolicy element
+			// (EVIDENCE.md, E-acl-partial).
+			b.WriteString("</SignedIdentifier>")
+			continue
+		}
+		b.WriteString("<AccessPolicy>")
 		if !id.Start.IsZero() {
 			b.WriteString("<Start>" + api.FormatDateTime7(id.Start) + "</Start>")
 		}

@@ -4,9 +4,15 @@
 // New(backend, opts...) returns an http.Handler. It serves every operation of SPEC.md 2
 // (tables, entities, queries with continuation, batches at /$batch, Table ACL) with the
 // service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
-// and error bodies, and authenticates Shared Key, Shared Key Lite and service SAS for the
-// development account and the accounts given by WithAccount. Paths may be emulator style
-// (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`).
+// and error bodies, and authenticates Shared Key, Shared Key Lite, service SAS (with stored
+// access policies, sip and spr) and account SAS for the development account and the accounts
+// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Paths may be emulator
+// style (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`);
+// `ACCOUNT-secondary` names the account's secondary location.
+//
+// The account-wide XML resources live in their own files: the table ACL (acl.go), service
+// properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
+// stored policies in sas_account.go (EVIDENCE.md, Service surface).
 //
 // Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout
 // (WithLimits shortens them). At most Limits.MaxConcurrentRequests requests are served at

@@ -11,9 +11,17 @@ import (
 )
 
 func (x *exchange) route(method string, res wire.Resource) {
-	if err := x.negotiate(); err != nil {
-		x.fail(err)
+	if x.routeXML(method, res) {
 		return
+	}
+	if err := x.negotiate(); err != nil {
+		if res.Kind != wire.ResourceBatch {
+			x.fail(err)
+			return
+		}
+		// A batch is served whatever its outer Accept says: each operation negotiates its
+		// own answer (EVIDENCE.md, E-batch-outer-accept).
+		x.level = wire.MinimalMetadata
 	}
 	var err error
 	switch res.Kind {
@@ -235,10 +243,8 @@ func (x *exchange) getTable(name string) error {
 }
 
 func (x *exchange) queryEntities(table string) error {
-	if x.sas != nil {
-		if err := x.sas.AllowsTable(table, "r"); err != nil {
-			return err
-		}
+	if err := x.permitQuery(table); err != nil {
+		return err
 	}
 	top, err := parseEntityTop(x.query)
 	if err != nil {

@@ -44,6 +44,10 @@ type Server struct {
 
 	aclMu sync.Mutex
 	acls  map[string][]SignedIdentifier // by lower-case table name
+
+	oauth   bool
+	propsMu sync.Mutex
+	props   map[string]*ServiceProperties // by account
 }
 
 // Option configures a Server.
@@ -123,7 +127,7 @@ func WithLimits(l Limits) Option {
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
 	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
-		limits: DefaultLimits()}
+		props: map[string]*ServiceProperties{}, limits: DefaultLimits()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -184,7 +188,9 @@ type exchange struct {
 
 	account   string
 	pathStyle bool
+	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
+	acctSAS   *wire.AccountSAS
 }
 
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
@@ -300,6 +306,11 @@ func (x *exchange) serve() {
 		x.fail(err)
 		return
 	}
+	if x.r.Method == http.MethodOptions {
+		x.preflight()
+		return
+	}
+	x.setCORSHeaders()
 	if err := x.authenticate(escapedPath); err != nil {
 		x.fail(err)
 		return
@@ -355,16 +366,17 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	}
 	if !isIP(host) {
 		label, _, _ := strings.Cut(host, ".")
-		if _, ok := x.s.keys[strings.ToLower(label)]; ok && label != "localhost" {
-			x.account = strings.ToLower(label)
+		if a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
+			x.account = a
 		}
 	}
 	if x.account == "" {
 		first, rest, _ := strings.Cut(p, "/")
-		if _, ok := x.s.keys[first]; !ok {
+		a, ok := x.knownAccount(first)
+		if !ok {
 			return wire.Resource{}, spec.ErrInvalidURI.Newf("The requested URI does not name a known account.")
 		}
-		x.account, x.pathStyle, p = first, true, rest
+		x.account, x.pathStyle, p = a, true, rest
 	}
 	return wire.ParseResource(p)
 }
@@ -384,7 +396,11 @@ func (x *exchange) serviceURL() string {
 	}
 	u := scheme + "://" + x.r.Host + "/"
 	if x.pathStyle {
-		u += x.account + "/"
+		u += x.account
+		if x.secondary {
+			u += secondarySuffix
+		}
+		u += "/"
 	}
 	return u
 }
@@ -397,7 +413,9 @@ func (x *exchange) document(table string, sel []string) wire.Document {
 // nothing.
 func (x *exchange) authenticate(escapedPath string) error {
 	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
-	if x.r.Header.Get(wire.HeaderAuthorization) != "" {
+	if v := x.r.Header.Get(wire.HeaderAuthorization); isBearer(v) {
+		return x.authenticateBearer(v)
+	} else if v != "" {
 		acct, err := wire.VerifySharedKey(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, keys, x.now)
 		if err != nil {
 			return err
@@ -409,16 +427,11 @@ func (x *exchange) authenticate(escapedPath string) error {
 		}
 		return nil
 	}
+	if wire.IsAccountSAS(x.query) {
+		return x.authenticateAccountSAS()
+	}
 	if wire.IsSAS(x.query) {
-		sas, err := wire.ParseSAS(x.query)
-		if err != nil {
-			return err
-		}
-		if err := sas.Verify(x.account, x.s.keys[x.account], x.now); err != nil {
-			return err
-		}
-		x.sas = &sas
-		return nil
+		return x.authenticateServiceSAS()
 	}
 	if x.s.allowAnon {
 		return nil
@@ -454,6 +467,9 @@ func (x *exchange) effectiveMethod() (string, error) {
 
 // permit checks the SAS, if the request carries one, for an operation on an entity.
 func (x *exchange) permit(table, perms, pk, rk string) error {
+	if x.acctSAS != nil {
+		return x.acctSAS.Allows(wire.SASResourceObject, perms)
+	}
 	if x.sas == nil {
 		return nil
 	}
@@ -461,8 +477,12 @@ func (x *exchange) permit(table, perms, pk, rk string) error {
 }
 
 // permitTableOp refuses table-level operations to a service SAS, which grants entity access
-// to one table only (SPEC.md 7.2).
+// to one table only (SPEC.md 7.2); an account SAS allows them by resource type and
+// permission (permitAccountTableOp).
 func (x *exchange) permitTableOp() error {
+	if x.acctSAS != nil {
+		return x.permitAccountTableOp()
+	}
 	if x.sas == nil {
 		return nil
 	}

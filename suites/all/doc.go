@@ -24,10 +24,17 @@ const SDKSuffix = "+sdk"
 // and "mutant:NAME@BASE" open a deliberately wrong backend (suites/driver/mutant); a name
 // ending in SDKSuffix uses the SDK driver.
 func Open(ctx context.Context, target string) (*framework.Target, error) {
-	if t, ok, err := openMutant(ctx, target); ok {
+	return OpenWith(ctx, target)
+}
+
+// OpenWith is Open with options passed on to provision.Open (conform run --record gives the
+// HTTP client).
+func OpenWith(ctx context.Context, target string, opts ...provision.Option) (*framework.Target, error) {
+	if t, ok, err := openMutant(ctx, target, opts...); ok {
 		return t, err
 	}
-	var opts []provision.Option
+	opts = append([]provision.Option(nil), opts...)
+	sdkOpts := len(opts)
 	name, conn, hasConn := strings.Cut(target, "=")
 	if base, ok := strings.CutSuffix(name, SDKSuffix); ok {
 		if base == provision.Reference {
@@ -44,7 +51,7 @@ func Open(ctx context.Context, target string) (*framework.Target, error) {
 		return nil, err
 	}
 	info := t.Info
-	if len(opts) > 0 {
+	if len(opts) > sdkOpts {
 		info.Name = name
 	}
 	return &framework.Target{Backend: t.Backend, Info: info, Close: t.Close}, nil

@@ -78,12 +78,33 @@ type SASOptions struct {
 	StartRK     string
 	EndPK       string
 	EndRK       string
+	// Identifier (si) names a stored access policy of the table; the fields the SAS leaves
+	// out (Permissions, Start, Expiry) come from it.
+	Identifier string
+	// IPRange (sip) is one IPv4 address or two joined by "-"; Protocol (spr) is "https" or
+	// "https,http".
+	IPRange  string
+	Protocol string
 }
 
-// SASIssuer is implemented by backends that can sign a service SAS with their account key
-// and return a Backend that authenticates with that SAS alone.
+// AccountSASOptions describes an account SAS (EVIDENCE.md, E-account-sas).
+type AccountSASOptions struct {
+	Services      string // ss: any of "bfqt"; t is the Table service
+	ResourceTypes string // srt: any of "sco" (service, container = table, object = entity)
+	Permissions   string // sp: any of "rwdlacup"
+	Start         time.Time
+	Expiry        time.Time
+	IPRange       string
+	Protocol      string
+	// Version is the sv signed; empty means the driver's default.
+	Version string
+}
+
+// SASIssuer is implemented by backends that can sign a service or account SAS with their
+// account key and return a Backend that authenticates with that SAS alone.
 type SASIssuer interface {
 	WithSAS(ctx context.Context, opts SASOptions) (Backend, error)
+	WithAccountSAS(ctx context.Context, opts AccountSASOptions) (Backend, error)
 }
 
 // RawHTTP is implemented by backends reached over HTTP. NewRequest builds a request for a

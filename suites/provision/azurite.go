@@ -100,7 +100,7 @@ func openAzurite(ctx context.Context, cfg config, em emulator) (*Target, error) 
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d/%s", proc.port, emulatorAccount)
 	info := driver.Info{Name: em.name, Kind: "azurite", Version: version, Endpoint: endpoint}
-	b, info, err := remoteBackend(cfg.driver, emulatorConnectionString(endpoint), info)
+	b, info, err := remoteBackend(cfg, emulatorConnectionString(endpoint), info)
 	if err != nil {
 		_ = proc.close()
 		return nil, err

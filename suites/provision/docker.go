@@ -79,7 +79,7 @@ func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
 	}
 	endpoint := strings.TrimRight(base, "/") + "/" + emulatorAccount
 	info := driver.Info{Name: AzuriteDocker, Kind: "azurite", Version: imageTag(cfg.dockerImage), Endpoint: endpoint}
-	b, info, err := remoteBackend(cfg.driver, emulatorConnectionString(endpoint), info)
+	b, info, err := remoteBackend(cfg, emulatorConnectionString(endpoint), info)
 	if err != nil {
 		_ = terminate()
 		return nil, err

@@ -86,7 +86,7 @@ func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
 		return nil, err
 	}
 	info := driver.Info{Name: ReferenceHTTP, Kind: ReferenceHTTP, Version: tableserver.ServerHeader, Endpoint: endpoint}
-	b, info, err := remoteBackend(cfg.driver, devConnectionString(endpoint), info)
+	b, info, err := remoteBackend(cfg, devConnectionString(endpoint), info)
 	if err != nil {
 		_ = stop()
 		return nil, err
@@ -102,7 +102,7 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 		return nil, err
 	}
 	info := driver.Info{Name: name, Kind: "endpoint", Endpoint: parsed.TableEndpoint}
-	b, info, err := remoteBackend(cfg.driver, cs, info)
+	b, info, err := remoteBackend(cfg, cs, info)
 	if err != nil {
 		return nil, err
 	}
@@ -127,16 +127,21 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 
 // remoteBackend connects to cs with the chosen driver and completes info with what the
 // driver reports about itself (driver name, API version).
-func remoteBackend(driverName, cs string, info driver.Info) (driver.Backend, driver.Info, error) {
+func remoteBackend(cfg config, cs string, info driver.Info) (driver.Backend, driver.Info, error) {
 	var (
 		b   driver.Backend
 		err error
 	)
+	driverName := cfg.driver
 	switch driverName {
 	case DriverSDK:
-		b, err = sdk.New(cs, sdk.WithInfo(info))
+		opts := []sdk.Option{sdk.WithInfo(info)}
+		if cfg.httpClient != nil {
+			opts = append(opts, sdk.WithHTTPClient(cfg.httpClient))
+		}
+		b, err = sdk.New(cs, opts...)
 	default:
-		b, err = newREST(cs, info)
+		b, err = newREST(cs, info, cfg.httpClient)
 	}
 	if err != nil {
 		return nil, info, fmt.Errorf("%s driver: %w", driverName, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -70,6 +71,7 @@ type config struct {
 	probeTimeout   time.Duration
 	probe          bool
 	dockerImage    string
+	httpClient     *http.Client
 }
 
 func defaults() config {
@@ -108,6 +110,11 @@ func WithProbeTimeout(d time.Duration) Option { return func(c *config) { c.probe
 // WithoutProbe makes Open return a NAME=CONNECTION_STRING target without sending it any
 // request.
 func WithoutProbe() Option { return func(c *config) { c.probe = false } }
+
+// WithHTTPClient makes the REST and SDK drivers send every request through c (conform run
+// --record wraps its Transport). It has no effect on "reference", which is not reached over
+// HTTP.
+func WithHTTPClient(c *http.Client) Option { return func(cfg *config) { cfg.httpClient = c } }
 
 // WithDockerImage overrides the container image of "azurite-docker".
 func WithDockerImage(ref string) Option { return func(c *config) { c.dockerImage = ref } }

@@ -32,6 +32,8 @@ type htmlView struct {
 	DifferRules int
 	ColSpan     int
 	Single      bool
+	// CorpusHTML is the section on agreement with recorded real traffic (corpus.go).
+	CorpusHTML template.HTML
 }
 
 type backendCard struct {
@@ -104,7 +106,8 @@ func outcomeClass(o Outcome) string {
 }
 
 func buildHTMLView(r Report) htmlView {
-	v := htmlView{Report: r, TotalRules: len(r.Rules), Single: len(r.Backends) == 1, ColSpan: len(r.Backends) + 2}
+	v := htmlView{Report: r, TotalRules: len(r.Rules), Single: len(r.Backends) == 1, ColSpan: len(r.Backends) + 2,
+		CorpusHTML: CorpusHTML(r.Corpus)}
 	order := outcomeOrder(r)
 	for bi, b := range r.Backends {
 		desc := strings.TrimSpace(b.Kind + " " + b.Version)
@@ -347,6 +350,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 <dl>{{range .Legend}}<dt><span class="tag {{.Class}}">{{.Word}}</span></dt><dd>{{.Meaning}}</dd>{{end}}</dl>
 <p>Bars: {{range .Groups}}<span class="swatch" style="background:{{.Colour}}"></span><b>{{.Name}}</b>: {{.Means}}. {{end}}</p>
 </section>
+{{.CorpusHTML}}
 <section id="evidence"><h2>Evidence</h2>
 <p class="muted">Every cell that did not plainly pass, in rule order.</p>
 {{range .Evidence}}<div id="open={{.RuleIndex}},{{.BackendIndex}}"><article class="ev {{.Class}}" id="open={{.ID}},{{.Backend}}" data-cell="c{{.RuleIndex}}-{{.BackendIndex}}">

@@ -135,3 +135,11 @@ func TestMarkdownEscapesAngleBrackets(t *testing.T) {
 		t.Errorf("evidence not escaped:\n%s", md)
 	}
 }
+
+func TestHTMLShowsCorpusAgreement(t *testing.T) {
+	r := sample()
+	r.Corpus = []CorpusAgreement{{Backend: "azurite", Recordings: 19, Agree: 40, Disagree: 5}}
+	if page := renderHTML(t, r); !strings.Contains(page, "Agreement with recorded real traffic") || !strings.Contains(page, "<td>40</td><td>5</td>") {
+		t.Error("the page lacks the corpus agreement")
+	}
+}

@@ -53,6 +53,8 @@ type Report struct {
 	Backends  []Backend   `json:"backends"`
 	Rules     []RuleRow   `json:"rules"`
 	Legend    []LegendRow `json:"legend"`
+	// Corpus is each backend's agreement with the recorded real traffic (corpus.go).
+	Corpus []CorpusAgreement `json:"corpus,omitempty"`
 }
 
 // Backend is one backend's column: what it is and how it did.

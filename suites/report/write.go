@@ -291,6 +291,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 			section(groupTitle[g], want...)
 		}
 	}
+	writeCorpusMarkdown(w, r.Corpus)
 	p("\n## All rules\n\n<details><summary>All %d rules × %d backends</summary>\n\n", len(r.Rules), len(r.Backends))
 	matrix(r.Rules)
 	p("\n</details>\n")

@@ -168,6 +168,8 @@ type hooks struct {
 	// sasDerived decorates a backend derived by WithSAS, given the backend it was derived
 	// from (which holds the account key) and the SAS's options.
 	sasDerived func(derived, parent api.Backend, opts driver.SASOptions) api.Backend
+	// accountSAS rewrites the options of an account SAS before the wrapped backend signs it.
+	accountSAS func(driver.AccountSASOptions) driver.AccountSASOptions
 }
 
 // define builds a mutant whose Wrap decorates with newDecorator and forwards the wrapped
@@ -186,7 +188,7 @@ func define(m Mutant, newDecorator func(inner api.Backend) api.Backend, h hooks)
 func withCapabilities(inner, d api.Backend, rewrap func(api.Backend) api.Backend, h hooks) api.Backend {
 	sas, hasSAS := inner.(driver.SASIssuer)
 	raw, hasRaw := inner.(driver.RawHTTP)
-	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas, parent: inner, derived: h.sasDerived}
+	s := sasForward{sas: sas, rewrap: rewrap, hook: h.sas, parent: inner, derived: h.sasDerived, accountHook: h.accountSAS}
 	r := rawForward{raw: raw, hook: h.raw}
 	switch {
 	case hasSAS && hasRaw:
@@ -215,6 +217,19 @@ type sasForward struct {
 	hook    func(driver.SASOptions) driver.SASOptions
 	parent  api.Backend
 	derived func(derived, parent api.Backend, opts driver.SASOptions) api.Backend
+
+	accountHook func(driver.AccountSASOptions) driver.AccountSASOptions
+}
+
+func (s sasForward) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (driver.Backend, error) {
+	if s.accountHook != nil {
+		opts = s.accountHook(opts)
+	}
+	b, err := s.sas.WithAccountSAS(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.rewrap(b), nil
 }
 
 func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {

@@ -42,7 +42,7 @@ func TestCatalogue(t *testing.T) {
 	}
 	for _, a := range []spec.Area{spec.AreaTables, spec.AreaEntities, spec.AreaTypes, spec.AreaLimits, spec.AreaQuery,
 		spec.AreaOrdering, spec.AreaPagination, spec.AreaModification, spec.AreaConcurrency, spec.AreaBatch,
-		spec.AreaPatterns, spec.AreaRelationships, spec.AreaAuth, spec.AreaParallel, spec.AreaProtocol} {
+		spec.AreaPatterns, spec.AreaRelationships, spec.AreaAuth, spec.AreaParallel, spec.AreaProtocol, spec.AreaService} {
 		if !areas[a] {
 			t.Errorf("no behavioural mutant claims to break a rule of area %s", a)
 		}
@@ -197,6 +197,10 @@ type fakeCapable struct {
 
 func (f *fakeCapable) WithSAS(_ context.Context, o driver.SASOptions) (driver.Backend, error) {
 	f.sasOpts = o
+	return inproc.New(), nil
+}
+
+func (f *fakeCapable) WithAccountSAS(_ context.Context, _ driver.AccountSASOptions) (driver.Backend, error) {
 	return inproc.New(), nil
 }
 

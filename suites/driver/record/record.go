@@ -215,8 +215,20 @@ type sasRecorder struct {
 func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
 	start := time.Now()
 	b, err := s.sas.WithSAS(ctx, opts)
-	s.r.add("WithSAS", fmt.Sprintf("table=%s sp=%s pk=[%q..%q] rk=[%q..%q]", opts.Table, opts.Permissions,
-		opts.StartPK, opts.EndPK, opts.StartRK, opts.EndRK), start, "signed", err)
+	s.r.add("WithSAS", fmt.Sprintf("table=%s sp=%s pk=[%q..%q] rk=[%q..%q] si=%s sip=%s spr=%s", opts.Table, opts.Permissions,
+		opts.StartPK, opts.EndPK, opts.StartRK, opts.EndRK, opts.Identifier, opts.IPRange, opts.Protocol), start, "signed", err)
+	if err != nil {
+		return nil, err
+	}
+	derived := &Recorder{inner: b, history: s.r.history}
+	return derived.Capable(), nil
+}
+
+func (s sasRecorder) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (driver.Backend, error) {
+	start := time.Now()
+	b, err := s.sas.WithAccountSAS(ctx, opts)
+	s.r.add("WithAccountSAS", fmt.Sprintf("ss=%s srt=%s sp=%s sip=%s spr=%s", opts.Services, opts.ResourceTypes, opts.Permissions,
+		opts.IPRange, opts.Protocol), start, "signed", err)
 	if err != nil {
 		return nil, err
 	}

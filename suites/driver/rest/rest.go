@@ -606,15 +606,38 @@ func (b *Backend) WithSAS(ctx context.Context, o driver.SASOptions) (driver.Back
 	sas := wire.SAS{
 		Table: o.Table, Permissions: o.Permissions, Start: o.Start, Expiry: o.Expiry,
 		StartPK: o.StartPK, StartRK: o.StartRK, EndPK: o.EndPK, EndRK: o.EndRK,
+		Identifier: o.Identifier, IPRange: o.IPRange, Protocol: o.Protocol,
 	}
 	q, err := sas.Encode(b.cs.AccountName, b.cs.AccountKey)
 	if err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
+	return b.withSASQuery(q), nil
+}
+
+// WithAccountSAS signs an account SAS with the account key and returns a Backend that
+// authenticates with that SAS alone (driver.SASIssuer).
+func (b *Backend) WithAccountSAS(ctx context.Context, o driver.AccountSASOptions) (driver.Backend, error) {
+	if b.cs.AccountKey == nil {
+		return nil, errors.New("rest: this backend has no account key to sign a SAS with")
+	}
+	sas := wire.AccountSAS{
+		Version: o.Version, Services: o.Services, ResourceTypes: o.ResourceTypes, Permissions: o.Permissions,
+		Start: o.Start, Expiry: o.Expiry, IPRange: o.IPRange, Protocol: o.Protocol,
+	}
+	q, err := sas.Encode(b.cs.AccountName, b.cs.AccountKey)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	return b.withSASQuery(q), nil
+}
+
+// withSASQuery returns a copy of b that authenticates with the SAS parameters q alone.
+func (b *Backend) withSASQuery(q url.Values) *Backend {
 	c := &Backend{
 		cs: b.cs, endpoint: b.endpoint, client: b.client, scheme: b.scheme, level: b.level,
 		merge: b.merge, sas: q, info: b.info,
 	}
 	c.cs.AccountKey, c.cs.SAS = nil, q.Encode()
-	return c, nil
+	return c
 }
