@@ -1,6 +1,7 @@
 # conform: the two commands a newcomer needs are `make report` (the main job) and
 # `make test` (everything CI runs). Both install what they need: Go modules through the
-# module proxy, Azurite from the npm lock file.
+# module proxy, Azurite from the npm lock file. Neither installs system packages: Chromium
+# for the browser test comes from `make browser` (or CI's scripts/ci-deps.sh).
 
 GO            ?= go
 BACKENDS      ?= reference,reference-http,azurite
@@ -9,8 +10,15 @@ FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
 MUTATION_SAMPLE ?= 0
 MUTATION_SEED  ?= 1
+# Stamped into the binaries by make build, dist and image (conform version prints them).
+VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS       := -s -w -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
+IMAGE         ?= conform:local
+# The version install-check serves HEAD as.
+INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test deps browser browser-report lint vet bench fuzz serve clean mutation
+.PHONY: all report test deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
 
@@ -21,9 +29,36 @@ deps:
 	$(GO) mod download
 	$(GO) run ./cmd/conform setup
 
-# Chromium for the browser test of report.html (best effort; the test skips without it).
+# Chromium for the browser test of report.html: installs Debian's chromium with apt-get when
+# missing (root only; says so, and says truthfully whether it worked). The test skips
+# without it.
 browser:
 	./scripts/ensure-chromium.sh
+
+## build: bin/conform, static, stamped with VERSION and COMMIT.
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/conform ./cmd/conform
+
+## install-check: `go install .../cmd/conform@INSTALL_CHECK_VERSION` from a scratch module,
+## offline, with the committed HEAD served by a file-based module proxy.
+install-check:
+	GO=$(GO) ./scripts/install-check.sh $(INSTALL_CHECK_VERSION)
+
+## dist: archives for linux, darwin and windows on amd64 and arm64, and SHA256SUMS, in dist/.
+dist:
+	GO=$(GO) VERSION=$(VERSION) LDFLAGS='$(LDFLAGS)' ./scripts/dist.sh
+
+## image: the container image IMAGE (FROM scratch: the static binary, CA certificates).
+image: build
+	./scripts/image.sh $(IMAGE)
+
+## image-test: `conform run --backend me=...` in the image, against `conform serve` on the host.
+image-test: image
+	./scripts/image-test.sh $(IMAGE)
+
+## azurite-image: the local image azurite-docker uses, built without a registry (needs an engine).
+azurite-image:
+	./scripts/azurite-image.sh
 
 ## browser-report: the browser test of report.html on a real run of the reference, Azurite
 ## and a deliberately wrong backend (several minutes); keeps a screenshot beside the report.
@@ -36,21 +71,22 @@ browser-report: deps browser
 ## report: the main job: run the suites against the embedded default (the reference and,
 ## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
 ## report.json, junit.xml).
-report: deps
-	$(GO) run ./cmd/conform run --out conform-report
+report: deps build
+	./bin/conform run --out conform-report
 
 ## test: vet, then every package's tests with -race, with the conformance suite against
 ## the reference in process, the reference over HTTP and Azurite; then the mutation test
 ## (the suite against every deliberately wrong backend, one process each), without the race
 ## detector: it re-runs the suite's own specs, which the first step ran with it.
-test: deps browser vet
+test: deps vet
 	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
 vet:
 	$(GO) vet ./...
 
-## lint: vet, gofmt, and the GitHub workflow files (actionlint from the module proxy).
+## lint: vet, gofmt, and the GitHub workflow files with the reusable action they use
+## (actionlint from the module proxy; it reads action.yml through `uses: ./`).
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
@@ -71,8 +107,8 @@ fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## serve: the reference over the Table REST protocol on 127.0.0.1:10002.
-serve:
-	$(GO) run ./cmd/conform serve --addr 127.0.0.1:10002
+serve: build
+	./bin/conform serve --addr 127.0.0.1:10002
 
 clean:
-	rm -rf conform-report conform-report-merged conform-report-browser bench/results mutation-report
+	rm -rf conform-report conform-report-merged bench/results bin dist conform-report-browser mutation-report

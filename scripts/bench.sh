@@ -5,15 +5,16 @@
 #
 #   scripts/bench.sh reference,reference-http,azurite
 #
-# Environment: BENCHTIME (default 1s), BENCH_COUNT (runs of each benchmark, default 1; use 5+
-# for confidence intervals), BENCH (benchmark regexp, default .), BENCH_CEILING (0 skips the
-# SDK ceiling), BENCH_ARGS (more flags for the benchmarks, e.g. "-large -workers=16"), GO.
+# Environment: BENCHTIME (default 1s), BENCH_COUNT (runs of each benchmark, default 5:
+# enough for benchstat to tell two columns apart; its 95% intervals need 6), BENCH
+# (benchmark regexp, default .), BENCH_CEILING (0 skips the SDK ceiling), BENCH_ARGS (more
+# flags for the benchmarks, e.g. "-large -workers=16"), GO.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 backends="${1:-${BENCH_BACKENDS:-reference,reference-http,azurite}}"
 benchtime="${BENCHTIME:-1s}"
-count="${BENCH_COUNT:-1}"
+count="${BENCH_COUNT:-5}"
 pattern="${BENCH:-.}"
 ceiling="${BENCH_CEILING:-1}"
 go="${GO:-go}"

@@ -30,7 +30,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 		if err != nil {
 			return err
 		}
-		next := fixtures.Baseline{Backend: b.Name, Version: b.Version}
+		next := fixtures.Baseline{Backend: fixtures.BaselineBackend(b.Name), Version: b.Version}
 		for _, row := range r.Rules {
 			for _, s := range row.Cells[bi].Specs {
 				if s.Outcome == report.Fail || s.Outcome == report.Error || s.Outcome == report.DocumentedDiff {

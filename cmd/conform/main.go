@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is conform's version, set at build time with -ldflags "-X main.Version=...".
-var Version = "0.1.0-dev"
+// Version is conform's version: set at build time with -ldflags "-X main.Version=...",
+// else taken from the build information (version.go).
+var Version = ""
 
 // Exit statuses (issue: conform run).
 const (

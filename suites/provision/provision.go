@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -163,19 +164,40 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 			return nil, &Error{Backend: redact(target, target), Err: fmt.Errorf("unknown backend (want one of %s, or NAME=CONNECTION_STRING)", builtinList())}
 		}
 		name = strings.TrimSpace(n)
-		t, err = openEndpoint(ctx, cfg, name, strings.TrimSpace(cs))
+		cs, err = connectionString(strings.TrimSpace(cs))
+		if err != nil {
+			return nil, &Error{Backend: name, Err: err}
+		}
+		t, err = openEndpoint(ctx, cfg, name, cs)
 		if err != nil {
 			err = errors.New(redact(err.Error(), cs))
 		}
 	}
 	if err != nil {
 		var de *DockerUnavailableError
-		if errors.As(err, &de) {
-			return nil, err
+		if errors.As(err, &de) || errors.Is(err, ErrDockerHostUnsafe) || errors.Is(err, ErrDockerImageMissing) {
+			return nil, err // one line that names the backend already
 		}
 		return nil, &Error{Backend: name, Err: err}
 	}
 	return t, nil
+}
+
+// EnvPrefix marks a connection string given by the name of the environment variable that
+// holds it (NAME=env:VARIABLE), so that it appears on no command line and in no report.
+const EnvPrefix = "env:"
+
+// connectionString returns cs, or the value of the variable that cs names as env:VARIABLE.
+func connectionString(cs string) (string, error) {
+	variable, ok := strings.CutPrefix(cs, EnvPrefix)
+	if !ok {
+		return cs, nil
+	}
+	value := strings.TrimSpace(os.Getenv(variable))
+	if value == "" {
+		return "", fmt.Errorf("the environment variable %s that should hold the connection string is empty or unset", variable)
+	}
+	return value, nil
 }
 
 func builtinList() string {

@@ -2,9 +2,12 @@ package provision
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,17 +173,25 @@ func TestOpenAzuriteLegacy(t *testing.T) {
 	}
 }
 
-// TestOpenAzuriteDockerWithoutEngine shows the testcontainers path: without a Docker engine
-// Open fails fast with ErrDockerUnavailable and one line that a caller can Skip with.
-func TestOpenAzuriteDockerWithoutEngine(t *testing.T) {
+// TestOpenAzuriteDocker runs the testcontainers path. With a Docker engine it starts
+// Azurite's container, runs a batch through it and checks that Close removed the container;
+// without one, Open fails fast with ErrDockerUnavailable and one line the test skips with.
+func TestOpenAzuriteDocker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
 	tg, err := Open(ctx, AzuriteDocker)
 	elapsed := time.Since(start)
 	if err == nil {
-		defer tg.Close()
+		before := azuriteContainers(t, ctx)
 		batchRoundTrip(t, ctx, tg.Backend)
+		if err := tg.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if after := azuriteContainers(t, ctx); len(after) >= len(before) {
+			t.Errorf("Close left the container: %d Azurite containers before Close, %d after", len(before), len(after))
+		}
+		t.Logf("started, used and removed a container of %s in %v", tg.Info.Endpoint, time.Since(start).Round(time.Millisecond))
 		return
 	}
 	if !errors.Is(err, ErrDockerUnavailable) {
@@ -197,6 +208,113 @@ func TestOpenAzuriteDockerWithoutEngine(t *testing.T) {
 		t.Errorf("skip message is not one line naming the backend: %q", msg)
 	}
 	t.Skip(err.Error())
+}
+
+// azuriteContainers lists the ids of the engine's containers, running or not, made from
+// the image azurite-docker uses.
+func azuriteContainers(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	tried, ok := dockerReachable(ctx)
+	if !ok {
+		t.Fatalf("no engine answers (tried %v)", tried)
+	}
+	u, err := url.Parse(tried[len(tried)-1])
+	if err != nil || u.Scheme != "unix" {
+		t.Skipf("listing containers is only done over a unix socket here, not %s", tried[len(tried)-1])
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", u.Path)
+	}}}
+	defer client.CloseIdleConnections()
+	filters := url.QueryEscape(fmt.Sprintf(`{"ancestor":[%q]}`, defaults().dockerImage))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://docker/containers/json?all=1&filters="+filters, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("list containers: %v", err)
+	}
+	defer resp.Body.Close()
+	var list []struct {
+		ID string `json:"Id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("list containers: status %d, %v", resp.StatusCode, err)
+	}
+	ids := make([]string, len(list))
+	for i, c := range list {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// Inside a container (the marker file present), azurite-docker starts only when
+// TESTCONTAINERS_HOST_OVERRIDE names a loopback address; outside one it is not needed.
+func TestCheckDockerHostInsideContainer(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), ".dockerenv")
+	saved := insideContainerMarker
+	t.Cleanup(func() { insideContainerMarker = saved })
+	insideContainerMarker = marker
+
+	t.Setenv(dockerHostOverrideEnv, "")
+	if err := checkDockerHost(); err != nil {
+		t.Errorf("outside a container: %v", err)
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for host, ok := range map[string]bool{"": false, "10.0.0.1": false, "docker.example": false, "host.docker.internal": false,
+		"127.0.0.1": true, "127.0.0.2": true, "localhost": true, "::1": true, "[::1]": true} {
+		t.Setenv(dockerHostOverrideEnv, host)
+		err := checkDockerHost()
+		if ok != (err == nil) {
+			t.Errorf("%s=%q: got %v", dockerHostOverrideEnv, host, err)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrDockerHostUnsafe) || errors.Is(err, ErrDockerUnavailable) {
+			t.Errorf("%s=%q: error %v does not match ErrDockerHostUnsafe only", dockerHostOverrideEnv, host, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, AzuriteDocker+": ") || !strings.Contains(msg, dockerHostOverrideEnv+"=127.0.0.1") {
+			t.Errorf("not one line naming the backend and the fix: %q", msg)
+		}
+	}
+}
+
+// With an engine answering, Open refuses inside a container without a loopback override,
+// before anything is started.
+func TestOpenAzuriteDockerRefusesWithoutLoopbackOverride(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if tried, ok := dockerReachable(ctx); !ok {
+		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
+	}
+	marker := filepath.Join(t.TempDir(), ".dockerenv")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := insideContainerMarker
+	t.Cleanup(func() { insideContainerMarker = saved })
+	insideContainerMarker = marker
+	t.Setenv(dockerHostOverrideEnv, "")
+	before := azuriteContainers(t, ctx)
+	tg, err := Open(ctx, AzuriteDocker)
+	if err == nil {
+		tg.Close()
+		t.Fatal("Open started a container without a loopback TESTCONTAINERS_HOST_OVERRIDE inside a container")
+	}
+	if !errors.Is(err, ErrDockerHostUnsafe) {
+		t.Fatalf("Open: %v, want ErrDockerHostUnsafe", err)
+	}
+	if msg := err.Error(); strings.Count(msg, AzuriteDocker+":") != 1 || strings.Contains(msg, "\n") {
+		t.Errorf("not one line naming the backend once: %q", msg)
+	}
+	if after := azuriteContainers(t, ctx); len(after) != len(before) {
+		t.Errorf("a refused Open changed the containers: %d before, %d after", len(before), len(after))
+	}
 }
 
 const testSecret = "dGhpcy1pcy1hLXNlY3JldC1rZXktZm9yLXRlc3RpbmctMTIzNDU2Nzg5MA=="
@@ -413,5 +531,77 @@ func TestRedactRemovesKeysAndSignatures(t *testing.T) {
 	msg := redact("key "+testSecret+" url http://h/t?sv=1&sig=abc%2Bdef&x=1 sas sv=1&sig=abc%2Bdef", cs)
 	if strings.Contains(msg, testSecret) || strings.Contains(msg, "abc%2Bdef") {
 		t.Errorf("redact left a secret: %s", msg)
+	}
+}
+
+// NAME=env:VARIABLE reads the connection string from the environment: a run against it
+// works like one given the string itself, and errors name the variable, never its value.
+func TestOpenEndpointFromEnvironment(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ref, err := Open(ctx, ReferenceHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	t.Setenv("CONFORM_TEST_CONN", devConnectionString(ref.Info.Endpoint))
+	tg, err := Open(ctx, "me=env:CONFORM_TEST_CONN")
+	if err != nil {
+		t.Fatalf("Open(me=env:CONFORM_TEST_CONN): %v", err)
+	}
+	defer tg.Close()
+	if tg.Info.Name != "me" || tg.Info.Endpoint != ref.Info.Endpoint {
+		t.Errorf("info = %+v, want me at %s", tg.Info, ref.Info.Endpoint)
+	}
+	if err := roundTrip(ctx, tg.Backend); err != nil {
+		t.Errorf("round trip: %v", err)
+	}
+
+	t.Setenv("CONFORM_TEST_CONN", "")
+	_, err = Open(ctx, "me=env:CONFORM_TEST_CONN")
+	if err == nil || !strings.Contains(err.Error(), "CONFORM_TEST_CONN") || !strings.HasPrefix(err.Error(), "me: ") {
+		t.Errorf("with the variable empty: %v", err)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	t.Setenv("CONFORM_TEST_CONN", "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey="+testSecret+";TableEndpoint=http://"+closed+"/acct")
+	_, err = Open(ctx, "me=env:CONFORM_TEST_CONN")
+	if err == nil || strings.Contains(err.Error(), strings.TrimRight(testSecret, "=")[:20]) {
+		t.Errorf("unreachable endpoint from the environment: %v", err)
+	}
+}
+
+// Inside a container, Open does not let testcontainers pull a missing image from a
+// registry: it fails in one line naming the image and the local build.
+func TestOpenAzuriteDockerWithoutLocalImageInsideContainer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if tried, ok := dockerReachable(ctx); !ok {
+		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
+	}
+	marker := filepath.Join(t.TempDir(), ".dockerenv")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := insideContainerMarker
+	t.Cleanup(func() { insideContainerMarker = saved })
+	insideContainerMarker = marker
+	t.Setenv(dockerHostOverrideEnv, "127.0.0.1")
+	const absent = "mcr.microsoft.com/azure-storage/azurite:0.0.0-absent"
+	tg, err := Open(ctx, AzuriteDocker, WithDockerImage(absent))
+	if err == nil {
+		tg.Close()
+		t.Fatal("Open started a container of an image the engine does not hold")
+	}
+	if !errors.Is(err, ErrDockerImageMissing) {
+		t.Fatalf("Open: %v, want ErrDockerImageMissing", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, absent) || !strings.HasPrefix(msg, AzuriteDocker+": ") {
+		t.Errorf("not one line naming the backend and the image: %q", msg)
 	}
 }
