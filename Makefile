@@ -10,6 +10,8 @@ FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
 MUTATION_SAMPLE ?= 0
 MUTATION_SEED  ?= 1
+# staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
+STATICCHECK_VERSION ?= v0.8.2
 # Stamped into the binaries by make build, dist and image (conform version prints them).
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -85,10 +87,12 @@ test: deps vet
 vet:
 	$(GO) vet ./...
 
-## lint: vet, gofmt, and the GitHub workflow files with the reusable action they use
-## (actionlint from the module proxy; it reads action.yml through `uses: ./`).
+## lint: vet, gofmt, staticcheck (staticcheck.conf), and the GitHub workflow files with the
+## reusable action they use (staticcheck and actionlint from the module proxy; actionlint
+## reads action.yml through `uses: ./`).
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
 
 ## mutation: the unbiased measure of the suite's power (not part of `make test`): mutate the

@@ -36,19 +36,6 @@ func CasesOf(family string, large bool) []Case {
 	return out
 }
 
-// Families returns the family names of the catalogue, in order.
-func Families(large bool) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, c := range Catalog(large) {
-		if !seen[c.Family] {
-			seen[c.Family] = true
-			out = append(out, c.Family)
-		}
-	}
-	return out
-}
-
 // Select returns the cases that match any of patterns: a tag ("ops", "ycsb", "guide"), a
 // family ("PointGet"), or a glob over case names ("YCSB/workload=A/*"), compared without
 // regard to case. No pattern selects every case.

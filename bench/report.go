@@ -77,14 +77,6 @@ func (r *Report) caseNames() []string {
 	return names
 }
 
-func (r *Report) backendNames() []string {
-	names := make([]string, len(r.Backends))
-	for i, b := range r.Backends {
-		names[i] = b.Name
-	}
-	return names
-}
-
 func (r *Report) outcome(backend, c string) (Outcome, bool) {
 	for _, o := range r.Outcomes {
 		if o.Backend == backend && o.Case == c {

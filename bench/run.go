@@ -221,9 +221,6 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 	return &Load{Case: c, env: env, table: table, wl: wl}, nil
 }
 
-// Table returns the name of the load's table.
-func (l *Load) Table() string { return l.table }
-
 // Close deletes the load's tables.
 func (l *Load) Close(ctx context.Context) error {
 	var errs []error

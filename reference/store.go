@@ -327,35 +327,6 @@ func (t *table) beginWrite(s *Service) *writer {
 	return w
 }
 
-// insert stores the validated entity e; an existing entity is 409 EntityAlreadyExists.
-func (w *writer) insert(e api.Entity) (loc, *spec.Error) {
-	h := w.t.pointHash(e.PartitionKey, e.RowKey)
-	if _, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey); found {
-		return loc{}, spec.ErrEntityAlreadyExists.New()
-	}
-	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
-}
-
-// update replaces or merges the validated entity e; ifMatch "" is an upsert.
-func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc, *spec.Error) {
-	h := w.t.pointHash(e.PartitionKey, e.RowKey)
-	old, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey)
-	switch {
-	case !found && ifMatch == "":
-		return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
-	case !found && ifMatch == api.IfMatchAny:
-		return loc{}, spec.ErrResourceNotFound.New()
-	case !found:
-		return loc{}, errConditionalMissing()
-	case ifMatch != "" && ifMatch != api.IfMatchAny && ifMatch != bodyETagOf(w.t.arena.body(old)):
-		return loc{}, spec.ErrUpdateCondition.New()
-	}
-	if mode == api.Merge {
-		return w.merge(h, e.PartitionKey, e.RowKey, e.Properties, old)
-	}
-	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, old, true)
-}
-
 // store checks the entity that would be stored, stamps it with the next tick and puts it
 // in the table, replacing the entity at old when exists.
 func (w *writer) store(h uint64, pk, rk string, props map[string]api.Value, old loc, exists bool) (loc, *spec.Error) {
@@ -408,24 +379,15 @@ func (w *writer) put(h uint64, pk, rk string, buf []byte, old loc, exists bool) 
 	return l
 }
 
-// delete removes an entity when ifMatch ("*" or an ETag) allows.
-func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
+// remove takes the entity at old, with keys pk, rk and point hash h, out of the table.
+func (w *writer) remove(h uint64, pk, rk string, old loc) {
 	t := w.t
-	h := t.pointHash(pk, rk)
-	old, found := t.lookupHashed(h, pk, rk)
-	if !found {
-		return spec.ErrResourceNotFound.New()
-	}
-	if ifMatch != api.IfMatchAny && ifMatch != bodyETagOf(t.arena.body(old)) {
-		return spec.ErrUpdateCondition.New()
-	}
 	id := bodyID(t.arena.body(old))
 	t.indexDelete(id, pk, rk)
 	w.undo = append(w.undo, undoStep{kind: undoDelete, id: id, prev: old})
 	w.freed = append(w.freed, id)
 	w.liveDelta -= int(old.size)
 	w.changes = append(w.changes, pointChange{h: h, deleted: true})
-	return nil
 }
 
 // rollback reverts every write of w, newest first.

@@ -1,7 +1,14 @@
-// Package archtest checks, as a test, the dependency directions conform's layout promises:
-// the contract packages import only the standard library, spec packages never import the
-// reference or each other, the framework never imports a spec package, and nothing imports
-// cmd/conform.
+// Package archtest checks, as a test, the dependency directions conform's layout promises,
+// on everything each package reaches through its production imports (the transitive
+// closure), not only what it imports itself. A violation names the chain of imports that
+// reaches the forbidden package.
 //
-// It holds no code of its own beyond its test.
+// The rules (rules_test.go): nothing imports a command; the contract (reference/spec,
+// reference/api) imports only the standard library; the filter grammar, the wire protocol,
+// the fixtures and the backend interface only the contract; the reference knows no suite;
+// spec packages see only the contract and the suites' helpers, never the reference, a driver,
+// provision or each other; and the framework, the matchers, the scenario helpers, the report
+// and the drivers each have rules of their own.
+//
+// It holds no code of its own beyond its tests, and imports only the standard library.
 package archtest

@@ -48,11 +48,8 @@ func WithSync(p SyncPolicy) Option { return func(c *config) { c.sync = p } }
 // DefaultSnapshotEvery; 0 or less: only on Close and Snapshot).
 func WithSnapshotEvery(n int) Option { return func(c *config) { c.snapshotEvery = n } }
 
-// WithClock sets the clock the Service's Timestamps come from (default time.Now).
-func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
-
 // WithServiceOptions passes options to reference.New (a reference.WithClock among them is
-// overridden: the Store owns the Service's clock; use WithClock).
+// overridden: the Store owns the Service's clock).
 func WithServiceOptions(opts ...reference.Option) Option {
 	return func(c *config) { c.service = append(c.service, opts...) }
 }

@@ -103,31 +103,6 @@ var ReservedTableNames = []string{"tables"}
 // SystemPropertyNames are the names the service owns (DM).
 var SystemPropertyNames = []string{"PartitionKey", "RowKey", "Timestamp"}
 
-// Limit describes one limit for reports and documentation.
-type Limit struct {
-	Name   string
-	Value  string
-	Source string
-}
-
-// LimitTable lists the limits above as data, for the report and the README.
-func LimitTable() []Limit {
-	return []Limit{
-		{"table name length", "3..63 characters", SrcDataModel},
-		{"key size (PartitionKey, RowKey)", "1 KiB (UTF-16 bytes)", SrcDataModel},
-		{"properties per entity", "255 including 3 system", SrcDataModel},
-		{"property name length", "255 characters", SrcDataModel},
-		{"Edm.String", "32 Ki UTF-16 code units (64 KiB)", SrcDataModel},
-		{"Edm.Binary", "64 KiB", SrcDataModel},
-		{"entity size", "1 MiB", SrcDataModel},
-		{"batch operations", "100", SrcBatch},
-		{"batch payload", "4 MiB", SrcBatch},
-		{"page size / $top", "1000", SrcPagination},
-		{"comparisons per $filter", "15", SrcQueryingTables},
-		{"Edm.DateTime range", "1601-01-01 .. 9999-12-31 UTC", SrcDataModel},
-	}
-}
-
 // Entity size accounting (SIZEBLOG; SPEC.md 1.4): 4 bytes + 2×(len(PartitionKey)+len(RowKey))
 // + for each custom property 8 + 2×len(name) + the value's size, lengths in UTF-16 code units.
 const (

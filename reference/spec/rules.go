@@ -72,7 +72,8 @@ type Rule struct {
 	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
 	// that explains a failure of this rule (SPEC.md 8), in words a user understands.
 	CosmosDifference string
-	// Unbreakable, when set, says why no wrong-backend decorator can break this rule.
+	// Unbreakable, when set, says why no wrong-backend decorator can break this rule (from
+	// the list in unbreakable.go; a rule declares none itself).
 	Unbreakable string
 }
 
@@ -95,6 +96,9 @@ func AddRules(rules ...Rule) {
 	for _, r := range rules {
 		if err := r.validate(); err != nil {
 			panic("spec: " + err.Error())
+		}
+		if r.Unbreakable != "" {
+			panic("spec: rule " + r.ID + ": its Unbreakable reason belongs in the list of unbreakable.go")
 		}
 		if _, dup := catalogue[r.ID]; dup {
 			panic("spec: rule registered twice: " + r.ID)
@@ -122,14 +126,14 @@ func (r Rule) validate() error {
 // LookupRule returns the rule with the given id.
 func LookupRule(id string) (Rule, bool) {
 	r, ok := catalogue[id]
-	return r, ok
+	return withUnbreakable(r), ok
 }
 
 // Rules returns the whole catalogue ordered by area, then id.
 func Rules() []Rule {
 	out := make([]Rule, 0, len(catalogue))
 	for _, r := range catalogue {
-		out = append(out, r)
+		out = append(out, withUnbreakable(r))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Area != out[j].Area {

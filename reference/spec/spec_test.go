@@ -65,3 +65,25 @@ func TestCoverageMapIsCurrent(t *testing.T) {
 		t.Errorf("docs/COVERAGE.md is stale: run go test ./reference/spec -update-coverage")
 	}
 }
+
+func TestUnbreakableNamesRules(t *testing.T) {
+	for id := range unbreakable {
+		r, ok := LookupRule(id)
+		if !ok {
+			t.Errorf("unbreakable.go lists %s, which is no rule", id)
+			continue
+		}
+		if r.Unbreakable == "" {
+			t.Errorf("LookupRule(%s) does not carry its Unbreakable reason", id)
+		}
+	}
+	n := 0
+	for _, r := range Rules() {
+		if r.Unbreakable != "" {
+			n++
+		}
+	}
+	if n != len(unbreakable) {
+		t.Errorf("Rules() carries %d Unbreakable reasons; unbreakable.go lists %d", n, len(unbreakable))
+	}
+}

@@ -221,7 +221,7 @@ func (x *exchange) batchSuccessPart(o batchOp, r api.BatchResult) (wire.Response
 // batches) must name this account's entity set or entity.
 func (x *exchange) batchOperation(p wire.RequestPart, retrieve bool) (batchOp, error) {
 	bo := batchOp{prefer: prefer(p.Header)}
-	level, err := wire.NegotiateMetadata(p.Header.Get("Accept"), "")
+	level, err := wire.NegotiateMetadata(p.Header.Get(wire.HeaderAccept), "")
 	if err != nil {
 		return bo, err
 	}

@@ -291,11 +291,11 @@ func (x *exchange) getEntity(res wire.Resource) error {
 		return err
 	}
 	if e.ETag != "" {
-		x.w.Header().Set(keyETag, e.ETag)
+		x.w.Header().Set(wire.KeyETag, e.ETag)
 	}
 	doc := x.document(res.Table, sel)
 	if err := x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, e, doc) }); err != nil {
-		x.w.Header().Del(keyETag)
+		x.w.Header().Del(wire.KeyETag)
 		return err
 	}
 	return nil
@@ -331,18 +331,18 @@ func (x *exchange) insertEntity(table string) error {
 	loc := x.serviceURL() + wire.EntityPath(table, stored.PartitionKey, stored.RowKey)
 	h := x.w.Header()
 	h.Set(wire.HeaderLocation, loc)
-	h.Set(keyDataSvcVersion, "3.0;")
+	h.Set(wire.KeyDataSvcVersion, "3.0;")
 	if stored.ETag != "" {
-		h.Set(keyETag, stored.ETag)
+		h.Set(wire.KeyETag, stored.ETag)
 	}
 	switch prefer(x.r.Header) {
 	case "return-no-content":
-		h.Set(keyPrefApplied, "return-no-content")
-		h.Set(keyDataServiceID, loc)
+		h.Set(wire.KeyPrefApplied, "return-no-content")
+		h.Set(wire.KeyDataServiceID, loc)
 		x.write(http.StatusNoContent, nil)
 		return nil
 	case "return-content":
-		h.Set(keyPrefApplied, "return-content")
+		h.Set(wire.KeyPrefApplied, "return-content")
 	}
 	doc := x.document(table, nil)
 	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, stored, doc) })
@@ -360,7 +360,7 @@ func conditionHeaders(h interface {
 	Get(string) string
 	Values(string) []string
 }, method string) (string, error) {
-	ifMatch, noneMatch := h.Values(keyIfMatch), h.Values(keyIfNoneMatch)
+	ifMatch, noneMatch := h.Values(wire.KeyIfMatch), h.Values(wire.KeyIfNoneMatch)
 	if len(ifMatch) > 0 && len(noneMatch) > 0 {
 		return "", spec.ErrInvalidInput.Newf(spec.MsgBothIfMatchAndNone)
 	}
@@ -434,9 +434,9 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 		return err
 	}
 	h := x.w.Header()
-	h.Set(keyDataSvcVersion, "1.0;")
+	h.Set(wire.KeyDataSvcVersion, "1.0;")
 	if etag != "" {
-		h.Set(keyETag, etag)
+		h.Set(wire.KeyETag, etag)
 	}
 	x.write(http.StatusNoContent, nil)
 	return nil
@@ -458,7 +458,7 @@ func (x *exchange) deleteEntity(res wire.Resource) error {
 	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
 		return err
 	}
-	x.w.Header().Set(keyDataSvcVersion, "1.0;")
+	x.w.Header().Set(wire.KeyDataSvcVersion, "1.0;")
 	x.write(http.StatusNoContent, nil)
 	return nil
 }

@@ -203,7 +203,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer func() { <-s.inflight }()
 		default:
 			s.busy.Add(1)
-			x.w.Header().Set(keyRequestID, x.id)
+			x.w.Header().Set(wire.KeyRequestID, x.id)
 			x.w.Header().Set("Retry-After", "1")
 			x.w.Header().Set("Connection", "close")
 			x.fail(spec.ErrServerBusy.New())
@@ -220,22 +220,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	x.serve()
 }
-
-// Canonical forms of the protocol's header names: net/http converts any other form on
-// every Get and Set.
-var (
-	keyRequestID       = http.CanonicalHeaderKey(wire.HeaderRequestID)
-	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
-	keyVersion         = http.CanonicalHeaderKey(wire.HeaderVersion)
-	keyErrorCode       = http.CanonicalHeaderKey(wire.HeaderErrorCode)
-	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
-	keyDataServiceID   = http.CanonicalHeaderKey(wire.HeaderDataServiceID)
-	keyPrefApplied     = http.CanonicalHeaderKey(wire.HeaderPrefApplied)
-	keyETag            = http.CanonicalHeaderKey(wire.HeaderETag)
-	keyXHTTPMethod     = http.CanonicalHeaderKey(wire.HeaderXHTTPMethod)
-	keyIfMatch         = http.CanonicalHeaderKey(wire.HeaderIfMatch)
-	keyIfNoneMatch     = http.CanonicalHeaderKey(wire.HeaderIfNoneMatch)
-)
 
 // httpDate renders the Date header; the rendering of the current second is kept, as every
 // answer of that second carries it.
@@ -262,13 +246,13 @@ func (x *exchange) serve() {
 	// capped so that an Add elsewhere copies instead of overwriting its neighbour.
 	vals := [...]string{x.id, spec.APIVersion, httpDate(x.now), ServerHeader, "no-cache", "nosniff"}
 	all := vals[:]
-	h[keyRequestID] = all[0:1:1]
-	h[keyVersion] = all[1:2:2]
+	h[wire.KeyRequestID] = all[0:1:1]
+	h[wire.KeyVersion] = all[1:2:2]
 	h["Date"] = all[2:3:3]
 	h["Server"] = all[3:4:4]
 	h["Cache-Control"] = all[4:5:5]
 	h["X-Content-Type-Options"] = all[5:6:6]
-	x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), "")
+	x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
@@ -277,17 +261,17 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
-		x.jsonErr = wire.WantsJSONError(x.r.Header.Get("Accept"), q.Get("$format"))
+		x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), q.Get("$format"))
 	}
 	x.query = q
-	if ids := x.r.Header.Values(keyClientRequestID); len(ids) > 0 {
+	if ids := x.r.Header.Values(wire.KeyClientRequestID); len(ids) > 0 {
 		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
-		h[keyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
+		h[wire.KeyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
-	if v := x.r.Header.Values(keyVersion); len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+	if v := x.r.Header.Values(wire.KeyVersion); len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
 		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
 		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
 		return
@@ -445,7 +429,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 // only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
 func (x *exchange) effectiveMethod() (string, error) {
 	m := x.r.Method
-	if vs := x.r.Header.Values(keyXHTTPMethod); len(vs) > 0 {
+	if vs := x.r.Header.Values(wire.KeyXHTTPMethod); len(vs) > 0 {
 		if len(vs) > 1 || strings.Contains(vs[0], ",") {
 			return "", spec.ErrXMethodIncorrectCount.New()
 		}
@@ -491,7 +475,7 @@ func (x *exchange) permitTableOp() error {
 
 // negotiate sets the metadata level of a data answer from Accept and $format.
 func (x *exchange) negotiate() error {
-	m, err := wire.NegotiateMetadata(x.r.Header.Get("Accept"), x.query.Get("$format"))
+	m, err := wire.NegotiateMetadata(x.r.Header.Get(wire.HeaderAccept), x.query.Get("$format"))
 	if err != nil {
 		return err
 	}
@@ -584,7 +568,7 @@ func (x *exchange) fail(err error) {
 		status = http.StatusInternalServerError
 	}
 	h := x.w.Header()
-	h.Set(keyErrorCode, se.Code)
+	h.Set(wire.KeyErrorCode, se.Code)
 	var body []byte
 	if x.jsonErr {
 		h.Set(wire.HeaderContentType, x.level.ContentType())

@@ -36,13 +36,6 @@ const (
 	HeaderLocation        = "Location"
 )
 
-// Canonical forms of the header names that are not canonical as the protocol spells them:
-// looking a header up by its canonical name spares net/http a conversion per call.
-var (
-	canonicalMSDate     = http.CanonicalHeaderKey(HeaderMSDate)
-	canonicalContentMD5 = http.CanonicalHeaderKey(HeaderContentMD5)
-)
-
 // AuthScheme is one of the two Shared Key schemes of the Table service.
 type AuthScheme int
 
@@ -90,12 +83,12 @@ func mayHaveComp(rawQuery string) bool {
 // CanonicalizedHeaders for tables), Shared Key Lite `Date\nCanonicalizedResource`. The Date
 // slot holds x-ms-date when it is set, else Date.
 func SharedKeyStringToSign(scheme AuthScheme, method string, h http.Header, account, escapedPath, rawQuery string) string {
-	return string(appendStringToSign(nil, scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), signedDate(h), account, escapedPath, rawQuery))
+	return string(appendStringToSign(nil, scheme, method, h.Get(KeyContentMD5), h.Get(HeaderContentType), signedDate(h), account, escapedPath, rawQuery))
 }
 
 // signedDate is the value of the Date slot: x-ms-date when it is set, else Date.
 func signedDate(h http.Header) string {
-	if date := h.Get(canonicalMSDate); date != "" {
+	if date := h.Get(KeyMSDate); date != "" {
 		return date
 	}
 	return h.Get(HeaderDate)
@@ -156,11 +149,11 @@ func AppendSharedKeyAuthorization(dst []byte, scheme AuthScheme, account string,
 // has neither x-ms-date nor Date, then sets Authorization. The path signed is the one the
 // request will send (r.URL.EscapedPath()).
 func SignRequest(r *http.Request, scheme AuthScheme, account string, key []byte, now time.Time) {
-	if r.Header.Get(canonicalMSDate) == "" && r.Header.Get(HeaderDate) == "" {
-		r.Header.Set(canonicalMSDate, HTTPDate(now))
+	if r.Header.Get(KeyMSDate) == "" && r.Header.Get(HeaderDate) == "" {
+		r.Header.Set(KeyMSDate, HTTPDate(now))
 	}
 	h := r.Header
-	auth := AppendSharedKeyAuthorization(nil, scheme, account, key, r.Method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), signedDate(h), r.URL.EscapedPath(), r.URL.RawQuery)
+	auth := AppendSharedKeyAuthorization(nil, scheme, account, key, r.Method, h.Get(KeyContentMD5), h.Get(HeaderContentType), signedDate(h), r.URL.EscapedPath(), r.URL.RawQuery)
 	h.Set(HeaderAuthorization, string(auth))
 }
 
@@ -248,7 +241,7 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 	if !ok {
 		return "", authFailed("The account " + a.Account + " is not known.")
 	}
-	date := h.Get(canonicalMSDate)
+	date := h.Get(KeyMSDate)
 	if date == "" {
 		date = h.Get(HeaderDate)
 	}
@@ -263,7 +256,7 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 		return "", authFailed("Request date header too old.")
 	}
 	st := macs.get(key)
-	st.text = appendStringToSign(st.text[:0], a.Scheme, method, h.Get(canonicalContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
+	st.text = appendStringToSign(st.text[:0], a.Scheme, method, h.Get(KeyContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
 	var want, got [signatureLen]byte
 	st.appendSignature(want[:0])
 	macs.put(key, st)

@@ -299,17 +299,52 @@ func fieldsOf(h textproto.MIMEHeader) Fields {
 	return f
 }
 
+// ResponseOption loosens what ParseBatchResponse accepts, for a client that reads what
+// another library's transport hands it.
+type ResponseOption func(*responseOptions)
+
+type responseOptions struct {
+	boundaryFromBody bool
+}
+
+// BoundaryFromBody reads the batch boundary from the body's first line ("--boundary") when
+// the Content-Type names none (an SDK's captured answer may come without its header), and
+// a changeset's boundary from its part's first line when the part's Content-Type names none.
+func BoundaryFromBody() ResponseOption {
+	return func(o *responseOptions) { o.boundaryFromBody = true }
+}
+
+// firstLineBoundary returns the boundary that data's first non-empty line opens, or "".
+func firstLineBoundary(data []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimLeft(data, "\r\n"), []byte("\n"))
+	b, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("--"))
+	if !ok {
+		return ""
+	}
+	return string(b)
+}
+
 // ParseBatchResponse reads a batch answer (the client side). It tolerates bare LF line ends
-// (Cosmos, SPEC.md 4) and a truncated final boundary. Errors are protocol errors, not
-// *spec.Error.
-func ParseBatchResponse(contentType string, body []byte) (BatchResponse, error) {
+// (Cosmos, SPEC.md 4) and a truncated final boundary; opts loosen it further. Errors are
+// protocol errors, not *spec.Error.
+func ParseBatchResponse(contentType string, body []byte, opts ...ResponseOption) (BatchResponse, error) {
 	var out BatchResponse
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || !strings.EqualFold(mt, ContentTypeMultipart) || params["boundary"] == "" {
+	var o responseOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	boundary := ""
+	if mt, params, err := mime.ParseMediaType(contentType); err == nil && strings.EqualFold(mt, ContentTypeMultipart) {
+		boundary = params["boundary"]
+	}
+	if boundary == "" && o.boundaryFromBody {
+		boundary = firstLineBoundary(body)
+	}
+	if boundary == "" {
 		return out, fmt.Errorf("batch answer: Content-Type %q is not multipart/mixed with a boundary", contentType)
 	}
 	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
 	for {
 		p, err := mr.NextRawPart()
 		if errors.Is(err, io.EOF) || (err != nil && (out.HasChangeset || len(out.Retrieves) > 0) && errors.Is(err, io.ErrUnexpectedEOF)) {
@@ -322,10 +357,16 @@ func ParseBatchResponse(contentType string, body []byte) (BatchResponse, error) 
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return out, fmt.Errorf("batch answer: %w", err)
 		}
-		ct := p.Header.Get(HeaderContentType)
-		if _, cps, err := mime.ParseMediaType(ct); err == nil && cps["boundary"] != "" {
+		changeset := ""
+		if mt, cps, err := mime.ParseMediaType(p.Header.Get(HeaderContentType)); err == nil {
+			changeset = cps["boundary"]
+			if changeset == "" && o.boundaryFromBody && strings.HasPrefix(mt, "multipart/") {
+				changeset = firstLineBoundary(data)
+			}
+		}
+		if changeset != "" {
 			out.HasChangeset = true
-			inner := multipart.NewReader(bytes.NewReader(data), cps["boundary"])
+			inner := multipart.NewReader(bytes.NewReader(data), changeset)
 			for {
 				ip, err := inner.NextRawPart()
 				if errors.Is(err, io.EOF) || (err != nil && errors.Is(err, io.ErrUnexpectedEOF)) {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -78,9 +79,11 @@ func checkAgainstOracle(t *testing.T, body []byte) {
 	ns, err := DecodeTableSet(body)
 	ons, oerr := oracleDecodeTableSet(body)
 	sameOutcome(t, "DecodeTableSet", body, ns, ons, err, oerr)
-	v, err := DecodeValue(body)
-	ov, oerr := oracleDecodeValue(body)
-	sameOutcome(t, "DecodeValue", body, api.Entity{Properties: map[string]api.Value{"v": v}}, api.Entity{Properties: map[string]api.Value{"v": ov}}, err, oerr)
+	if json.Valid(body) { // DecodeValue's input is one JSON value
+		v, err := DecodeValue(body)
+		ov, oerr := oracleDecodeValue(body)
+		sameOutcome(t, "DecodeValue", body, api.Entity{Properties: map[string]api.Value{"v": v}}, api.Entity{Properties: map[string]api.Value{"v": ov}}, err, oerr)
+	}
 }
 
 // oracleSeeds are documents that reach every branch of the decoders: annotations of every

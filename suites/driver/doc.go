@@ -1,5 +1,11 @@
-// Package driver is the one backend interface the spec packages program against, with its
-// optional capabilities and the description of a backend for reports.
+// Package driver holds what specs need beside the backend interface: its optional
+// capabilities (SAS, raw HTTP), the description of a backend for reports, and the errors a
+// driver reports about itself rather than the backend.
+//
+// The interface itself is api.Backend, in reference/api with the rest of the contract: the
+// reference implements it in process and may not import the suites, and every driver and
+// spec sees the one definition. Backend here is an alias of it, kept only until every spec
+// file names api.Backend.
 //
 // Implementations live in sub-packages: inproc (the reference in process), rest (any
 // endpoint over the raw Table REST protocol), sdk (any endpoint through the aztables SDK),

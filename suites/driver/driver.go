@@ -21,19 +21,8 @@ var ErrNotExpressible = errors.New("conform:not-expressible")
 // Backend is the Table API as specs drive it; see api.Backend for its contract.
 type Backend = api.Backend
 
-// Aliases so that spec packages need only this package for the API's shapes.
-type (
-	Entity       = api.Entity
-	Value        = api.Value
-	Query        = api.Query
-	Page         = api.Page
-	Continuation = api.Continuation
-	TableQuery   = api.TableQuery
-	TablePage    = api.TablePage
-	BatchOp      = api.BatchOp
-	BatchResult  = api.BatchResult
-	Error        = spec.Error
-)
+// Error is a backend's refusal as specs inspect it; see spec.Error.
+type Error = spec.Error
 
 // Info describes a backend for reports. Endpoint never holds a credential.
 type Info struct {

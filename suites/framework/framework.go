@@ -80,13 +80,6 @@ func Describe(text string, body func(f *F), decorators ...any) bool {
 	return true
 }
 
-// Registered returns how many containers spec packages declared.
-func Registered() int {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	return len(registry)
-}
-
 // F is a spec's handle on the backend it runs against.
 type F struct {
 	target *backendTarget

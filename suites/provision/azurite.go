@@ -111,7 +111,7 @@ func openAzurite(ctx context.Context, cfg config, em emulator) (*Target, error) 
 		cancel()
 		if err != nil {
 			_ = proc.close()
-			return nil, fmt.Errorf("Azurite %s started but does not serve the Table API as conform drives it (%s driver): %v; log: %s",
+			return nil, fmt.Errorf("the started Azurite %s does not serve the Table API as conform drives it (%s driver): %v; log: %s",
 				version, cfg.driver, oneLine(err.Error()), proc.logPath)
 		}
 	}
@@ -162,13 +162,7 @@ func startOnce(ctx context.Context, cfg config, em emulator, node, script string
 	if err != nil {
 		return nil, fmt.Errorf("find a free loopback port: %w", err)
 	}
-	workDir, keep := cfg.logDir, cfg.logDir != ""
-	if keep {
-		workDir = filepath.Join(cfg.logDir, fmt.Sprintf("%s-%d-%d", em.name, os.Getpid(), port))
-		err = os.MkdirAll(workDir, 0o755)
-	} else {
-		workDir, err = os.MkdirTemp("", "conform-"+em.name+"-")
-	}
+	workDir, err := os.MkdirTemp("", "conform-"+em.name+"-")
 	if err != nil {
 		return nil, fmt.Errorf("work directory: %w", err)
 	}
@@ -190,7 +184,7 @@ func startOnce(ctx context.Context, cfg config, em emulator, node, script string
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", em.name, err)
 	}
-	p := &process{cmd: cmd, port: port, logPath: logPath, workDir: workDir, keepDir: keep, logFile: logFile, exited: make(chan struct{})}
+	p := &process{cmd: cmd, port: port, logPath: logPath, workDir: workDir, logFile: logFile, exited: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)

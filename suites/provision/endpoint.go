@@ -94,8 +94,8 @@ func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
 	return &Target{Backend: b, Info: info, Close: stop}, nil
 }
 
-// openEndpoint connects to any endpoint by its connection string and, unless WithoutProbe,
-// checks with one Query Tables request that it answers and accepts the credentials.
+// openEndpoint connects to any endpoint by its connection string and checks with one Query
+// Tables request that it answers and accepts the credentials.
 func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, error) {
 	parsed, err := wire.ParseConnectionString(cs)
 	if err != nil {
@@ -106,21 +106,19 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 	if err != nil {
 		return nil, err
 	}
-	if cfg.probe {
-		pctx, cancel := context.WithTimeout(ctx, cfg.probeTimeout)
-		defer cancel()
-		if _, err := b.QueryTables(pctx, api.TableQuery{Top: 1}); err != nil {
-			if e, ok := driver.AsError(err); ok {
-				return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
-			}
-			if pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)
-			}
-			return nil, fmt.Errorf("%s is unreachable: %v", parsed.TableEndpoint, err)
+	pctx, cancel := context.WithTimeout(ctx, cfg.probeTimeout)
+	defer cancel()
+	if _, err := b.QueryTables(pctx, api.TableQuery{Top: 1}); err != nil {
+		if e, ok := driver.AsError(err); ok {
+			return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
 		}
-		if d, ok := b.(driver.Describer); ok && info.Version == "" {
-			info.Version = d.Info().Version // a Server header, once one came back
+		if pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)
 		}
+		return nil, fmt.Errorf("%s is unreachable: %v", parsed.TableEndpoint, err)
+	}
+	if d, ok := b.(driver.Describer); ok && info.Version == "" {
+		info.Version = d.Info().Version // a Server header, once one came back
 	}
 	return &Target{Backend: b, Info: info, Close: func() error { return nil }}, nil
 }

@@ -66,11 +66,9 @@ type Option func(*config)
 type config struct {
 	driver         string
 	root           string
-	logDir         string
 	startTimeout   time.Duration
 	installTimeout time.Duration
 	probeTimeout   time.Duration
-	probe          bool
 	dockerImage    string
 	httpClient     *http.Client
 }
@@ -81,7 +79,6 @@ func defaults() config {
 		startTimeout:   30 * time.Second,
 		installTimeout: 5 * time.Minute,
 		probeTimeout:   10 * time.Second,
-		probe:          true,
 		dockerImage:    "mcr.microsoft.com/azure-storage/azurite:" + azuriteCurrent.version,
 	}
 }
@@ -95,22 +92,9 @@ func WithDriver(name string) Option { return func(c *config) { c.driver = name }
 // holds go.mod and package.json, else the root this package was built from.
 func WithRoot(dir string) Option { return func(c *config) { c.root = dir } }
 
-// WithLogDir keeps emulator logs in dir (default: a fresh temporary directory per Open).
-func WithLogDir(dir string) Option { return func(c *config) { c.logDir = dir } }
-
-// WithStartTimeout bounds the wait for a started emulator to answer (default 30 s).
-func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
-
-// WithInstallTimeout bounds an npm install (default 5 min).
-func WithInstallTimeout(d time.Duration) Option { return func(c *config) { c.installTimeout = d } }
-
 // WithProbeTimeout bounds the first request Open sends to a NAME=CONNECTION_STRING
 // endpoint to check that it answers (default 10 s).
 func WithProbeTimeout(d time.Duration) Option { return func(c *config) { c.probeTimeout = d } }
-
-// WithoutProbe makes Open return a NAME=CONNECTION_STRING target without sending it any
-// request.
-func WithoutProbe() Option { return func(c *config) { c.probe = false } }
 
 // WithHTTPClient makes the REST and SDK drivers send every request through c (conform run
 // --record wraps its Transport). It has no effect on "reference", which is not reached over

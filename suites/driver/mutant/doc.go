@@ -9,5 +9,10 @@
 // backend is wrapped by the same mutant, raw HTTP passes through untouched unless the
 // mutant's fault lives at the protocol level.
 //
-// It imports the standard library, reference/api, reference/spec and suites/driver.
+// It imports the standard library, reference/api, reference/spec, reference/wire (header
+// names), reference/odata (filter mutants read a $filter with the service's own lexer,
+// odata.Tokens, instead of a tokenizer of their own) and suites/driver. odata is a leaf
+// over the contract (it imports only the standard library, reference/api and
+// reference/spec; internal/archtest holds it to that), so the mutants reach no state or
+// behaviour of the reference through it.
 package mutant

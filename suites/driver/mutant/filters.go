@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/odata"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 )
@@ -13,15 +14,16 @@ import (
 // evaluator would effectively evaluate, then let the wrapped backend evaluate it.
 
 // rewriteTokens applies fn to the token list of a filter and joins the result with single
-// spaces. fn sees tokens as they were written (literals whole, with their quotes).
+// spaces. fn sees tokens as they were written (literals whole, with their quotes), split by
+// the service's own lexer (odata.Tokens).
 func rewriteTokens(filter string, fn func(toks []string) []string) string {
 	if strings.TrimSpace(filter) == "" {
 		return filter
 	}
-	toks := tokenize(filter)
+	toks := odata.Tokens(filter)
 	words := make([]string, len(toks))
 	for i, t := range toks {
-		words[i] = t.text
+		words[i] = t.Text
 	}
 	return strings.Join(fn(words), " ")
 }
@@ -381,8 +383,8 @@ type comparisonLimit struct {
 
 func (m *comparisonLimit) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
 	n := 0
-	for _, t := range tokenize(q.Filter) {
-		if isComparison(t.text) {
+	for _, t := range odata.Tokens(q.Filter) {
+		if isComparison(t.Text) {
 			n++
 		}
 	}

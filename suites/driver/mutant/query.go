@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/odata"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -185,66 +186,24 @@ func (s *selectAddsSystem) GetEntity(ctx context.Context, table, pk, rk string, 
 }
 
 // rewriteNe turns every "Name ne literal" of an OData filter into "not (Name eq literal)",
-// leaving string literals and everything else as they are.
+// leaving string literals and everything else as they are. It reads the filter with the
+// service's own lexer (odata.Tokens).
 func rewriteNe(filter string) string {
-	toks := tokenize(filter)
+	toks := odata.Tokens(filter)
 	var b strings.Builder
 	last := 0
 	for i := 0; i+2 < len(toks); i++ {
 		l, op, r := toks[i], toks[i+1], toks[i+2]
-		if op.text != "ne" || !isIdentifier(l.text) || r.text == "(" || r.text == ")" || isKeyword(r.text) {
+		if op.Text != "ne" || !isIdentifier(l.Text) || r.Kind == odata.TokenOpen || r.Kind == odata.TokenClose || isKeyword(r.Text) {
 			continue
 		}
-		b.WriteString(filter[last:l.start])
-		b.WriteString("not (" + l.text + " eq " + r.text + ")")
-		last = r.end
+		b.WriteString(filter[last:l.Start])
+		b.WriteString("not (" + l.Text + " eq " + r.Text + ")")
+		last = r.End
 		i += 2
 	}
 	b.WriteString(filter[last:])
 	return b.String()
-}
-
-type token struct {
-	text       string
-	start, end int
-}
-
-// tokenize splits an OData filter into words, parentheses and literals; a quoted literal,
-// with its type prefix (datetime'..', X'..') and doubled quotes, is one token.
-func tokenize(s string) []token {
-	var out []token
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '(' || c == ')':
-			out = append(out, token{s[i : i+1], i, i + 1})
-			i++
-		default:
-			start := i
-			for i < len(s) && !strings.ContainsRune(" \t\n\r()'", rune(s[i])) {
-				i++
-			}
-			if i < len(s) && s[i] == '\'' {
-				i++
-				for i < len(s) {
-					if s[i] == '\'' {
-						if i+1 < len(s) && s[i+1] == '\'' {
-							i += 2
-							continue
-						}
-						i++
-						break
-					}
-					i++
-				}
-			}
-			out = append(out, token{s[start:i], start, i})
-		}
-	}
-	return out
 }
 
 func isKeyword(w string) bool {
@@ -255,16 +214,13 @@ func isKeyword(w string) bool {
 	return false
 }
 
+// isIdentifier says w is one property name, as the service's filter lexer reads it.
 func isIdentifier(w string) bool {
-	if w == "" || isKeyword(w) || w == "true" || w == "false" || w == "null" {
+	if isKeyword(w) || w == "true" || w == "false" || w == "null" {
 		return false
 	}
-	for i, r := range w {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
+	toks := odata.Tokens(w)
+	return len(toks) == 1 && toks[0].Kind == odata.TokenWord && toks[0].Text == w
 }
 
 // Pagination (SPEC.md 3.5).

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 )
 
 // Protocol-level mutants change the hand-made requests and the answers of the raw HTTP
@@ -71,9 +72,9 @@ func rewriteRequestBody(r *http.Request, fn func([]byte) []byte) {
 func fakeAnswer(r *http.Request, c spec.ErrorCode) *http.Response {
 	body := []byte(`{"odata.error":{"code":"` + c.Code + `","message":{"lang":"en-US","value":"` + c.Message + `"}}}`)
 	h := http.Header{}
-	h.Set("Content-Type", "application/json;odata=minimalmetadata")
-	h.Set("x-ms-error-code", c.Code)
-	h.Set("x-ms-request-id", "00000000-0000-0000-0000-000000000000")
+	h.Set(wire.HeaderContentType, "application/json;odata=minimalmetadata")
+	h.Set(wire.HeaderErrorCode, c.Code)
+	h.Set(wire.HeaderRequestID, "00000000-0000-0000-0000-000000000000")
 	return &http.Response{Status: strconv.Itoa(c.Status) + " " + http.StatusText(c.Status), StatusCode: c.Status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Body: io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)), Request: r}
@@ -139,8 +140,8 @@ var (
 		Description: "sends neither x-ms-request-id nor the client's x-ms-client-request-id back",
 		Breaks:      []string{"protocol.request-id", "protocol.client-request-id"},
 	}, nil, func(_ *http.Request, a *http.Response) {
-		a.Header.Del("x-ms-request-id")
-		a.Header.Del("x-ms-client-request-id")
+		a.Header.Del(wire.HeaderRequestID)
+		a.Header.Del(wire.HeaderClientRequestID)
 	})
 
 	_ = rawMutant(Mutant{
@@ -148,8 +149,8 @@ var (
 		Description: "hands out strong ETags in the ETag header (\"...\" without W/), leaving odata.etag as it is",
 		Breaks:      []string{"protocol.etag.weak", "protocol.get.etag"},
 	}, nil, func(_ *http.Request, a *http.Response) {
-		if e := a.Header.Get("ETag"); strings.HasPrefix(e, "W/") {
-			a.Header.Set("ETag", strings.TrimPrefix(e, "W/"))
+		if e := a.Header.Get(wire.HeaderETag); strings.HasPrefix(e, "W/") {
+			a.Header.Set(wire.HeaderETag, strings.TrimPrefix(e, "W/"))
 		}
 	})
 
@@ -168,7 +169,7 @@ var (
 		Description: "ignores the Prefer header: an insert always answers 201 with the entity and no Preference-Applied",
 		Breaks:      []string{"protocol.insert.prefer-no-content", "protocol.insert.prefer-content"},
 	}, func(r *http.Request) *http.Response {
-		r.Header.Del("Prefer")
+		r.Header.Del(wire.HeaderPrefer)
 		return nil
 	}, nil)
 
@@ -176,14 +177,14 @@ var (
 		Name:        "location-dropped",
 		Description: "answers an insert without the Location header that names the new entity",
 		Breaks:      []string{"protocol.insert.default-201"},
-	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("Location") })
+	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del(wire.HeaderLocation) })
 
 	_ = rawMutant(Mutant{
 		Name:        "metadata-level-ignored",
 		Description: "answers every request in minimal metadata, whatever Accept or $format asks for",
 		Breaks:      []string{"protocol.accept.nometadata", "protocol.accept.fullmetadata", "protocol.format.overrides-accept"},
 	}, func(r *http.Request) *http.Response {
-		r.Header.Set("Accept", "application/json;odata=minimalmetadata")
+		r.Header.Set(wire.HeaderAccept, "application/json;odata=minimalmetadata")
 		q := r.URL.Query()
 		if q.Has("$format") {
 			q.Del("$format")
@@ -280,8 +281,8 @@ var (
 		Description: "treats an If-Match value that is not an ETag as *",
 		Breaks:      []string{"protocol.etag.malformed", "protocol.etag.malformed-no-write"},
 	}, func(r *http.Request) *http.Response {
-		if v := r.Header.Get("If-Match"); v != "" && v != "*" && !validETag.MatchString(v) {
-			r.Header.Set("If-Match", "*")
+		if v := r.Header.Get(wire.HeaderIfMatch); v != "" && v != "*" && !validETag.MatchString(v) {
+			r.Header.Set(wire.HeaderIfMatch, "*")
 		}
 		return nil
 	}, nil)
@@ -295,7 +296,7 @@ var (
 		// Dropping the client's header makes the driver sign the request correctly,
 		// which is what a backend that accepts any signature amounts to.
 		r.Header.Del("Authorization")
-		r.Header.Del("x-ms-date")
+		r.Header.Del(wire.HeaderMSDate)
 		return nil
 	}, nil)
 

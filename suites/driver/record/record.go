@@ -250,6 +250,8 @@ func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := w.raw.Do(req)
 	got := ""
 	if resp != nil {
+		// wire.HeaderErrorCode by name: the recorder wraps every spec's backend, and what
+		// specs reach may not include reference/wire (internal/archtest).
 		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
 	}
 	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)

@@ -41,7 +41,7 @@ func (b *Backend) batchPart(table string, op api.BatchOp, contentID int) (wire.R
 	p := wire.RequestPart{Header: wire.Fields{
 		{Name: "Content-ID", Value: strconv.Itoa(contentID)},
 		{Name: wire.HeaderDataSvcVersion, Value: "3.0"},
-		{Name: "Accept", Value: b.level.Accept()},
+		{Name: wire.HeaderAccept, Value: b.level.Accept()},
 	}}
 	ifMatch := op.IfMatch
 	if ifMatch == "" {

@@ -206,10 +206,10 @@ func (b *Backend) NewRequest(ctx context.Context, method, path string, body []by
 	}
 	req.URL.RawPath = full // keep the escaping exactly as built: it is what gets signed
 	h := req.Header
-	h.Set(keyVersion, spec.APIVersion)
-	h.Set(keyDataSvcVersion, "3.0")
-	h.Set(keyMaxDataSvcVer, "3.0;NetFx")
-	h.Set("Accept", b.level.Accept())
+	h.Set(wire.KeyVersion, spec.APIVersion)
+	h.Set(wire.KeyDataSvcVersion, "3.0")
+	h.Set(wire.KeyMaxDataSvcVer, "3.0;NetFx")
+	h.Set(wire.HeaderAccept, b.level.Accept())
 	if body != nil {
 		h.Set(wire.HeaderContentType, wire.ContentTypeJSON)
 	}
@@ -220,8 +220,8 @@ func (b *Backend) NewRequest(ctx context.Context, method, path string, body []by
 // when no date is given) unless the request already carries Authorization, or the SAS
 // parameters added to the query. A client request id is added when missing.
 func (b *Backend) Do(req *http.Request) (*http.Response, error) {
-	if req.Header.Get(keyClientRequestID) == "" {
-		req.Header.Set(keyClientRequestID, wire.NewID())
+	if req.Header.Get(wire.KeyClientRequestID) == "" {
+		req.Header.Set(wire.KeyClientRequestID, wire.NewID())
 	}
 	if b.sas != nil {
 		q := req.URL.Query()
@@ -254,17 +254,6 @@ func redactedURL(u *url.URL) string {
 	}
 	return c.String()
 }
-
-// Canonical forms of the protocol's header names: net/http converts any other form on
-// every Get and Set.
-var (
-	keyVersion         = http.CanonicalHeaderKey(wire.HeaderVersion)
-	keyDataSvcVersion  = http.CanonicalHeaderKey(wire.HeaderDataSvcVersion)
-	keyMaxDataSvcVer   = http.CanonicalHeaderKey(wire.HeaderMaxDataSvcVer)
-	keyClientRequestID = http.CanonicalHeaderKey(wire.HeaderClientRequestID)
-	keyMSDate          = http.CanonicalHeaderKey(wire.HeaderMSDate)
-	keyContentMD5      = http.CanonicalHeaderKey(wire.HeaderContentMD5)
-)
 
 // answer is a read response; its headers are read with get, or as an http.Header with
 // httpHeader.
@@ -335,31 +324,31 @@ func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body 
 	}
 	var fields [12]headerField
 	hf := append(fields[:0],
-		headerField{keyVersion, spec.APIVersion},
-		headerField{keyDataSvcVersion, "3.0"},
-		headerField{keyMaxDataSvcVer, "3.0;NetFx"},
-		headerField{"Accept", b.level.Accept()})
+		headerField{wire.KeyVersion, spec.APIVersion},
+		headerField{wire.KeyDataSvcVersion, "3.0"},
+		headerField{wire.KeyMaxDataSvcVer, "3.0;NetFx"},
+		headerField{wire.HeaderAccept, b.level.Accept()})
 	if body != nil {
 		hf = append(hf, headerField{wire.HeaderContentType, wire.ContentTypeJSON})
 	}
 	for k, v := range header {
 		hf = setField(hf, http.CanonicalHeaderKey(k), v)
 	}
-	if field(hf, keyClientRequestID) == "" {
-		hf = setField(hf, keyClientRequestID, wire.NewID())
+	if field(hf, wire.KeyClientRequestID) == "" {
+		hf = setField(hf, wire.KeyClientRequestID, wire.NewID())
 	}
 	if field(hf, wire.HeaderAuthorization) == "" {
-		date := field(hf, keyMSDate)
+		date := field(hf, wire.KeyMSDate)
 		if date == "" {
 			date = field(hf, wire.HeaderDate)
 		}
 		if date == "" {
 			date = wire.HTTPDate(time.Now())
-			hf = setField(hf, keyMSDate, date)
+			hf = setField(hf, wire.KeyMSDate, date)
 		}
 		var auth [128]byte
 		hf = setField(hf, wire.HeaderAuthorization, string(wire.AppendSharedKeyAuthorization(auth[:0], b.scheme, b.cs.AccountName, b.cs.AccountKey,
-			method, field(hf, keyContentMD5), field(hf, wire.HeaderContentType), date, escapedPath, rawQuery)))
+			method, field(hf, wire.KeyContentMD5), field(hf, wire.HeaderContentType), date, escapedPath, rawQuery)))
 	}
 	r := directRequest{method: method, requestURI: escapedPath, header: hf, body: body}
 	if rawQuery != "" {

@@ -1,15 +1,8 @@
 package sdk
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -17,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 )
 
 // transactionActions translates ops into the SDK's actions. Conditional operations always
@@ -82,112 +76,31 @@ func transactionAction(op api.BatchOp) (aztables.TransactionAction, error) {
 // (SPEC.md 1.2).
 func quoteKey(k string) string { return strings.ReplaceAll(k, "'", "''") }
 
-// batchPart is one HTTP response inside a transaction's multipart answer.
-type batchPart struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// parseBatchBody reads the parts of a $batch answer (SPEC.md 4): a multipart/mixed body
-// whose first part is the changeset response holding one HTTP response per operation,
-// or only the failing one.
-func parseBatchBody(contentType string, body []byte) ([]batchPart, error) {
-	boundary := ""
-	if _, params, err := mime.ParseMediaType(contentType); err == nil {
-		boundary = params["boundary"]
-	}
-	if boundary == "" {
-		boundary = firstBoundary(body)
-	}
-	if boundary == "" {
-		return nil, errors.New("batch answer has no multipart boundary")
-	}
-	var parts []batchPart
-	outer := multipart.NewReader(bytes.NewReader(body), boundary)
-	for {
-		p, err := outer.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("batch answer: %w", err)
-		}
-		content, err := io.ReadAll(p)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) { // Cosmos truncates (SPEC.md 4)
-			return nil, fmt.Errorf("batch answer part: %w", err)
-		}
-		mediaType, params, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		if !strings.HasPrefix(mediaType, "multipart/") {
-			part, err := parseHTTPPart(content)
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, part)
-			continue
-		}
-		inner := params["boundary"]
-		if inner == "" {
-			inner = firstBoundary(content)
-		}
-		cs := multipart.NewReader(bytes.NewReader(content), inner)
-		for {
-			ip, err := cs.NextPart()
-			if err == io.EOF || (err != nil && errors.Is(err, io.ErrUnexpectedEOF)) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("changeset answer: %w", err)
-			}
-			ic, err := io.ReadAll(ip)
-			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("changeset answer part: %w", err)
-			}
-			part, err := parseHTTPPart(ic)
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, part)
-		}
-	}
-	return parts, nil
-}
-
-func firstBoundary(body []byte) string {
-	line, _, _ := bytes.Cut(bytes.TrimLeft(body, "\r\n"), []byte("\n"))
-	line = bytes.TrimRight(line, "\r")
-	if !bytes.HasPrefix(line, []byte("--")) {
-		return ""
-	}
-	return string(line[2:])
-}
-
-func parseHTTPPart(content []byte) (batchPart, error) {
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(content)), nil)
+// parseBatchBody reads the parts of a $batch answer (SPEC.md 4) with wire's reader: the
+// answers of the changeset (every operation's, or only the failing one), then any answer
+// outside it. The SDK's captured answer may lack its Content-Type, so boundaries are read
+// from the body when no header names them.
+func parseBatchBody(contentType string, body []byte) ([]wire.ResponsePart, error) {
+	resp, err := wire.ParseBatchResponse(contentType, body, wire.BoundaryFromBody())
 	if err != nil {
-		return batchPart{}, fmt.Errorf("batch answer part is not an HTTP response: %w", err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return batchPart{}, fmt.Errorf("batch answer part body: %w", err)
-	}
-	return batchPart{status: resp.StatusCode, header: resp.Header, body: body}, nil
+	return append(resp.Changeset, resp.Retrieves...), nil
 }
 
 // batchFailure returns the failure an answer's parts carry, if any: the failing part's
 // status, its code and message, and the operation index of its "N:" prefix when present
 // (SPEC.md 4, 12 #9).
-func batchFailure(parts []batchPart, requestID string) *spec.Error {
+func batchFailure(parts []wire.ResponsePart, requestID string) *spec.Error {
 	for _, p := range parts {
-		if p.status < 400 {
+		if p.Status < 400 {
 			continue
 		}
-		code, msg := parseErrorBody(p.body)
-		if h := p.header.Get("x-ms-error-code"); h != "" && code == "" {
+		code, msg := parseErrorBody(p.Body)
+		if h := p.Header.Get(wire.HeaderErrorCode); h != "" && code == "" {
 			code = h
 		}
-		e := &spec.Error{Status: p.status, Code: code, RequestID: requestID}
+		e := &spec.Error{Status: p.Status, Code: code, RequestID: requestID}
 		if i, rest, ok := splitIndex(msg); ok {
 			e.Message = rest
 			return e.AtIndex(i)

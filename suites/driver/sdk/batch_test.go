@@ -83,10 +83,10 @@ func TestParseBatchSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parts) != 2 || parts[0].status != 204 || parts[1].status != 204 {
+	if len(parts) != 2 || parts[0].Status != 204 || parts[1].Status != 204 {
 		t.Fatalf("parts = %+v", parts)
 	}
-	if got := parts[0].header.Get("ETag"); got != `W/"datetime'2021-09-21T00%3A53%3A42.0078278Z'"` {
+	if got := parts[0].Header.Get("ETag"); got != `W/"datetime'2021-09-21T00%3A53%3A42.0078278Z'"` {
 		t.Errorf("ETag = %q", got)
 	}
 	if batchFailure(parts, "") != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -32,8 +33,7 @@ func refuseEmptyPartitionKey(op, pk string) error {
 	return mapError(op, fmt.Errorf("an empty PartitionKey is %w", ErrUnsupported))
 }
 
-// headerRequestID is the service's request id header (SPEC.md 2.1).
-const headerRequestID = "x-ms-request-id"
+// wire.HeaderRequestID is the service's request id header (SPEC.md 2.1).
 
 // mapError turns what the SDK returned into the api.Backend error contract: a service
 // answer becomes *spec.Error, anything else a driver.TransportError naming op.
@@ -61,10 +61,10 @@ func responseError(re *azcore.ResponseError) *spec.Error {
 	if re.ErrorCode != "" {
 		code = re.ErrorCode
 	}
-	if h := resp.Header.Get("x-ms-error-code"); h != "" {
+	if h := resp.Header.Get(wire.HeaderErrorCode); h != "" {
 		code = h
 	}
-	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(headerRequestID)}
+	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID)}
 	if e.Status == 0 {
 		e.Status = resp.StatusCode
 	}

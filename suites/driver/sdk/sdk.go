@@ -49,20 +49,11 @@ type Option func(*config)
 
 type config struct {
 	httpClient *http.Client
-	retries    int32
-	timeout    time.Duration
 	info       driver.Info
 }
 
 // WithHTTPClient sends requests through c instead of a client with DefaultTimeout.
 func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.httpClient = c } }
-
-// WithRetries lets the SDK retry a failed request n times (the default is 0: a conformance
-// run must see every answer, and a retried 503 would hide it).
-func WithRetries(n int) Option { return func(o *config) { o.retries = int32(n) } }
-
-// WithTimeout bounds one HTTP exchange (default DefaultTimeout).
-func WithTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
 
 // WithInfo sets the Name, Kind and Version reported by Info; Driver, Endpoint and
 // APIVersion are always this driver's own.
@@ -72,7 +63,7 @@ func WithInfo(info driver.Info) Option { return func(o *config) { o.info = info 
 // wire.ParseConnectionString): Shared Key with the account key, else the string's SAS. No
 // request is sent. Errors never contain the key or signature.
 func New(connectionString string, opts ...Option) (*Backend, error) {
-	cfg := config{timeout: DefaultTimeout}
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -80,6 +71,9 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sdk: %w", err)
 	}
+	// rest's transport keeps enough idle connections per host for a load run's
+	// workers; net/http's default keeps two and would open a connection per request.
+	// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
 	hc := cfg.httpClient
 	if hc == nil {
 		// rest's transport keeps enough idle connections per host for a load run's
@@ -87,15 +81,13 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 		// HTTP/2 is still offered over TLS, as net/http's default transport offers it.
 		tr := rest.NewTransport()
 		tr.ForceAttemptHTTP2 = true
-		hc = &http.Client{Transport: tr, Timeout: cfg.timeout}
-	}
-	retries := cfg.retries
-	if retries <= 0 {
-		retries = -1 // azcore: a negative value means one try and no retry
+		hc = &http.Client{Transport: tr, Timeout: DefaultTimeout}
 	}
 	clientOpts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{
-		Transport:                       hc,
-		Retry:                           policy.RetryOptions{MaxRetries: retries, TryTimeout: cfg.timeout},
+		Transport: hc,
+		// A conformance run must see every answer, and a retried 503 would hide it:
+		// azcore's negative MaxRetries means one try and no retry.
+		Retry:                           policy.RetryOptions{MaxRetries: -1, TryTimeout: DefaultTimeout},
 		InsecureAllowCredentialWithHTTP: true, // emulators speak plain HTTP
 		Telemetry:                       policy.TelemetryOptions{ApplicationID: "conform"},
 	}}
@@ -341,16 +333,16 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 	if err != nil {
 		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	parts, err := parseBatchBody(raw.Header.Get("Content-Type"), payload)
+	parts, err := parseBatchBody(raw.Header.Get(wire.HeaderContentType), payload)
 	if err != nil {
 		return nil, &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	if f := batchFailure(parts, raw.Header.Get(headerRequestID)); f != nil {
+	if f := batchFailure(parts, raw.Header.Get(wire.HeaderRequestID)); f != nil {
 		return nil, f
 	}
 	results = make([]api.BatchResult, 0, len(parts))
 	for _, p := range parts {
-		results = append(results, api.BatchResult{Status: p.status, ETag: p.header.Get("ETag")})
+		results = append(results, api.BatchResult{Status: p.Status, ETag: p.Header.Get(wire.HeaderETag)})
 	}
 	return results, nil
 }
@@ -360,8 +352,8 @@ func transactionFailure(resp *http.Response) error {
 	if err != nil {
 		return &driver.TransportError{Op: "sdk submit batch", Err: err}
 	}
-	requestID := resp.Header.Get(headerRequestID)
-	parts, err := parseBatchBody(resp.Header.Get("Content-Type"), payload)
+	requestID := resp.Header.Get(wire.HeaderRequestID)
+	parts, err := parseBatchBody(resp.Header.Get(wire.HeaderContentType), payload)
 	if err != nil {
 		if code, msg := parseErrorBody(payload); code != "" {
 			return &spec.Error{Status: resp.StatusCode, Code: code, Message: msg, RequestID: requestID}

@@ -1,0 +1,24 @@
+package wire
+
+// HeaderAccept is the request header that chooses the answer's format (SPEC.md 4.1).
+const HeaderAccept = "Accept"
+
+// Canonical forms (http.CanonicalHeaderKey) of the protocol's header names, for direct
+// access to an http.Header map: net/http converts any other form on every Get and Set.
+// TestHeaderKeysAreCanonical checks each against its Header name.
+const (
+	KeyMSDate          = "X-Ms-Date"
+	KeyVersion         = "X-Ms-Version"
+	KeyRequestID       = "X-Ms-Request-Id"
+	KeyClientRequestID = "X-Ms-Client-Request-Id"
+	KeyErrorCode       = "X-Ms-Error-Code"
+	KeyContentMD5      = "Content-Md5"
+	KeyDataSvcVersion  = "Dataserviceversion"
+	KeyMaxDataSvcVer   = "Maxdataserviceversion"
+	KeyPrefApplied     = "Preference-Applied"
+	KeyDataServiceID   = "Dataserviceid"
+	KeyXHTTPMethod     = "X-Http-Method"
+	KeyIfMatch         = "If-Match"
+	KeyIfNoneMatch     = "If-None-Match"
+	KeyETag            = "Etag"
+)
