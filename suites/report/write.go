@@ -333,10 +333,6 @@ func oneOf(o Outcome, set []Outcome) bool {
 	return false
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
 	return mdEscape(s)
 }
 
