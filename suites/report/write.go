@@ -333,9 +333,6 @@ func oneOf(o Outcome, set []Outcome) bool {
 	return false
 }
 
-	return mdEscape(s)
-}
-
 func indent(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i := range lines {
