@@ -8,6 +8,8 @@ BACKENDS      ?= reference,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite
+MUTATION_SAMPLE ?= 0
+MUTATION_SEED  ?= 1
 # staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
 STATICCHECK_VERSION ?= v0.8.2
 # Stamped into the binaries by make build, dist and image (conform version prints them).
@@ -18,7 +20,7 @@ IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean
+.PHONY: all report test deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
 
@@ -60,6 +62,14 @@ image-test: image
 azurite-image:
 	./scripts/azurite-image.sh
 
+## browser-report: the browser test of report.html on a real run of the reference, Azurite
+## and a deliberately wrong backend (several minutes); keeps a screenshot beside the report.
+## (The run exits 1: the wrong backend fails, as it should.)
+browser-report: deps browser
+	-$(GO) run ./cmd/conform run --backend reference --backend azurite --backend mutant:batch-not-atomic --out conform-report-browser
+	CONFORM_BROWSER_REPORT=$(CURDIR)/conform-report-browser CONFORM_SCREENSHOT=$(CURDIR)/conform-report-browser/report.png \
+		$(GO) test -count=1 -run TestHTMLInBrowser -v ./suites/report
+
 ## report: the main job: run the suites against the embedded default (the reference and,
 ## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
 ## report.json, junit.xml).
@@ -85,6 +95,13 @@ lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
 
+## mutation: the unbiased measure of the suite's power (not part of `make test`): mutate the
+## reference's source with standard operators and run the suite against each mutant, one at
+## a time; writes mutation-report/. All mutants take hours on two cores; sample with
+## `make mutation MUTATION_SAMPLE=15 MUTATION_SEED=1`.
+mutation:
+	$(GO) run ./cmd/mutation --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) --out mutation-report
+
 ## bench: the default benchmark set against each backend, compared with benchstat.
 bench: deps
 	./scripts/bench.sh $(BENCH_BACKENDS)
@@ -98,4 +115,4 @@ serve: build
 	./bin/conform serve --addr 127.0.0.1:10002
 
 clean:
-	rm -rf conform-report conform-report-merged bench/results bin dist
+	rm -rf conform-report conform-report-merged bench/results bin dist conform-report-browser mutation-report

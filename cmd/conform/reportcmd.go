@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,18 +14,31 @@ import (
 )
 
 func reportCmd() *cobra.Command {
-	var out string
+	var (
+		out    string
+		diff   bool
+		format string
+	)
 	cmd := &cobra.Command{
-		Use:   "report DIR...",
-		Short: "Merge the reports of earlier runs into one comparison",
+		Use:   "report DIR... | report --diff OLD NEW",
+		Short: "Merge the reports of earlier runs into one comparison, or list what changed between two",
 		Long: `Merge report.json files of earlier runs (for instance one made in CI against a real
 account) into one report with every backend side by side. A backend named in several
-reports keeps its last column.`,
+reports keeps its last column.
+
+With --diff OLD NEW (each a report directory or a report.json), list per backend the rules
+that got worse, got better, changed their recorded choice, or cannot be compared (an
+outcome that judged nothing, a rule in only one report), as Markdown or JSON (--format) on
+standard output. Exit status 1 when any rule got worse, so that a CI job can fail on
+regressions alone; 0 otherwise; 2 for unreadable reports.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, dirs []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if diff {
+				return runDiff(cmd, args, format)
+			}
 			var reps []report.Report
-			for _, d := range dirs {
-				r, err := report.ReadJSON(filepath.Join(d, report.FileJSON))
+			for _, d := range args {
+				r, err := readReport(d)
 				if err != nil {
 					return usageErr("%v", err)
 				}
@@ -29,7 +46,7 @@ reports keeps its last column.`,
 			}
 			merged := report.Merge(reps...)
 			merged.Generated = time.Now().UTC()
-			merged.Command = "conform report " + joinArgs(dirs)
+			merged.Command = "conform report " + joinArgs(args)
 			if err := report.WriteDir(out, merged); err != nil {
 				return err
 			}
@@ -38,16 +55,56 @@ reports keeps its last column.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "conform-report-merged", "directory to write the merged report into")
+	cmd.Flags().BoolVar(&diff, "diff", false, "compare two reports, OLD then NEW, instead of merging")
+	cmd.Flags().StringVar(&format, "format", "md", "output of --diff: md or json")
 	return cmd
 }
 
-func joinArgs(args []string) string {
-	s := ""
-	for i, a := range args {
-		if i > 0 {
-			s += " "
-		}
-		s += a
+// readReport reads a report directory's report.json, or a report.json named directly.
+func readReport(path string) (report.Report, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, report.FileJSON)
 	}
-	return s
+	return report.ReadJSON(path)
 }
+
+func runDiff(cmd *cobra.Command, args []string, format string) error {
+	if len(args) != 2 {
+		return usageErr("--diff takes two reports, OLD and NEW; got %d", len(args))
+	}
+	if format != "md" && format != "json" {
+		return usageErr("--format %q: want md or json", format)
+	}
+	old, err := readReport(args[0])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	cur, err := readReport(args[1])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	d := report.Diff(old, cur, args[0], args[1])
+	w := cmd.OutOrStdout()
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(d)
+	} else {
+		err = report.WriteDiffMarkdown(w, d)
+	}
+	if err != nil {
+		return err
+	}
+	if d.Regressions > 0 {
+		var names []string
+		for _, b := range d.Backends {
+			if len(b.Worse) > 0 {
+				names = append(names, fmt.Sprintf("%s (%d)", b.Backend, len(b.Worse)))
+			}
+		}
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("%d rule(s) got worse: %s", d.Regressions, strings.Join(names, ", "))}
+	}
+	return nil
+}
+
+func joinArgs(args []string) string { return strings.Join(args, " ") }

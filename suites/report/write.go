@@ -128,80 +128,134 @@ func Merge(reports ...Report) Report {
 	return out
 }
 
-var symbols = map[Outcome]string{
-	Pass: "✅ pass", Fail: "❌ fail", Error: "⚠️ error", Skipped: "➖ skipped", ExpectedFail: "❌ known divergence (baseline)",
-	UnexpectedPass: "❗ unexpected pass", Info: "ℹ️ info", DocumentedDiff: "📘 documented difference", NotRun: "· not run",
-	Blocked: "⛔ blocked", Partial: "◐ partial", Flaky: "〰️ flaky (baseline)", Interrupted: "⏹ interrupted",
+// mdEscape makes text safe inside a Markdown table cell or paragraph: pipes escaped, lines
+// joined, and angle brackets as entities, so that a path like "<table>(PartitionKey='p')"
+// in a backend's evidence is not read as HTML.
+var mdEscape = strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;").Replace
+
+// mdCell is a cell of the Markdown matrices: the outcome's symbol and what the cell says.
+func mdCell(row RuleRow, c Cell) string {
+	return StyleOf(c.Outcome).Symbol + " " + mdEscape(CellSummary(row, c))
 }
 
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
-// WriteMarkdown writes the report as Markdown: backends, the rule × backend matrix, then
-// the evidence of every failure, documented difference and MAY choice.
+// WriteMarkdown writes the report as Markdown in the order of the HTML page: the verdicts,
+// the rules per area as numbers, the rules where backends differ (grouped by area), the
+// legend, the evidence of every cell that did not plainly pass, and last the whole matrix
+// (folded).
 func WriteMarkdown(w io.Writer, r Report) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	order := outcomeOrder(r)
 	p("# Azure Table API conformance report\n\n")
 	p("Generated %s by conform %s.\n\n", r.Generated.Format("2006-01-02 15:04 MST"), r.Conform)
 	if r.Command != "" {
 		p("Reproduce with:\n\n```\n%s\n```\n\n", r.Command)
 	}
-	p("## Backends\n\n| backend | kind | version | endpoint | driver | profile | verdict | passed | failed | errors | expected failures | unexpected passes | documented differences | skipped (capability) | skipped (filter) |\n")
-	p("|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, b := range r.Backends {
+	p("## Verdicts\n\n| backend | what | verdict | rules | specs |\n|---|---|---|---|---|\n")
+	for bi, b := range r.Backends {
 		v := b.Verdict
 		if len(b.FailingFeatures) > 0 {
-			v += " (failing: " + strings.Join(b.FailingFeatures, ", ") + ")"
+			v += " (failing features: " + strings.Join(b.FailingFeatures, ", ") + ")"
 		}
 		if b.StartError != "" {
 			v = "not run: " + b.StartError
 		}
-		c := b.Counts
-		p("| %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", mdEscape(b.Name), b.Kind, orDash(b.Version),
-			orDash(b.Endpoint), b.Driver, b.Profile, mdEscape(v), c.Passed, c.Failed, c.Errors, c.ExpectedFailures, c.UnexpectedPasses,
-			c.DocumentedDiffs, c.SkippedCapability, c.SkippedByFilter)
+		what := strings.TrimSpace(b.Kind + " " + b.Version)
+		for _, x := range []string{b.Driver, b.Profile, b.Endpoint} {
+			if x != "" {
+				what += " · " + x
+			}
+		}
+		p("| **%s** | %s | **%s** | %s | %s |\n", mdEscape(b.Name), mdEscape(what), mdEscape(v),
+			countsInWords(order, backendRuleCounts(r, bi)), countsInWords(order, backendSpecCounts(r, bi)))
 	}
-	p("\n## Rules × backends\n\n| rule | level | area | feature |")
+	tallies := tallyAreas(r)
+	p("\n## Rules per area\n\nRules of each area by outcome; \"differ\" counts the rules whose backends' outcomes or recorded choices differ.\n\n| area | rules | differ |")
 	for _, b := range r.Backends {
 		p(" %s |", mdEscape(b.Name))
 	}
-	p("\n|---|---|---|---|")
+	p("\n|---|---:|---:|")
 	for range r.Backends {
 		p("---|")
 	}
 	p("\n")
-	for _, row := range r.Rules {
-		p("| `%s` | %s | %s | %s |", row.ID, row.Level, row.Area, row.Feature)
-		for _, c := range row.Cells {
-			p(" %s |", symbols[c.Outcome])
+	for _, t := range tallies {
+		p("| %s | %d | %d |", t.Area, t.Rules, t.Differ)
+		for _, counts := range t.Counts {
+			p(" %s |", countsInWords(order, counts))
 		}
 		p("\n")
 	}
-	p("\n## Legend\n\n")
-	for _, l := range r.Legend {
-		p("- %s: %s\n", symbols[l.Outcome], l.Meaning)
+	matrix := func(rows []RuleRow) {
+		p("| rule | level |")
+		for _, b := range r.Backends {
+			p(" %s |", mdEscape(b.Name))
+		}
+		p("\n|---|---|")
+		for range r.Backends {
+			p("---|")
+		}
+		p("\n")
+		for _, row := range rows {
+			p("| `%s` | %s |", row.ID, row.Level)
+			for _, c := range row.Cells {
+				p(" %s |", mdCell(row, c))
+			}
+			p("\n")
+		}
 	}
+	var differing int
+	for _, row := range r.Rules {
+		if Differs(row) {
+			differing++
+		}
+	}
+	if len(r.Backends) == 1 {
+		p("\n## Rules that did not plainly pass (%d of %d)\n", differing, len(r.Rules))
+	} else {
+		p("\n## Rules where the backends differ (%d of %d)\n", differing, len(r.Rules))
+	}
+	if differing == 0 {
+		p("\nNone.\n")
+	}
+	for _, t := range tallies {
+		if t.Differ == 0 {
+			continue
+		}
+		var rows []RuleRow
+		for _, row := range r.Rules {
+			if row.Area == t.Area && Differs(row) {
+				rows = append(rows, row)
+			}
+		}
+		p("\n### %s (%d of %d rules)\n\n", t.Area, t.Differ, t.Rules)
+		matrix(rows)
+	}
+	p("\n## Legend\n\nA cell shows the worst outcome of the rule's specs on that backend.\n\n")
+	for _, l := range legendOf(r) {
+		st := StyleOf(l.Outcome)
+		p("- %s **%s**: %s\n", st.Symbol, st.Word, l.Meaning)
+	}
+	p("\n## Evidence\n")
 	section := func(title string, want ...Outcome) {
 		printed := false
 		for _, row := range r.Rules {
 			for bi, c := range row.Cells {
-				if !oneOf(c.Outcome, want) {
+				choiceOnPass := c.Outcome == Pass && oneOf(Info, want) && len(cellChoices(c)) > 0
+				if !oneOf(c.Outcome, want) && !choiceOnPass {
 					continue
 				}
 				if !printed {
-					p("\n## %s\n", title)
+					p("\n### %s\n", title)
 					printed = true
 				}
-				p("\n### %s on %s: %s\n\n%s (%s) [source](%s)\n\n", row.ID, r.Backends[bi].Name, symbols[c.Outcome], row.Text, row.Level, row.Source)
+				p("\n#### %s on %s: %s\n\n%s (%s) [source](%s)\n\n", row.ID, mdEscape(r.Backends[bi].Name), mdCell(row, c), mdEscape(row.Text), row.Level, row.Source)
 				for _, s := range c.Specs {
-					if !oneOf(s.Outcome, want) {
+					if s.Outcome == Pass && len(s.Choices) == 0 {
 						continue
 					}
-					p("- **%s**", mdEscape(s.Text))
+					p("- %s **%s**", StyleOf(s.Outcome).Symbol, mdEscape(s.Text))
 					if s.Difference != "" {
-						p(" — documented difference: %s", s.Difference)
+						p(" — documented difference: %s", mdEscape(s.Difference))
 					}
 					if s.Evidence != "" {
 						p(" — baseline evidence: %s", mdEscape(s.Evidence))
@@ -213,28 +267,67 @@ func WriteMarkdown(w io.Writer, r Report) error {
 						p(" — blocked by %s", s.BlockedBy)
 					}
 					for _, ch := range s.Choices {
-						p(" — chose %s", mdEscape(ch))
+						p(" — chose **%s** (%s)", mdEscape(ChoiceWords(ch)), mdEscape(ch))
+					}
+					if s.SkipReason != "" {
+						p(" — skipped: %s", mdEscape(s.SkipReason))
 					}
 					p("\n")
 					if s.Failure != "" {
-						p("\n  ```\n%s\n  ```\n", indent(s.Failure, "  "))
+						f := fence(s.Failure)
+						p("\n  %s\n%s  %s\n", f, indent(s.Failure, "  "), f)
 					}
 					if s.History != "" {
-						p("\n  Calls (what was sent and what came back):\n\n  ```\n%s  ```\n", indent(s.History, "  "))
+						f := fence(s.History)
+						p("\n  <details><summary>Calls (what was sent and what came back)</summary>\n\n  %s\n%s  %s\n\n  </details>\n", f, indent(s.History, "  "), f)
 					}
 				}
 			}
 		}
 	}
-	section("Divergences", Fail, UnexpectedPass)
-	section("Errors (no answer: transport errors)", Error)
-	section("Blocked (setup failed on another rule)", Blocked)
-	section("Interrupted", Interrupted)
-	section("Documented differences", DocumentedDiff)
-	section("Known divergences (expected by the baseline)", ExpectedFail)
-	section("Information: behaviours the documentation allows", Info)
+	// Sections by bar segment, worst first; within a segment, outcomes in legend order.
+	for _, g := range []Group{GroupFail, GroupNoAnswer, GroupDocument, GroupKnown, GroupSkipped, groupUnlabeled, GroupPass} {
+		var want []Outcome
+		for _, o := range order {
+			if StyleOf(o).Group == g && o != Pass && o != NotRun && o != Skipped {
+				want = append(want, o)
+			}
+		}
+		if len(want) > 0 {
+			section(groupTitle[g], want...)
+		}
+	}
 	writeCorpusMarkdown(w, r.Corpus)
+	p("\n## All rules\n\n<details><summary>All %d rules × %d backends</summary>\n\n", len(r.Rules), len(r.Backends))
+	matrix(r.Rules)
+	p("\n</details>\n")
 	return nil
+}
+
+// groupTitle heads the Markdown evidence of each bar segment.
+var groupTitle = map[Group]string{
+	GroupFail:      "Divergences",
+	GroupNoAnswer:  "No answer (nothing judged)",
+	GroupDocument:  "Documented differences",
+	GroupKnown:     "Known divergences (expected by the baseline)",
+	GroupSkipped:   "Partly run",
+	groupUnlabeled: "Other outcomes",
+	GroupPass:      "Allowed choices: behaviours the documentation allows",
+}
+
+// fence is a Markdown code fence longer than any run of backticks in text, so that a
+// backend's answer cannot close it.
+func fence(text string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 func oneOf(o Outcome, set []Outcome) bool {
@@ -244,13 +337,6 @@ func oneOf(o Outcome, set []Outcome) bool {
 		}
 	}
 	return false
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return mdEscape(s)
 }
 
 func indent(s, prefix string) string {
@@ -298,9 +384,11 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// WriteJUnit writes one JUnit test suite per backend, a test case per spec, with the rule
-// id and level as properties. Expected failures and documented differences pass (they are
-// reported in system-out); divergences fail; transport errors are errors.
+// WriteJUnit writes one JUnit test suite per backend and a test case per spec: classname
+// the rule's area, name the rule id and the spec, with the rule id, level and outcome as
+// properties. Divergences fail; outcomes that judged nothing (no answer, blocked,
+// interrupted) are errors; skipped specs are skipped; known divergences, documented
+// differences and choices pass, with what they were in system-out.
 func WriteJUnit(w io.Writer, r Report) error {
 	var out junitSuites
 	for bi, b := range r.Backends {
@@ -308,25 +396,33 @@ func WriteJUnit(w io.Writer, r Report) error {
 			{"profile", b.Profile}, {"verdict", b.Verdict}}}
 		for _, row := range r.Rules {
 			for _, sp := range row.Cells[bi].Specs {
-				c := junitCase{Name: sp.Text, Classname: row.Area + "." + row.ID, Time: fmt.Sprintf("%.3f", sp.RunTime),
+				c := junitCase{Name: row.ID + ": " + sp.Text, Classname: row.Area, Time: fmt.Sprintf("%.3f", sp.RunTime),
 					Properties: []junitProperty{{"rule", row.ID}, {"level", row.Level}, {"feature", row.Feature}, {"outcome", string(sp.Outcome)}}}
 				s.Tests++
-				switch sp.Outcome {
-				case Fail, UnexpectedPass:
+				st := StyleOf(sp.Outcome)
+				switch {
+				case st.Group == GroupFail:
 					s.Failures++
 					c.Failure = &junitMessage{Message: row.Text, Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
-				case Error, Blocked, Interrupted:
+				case st.Group == GroupNoAnswer:
 					s.Errors++
-					c.Error = &junitMessage{Message: sp.Outcome.Describe().Meaning, Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
-				case Skipped:
+					c.Error = &junitMessage{Message: st.Word + ": nothing judged", Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
+				case sp.Outcome == Skipped || sp.Outcome == NotRun:
 					s.Skipped++
 					c.Skipped = &junitMessage{Message: sp.SkipReason}
-				case ExpectedFail:
-					c.SystemOut = "expected failure (baseline): " + sp.Evidence + "\n" + sp.Failure
-				case DocumentedDiff:
+				case sp.Outcome == ExpectedFail:
+					c.SystemOut = "known divergence (baseline): " + sp.Evidence + "\n" + sp.Failure
+				case sp.Outcome == DocumentedDiff:
 					c.SystemOut = "documented difference: " + sp.Difference + "\n" + sp.Failure
-				case Info:
-					c.SystemOut = "chose: " + strings.Join(sp.Choices, "; ")
+				case sp.Outcome != Pass:
+					c.SystemOut = st.Word + ": " + sp.Failure
+				}
+				if len(sp.Choices) > 0 {
+					var words []string
+					for _, ch := range sp.Choices {
+						words = append(words, ChoiceWords(ch)+" ("+ch+")")
+					}
+					c.SystemOut = strings.TrimPrefix(c.SystemOut+"\nchose: "+strings.Join(words, "; "), "\n")
 				}
 				s.Cases = append(s.Cases, c)
 			}

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Change is one rule's cell on one backend that differs between two reports.
+type Change struct {
+	Rule    string  `json:"rule"`
+	Level   string  `json:"level"`
+	Old     Outcome `json:"old,omitempty"`
+	New     Outcome `json:"new,omitempty"`
+	OldSays string  `json:"oldSays,omitempty"` // the old cell in words (CellSummary)
+	NewSays string  `json:"newSays,omitempty"`
+	Why     string  `json:"why,omitempty"` // why a change cannot be compared
+}
+
+// BackendDiff is what changed on one backend (matched by name) between two reports.
+type BackendDiff struct {
+	Backend string `json:"backend"`
+	// Missing says the backend is in only one of the reports; then nothing else is set.
+	Missing string `json:"missing,omitempty"`
+	// Worse are the rules whose outcome got worse (a higher rank, see Style.Rank): the
+	// regressions. Better are those that got better.
+	Worse  []Change `json:"worse,omitempty"`
+	Better []Change `json:"better,omitempty"`
+	// ChangedChoice are the rules whose outcome ranks the same but whose recorded choice (or
+	// outcome of equal rank) changed, e.g. a MAY answer from "refused with 400" to "accepted".
+	ChangedChoice []Change `json:"changedChoice,omitempty"`
+	// Incomparable are the changes from or to an outcome that judges nothing (no answer,
+	// skipped, not run), and the rules in only one report.
+	Incomparable []Change `json:"cannotCompare,omitempty"`
+}
+
+// DiffResult compares two reports backend by backend.
+type DiffResult struct {
+	Old         string        `json:"old"`
+	New         string        `json:"new"`
+	Backends    []BackendDiff `json:"backends"`
+	Regressions int           `json:"regressions"`
+}
+
+// Diff compares the report old with the newer report new, per backend name and rule id.
+// oldName and newName say where they came from.
+func Diff(old, new Report, oldName, newName string) DiffResult {
+	d := DiffResult{Old: oldName, New: newName}
+	oldIndex := map[string]int{}
+	for i, b := range old.Backends {
+		oldIndex[b.Name] = i
+	}
+	newNames := map[string]bool{}
+	oldRows := map[string]RuleRow{}
+	for _, row := range old.Rules {
+		oldRows[row.ID] = row
+	}
+	for ni, b := range new.Backends {
+		newNames[b.Name] = true
+		oi, ok := oldIndex[b.Name]
+		if !ok {
+			d.Backends = append(d.Backends, BackendDiff{Backend: b.Name, Missing: "only in " + newName})
+			continue
+		}
+		bd := BackendDiff{Backend: b.Name}
+		seen := map[string]bool{}
+		for _, row := range new.Rules {
+			seen[row.ID] = true
+			n := row.Cells[ni]
+			orow, ok := oldRows[row.ID]
+			if !ok {
+				if n.Outcome != NotRun {
+					bd.Incomparable = append(bd.Incomparable, Change{Rule: row.ID, Level: row.Level, New: n.Outcome,
+						NewSays: CellSummary(row, n), Why: "the rule is not in " + oldName})
+				}
+				continue
+			}
+			o := orow.Cells[oi]
+			if signature(o) == signature(n) {
+				continue
+			}
+			ch := Change{Rule: row.ID, Level: row.Level, Old: o.Outcome, New: n.Outcome, OldSays: CellSummary(orow, o), NewSays: CellSummary(row, n)}
+			os, ns := StyleOf(o.Outcome), StyleOf(n.Outcome)
+			switch {
+			case !os.Comparable || !ns.Comparable:
+				ch.Why = "nothing was judged in " + map[bool]string{true: oldName, false: newName}[!os.Comparable]
+				bd.Incomparable = append(bd.Incomparable, ch)
+			case ns.Rank > os.Rank:
+				bd.Worse = append(bd.Worse, ch)
+			case ns.Rank < os.Rank:
+				bd.Better = append(bd.Better, ch)
+			default:
+				bd.ChangedChoice = append(bd.ChangedChoice, ch)
+			}
+		}
+		for _, row := range old.Rules {
+			if !seen[row.ID] && row.Cells[oi].Outcome != NotRun {
+				bd.Incomparable = append(bd.Incomparable, Change{Rule: row.ID, Level: row.Level, Old: row.Cells[oi].Outcome,
+					OldSays: CellSummary(row, row.Cells[oi]), Why: "the rule is not in " + newName})
+			}
+		}
+		d.Regressions += len(bd.Worse)
+		d.Backends = append(d.Backends, bd)
+	}
+	for _, b := range old.Backends {
+		if !newNames[b.Name] {
+			d.Backends = append(d.Backends, BackendDiff{Backend: b.Name, Missing: "only in " + oldName})
+		}
+	}
+	return d
+}
+
+// WriteDiffMarkdown writes a comparison for people (and CI job summaries).
+func WriteDiffMarkdown(w io.Writer, d DiffResult) error {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Conformance changes: %s → %s\n\n", mdEscape(d.Old), mdEscape(d.New))
+	if d.Regressions > 0 {
+		p("**%d regression(s).**\n", d.Regressions)
+	} else {
+		p("No regression.\n")
+	}
+	for _, b := range d.Backends {
+		p("\n## %s\n\n", mdEscape(b.Backend))
+		if b.Missing != "" {
+			p("Backend %s: not compared.\n", b.Missing)
+			continue
+		}
+		if len(b.Worse)+len(b.Better)+len(b.ChangedChoice)+len(b.Incomparable) == 0 {
+			p("No change.\n")
+			continue
+		}
+		list := func(title string, cs []Change) {
+			if len(cs) == 0 {
+				return
+			}
+			p("### %s (%d)\n\n| rule | level | before | after |", title, len(cs))
+			withWhy := cs[0].Why != ""
+			if withWhy {
+				p(" why |")
+			}
+			p("\n|---|---|---|---|")
+			if withWhy {
+				p("---|")
+			}
+			p("\n")
+			for _, c := range cs {
+				p("| `%s` | %s | %s | %s |", c.Rule, c.Level, says(c.Old, c.OldSays), says(c.New, c.NewSays))
+				if withWhy {
+					p(" %s |", mdEscape(c.Why))
+				}
+				p("\n")
+			}
+			p("\n")
+		}
+		list("Got worse", b.Worse)
+		list("Got better", b.Better)
+		list("Changed choice", b.ChangedChoice)
+		list("Cannot be compared", b.Incomparable)
+	}
+	return nil
+}
+
+func says(o Outcome, words string) string {
+	if o == "" {
+		return "–"
+	}
+	return strings.TrimSpace(StyleOf(o).Symbol + " " + mdEscape(words))
+}

@@ -1,0 +1,335 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Group is a segment of the outcome bars: outcomes a reader acts on alike share one.
+type Group string
+
+// The bar segments, in the order they are drawn.
+const (
+	GroupPass      Group = "pass"
+	GroupFail      Group = "fail"
+	GroupKnown     Group = "known divergence"
+	GroupDocument  Group = "documented difference"
+	GroupNoAnswer  Group = "no answer"
+	GroupSkipped   Group = "skipped"
+	groupUnlabeled Group = "other"
+)
+
+// GroupStyle is how a bar segment is drawn and what it means.
+type GroupStyle struct {
+	Group  Group
+	Colour string
+	Means  string
+}
+
+// Groups lists the bar segments in drawing order, with their colours.
+var Groups = []GroupStyle{
+	{GroupPass, "#2da44e", "passed, or chose a behaviour the documentation allows"},
+	{GroupFail, "#cf222e", "breaks the rule, and no baseline expects it"},
+	{GroupKnown, "#8c959f", "breaks the rule, as the backend's baseline expects (or is listed as flaky)"},
+	{GroupDocument, "#8250df", "differs as Microsoft documents for the backend's profile"},
+	{GroupNoAnswer, "#d4a72c", "nothing judged: no usable answer, setup blocked, or the run stopped"},
+	{GroupSkipped, "#d0d7de", "not run, or only partly run"},
+	{groupUnlabeled, "#afb8c1", "an outcome this version of the report does not know"},
+}
+
+// Style is how one outcome looks in every format: the word in a cell, its CSS class, its
+// bar segment, its rank for comparing runs, and its plain-text symbol for Markdown.
+type Style struct {
+	Word   string
+	Symbol string
+	Group  Group
+	// Rank orders outcomes from good to bad for `conform report --diff`: a higher rank in the
+	// newer report is a regression. Comparable is false for outcomes that judge nothing
+	// (no answer, not run): a change from or to them cannot be compared.
+	Rank       int
+	Comparable bool
+}
+
+// styles is the table every writer draws outcomes from. Outcomes not listed here (added
+// to the model later) are drawn with unknownStyle until they get an entry.
+var styles = map[Outcome]Style{
+	Pass:           {"pass", "✅", GroupPass, 0, true},
+	Info:           {"allowed choice", "ℹ️", GroupPass, 0, true},
+	"partial":      {"partial", "◐", GroupSkipped, 1, false},
+	DocumentedDiff: {"documented difference", "🟪", GroupDocument, 1, true},
+	ExpectedFail:   {"known divergence", "☑️", GroupKnown, 2, true},
+	"flaky":        {"flaky", "〰️", GroupKnown, 2, true},
+	UnexpectedPass: {"unexpected pass", "❗", GroupFail, 3, true},
+	Fail:           {"FAIL", "❌", GroupFail, 4, true},
+	Error:          {"no answer", "⚠️", GroupNoAnswer, 0, false},
+	"blocked":      {"blocked", "⛔", GroupNoAnswer, 0, false},
+	"interrupted":  {"interrupted", "⏹️", GroupNoAnswer, 0, false},
+	"inconclusive": {"inconclusive", "❔", GroupNoAnswer, 0, false},
+	Skipped:        {"skipped", "➖", GroupSkipped, 0, false},
+	NotRun:         {"not run", "·", GroupSkipped, 0, false},
+}
+
+// StyleOf returns an outcome's style; an outcome without an entry is shown by its name.
+func StyleOf(o Outcome) Style {
+	if s, ok := styles[o]; ok {
+		return s
+	}
+	return Style{Word: string(o), Symbol: "?", Group: groupUnlabeled}
+}
+
+// groupColour is a bar segment's colour.
+func groupColour(g Group) string {
+	for _, x := range Groups {
+		if x.Group == g {
+			return x.Colour
+		}
+	}
+	return "#afb8c1"
+}
+
+// legendOf is the legend a report is drawn with: this version's meanings, then those of
+// outcomes only the report's own legend knows (a report written by a newer conform).
+func legendOf(r Report) []LegendRow {
+	out := append([]LegendRow(nil), Legend...)
+	for _, l := range r.Legend {
+		if !slices.ContainsFunc(out, func(x LegendRow) bool { return x.Outcome == l.Outcome }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// outcomeOrder lists the outcomes of the legend and any others that occur in r, in the
+// order of the bar segments (passes first, then failures, ... skipped last) and, within a
+// segment, in the legend's order: the order of counts.
+func outcomeOrder(r Report) []Outcome {
+	seen := map[Outcome]bool{}
+	var out []Outcome
+	for _, l := range legendOf(r) {
+		if !seen[l.Outcome] {
+			seen[l.Outcome] = true
+			out = append(out, l.Outcome)
+		}
+	}
+	var extra []Outcome
+	for _, row := range r.Rules {
+		for _, c := range row.Cells {
+			if !seen[c.Outcome] {
+				seen[c.Outcome] = true
+				extra = append(extra, c.Outcome)
+			}
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i] < extra[j] })
+	out = append(out, extra...)
+	groupIndex := func(o Outcome) int {
+		g := StyleOf(o).Group
+		return slices.IndexFunc(Groups, func(x GroupStyle) bool { return x.Group == g })
+	}
+	sort.SliceStable(out, func(i, j int) bool { return groupIndex(out[i]) < groupIndex(out[j]) })
+	return out
+}
+
+// choiceAnswer recognises an answer recorded as a choice: "400 InvalidInput", "it failed
+// with 500 InternalError (...)", "refused: 403 AuthorizationFailure".
+var choiceAnswer = regexp.MustCompile(`^(?:it failed with |refused: |refused with )?([1-5]\d\d)(?: ([A-Za-z][A-Za-z0-9]*))?\b`)
+
+// ChoiceWords says a recorded choice ("what: chosen") in a few words: refusals as "refused
+// with 400 InvalidInput", server errors as "server error 500 InternalError", successes as
+// "accepted". Anything else keeps its own words. Request ids, messages and quoted details
+// are left out, so that two backends that answered alike read alike.
+func ChoiceWords(choice string) string {
+	chosen := choice
+	if i := strings.Index(choice, ": "); i >= 0 {
+		chosen = choice[i+2:]
+	}
+	chosen = strings.TrimSpace(chosen)
+	if m := choiceAnswer.FindStringSubmatch(chosen); m != nil {
+		status, code := m[1], m[2]
+		with := status
+		if code != "" {
+			with += " " + code
+		}
+		rest := chosen[len(m[0]):]
+		for _, cut := range []string{" (", " [request id"} {
+			if i := strings.Index(rest, cut); i >= 0 {
+				rest = rest[:i]
+			}
+		}
+		with += strings.TrimRight(rest, " ")
+		switch status[0] {
+		case '4':
+			return "refused with " + with
+		case '5':
+			return "server error " + with
+		case '2':
+			return "accepted (" + with + ")"
+		}
+		return "answered " + with
+	}
+	for _, p := range []string{"it succeeded", "success"} {
+		if rest, ok := strings.CutPrefix(chosen, p); ok {
+			return "accepted" + rest
+		}
+	}
+	if strings.HasPrefix(chosen, "it had a transport error") || strings.HasPrefix(chosen, "transport error") {
+		return "no answer (transport error)"
+	}
+	if i := strings.Index(chosen, " (pages of "); i > 0 {
+		chosen = chosen[:i]
+	}
+	return chosen
+}
+
+// cellChoices are the distinct choices of a cell in words, in spec order.
+func cellChoices(c Cell) []string {
+	var out []string
+	for _, s := range c.Specs {
+		for _, ch := range s.Choices {
+			w := ChoiceWords(ch)
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// CellSummary is what a cell says in the matrix: its outcome in a word and, where specs
+// recorded choices, the choices in words; a documented difference says the difference.
+func CellSummary(row RuleRow, c Cell) string {
+	s := StyleOf(c.Outcome).Word
+	if c.Outcome == DocumentedDiff {
+		d := row.CosmosDifference
+		for _, sp := range c.Specs {
+			if sp.Difference != "" {
+				d = sp.Difference
+			}
+		}
+		if d != "" {
+			return "documented: " + strings.TrimSuffix(d, ".")
+		}
+	}
+	if ch := cellChoices(c); len(ch) > 0 {
+		if c.Outcome == Info {
+			return strings.Join(ch, "; ")
+		}
+		return s + ": " + strings.Join(ch, "; ")
+	}
+	return s
+}
+
+// signature is what two cells must share to read alike: the outcome and the choices in
+// words.
+func signature(c Cell) string {
+	return string(c.Outcome) + "|" + strings.Join(cellChoices(c), "|")
+}
+
+// Differs reports whether a rule's backends disagree in outcome or recorded choice. With a
+// single backend nothing can differ; then a rule "differs" when it did not plainly pass, so
+// that the default view still shows what to look at.
+func Differs(row RuleRow) bool {
+	if len(row.Cells) == 1 {
+		return row.Cells[0].Outcome != Pass
+	}
+	for _, c := range row.Cells[1:] {
+		if signature(c) != signature(row.Cells[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// AreaTally counts one backend's rules of one area per outcome.
+type AreaTally struct {
+	Area   string
+	Counts []map[Outcome]int // per backend
+	Rules  int
+	Differ int
+}
+
+// tallyAreas counts rules per area and backend, areas in their first appearance's order.
+func tallyAreas(r Report) []AreaTally {
+	var out []AreaTally
+	index := map[string]int{}
+	for _, row := range r.Rules {
+		i, ok := index[row.Area]
+		if !ok {
+			i = len(out)
+			index[row.Area] = i
+			t := AreaTally{Area: row.Area, Counts: make([]map[Outcome]int, len(r.Backends))}
+			for b := range t.Counts {
+				t.Counts[b] = map[Outcome]int{}
+			}
+			out = append(out, t)
+		}
+		out[i].Rules++
+		if Differs(row) {
+			out[i].Differ++
+		}
+		for bi, c := range row.Cells {
+			if bi < len(out[i].Counts) {
+				out[i].Counts[bi][c.Outcome]++
+			}
+		}
+	}
+	return out
+}
+
+// groupCounts folds outcome counts into bar segments, in drawing order.
+func groupCounts(counts map[Outcome]int) []groupCount {
+	by := map[Group]int{}
+	for o, n := range counts {
+		by[StyleOf(o).Group] += n
+	}
+	var out []groupCount
+	for _, g := range Groups {
+		if by[g.Group] > 0 {
+			out = append(out, groupCount{g.Group, by[g.Group]})
+		}
+	}
+	return out
+}
+
+type groupCount struct {
+	Group Group
+	N     int
+}
+
+// countsInWords says outcome counts in the order of outcomeOrder: "40 pass · 2 FAIL".
+func countsInWords(order []Outcome, counts map[Outcome]int) string {
+	var parts []string
+	for _, o := range order {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, StyleOf(o).Word))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// backendRuleCounts counts backend bi's rules per outcome.
+func backendRuleCounts(r Report, bi int) map[Outcome]int {
+	out := map[Outcome]int{}
+	for _, row := range r.Rules {
+		if bi < len(row.Cells) {
+			out[row.Cells[bi].Outcome]++
+		}
+	}
+	return out
+}
+
+// backendSpecCounts counts backend bi's specs per outcome.
+func backendSpecCounts(r Report, bi int) map[Outcome]int {
+	out := map[Outcome]int{}
+	for _, row := range r.Rules {
+		if bi < len(row.Cells) {
+			for _, s := range row.Cells[bi].Specs {
+				out[s.Outcome]++
+			}
+		}
+	}
+	return out
+}
