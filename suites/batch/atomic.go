@@ -33,7 +33,7 @@ var (
 
 // setUpFailures stores the entities the good operations change and the entity "exists",
 // whose first ETag it makes stale by a replace; it returns the table's state and that ETag.
-func setUpFailures(ctx context.Context, b driver.Backend, table string) ([]api.Entity, string) {
+func setUpFailures(ctx context.Context, b api.Backend, table string) ([]api.Entity, string) {
 	GinkgoHelper()
 	stored := seed(ctx, b, table,
 		entity("exists", "V", api.Int32(1)),

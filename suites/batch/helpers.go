@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	. "github.com/tableconform/conform/suites/matchers"
 )
 
@@ -49,7 +48,7 @@ func withIfMatch(op api.BatchOp, etag string) api.BatchOp {
 
 // seed inserts es one by one (not by transaction, so that setting up never depends on the
 // feature under test) and returns the stored entities.
-func seed(ctx context.Context, b driver.Backend, table string, es ...api.Entity) []api.Entity {
+func seed(ctx context.Context, b api.Backend, table string, es ...api.Entity) []api.Entity {
 	GinkgoHelper()
 	out := make([]api.Entity, len(es))
 	for i, e := range es {
@@ -61,7 +60,7 @@ func seed(ctx context.Context, b driver.Backend, table string, es ...api.Entity)
 }
 
 // snapshot reads the whole table.
-func snapshot(ctx context.Context, b driver.Backend, table string) []api.Entity {
+func snapshot(ctx context.Context, b api.Backend, table string) []api.Entity {
 	GinkgoHelper()
 	all, err := ReadTable(ctx, b, table)
 	Expect(err).To(SucceedOnBackend(), "reading table %s", table)
@@ -69,7 +68,7 @@ func snapshot(ctx context.Context, b driver.Backend, table string) []api.Entity 
 }
 
 // etagOf reads the current ETag of entity rk.
-func etagOf(ctx context.Context, b driver.Backend, table, rk string) string {
+func etagOf(ctx context.Context, b api.Backend, table, rk string) string {
 	GinkgoHelper()
 	got, err := b.GetEntity(ctx, table, pk, rk, nil)
 	Expect(err).To(SucceedOnBackend(), "reading (%q,%q)", pk, rk)

@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 )
@@ -17,19 +16,19 @@ import (
 // op is a conditional write of entity ("p","r") with an If-Match value.
 type op struct {
 	name string
-	do   func(ctx context.Context, b driver.Backend, table, ifMatch string) error
+	do   func(ctx context.Context, b api.Backend, table, ifMatch string) error
 }
 
 var (
-	replaceOp = op{"replace", func(ctx context.Context, b driver.Backend, table, ifMatch string) error {
+	replaceOp = op{"replace", func(ctx context.Context, b api.Backend, table, ifMatch string) error {
 		_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"By": api.String("replace")}), api.Replace, ifMatch)
 		return err
 	}}
-	mergeOp = op{"merge", func(ctx context.Context, b driver.Backend, table, ifMatch string) error {
+	mergeOp = op{"merge", func(ctx context.Context, b api.Backend, table, ifMatch string) error {
 		_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"By": api.String("merge")}), api.Merge, ifMatch)
 		return err
 	}}
-	deleteOp = op{"delete", func(ctx context.Context, b driver.Backend, table, ifMatch string) error {
+	deleteOp = op{"delete", func(ctx context.Context, b api.Backend, table, ifMatch string) error {
 		return b.DeleteEntity(ctx, table, "p", "r", ifMatch)
 	}}
 )
@@ -40,7 +39,7 @@ func original() api.Entity {
 }
 
 // insertOriginal stores original() and returns its ETag.
-func insertOriginal(ctx context.Context, b driver.Backend, table string) string {
+func insertOriginal(ctx context.Context, b api.Backend, table string) string {
 	GinkgoHelper()
 	got, err := b.InsertEntity(ctx, table, original())
 	Expect(err).To(SucceedOnBackend(), "setting up: insert %s", original())
@@ -50,20 +49,20 @@ func insertOriginal(ctx context.Context, b driver.Backend, table string) string 
 // staleBy names a write that makes an earlier ETag stale.
 type staleBy struct {
 	name  string
-	write func(ctx context.Context, b driver.Backend, table string) (api.Entity, error)
+	write func(ctx context.Context, b api.Backend, table string) (api.Entity, error)
 }
 
 var staleWrites = []staleBy{
-	{"after a replace", func(ctx context.Context, b driver.Backend, table string) (api.Entity, error) {
+	{"after a replace", func(ctx context.Context, b api.Backend, table string) (api.Entity, error) {
 		e := api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(2)})
 		_, err := b.UpdateEntity(ctx, table, e, api.Replace, api.IfMatchAny)
 		return e, err
 	}},
-	{"after a merge", func(ctx context.Context, b driver.Backend, table string) (api.Entity, error) {
+	{"after a merge", func(ctx context.Context, b api.Backend, table string) (api.Entity, error) {
 		_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(2)}), api.Merge, api.IfMatchAny)
 		return original().With("Version", api.Int32(2)), err
 	}},
-	{"after an insert-or-merge that changes nothing", func(ctx context.Context, b driver.Backend, table string) (api.Entity, error) {
+	{"after an insert-or-merge that changes nothing", func(ctx context.Context, b api.Backend, table string) (api.Entity, error) {
 		_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", nil), api.Merge, "")
 		return original(), err
 	}},
@@ -93,25 +92,25 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 	// ETag sources: every operation that hands out an ETag hands out one that matches.
 	sources := []struct {
 		name string
-		etag func(ctx context.Context, b driver.Backend, table string) string
+		etag func(ctx context.Context, b api.Backend, table string) string
 	}{
-		{"returned by the insert", func(ctx context.Context, b driver.Backend, table string) string {
+		{"returned by the insert", func(ctx context.Context, b api.Backend, table string) string {
 			return insertOriginal(ctx, b, table)
 		}},
-		{"read by Get Entity", func(ctx context.Context, b driver.Backend, table string) string {
+		{"read by Get Entity", func(ctx context.Context, b api.Backend, table string) string {
 			insertOriginal(ctx, b, table)
 			got, err := b.GetEntity(ctx, table, "p", "r", nil)
 			Expect(err).To(SucceedOnBackend())
 			return got.ETag
 		}},
-		{"read by a query", func(ctx context.Context, b driver.Backend, table string) string {
+		{"read by a query", func(ctx context.Context, b api.Backend, table string) string {
 			insertOriginal(ctx, b, table)
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p' and RowKey eq 'r'"})
 			Expect(err).To(SucceedOnBackend())
 			Expect(page.Entities).To(HaveLen(1), "the point query returned %s", KeyList(page.Entities))
 			return page.Entities[0].ETag
 		}},
-		{"returned by the previous merge", func(ctx context.Context, b driver.Backend, table string) string {
+		{"returned by the previous merge", func(ctx context.Context, b api.Backend, table string) string {
 			insertOriginal(ctx, b, table)
 			etag, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(2)}), api.Merge, api.IfMatchAny)
 			Expect(err).To(SucceedOnBackend())

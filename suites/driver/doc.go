@@ -4,8 +4,7 @@
 //
 // The interface itself is api.Backend, in reference/api with the rest of the contract: the
 // reference implements it in process and may not import the suites, and every driver and
-// spec sees the one definition. Backend here is an alias of it, kept only until every spec
-// file names api.Backend.
+// spec sees the one definition, under the one name api.Backend.
 //
 // Implementations live in sub-packages: inproc (the reference in process), rest (any
 // endpoint over the raw Table REST protocol), sdk (any endpoint through the aztables SDK),

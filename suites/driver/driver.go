@@ -19,9 +19,6 @@ import (
 // is the marker the report looks for in a failure message.
 var ErrNotExpressible = errors.New("conform:not-expressible")
 
-// Backend is the Table API as specs drive it; see api.Backend for its contract.
-type Backend = api.Backend
-
 // Error is a backend's refusal as specs inspect it; see spec.Error.
 type Error = spec.Error
 
@@ -91,10 +88,10 @@ type AccountSASOptions struct {
 }
 
 // SASIssuer is implemented by backends that can sign a service or account SAS with their
-// account key and return a Backend that authenticates with that SAS alone.
+// account key and return an api.Backend that authenticates with that SAS alone.
 type SASIssuer interface {
-	WithSAS(ctx context.Context, opts SASOptions) (Backend, error)
-	WithAccountSAS(ctx context.Context, opts AccountSASOptions) (Backend, error)
+	WithSAS(ctx context.Context, opts SASOptions) (api.Backend, error)
+	WithAccountSAS(ctx context.Context, opts AccountSASOptions) (api.Backend, error)
 }
 
 // RawHTTP is implemented by backends reached over HTTP. NewRequest builds a request for a
@@ -106,7 +103,7 @@ type RawHTTP interface {
 }
 
 // Has reports whether b offers capability c.
-func Has(b Backend, c Capability) bool {
+func Has(b api.Backend, c Capability) bool {
 	switch c {
 	case CapSAS:
 		_, ok := b.(SASIssuer)

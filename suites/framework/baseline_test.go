@@ -21,7 +21,7 @@ import (
 // refusingBackend answers every insert with the error in answer (nil: success); other
 // operations are not used by these specs.
 type refusingBackend struct {
-	driver.Backend
+	api.Backend
 	answer map[string]error // by RowKey
 }
 

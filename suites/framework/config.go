@@ -6,12 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
 )
 
 // Target is an opened backend.
 type Target struct {
-	Backend driver.Backend
+	Backend api.Backend
 	Info    driver.Info
 	Close   func() error
 }

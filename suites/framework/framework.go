@@ -16,6 +16,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/record"
@@ -124,7 +125,7 @@ func (f *F) Profile() string {
 // Backend returns the backend for the running spec, wrapped in a recorder whose history is
 // attached to the spec's report when it fails. It fails the spec when the backend cannot be
 // opened.
-func (f *F) Backend() driver.Backend {
+func (f *F) Backend() api.Backend {
 	ginkgo.GinkgoHelper()
 	f.mu.Lock()
 	defer f.mu.Unlock()

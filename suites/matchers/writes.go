@@ -21,7 +21,7 @@ const MaxScanPages = 100
 
 // ReadTable returns every entity of table, following continuations (at most MaxScanPages
 // pages, then it fails: a backend that never ends a query must not hang a spec).
-func ReadTable(ctx context.Context, b driver.Backend, table string) ([]api.Entity, error) {
+func ReadTable(ctx context.Context, b api.Backend, table string) ([]api.Entity, error) {
 	var all []api.Entity
 	var q api.Query
 	for range MaxScanPages {
@@ -40,7 +40,7 @@ func ReadTable(ctx context.Context, b driver.Backend, table string) ([]api.Entit
 
 type holdExactly struct {
 	ctx  context.Context
-	b    driver.Backend
+	b    api.Backend
 	want []api.Entity
 	diff []string
 }
@@ -49,7 +49,7 @@ type holdExactly struct {
 // entities: the same keys, and for each the same custom properties with the same types
 // and values (Timestamp and ETag ignored). The failure message lists what is missing, what
 // is unexpected and what differs.
-func HoldExactly(ctx context.Context, b driver.Backend, want ...api.Entity) types.GomegaMatcher {
+func HoldExactly(ctx context.Context, b api.Backend, want ...api.Entity) types.GomegaMatcher {
 	return &holdExactly{ctx: ctx, b: b, want: want}
 }
 
@@ -105,7 +105,7 @@ func (m *holdExactly) NegatedFailureMessage(actual any) string {
 
 type holdEntity struct {
 	ctx  context.Context
-	b    driver.Backend
+	b    api.Backend
 	want api.Entity
 	got  api.Entity
 	err  error
@@ -114,7 +114,7 @@ type holdEntity struct {
 
 // HoldEntity succeeds when a Get Entity of want's keys from the table named by the actual
 // string returns an entity with exactly want's custom properties.
-func HoldEntity(ctx context.Context, b driver.Backend, want api.Entity) types.GomegaMatcher {
+func HoldEntity(ctx context.Context, b api.Backend, want api.Entity) types.GomegaMatcher {
 	return &holdEntity{ctx: ctx, b: b, want: want}
 }
 
@@ -146,7 +146,7 @@ func (m *holdEntity) NegatedFailureMessage(actual any) string {
 
 type lackEntity struct {
 	ctx    context.Context
-	b      driver.Backend
+	b      api.Backend
 	pk, rk string
 	got    api.Entity
 	err    error
@@ -154,7 +154,7 @@ type lackEntity struct {
 
 // LackEntity succeeds when a Get Entity of the keys from the table named by the actual
 // string fails with 404: the entity does not exist.
-func LackEntity(ctx context.Context, b driver.Backend, pk, rk string) types.GomegaMatcher {
+func LackEntity(ctx context.Context, b api.Backend, pk, rk string) types.GomegaMatcher {
 	return &lackEntity{ctx: ctx, b: b, pk: pk, rk: rk}
 }
 

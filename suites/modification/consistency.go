@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 )
@@ -24,7 +23,7 @@ func neighbours() []api.Entity {
 
 var _ = framework.Describe("Design for data modification", func(f *framework.F) {
 	f.DescribeTable("modify.point.isolation", "changes only the entity the keys address",
-		func(ctx context.Context, op func(context.Context, driver.Backend, string) error, exists bool, want *api.Entity) {
+		func(ctx context.Context, op func(context.Context, api.Backend, string) error, exists bool, want *api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			others := neighbours()
 			for _, e := range others {
@@ -40,18 +39,18 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			}
 			Expect(table).To(HoldExactly(ctx, b, expected...))
 		},
-		Entry("for a replace", func(ctx context.Context, b driver.Backend, t string) error {
+		Entry("for a replace", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(2))}),
-		Entry("for a merge", func(ctx context.Context, b driver.Backend, t string) error {
+		Entry("for a merge", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(3)), api.Merge, api.IfMatchAny)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(3), "W", api.String("w"))}),
-		Entry("for a delete", func(ctx context.Context, b driver.Backend, t string) error {
+		Entry("for a delete", func(ctx context.Context, b api.Backend, t string) error {
 			return b.DeleteEntity(ctx, t, "p", "r", api.IfMatchAny)
 		}, true, nil),
-		Entry("for an insert next to entities that share one key", func(ctx context.Context, b driver.Backend, t string) error {
+		Entry("for an insert next to entities that share one key", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.InsertEntity(ctx, t, entity("p", "r", "V", api.Int32(4)))
 			return err
 		}, false, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(4))}),

@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 )
@@ -19,7 +18,7 @@ type write struct {
 	ifMatch string
 }
 
-func (w write) do(ctx context.Context, b driver.Backend, table string, e api.Entity) (string, error) {
+func (w write) do(ctx context.Context, b api.Backend, table string, e api.Entity) (string, error) {
 	return b.UpdateEntity(ctx, table, e, w.mode, w.ifMatch)
 }
 

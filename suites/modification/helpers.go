@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	. "github.com/tableconform/conform/suites/matchers"
 )
 
@@ -45,7 +44,7 @@ func props(kv ...any) map[string]api.Value {
 func entity(pk, rk string, kv ...any) api.Entity { return api.NewEntity(pk, rk, props(kv...)) }
 
 // mustInsert inserts e and returns what the backend stored.
-func mustInsert(ctx context.Context, b driver.Backend, table string, e api.Entity) api.Entity {
+func mustInsert(ctx context.Context, b api.Backend, table string, e api.Entity) api.Entity {
 	GinkgoHelper()
 	got, err := b.InsertEntity(ctx, table, e)
 	Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
@@ -53,7 +52,7 @@ func mustInsert(ctx context.Context, b driver.Backend, table string, e api.Entit
 }
 
 // mustUpdate writes e and returns the new ETag.
-func mustUpdate(ctx context.Context, b driver.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
+func mustUpdate(ctx context.Context, b api.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
 	GinkgoHelper()
 	etag, err := b.UpdateEntity(ctx, table, e, mode, ifMatch)
 	Expect(err).To(SucceedOnBackend(), "setting up: %s %s with If-Match %q", mode, e, ifMatch)
@@ -61,7 +60,7 @@ func mustUpdate(ctx context.Context, b driver.Backend, table string, e api.Entit
 }
 
 // mustGet reads one entity.
-func mustGet(ctx context.Context, b driver.Backend, table, pk, rk string) api.Entity {
+func mustGet(ctx context.Context, b api.Backend, table, pk, rk string) api.Entity {
 	GinkgoHelper()
 	got, err := b.GetEntity(ctx, table, pk, rk, nil)
 	Expect(err).To(SucceedOnBackend(), "reading (%q,%q)", pk, rk)

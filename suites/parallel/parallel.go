@@ -52,7 +52,7 @@ func partitionKey(i int) string { return fmt.Sprintf("part%02d", i) }
 func rowKey(i int) string       { return fmt.Sprintf("row%03d", i) }
 
 // load stores partitions × perPartition entities, one partition per goroutine.
-func load(ctx context.Context, b driver.Backend, table string) {
+func load(ctx context.Context, b api.Backend, table string) {
 	GinkgoHelper()
 	err := fanOut(partitions, func(p int) error {
 		for r := range perPartition {
@@ -67,7 +67,7 @@ func load(ctx context.Context, b driver.Backend, table string) {
 }
 
 // queryAll follows a query to its end (bounded).
-func queryAll(ctx context.Context, b driver.Backend, table string, q api.Query) ([]api.Entity, error) {
+func queryAll(ctx context.Context, b api.Backend, table string, q api.Query) ([]api.Entity, error) {
 	var all []api.Entity
 	for range MaxScanPages {
 		p, err := b.QueryEntities(ctx, table, q)
@@ -85,7 +85,7 @@ func queryAll(ctx context.Context, b driver.Backend, table string, q api.Query) 
 
 // parallelUnion runs one query per partition at once, with the extra filter, and returns
 // the union sorted by key.
-func parallelUnion(ctx context.Context, b driver.Backend, table, extra string, top int) ([]api.Entity, error) {
+func parallelUnion(ctx context.Context, b api.Backend, table, extra string, top int) ([]api.Entity, error) {
 	results := make([][]api.Entity, partitions)
 	err := fanOut(partitions, func(p int) error {
 		filter := fmt.Sprintf("PartitionKey eq '%s'", partitionKey(p))

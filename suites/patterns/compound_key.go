@@ -9,7 +9,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -35,7 +34,7 @@ func review(emp fixtures.Employee, year int) api.Entity {
 }
 
 // loadReviews stores every Sales employee under "empid_<id>" with three yearly reviews.
-func loadReviews(ctx context.Context, b driver.Backend, table string) map[string][]api.Entity {
+func loadReviews(ctx context.Context, b api.Backend, table string) map[string][]api.Entity {
 	GinkgoHelper()
 	byEmployee := map[string][]api.Entity{}
 	var es []api.Entity

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -21,7 +20,7 @@ import (
 
 // incrementHour adds one to an hour of a series entity with an ETag-conditional merge,
 // retrying on 412. beforeWrite, when set, runs after the first read.
-func incrementHour(ctx context.Context, b driver.Backend, table, employee string, hour int, beforeWrite func()) error {
+func incrementHour(ctx context.Context, b api.Backend, table, employee string, hour int, beforeWrite func()) error {
 	name := fixtures.HourProperty(hour)
 	for attempt := range maxAttempts {
 		e, err := b.GetEntity(ctx, table, employee, fixtures.StatsDay, nil)

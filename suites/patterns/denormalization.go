@@ -8,7 +8,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -35,7 +34,7 @@ func managedDepartment(d fixtures.Department, manager fixtures.Employee) api.Ent
 
 // loadDenormalized stores the default employees and their departments with the managers'
 // details, and returns the department entities.
-func loadDenormalized(ctx context.Context, b driver.Backend, table string) (map[string]api.Entity, []fixtures.Employee) {
+func loadDenormalized(ctx context.Context, b api.Backend, table string) (map[string]api.Entity, []fixtures.Employee) {
 	GinkgoHelper()
 	emps := fixtures.EmployeeRecords(0)
 	depts := map[string]api.Entity{}
@@ -65,7 +64,7 @@ var _ = framework.Describe("Denormalization pattern", func(f *framework.F) {
 	})
 
 	Context("when the manager's address changes", func() {
-		changeEmail := func(ctx context.Context, b driver.Backend, table string, email string, interfere func(dept api.Entity)) error {
+		changeEmail := func(ctx context.Context, b api.Backend, table string, email string, interfere func(dept api.Entity)) error {
 			manager := scenario.MustGet(ctx, b, table, "Sales", "000223")
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			if interfere != nil {

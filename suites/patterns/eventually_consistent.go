@@ -10,7 +10,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -108,7 +107,7 @@ const (
 
 // archiver is the pattern's worker role.
 type archiver struct {
-	b                driver.Backend
+	b                api.Backend
 	current, archive string
 	q                *memQueue
 	maxDequeue       int
@@ -154,7 +153,7 @@ func (w *archiver) work(ctx context.Context, stop workerStep) error {
 
 // startArchive loads the default employees into current and queues the archiving of John
 // Jones (Sales, 000223). It returns the worker, Jones and everyone else.
-func startArchive(ctx context.Context, b driver.Backend, current, archive string) (*archiver, api.Entity, []api.Entity) {
+func startArchive(ctx context.Context, b api.Backend, current, archive string) (*archiver, api.Entity, []api.Entity) {
 	GinkgoHelper()
 	var jones api.Entity
 	var others []api.Entity

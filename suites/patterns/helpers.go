@@ -26,7 +26,7 @@ const maxAttempts = 50
 var errCrash = errors.New("worker stopped between two steps (crash injected by the spec)")
 
 // mustQueryAll is scenario.AllEntities for setting up and reading back state.
-func mustQueryAll(ctx context.Context, b driver.Backend, table string, q api.Query) []api.Entity {
+func mustQueryAll(ctx context.Context, b api.Backend, table string, q api.Query) []api.Entity {
 	GinkgoHelper()
 	es, err := scenario.AllEntities(ctx, b, table, q)
 	Expect(err).To(SucceedOnBackend(), "query %s with filter %q", table, q.Filter)
@@ -34,7 +34,7 @@ func mustQueryAll(ctx context.Context, b driver.Backend, table string, q api.Que
 }
 
 // mustUpdate writes e and returns the new ETag.
-func mustUpdate(ctx context.Context, b driver.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
+func mustUpdate(ctx context.Context, b api.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
 	GinkgoHelper()
 	etag, err := b.UpdateEntity(ctx, table, e, mode, ifMatch)
 	Expect(err).To(SucceedOnBackend(), "%s %s with If-Match %q", mode, e, ifMatch)

@@ -11,7 +11,6 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -25,7 +24,7 @@ const recreatePoll = 100 * time.Millisecond
 
 // dayTables creates and loads one table per day (days 0..n-1) and returns their names and
 // entities.
-func dayTables(ctx context.Context, f *framework.F, b driver.Backend, n int) ([]string, [][]api.Entity) {
+func dayTables(ctx context.Context, f *framework.F, b api.Backend, n int) ([]string, [][]api.Entity) {
 	GinkgoHelper()
 	var names []string
 	var days [][]api.Entity

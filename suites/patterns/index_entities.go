@@ -74,7 +74,7 @@ func isConcurrencyConflict(err error) bool {
 // addWithSameDeptIndex adds emp and lists it in its index entity in one transaction,
 // retrying from the read on conflicts (the guide's steps 1 to 3). beforeSubmit, when set,
 // runs after the first read.
-func addWithSameDeptIndex(ctx context.Context, b driver.Backend, table string, emp fixtures.Employee, beforeSubmit func()) error {
+func addWithSameDeptIndex(ctx context.Context, b api.Backend, table string, emp fixtures.Employee, beforeSubmit func()) error {
 	for attempt := range maxAttempts {
 		idx, err := b.GetEntity(ctx, table, emp.Department, emp.LastName, nil)
 		ops := []api.BatchOp{{Kind: api.BatchInsert, Entity: emp.Entity()}}
@@ -99,7 +99,7 @@ func addWithSameDeptIndex(ctx context.Context, b driver.Backend, table string, e
 }
 
 // lookUpByName follows option 2's lookup: read the index entity, then point-query each id.
-func lookUpByName(ctx context.Context, b driver.Backend, table, dept, lastName string) ([]api.Entity, error) {
+func lookUpByName(ctx context.Context, b api.Backend, table, dept, lastName string) ([]api.Entity, error) {
 	idx, err := b.GetEntity(ctx, table, dept, lastName, nil)
 	if err != nil {
 		return nil, fmt.Errorf("read the index entity: %w", err)
@@ -122,7 +122,7 @@ func newJones(id, first string) fixtures.Employee {
 }
 
 // loadSameDeptIndex stores the default employees and their option 2 index entities.
-func loadSameDeptIndex(ctx context.Context, b driver.Backend, table string) []fixtures.Employee {
+func loadSameDeptIndex(ctx context.Context, b api.Backend, table string) []fixtures.Employee {
 	GinkgoHelper()
 	emps := fixtures.EmployeeRecords(0)
 	es := fixtures.Employees(0)
@@ -232,7 +232,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		})
 
 		Context("when an employee's last name changes", func() {
-			rename := func(ctx context.Context, b driver.Backend, table string, touchNewIndex bool) error {
+			rename := func(ctx context.Context, b api.Backend, table string, touchNewIndex bool) error {
 				emp := scenario.MustGet(ctx, b, table, "Sales", "000150")
 				oldIdx, newIdx := scenario.MustGet(ctx, b, table, "Sales", "Jones"), scenario.MustGet(ctx, b, table, "Sales", "Smith")
 				if touchNewIndex {

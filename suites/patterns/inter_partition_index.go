@@ -10,7 +10,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -30,7 +29,7 @@ func byEmailPartition(e fixtures.Employee) api.Entity {
 
 // loadInterIndex stores the id copies of the default employees in primary and the email
 // copies in index (which may be the same table).
-func loadInterIndex(ctx context.Context, b driver.Backend, primary, index string) []fixtures.Employee {
+func loadInterIndex(ctx context.Context, b api.Backend, primary, index string) []fixtures.Employee {
 	GinkgoHelper()
 	emps := fixtures.EmployeeRecords(0)
 	var ids, emails []api.Entity

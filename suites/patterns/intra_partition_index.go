@@ -10,7 +10,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -28,7 +27,7 @@ func emailCopy(e fixtures.Employee) api.Entity {
 }
 
 // loadIntraIndex stores both copies of every employee of the default data set.
-func loadIntraIndex(ctx context.Context, b driver.Backend, table string) []fixtures.Employee {
+func loadIntraIndex(ctx context.Context, b api.Backend, table string) []fixtures.Employee {
 	GinkgoHelper()
 	emps := fixtures.EmployeeRecords(0)
 	var es []api.Entity

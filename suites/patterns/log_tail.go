@@ -9,7 +9,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -21,7 +20,7 @@ import (
 // an SDK pager would keep fetching past $top (SPEC.md 12 #13).
 
 // loadExpenses stores the default claims in shuffled order and returns them newest first.
-func loadExpenses(ctx context.Context, b driver.Backend, table string) []api.Entity {
+func loadExpenses(ctx context.Context, b api.Backend, table string) []api.Entity {
 	GinkgoHelper()
 	claims := fixtures.Expenses(0)
 	scenario.Load(ctx, b, table, fixtures.Shuffle(claims, 14))

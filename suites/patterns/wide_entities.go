@@ -9,7 +9,6 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -36,7 +35,7 @@ func yearParts(split int) (api.Entity, api.Entity) {
 	return yearEntity("01", 1, split), yearEntity("02", split+1, fixtures.DaysPerYear)
 }
 
-func insertBoth(ctx context.Context, b driver.Backend, table string, a, c api.Entity) error {
+func insertBoth(ctx context.Context, b api.Backend, table string, a, c api.Entity) error {
 	_, err := b.SubmitBatch(ctx, table, []api.BatchOp{{Kind: api.BatchInsert, Entity: a}, {Kind: api.BatchInsert, Entity: c}})
 	return err
 }

@@ -64,26 +64,26 @@ var _ = framework.Describe("Error bodies", func(f *framework.F) {
 	for _, c := range []struct {
 		name   string
 		status int
-		do     func(ctx context.Context, raw driver.RawHTTP, b driver.Backend, table string) answer
+		do     func(ctx context.Context, raw driver.RawHTTP, b api.Backend, table string) answer
 	}{
-		{"a read of a missing entity", 404, func(ctx context.Context, raw driver.RawHTTP, _ driver.Backend, table string) answer {
+		{"a read of a missing entity", 404, func(ctx context.Context, raw driver.RawHTTP, _ api.Backend, table string) answer {
 			return send(ctx, raw, "GET", entityPath(table, "p", "missing"), nil, nil)
 		}},
-		{"an insert conflict", 409, func(ctx context.Context, raw driver.RawHTTP, b driver.Backend, table string) answer {
+		{"an insert conflict", 409, func(ctx context.Context, raw driver.RawHTTP, b api.Backend, table string) answer {
 			stored(ctx, b, table)
 			return send(ctx, raw, "POST", table, body("p", "r"), nil)
 		}},
-		{"a stale ETag", 412, func(ctx context.Context, raw driver.RawHTTP, b driver.Backend, table string) answer {
+		{"a stale ETag", 412, func(ctx context.Context, raw driver.RawHTTP, b api.Backend, table string) answer {
 			e := stored(ctx, b, table)
 			_, err := b.UpdateEntity(ctx, table, e, api.Merge, api.IfMatchAny)
 			Expect(err).To(SucceedOnBackend())
 			return send(ctx, raw, "PUT", entityPath(table, "p", "r"), body("p", "r"), map[string]string{"If-Match": e.ETag})
 		}},
-		{"a delete without If-Match", 400, func(ctx context.Context, raw driver.RawHTTP, b driver.Backend, table string) answer {
+		{"a delete without If-Match", 400, func(ctx context.Context, raw driver.RawHTTP, b api.Backend, table string) answer {
 			stored(ctx, b, table)
 			return send(ctx, raw, "DELETE", entityPath(table, "p", "r"), nil, map[string]string{"If-Match": ""})
 		}},
-		{"an insert into a missing table", 404, func(ctx context.Context, raw driver.RawHTTP, _ driver.Backend, table string) answer {
+		{"an insert into a missing table", 404, func(ctx context.Context, raw driver.RawHTTP, _ api.Backend, table string) answer {
 			return send(ctx, raw, "POST", table+"missing", body("p", "r"), nil)
 		}},
 	} {

@@ -14,7 +14,7 @@ import (
 )
 
 // stored inserts ("p","r") with two properties through the backend and returns it.
-func stored(ctx context.Context, b driver.Backend, table string) api.Entity {
+func stored(ctx context.Context, b api.Backend, table string) api.Entity {
 	GinkgoHelper()
 	e := api.NewEntity("p", "r", map[string]api.Value{"Keep": api.Int32(1), "Name": api.String("old")})
 	got, err := b.InsertEntity(ctx, table, e)

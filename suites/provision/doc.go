@@ -1,7 +1,7 @@
 // Package provision starts and connects the backends conform runs against, chosen by name:
 // the reference in process or behind its HTTP server, Azurite from the npm package pinned in
 // the repository (current and legacy lines) or from a container, and any endpoint given by
-// a connection string. Open returns a ready driver.Backend, its description and a Close
+// a connection string. Open returns a ready api.Backend, its description and a Close
 // that stops whatever was started.
 //
 // Errors are one readable line that names the backend and the cause, and never contain an
@@ -9,5 +9,5 @@
 //
 // It may import the standard library, reference, reference/api, reference/spec,
 // reference/tableserver, the drivers under suites/driver, and testcontainers-go. Spec
-// packages must not import it: they receive a driver.Backend.
+// packages must not import it: they receive a api.Backend.
 package provision

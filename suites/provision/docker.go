@@ -16,6 +16,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tcazurite "github.com/testcontainers/testcontainers-go/modules/azure/azurite"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -177,7 +178,7 @@ func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
 // awaitServing retries a round trip until one succeeds or timeout passes. The port wait of
 // testcontainers runs inside the container; the published port may still reset connections
 // for a moment after it.
-func awaitServing(ctx context.Context, b driver.Backend, timeout time.Duration) error {
+func awaitServing(ctx context.Context, b api.Backend, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {

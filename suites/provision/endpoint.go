@@ -125,9 +125,9 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 
 // remoteBackend connects to cs with the chosen driver and completes info with what the
 // driver reports about itself (driver name, API version).
-func remoteBackend(cfg config, cs string, info driver.Info) (driver.Backend, driver.Info, error) {
+func remoteBackend(cfg config, cs string, info driver.Info) (api.Backend, driver.Info, error) {
 	var (
-		b   driver.Backend
+		b   api.Backend
 		err error
 	)
 	driverName := cfg.driver

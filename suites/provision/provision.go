@@ -31,7 +31,7 @@ const (
 // Target is an opened backend.
 type Target struct {
 	// Backend is ready for use until Close.
-	Backend driver.Backend
+	Backend api.Backend
 	// Info describes the backend for reports; its Endpoint carries no credential.
 	Info driver.Info
 	// Close stops whatever Open started (a server, a process, a container). It is safe to
@@ -202,7 +202,7 @@ func builtinList() string {
 // roundTrip checks that b serves the Table API: a table is created, an entity inserted,
 // read back, queried and the table deleted. Open uses it where a backend may start but
 // not work (the legacy emulator).
-func roundTrip(ctx context.Context, b driver.Backend) error {
+func roundTrip(ctx context.Context, b api.Backend) error {
 	table := fmt.Sprintf("conformprobe%d", time.Now().UnixNano()%1_000_000_000)
 	if err := b.CreateTable(ctx, table); err != nil {
 		return fmt.Errorf("create table: %w", err)

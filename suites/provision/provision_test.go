@@ -39,7 +39,7 @@ func openOrSkip(t *testing.T, ctx context.Context, target string, opts ...Option
 }
 
 // batchRoundTrip checks create table, insert, get, query and a batch on b.
-func batchRoundTrip(t *testing.T, ctx context.Context, b driver.Backend) {
+func batchRoundTrip(t *testing.T, ctx context.Context, b api.Backend) {
 	t.Helper()
 	if err := roundTrip(ctx, b); err != nil {
 		t.Fatalf("round trip: %v", err)

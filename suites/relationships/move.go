@@ -9,7 +9,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -30,7 +29,7 @@ const (
 // moveEmployee copies the employee (from, id) into partition to with Insert Or Replace and
 // then deletes the original, accepting 404. It returns errCrash right after the step stop
 // names. A missing original means an earlier run finished the delete.
-func moveEmployee(ctx context.Context, b driver.Backend, table, from, id, to string, stop moveStop) error {
+func moveEmployee(ctx context.Context, b api.Backend, table, from, id, to string, stop moveStop) error {
 	e, err := b.GetEntity(ctx, table, from, id, nil)
 	if scenario.IsStatus(err, 404) {
 		return nil

@@ -8,13 +8,13 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 )
 
-// Backend is the reference Service behind driver.Backend.
+// Backend is the reference Service behind api.Backend.
 type Backend struct {
 	svc *reference.Service
 }
 
 var (
-	_ driver.Backend   = (*Backend)(nil)
+	_ api.Backend      = (*Backend)(nil)
 	_ driver.Describer = (*Backend)(nil)
 )
 

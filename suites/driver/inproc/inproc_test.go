@@ -13,7 +13,7 @@ import (
 )
 
 func TestInfo(t *testing.T) {
-	var b driver.Backend = New()
+	var b api.Backend = New()
 	d, ok := b.(driver.Describer)
 	if !ok {
 		t.Fatal("the inproc backend does not describe itself")

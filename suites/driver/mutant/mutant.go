@@ -221,7 +221,7 @@ type sasForward struct {
 	accountHook func(driver.AccountSASOptions) driver.AccountSASOptions
 }
 
-func (s sasForward) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (driver.Backend, error) {
+func (s sasForward) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (api.Backend, error) {
 	if s.accountHook != nil {
 		opts = s.accountHook(opts)
 	}
@@ -232,7 +232,7 @@ func (s sasForward) WithAccountSAS(ctx context.Context, opts driver.AccountSASOp
 	return s.rewrap(b), nil
 }
 
-func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
+func (s sasForward) WithSAS(ctx context.Context, opts driver.SASOptions) (api.Backend, error) {
 	if s.hook != nil {
 		opts = s.hook(opts)
 	}

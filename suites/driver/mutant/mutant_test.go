@@ -195,12 +195,12 @@ type fakeCapable struct {
 	did     bool
 }
 
-func (f *fakeCapable) WithSAS(_ context.Context, o driver.SASOptions) (driver.Backend, error) {
+func (f *fakeCapable) WithSAS(_ context.Context, o driver.SASOptions) (api.Backend, error) {
 	f.sasOpts = o
 	return inproc.New(), nil
 }
 
-func (f *fakeCapable) WithAccountSAS(_ context.Context, _ driver.AccountSASOptions) (driver.Backend, error) {
+func (f *fakeCapable) WithAccountSAS(_ context.Context, _ driver.AccountSASOptions) (api.Backend, error) {
 	return inproc.New(), nil
 }
 

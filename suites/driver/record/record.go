@@ -61,7 +61,7 @@ func (c Call) String() string {
 // Recorder wraps a Backend and records its calls. It keeps at most Limit calls (the most
 // recent ones). It forwards the optional capabilities of the wrapped backend.
 type Recorder struct {
-	inner driver.Backend
+	inner api.Backend
 	*history
 }
 
@@ -77,12 +77,12 @@ type history struct {
 const DefaultLimit = 64
 
 // New wraps b.
-func New(b driver.Backend) *Recorder {
+func New(b api.Backend) *Recorder {
 	return &Recorder{inner: b, history: &history{limit: DefaultLimit}}
 }
 
 // Unwrap returns the wrapped backend.
-func (r *Recorder) Unwrap() driver.Backend { return r.inner }
+func (r *Recorder) Unwrap() api.Backend { return r.inner }
 
 // Calls returns the recorded calls, oldest first.
 func (r *history) Calls() []Call {
@@ -217,7 +217,7 @@ func (r *Recorder) Info() driver.Info {
 
 // Capable returns a Backend that is r plus whichever optional capabilities the wrapped
 // backend has, so that capability checks see through the recorder.
-func (r *Recorder) Capable() driver.Backend {
+func (r *Recorder) Capable() api.Backend {
 	sas, hasSAS := r.inner.(driver.SASIssuer)
 	raw, hasRaw := r.inner.(driver.RawHTTP)
 	switch {
@@ -246,7 +246,7 @@ type sasRecorder struct {
 	sas driver.SASIssuer
 }
 
-func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (driver.Backend, error) {
+func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (api.Backend, error) {
 	start := time.Now()
 	b, err := s.sas.WithSAS(ctx, opts)
 	s.r.add("WithSAS", fmt.Sprintf("table=%s sp=%s pk=[%q..%q] rk=[%q..%q] si=%s sip=%s spr=%s", opts.Table, opts.Permissions,
@@ -258,7 +258,7 @@ func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (drive
 	return derived.Capable(), nil
 }
 
-func (s sasRecorder) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (driver.Backend, error) {
+func (s sasRecorder) WithAccountSAS(ctx context.Context, opts driver.AccountSASOptions) (api.Backend, error) {
 	start := time.Now()
 	b, err := s.sas.WithAccountSAS(ctx, opts)
 	s.r.add("WithAccountSAS", fmt.Sprintf("ss=%s srt=%s sp=%s sip=%s spr=%s", opts.Services, opts.ResourceTypes, opts.Permissions,

@@ -620,7 +620,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 
 // WithSAS signs a service SAS with the account key and returns a Backend that
 // authenticates with that SAS alone (driver.SASIssuer).
-func (b *Backend) WithSAS(ctx context.Context, o driver.SASOptions) (driver.Backend, error) {
+func (b *Backend) WithSAS(ctx context.Context, o driver.SASOptions) (api.Backend, error) {
 	if b.cs.AccountKey == nil {
 		return nil, errors.New("rest: this backend has no account key to sign a SAS with")
 	}
@@ -638,7 +638,7 @@ func (b *Backend) WithSAS(ctx context.Context, o driver.SASOptions) (driver.Back
 
 // WithAccountSAS signs an account SAS with the account key and returns a Backend that
 // authenticates with that SAS alone (driver.SASIssuer).
-func (b *Backend) WithAccountSAS(ctx context.Context, o driver.AccountSASOptions) (driver.Backend, error) {
+func (b *Backend) WithAccountSAS(ctx context.Context, o driver.AccountSASOptions) (api.Backend, error) {
 	if b.cs.AccountKey == nil {
 		return nil, errors.New("rest: this backend has no account key to sign a SAS with")
 	}

@@ -69,7 +69,7 @@ func sameProperties(t *testing.T, what string, got, want api.Entity) {
 
 // exercise drives every operation of api.Backend through b and checks the answers that
 // Storage, Azurite and the reference agree on.
-func exercise(t *testing.T, b driver.Backend) {
+func exercise(t *testing.T, b api.Backend) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	table := tableName("sdkdrv")
