@@ -25,7 +25,7 @@ const (
 // HotPartitionNote is printed with the prepend/append anti-pattern's results.
 const HotPartitionNote = "A backend that keeps everything in memory (the reference, Azurite) does not throttle: " +
 	"one hot partition costs it nothing, so both layouts run alike there. Azure Storage serves up to 2,000 " +
-	"entities/s per partition and answers 503 ServerBusy beyond (SPEC.md 9); only a real service shows the anti-pattern."
+	"entities/s per partition and answers 503 ServerBusy beyond (EVIDENCE.md 9); only a real service shows the anti-pattern."
 
 // GuideCases returns the design guide's workloads
 // (https://learn.microsoft.com/en-us/azure/storage/tables/table-storage-design-guide):

@@ -17,7 +17,7 @@ const (
 	largeRecords      = 65536
 	largePartitions   = 256
 	defaultPayload    = 1 << 10
-	// pagingEntities is the size of the paging case (SPEC.md 3.5: at most 1,000 per page).
+	// pagingEntities is the size of the paging case (EVIDENCE.md 3.5: at most 1,000 per page).
 	pagingEntities = 10_000
 	// rangeRows is how many rows a range query returns.
 	rangeRows = 20

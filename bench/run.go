@@ -30,7 +30,7 @@ const (
 
 // MaxErrorRate is the share of failed steps above which a run fails: past it the figures
 // describe error handling, not the workload. Below it, errors are counted and reported
-// (a throttling service answers 503 ServerBusy under a hot partition; SPEC.md 9).
+// (a throttling service answers 503 ServerBusy under a hot partition; EVIDENCE.md 9).
 const MaxErrorRate = 0.10
 
 var runID = newRunID()
@@ -49,7 +49,7 @@ func newRunID() string {
 var tableSeq atomic.Int64
 
 // newTableName returns a fresh table name: TablePrefix, the run id, "b" and a sequence
-// number (letters and digits only, at most 63 characters; SPEC.md 1.1).
+// number (letters and digits only, at most 63 characters; EVIDENCE.md 1.1).
 func newTableName() string {
 	return fmt.Sprintf("%s%sb%d", TablePrefix, runID, tableSeq.Add(1))
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// SubmitBatch runs an entity group transaction (SPEC.md 4, EGT): at most 100 operations on
+// SubmitBatch runs an entity group transaction (EVIDENCE.md 4, EGT): at most 100 operations on
 // one PartitionKey, each entity at most once, or a lone Retrieve. The operations run in
 // order against a copy-on-write clone of the table's index, which replaces the index only
 // when all succeeded: the first failure aborts the whole transaction and nothing of it is

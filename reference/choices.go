@@ -6,7 +6,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// This file is the one place where the reference chooses a behaviour that SPEC.md marks
+// This file is the one place where the reference chooses a behaviour that EVIDENCE.md marks
 // UNCERTAIN (or leaves open) and reference/spec does not already settle. Every other file
 // calls these names; a suite that wants to know what the reference chose reads them here.
 //
@@ -21,7 +21,7 @@ import (
 // answer 404 ResourceNotFound like any other missing entity; only writes that would store
 // a key validate it.
 //
-// Deleted tables (SPEC.md 2.2, DT). For the hold period after Delete Table, Create Table of
+// Deleted tables (EVIDENCE.md 2.2, DT). For the hold period after Delete Table, Create Table of
 // the same name (in any case) fails with 409 TableBeingDeleted; the table is gone for every
 // other purpose: entity operations answer 404 TableNotFound, Delete Table 404
 // ResourceNotFound, and Query Tables does not list it.
@@ -33,31 +33,31 @@ import (
 // Pages. A page ends when it holds $top (or 1000) entities and at least one more entity
 // matches; the continuation then names that next matching entity, so no page is empty and
 // the last page carries no continuation. With WithPartitionBoundaryPages a page also ends
-// where the PartitionKey changes (a MAY behaviour of Storage, SPEC.md 3.5).
+// where the PartitionKey changes (a MAY behaviour of Storage, EVIDENCE.md 3.5).
 //
 // Timestamps. Every write, including each operation of a transaction, takes the next tick
 // of one service clock: max(now, last + 100 ns). Storage gave the operations of one batch
-// equal timestamps (SPEC.md 1.2), a detail no client can rely on.
+// equal timestamps (EVIDENCE.md 1.2), a detail no client can rely on.
 
 // selectMissingAsNull: a $select naming a property the entity lacks returns that property
 // as a null value (api.Value{Null: true}), following DM's "included ... marked with a null
-// attribute"; the JSON form on Storage is UNCERTAIN (SPEC.md 3.4, 11.7).
+// attribute"; the JSON form on Storage is UNCERTAIN (EVIDENCE.md 3.4, 11.7).
 const selectMissingAsNull = true
 
 // batchInsertStatus is the status of a successful Insert inside a transaction. Without a
-// Prefer header an Insert answers 201 (SPEC.md 2.3, 2.5); the SDKs send
+// Prefer header an Insert answers 201 (EVIDENCE.md 2.3, 2.5); the SDKs send
 // return-no-content and get 204, which the HTTP layer applies.
 const batchInsertStatus = http.StatusCreated
 
-// errInvalidKey answers a PartitionKey or RowKey with a forbidden character (SPEC.md 1.2:
+// errInvalidKey answers a PartitionKey or RowKey with a forbidden character (EVIDENCE.md 1.2:
 // '/', '\', '#', '?', U+0000-U+001F, U+007F-U+009F), one longer than spec.MaxKeyBytes, or
 // one that is not valid UTF-8. Storage's code is likely OutOfRangeInput (a '?' in a batch
-// gave it); the status outside a batch is UNCERTAIN (SPEC.md 11.1, 11.10). Azurite answers
+// gave it); the status outside a batch is UNCERTAIN (EVIDENCE.md 11.1, 11.10). Azurite answers
 // InvalidInput.
 func errInvalidKey() *spec.Error { return spec.ErrOutOfRangeInput.New() }
 
 // errTableNameLength answers a table name of the right characters but outside 3..63
-// characters; only Azurite's answer is known (SPEC.md 1.1).
+// characters; only Azurite's answer is known (EVIDENCE.md 1.1).
 func errTableNameLength() *spec.Error {
 	return spec.ErrOutOfRangeInput.Newf("The specified resource name length is not within the permissible limits.")
 }
@@ -67,14 +67,14 @@ func errTableNameLength() *spec.Error {
 func errDeleteWithoutIfMatch() *spec.Error { return spec.ErrMissingRequiredHeader.New() }
 
 // errMalformedETag answers an If-Match that is neither "*" nor a quoted entity tag
-// ("..." or W/"..."), with TERR's message (SPEC.md 2.3). A well-formed tag that matches
+// ("..." or W/"..."), with TERR's message (EVIDENCE.md 2.3). A well-formed tag that matches
 // no version is a 412.
 func errMalformedETag(etag string) *spec.Error {
 	return spec.ErrInvalidInput.Newf(spec.MsgInvalidETagFormat, etag)
 }
 
 // errConditionalMissing answers Update or Merge with a specific ETag of an entity that does
-// not exist: 404 rather than 412 (UNCERTAIN, SPEC.md 2.3), as with If-Match: *.
+// not exist: 404 rather than 412 (UNCERTAIN, EVIDENCE.md 2.3), as with If-Match: *.
 func errConditionalMissing() *spec.Error { return spec.ErrResourceNotFound.New() }
 
 // errBadContinuation answers a NextPartitionKey, NextRowKey or NextTableName that this
@@ -86,7 +86,7 @@ func errBadContinuation() *spec.Error { return spec.ErrInvalidInput.New() }
 func errInvalidValue() *spec.Error { return spec.ErrInvalidValueType.New() }
 
 // errDateTimeRange answers an Edm.DateTime outside 1601-01-01..9999-12-31 (users report
-// OutOfRangeInput for dates before 1601; UNCERTAIN, SPEC.md 1.5).
+// OutOfRangeInput for dates before 1601; UNCERTAIN, EVIDENCE.md 1.5).
 func errDateTimeRange() *spec.Error { return spec.ErrOutOfRangeInput.New() }
 
 // errSystemPropertyName answers a custom property named PartitionKey or RowKey (a
@@ -94,7 +94,7 @@ func errDateTimeRange() *spec.Error { return spec.ErrOutOfRangeInput.New() }
 // client-sent Timestamp (DM).
 func errSystemPropertyName() *spec.Error { return spec.ErrPropertyNameInvalid.New() }
 
-// Entity group transactions (SPEC.md 4).
+// Entity group transactions (EVIDENCE.md 4).
 //
 // Checks run in this order: the number of operations, a Retrieve mixed with others, the
 // table, then each operation in order (its PartitionKey against the first operation's, a
@@ -110,7 +110,7 @@ func errSystemPropertyName() *spec.Error { return spec.ErrPropertyNameInvalid.Ne
 // and as Azurite's service-validated test expects an index for a later operation.
 
 // errDifferentPartitions answers an operation whose PartitionKey differs from the first
-// operation's (UNCERTAIN code, SPEC.md 4, 5.2).
+// operation's (UNCERTAIN code, EVIDENCE.md 4, 5.2).
 func errDifferentPartitions(index int) *spec.Error {
 	return spec.ErrDifferentPartitions.New().AtIndex(index)
 }

@@ -68,7 +68,7 @@ func typeCode(t api.EdmType) byte {
 	return 0
 }
 
-// Ticks are api's: 100 ns from 0001-01-01T00:00:00Z (SPEC.md 1.2, 1.5).
+// Ticks are api's: 100 ns from 0001-01-01T00:00:00Z (EVIDENCE.md 1.2, 1.5).
 const (
 	ticksPerSecond = api.TicksPerSecond
 	unixEpochTicks = api.UnixEpochTicks
@@ -78,7 +78,7 @@ func ticksOf(t time.Time) int64     { return api.Ticks(t) }
 func timeOfTicks(k int64) time.Time { return api.TimeOfTicks(k) }
 
 // formatETag returns the ETag of an entity whose Timestamp is k ticks, in the form both
-// Storage and Cosmos send: W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'" (SPEC.md 2.4),
+// Storage and Cosmos send: W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'" (EVIDENCE.md 2.4),
 // seven fractional digits and ':' percent-encoded. Every ETag has etagLength bytes.
 func formatETag(k int64) string {
 	var b [etagLength]byte
@@ -231,7 +231,7 @@ func (t *nameTable) id(name string) uint32 {
 }
 
 // storedProperty reports whether a property sent with an entity is kept: null values are
-// not stored (SPEC.md 1.3) and a client-sent Timestamp is ignored (DM).
+// not stored (EVIDENCE.md 1.3) and a client-sent Timestamp is ignored (DM).
 func storedProperty(name string, v api.Value) bool {
 	return !v.Null && name != timestampName
 }

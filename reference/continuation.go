@@ -11,7 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 )
 
-// Continuation tokens in Storage's format (SPEC.md 3.5, CONFIRMED-TRAFFIC): "1!", the length
+// Continuation tokens in Storage's format (EVIDENCE.md 3.5, CONFIRMED-TRAFFIC): "1!", the length
 // of the payload, "!", then the payload: the standard base64 of a key with '=' written as
 // '-'. NextPartitionKey and NextRowKey carry the PartitionKey and RowKey of the next entity
 // to return; NextTableName carries the next table's lower-case name, a 0x01 byte and a

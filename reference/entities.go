@@ -7,7 +7,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// InsertEntity inserts e (SPEC.md 2.3, IE) and returns the entity as stored, with its
+// InsertEntity inserts e (EVIDENCE.md 2.3, IE) and returns the entity as stored, with its
 // Timestamp and ETag: null properties dropped, a client-sent Timestamp ignored. An entity
 // with the same keys fails with 409 EntityAlreadyExists.
 func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Entity) (api.Entity, error) {
@@ -119,7 +119,7 @@ func (s *Service) DeleteEntity(ctx context.Context, tableName, partitionKey, row
 	return nil
 }
 
-// GetEntity reads one entity; sel, when non-nil, projects it as $select does (SPEC.md 3.4).
+// GetEntity reads one entity; sel, when non-nil, projects it as $select does (EVIDENCE.md 3.4).
 // A missing entity is 404 ResourceNotFound.
 func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey string, sel []string) (api.Entity, error) {
 	if err := ctx.Err(); err != nil {

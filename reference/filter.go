@@ -122,7 +122,7 @@ func compileSelect(sel []string) (projection, error) {
 	return projection(names), nil
 }
 
-// apply projects e in place (SPEC.md 3.4): only the selected properties stay; PartitionKey,
+// apply projects e in place (EVIDENCE.md 3.4): only the selected properties stay; PartitionKey,
 // RowKey and Timestamp come back only when selected (the others are flagged Absent); the
 // ETag always comes back; a selected property the entity lacks comes back as null
 // (selectMissingAsNull).

@@ -235,7 +235,7 @@ func TestPartitionBoundaryPages(t *testing.T) {
 }
 
 func TestEncodeKeyToken(t *testing.T) {
-	// Tokens seen in Storage traffic (SPEC.md 3.5).
+	// Tokens seen in Storage traffic (EVIDENCE.md 3.5).
 	for key, want := range map[string]string{"pkadca2e0d": "1!16!cGthZGNhMmUwZA--", "rkadca2e0d123": "1!20!cmthZGNhMmUwZDEyMw--", "": "1!0!"} {
 		if got := EncodeKeyToken(key); got != want {
 			t.Errorf("EncodeKeyToken(%q) = %q, want %q", key, got, want)

@@ -83,7 +83,7 @@ func WithDeleteHold(d time.Duration) Option {
 }
 
 // WithPartitionBoundaryPages makes a query page end where the PartitionKey changes, as
-// Storage MAY do when a query crosses a partition (server) boundary (SPEC.md 3.5). Off by
+// Storage MAY do when a query crosses a partition (server) boundary (EVIDENCE.md 3.5). Off by
 // default.
 func WithPartitionBoundaryPages(on bool) Option {
 	return func(s *Service) { s.partitionBoundaryPages = on }
@@ -159,7 +159,7 @@ func (s *Service) openTable(name string) (*table, *spec.Error) {
 	return nil, spec.ErrTableNotFound.New()
 }
 
-// CreateTable creates a table (SPEC.md 2.2): 400 for an invalid or reserved name, 409
+// CreateTable creates a table (EVIDENCE.md 2.2): 400 for an invalid or reserved name, 409
 // TableAlreadyExists when a table of that name exists in any case, 409 TableBeingDeleted
 // during the delete hold of that name.
 func (s *Service) CreateTable(ctx context.Context, name string) error {
@@ -213,7 +213,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-// QueryTables lists tables one page at a time (SPEC.md 2.2, QT): $filter over TableName,
+// QueryTables lists tables one page at a time (EVIDENCE.md 2.2, QT): $filter over TableName,
 // $top per page (1..1000), at most 1000 per page, NextTableName to resume.
 func (s *Service) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
 	if err := ctx.Err(); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// tableNamePattern is DM's rule for table names (SPEC.md 1.1).
+// tableNamePattern is DM's rule for table names (EVIDENCE.md 1.1).
 var tableNamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
 
 // checkTableName validates a name for Create Table: InvalidResourceName for characters
@@ -61,7 +61,7 @@ func utf16Len(s string) int {
 }
 
 // forbiddenKeyRune reports the characters DM forbids in PartitionKey and RowKey
-// (SPEC.md 1.2).
+// (EVIDENCE.md 1.2).
 func forbiddenKeyRune(r rune) bool {
 	return r == '/' || r == '\\' || r == '#' || r == '?' || r <= 0x1F || (r >= 0x7F && r <= 0x9F)
 }
@@ -113,7 +113,7 @@ func checkNonASCIIKey(key string) *spec.Error {
 	return nil
 }
 
-// checkPropertyName validates a custom property name (DM, SPEC.md 1.3): at most 255
+// checkPropertyName validates a custom property name (DM, EVIDENCE.md 1.3): at most 255
 // characters, not PartitionKey or RowKey, and a C# identifier: a letter or '_', then
 // letters, decimal digits, connecting punctuation, combining marks and format characters.
 func checkPropertyName(name string) *spec.Error {
@@ -154,7 +154,7 @@ func isIdentifier(name string) bool {
 	return true
 }
 
-// checkValue validates a non-null property value against its type's range (DM, SPEC.md
+// checkValue validates a non-null property value against its type's range (DM, EVIDENCE.md
 // 1.5).
 func checkValue(v api.Value) *spec.Error {
 	switch v.Type {
@@ -258,7 +258,7 @@ func checkStoredSize(count, size int) *spec.Error {
 }
 
 // EntitySize returns the size of the entity with keys pk, rk and properties props by the
-// documented accounting (SIZEBLOG, SPEC.md 1.4; the spec.Size* constants): 4 bytes, twice
+// documented accounting (SIZEBLOG, EVIDENCE.md 1.4; the spec.Size* constants): 4 bytes, twice
 // the UTF-16 length of both keys, and for each stored property 8 bytes, twice the UTF-16
 // length of its name and the size of its value. Null properties and a Timestamp are not
 // stored and do not count. The reference refuses an entity above spec.MaxEntityBytes.

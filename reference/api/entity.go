@@ -9,7 +9,7 @@ import (
 )
 
 // Absent flags system properties that an answer did not carry (a $select projection
-// returns PartitionKey, RowKey and Timestamp only when they are selected; SPEC.md 3.4).
+// returns PartitionKey, RowKey and Timestamp only when they are selected; EVIDENCE.md 3.4).
 type Absent uint8
 
 // The system properties an answer may leave out.
@@ -87,7 +87,7 @@ type Key struct {
 }
 
 // Less reports whether k sorts before o in the service's result order: PartitionKey, then
-// RowKey, each compared as ordinal strings (SPEC.md 3.2).
+// RowKey, each compared as ordinal strings (EVIDENCE.md 3.2).
 func (k Key) Less(o Key) bool {
 	if k.PartitionKey != o.PartitionKey {
 		return CompareKeyStrings(k.PartitionKey, o.PartitionKey) < 0
@@ -96,7 +96,7 @@ func (k Key) Less(o Key) bool {
 }
 
 // CompareKeyStrings is the single place that decides the ordinal order of key strings.
-// Storage's exact order is UNCERTAIN (SPEC.md 3.2, 11.9); conform takes ordinal by UTF-16
+// Storage's exact order is UNCERTAIN (EVIDENCE.md 3.2, 11.9); conform takes ordinal by UTF-16
 // code unit, the order of .NET's String.CompareOrdinal that the service is built on. For
 // strings without surrogate pairs this equals Go's byte order of UTF-8; it differs only when
 // a character above U+FFFF meets one in U+E000..U+FFFF.

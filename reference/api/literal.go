@@ -3,7 +3,7 @@ package api
 import "time"
 
 // ParseDateTime reads an Edm.DateTime written in one of the forms the service accepts
-// (DTF; SPEC.md 1.5): YYYY-MM-DD (midnight UTC), YYYY-MM-DDThh:mm<TZ>, YYYY-MM-DDThh:mm:ss<TZ>
+// (DTF; EVIDENCE.md 1.5): YYYY-MM-DD (midnight UTC), YYYY-MM-DDThh:mm<TZ>, YYYY-MM-DDThh:mm:ss<TZ>
 // and YYYY-MM-DDThh:mm:ss.f{1,7}<TZ>, where TZ is Z or ±hh:mm with a magnitude of at most
 // 23:59 and is required once a time is given. It returns the instant in UTC, or false when s
 // is in none of these forms or names no calendar date. It does not check the range of
@@ -105,7 +105,7 @@ func validDate(year, month, day int) bool {
 }
 
 // CanonicalGuid returns s, a GUID in the 8-4-4-4-12 hexadecimal form in any case, in the
-// lower-case form that Guid values hold (SPEC.md 1.5), or false when s is not in that form.
+// lower-case form that Guid values hold (EVIDENCE.md 1.5), or false when s is not in that form.
 func CanonicalGuid(s string) (string, bool) {
 	if len(s) != 36 {
 		return "", false

@@ -3,7 +3,7 @@ package api
 import "strconv"
 
 // Query is one request of Query Entities. The caller re-sends Filter, Select and Top with
-// every continuation (SPEC.md 3.5).
+// every continuation (EVIDENCE.md 3.5).
 type Query struct {
 	// Filter is the raw OData $filter expression; empty sends none.
 	Filter string
@@ -102,7 +102,7 @@ const IfMatchAny = "*"
 // BatchOpKind is the kind of one operation of an entity group transaction.
 type BatchOpKind int
 
-// The operations an entity group transaction may hold (SPEC.md 4).
+// The operations an entity group transaction may hold (EVIDENCE.md 4).
 const (
 	BatchInsert BatchOpKind = iota
 	BatchReplace
@@ -124,7 +124,7 @@ func (k BatchOpKind) String() string {
 
 // BatchOp is one operation of an entity group transaction. Delete and Retrieve use only
 // the entity's keys. Replace, Merge and Delete are conditional: an empty IfMatch is sent as
-// "*" (an update inside a batch never silently becomes an upsert; see SPEC.md 12 #8).
+// "*" (an update inside a batch never silently becomes an upsert; see EVIDENCE.md 12 #8).
 type BatchOp struct {
 	Kind    BatchOpKind
 	Entity  Entity

@@ -6,10 +6,10 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// EntitySize returns e's size by the documented accounting (SIZEBLOG; SPEC.md 1.4; the
+// EntitySize returns e's size by the documented accounting (SIZEBLOG; EVIDENCE.md 1.4; the
 // spec.Size* constants): 4 bytes, twice the UTF-16 length of both keys, and for each stored
 // property 8 bytes, twice the UTF-16 length of its name and ValueSize of its value. A null
-// property and a custom property named Timestamp are not stored (SPEC.md 1.5) and do not
+// property and a custom property named Timestamp are not stored (EVIDENCE.md 1.5) and do not
 // count. The limit it is checked against is spec.MaxEntityBytes.
 func EntitySize(e Entity) int {
 	size := spec.SizeEntityOverhead + 2*(UTF16Len(e.PartitionKey)+UTF16Len(e.RowKey))
@@ -26,7 +26,7 @@ func EntitySize(e Entity) int {
 // service ignores it.
 const timestampName = "Timestamp"
 
-// ValueSize returns the size of v's payload by the documented accounting (SIZEBLOG; SPEC.md
+// ValueSize returns the size of v's payload by the documented accounting (SIZEBLOG; EVIDENCE.md
 // 1.4): a String is 4 bytes and twice its UTF-16 length, a Binary 4 bytes and its length,
 // every other type its fixed size. A null value or one of no EDM type is 0 bytes.
 func ValueSize(v Value) int {

@@ -170,7 +170,7 @@ func (v Value) Bin() []byte {
 	return []byte(v.Str)
 }
 
-// Ticks: the Table service's DateTime resolution is 100 ns (SPEC.md 1.2, 1.5), counted, as
+// Ticks: the Table service's DateTime resolution is 100 ns (EVIDENCE.md 1.2, 1.5), counted, as
 // .NET's DateTime.Ticks are, from 0001-01-01T00:00:00Z; every DateTime from 1601 to 9999
 // fits an int64.
 const (
@@ -260,7 +260,7 @@ func abbreviate(s string) string {
 }
 
 // FormatDateTime renders t as the service does: UTC, up to seven fractional digits, trailing
-// zeros trimmed (Storage's form; CONFIRMED-TRAFFIC, SPEC.md 1.5).
+// zeros trimmed (Storage's form; CONFIRMED-TRAFFIC, EVIDENCE.md 1.5).
 func FormatDateTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.9999999Z")
 }

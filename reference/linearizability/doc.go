@@ -1,5 +1,5 @@
 // Package linearizability checks that concurrent use of an api.Backend is linearizable
-// (SPEC.md 6: every operation, and every entity group transaction as a whole, takes
+// (EVIDENCE.md 6: every operation, and every entity group transaction as a whole, takes
 // effect atomically at one instant between its call and its answer, and ETag conditions
 // are checked atomically with the write they guard).
 //

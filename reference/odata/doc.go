@@ -1,5 +1,5 @@
 // Package odata parses and evaluates the OData query options that the Table service
-// supports: $filter, $select and $top (SPEC.md 3.1-3.4; QTE
+// supports: $filter, $select and $top (EVIDENCE.md 3.1-3.4; QTE
 // https://learn.microsoft.com/en-us/rest/api/storageservices/querying-tables-and-entities).
 //
 // ParseFilter compiles a $filter expression once into a Filter that the in-memory reference

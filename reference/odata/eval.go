@@ -1,7 +1,7 @@
 package odata
 
 // How a comparison `Property op constant` evaluates. This is the one place where conform
-// decides the typed semantics of $filter; SPEC.md 3.2 marks them UNCERTAIN in the
+// decides the typed semantics of $filter; EVIDENCE.md 3.2 marks them UNCERTAIN in the
 // documentation, so they follow what a live Storage account answered in
 // Andrei15193/CloudStub (TableQueryComparisonTestData.cs and TableClientQueryTests.cs, a
 // test suite that runs against a real account; encoded as facts in eval_test.go).
@@ -23,11 +23,11 @@ package odata
 //     side the service treats as "below" in that spelling is UNCERTAIN (not observed).
 //  4. Missing property: every comparison is false, ne included (live: a filter on an absent
 //     property returns no entity for all six operators and all types). A property stored
-//     as null counts as missing (Storage never stores nulls, SPEC.md 1.3).
+//     as null counts as missing (Storage never stores nulls, EVIDENCE.md 1.3).
 //  5. `not` is plain boolean negation of the evaluated operand, so `not (Age eq 30)` is true
 //     for an entity without Age. Live Storage returns the entity that has none of the
 //     properties for `not (StringProp ne 'test' and Int32Prop ne 3 and ...)`
-//     (TableClientQueryTests, Query_WhenUsingInvertedOrFilter...). SPEC.md 3.2 called this
+//     (TableClientQueryTests, Query_WhenUsingInvertedOrFilter...). EVIDENCE.md 3.2 called this
 //     UNCERTAIN.
 //  6. A bare property (`IsActive`) is true only when the property is a Boolean true; any
 //     other type, or a missing property, is false (live: a bare Int32, String, ... property

@@ -39,7 +39,7 @@ type lexer struct {
 // syntaxError is the service's answer to a malformed filter: InvalidInput with the position
 // counted in UTF-16 code units, as the .NET-based service counts characters. The position is
 // where the lexer stood when the error was found, i.e. just past the offending token: live
-// Storage answers position 7 for 'aaa bbb ccc' (SPEC.md 3.1, REC test_query_invalid_filter)
+// Storage answers position 7 for 'aaa bbb ccc' (EVIDENCE.md 3.1, REC test_query_invalid_filter)
 // and position 23 for 'property1 eq 1'invalid” (the end of the stray string literal,
 // Andrei15193/CloudStub TableClientQueryTests, run against a live account). For a character
 // that cannot start any token the position is that character's own.
@@ -120,7 +120,7 @@ func (l *lexer) skipSpace() {
 }
 
 // quoted reads a single-quoted string starting at l.pos; an embedded quote is doubled
-// (SPEC.md 3.1). An unterminated string is a syntax error at the end of the text.
+// (EVIDENCE.md 3.1). An unterminated string is a syntax error at the end of the text.
 func (l *lexer) quoted() (string, error) {
 	l.pos++ // opening quote
 	var b strings.Builder
@@ -210,7 +210,7 @@ func (l *lexer) digits() {
 	}
 }
 
-// typedLiteral reads prefix'...' where prefix is datetime, guid, X, x or binary (SPEC.md
+// typedLiteral reads prefix'...' where prefix is datetime, guid, X, x or binary (EVIDENCE.md
 // 3.1). Any other prefix, or a body that is not a valid value of the type, is a syntax
 // error at the end of the literal.
 func (l *lexer) typedLiteral(start int, prefix string) (token, error) {
@@ -241,7 +241,7 @@ func (l *lexer) typedLiteral(start int, prefix string) (token, error) {
 	return token{kind: tokLiteral, start: start, end: l.pos, val: v}, nil
 }
 
-// parseDateTimeLiteral accepts the DateTime forms of api.ParseDateTime (SPEC.md 1.5, DTF)
+// parseDateTimeLiteral accepts the DateTime forms of api.ParseDateTime (EVIDENCE.md 1.5, DTF)
 // except a year written 0000; a date alone is midnight UTC.
 func parseDateTimeLiteral(s string) (api.Value, bool) {
 	t, ok := api.ParseDateTime(s)
@@ -254,7 +254,7 @@ func parseDateTimeLiteral(s string) (api.Value, bool) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isIdentStart and isIdentPart follow the C# identifier rules that property names follow
-// (SPEC.md 1.3): a letter or underscore, then letters, digits and underscores.
+// (EVIDENCE.md 1.3): a letter or underscore, then letters, digits and underscores.
 func isIdentStart(r rune) bool { return r == '_' || unicode.IsLetter(r) }
 
 func isIdentPart(r rune) bool {

@@ -8,7 +8,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// ParseTop parses a $top value: a decimal integer from 1 to spec.MaxTop (SPEC.md 3.3).
+// ParseTop parses a $top value: a decimal integer from 1 to spec.MaxTop (EVIDENCE.md 3.3).
 // Anything else is InvalidInput with the service's generic message "One of the request
 // inputs is not valid.", which live Storage answers for $top=-1 and $top=1001 (CloudStub
 // TableClientQueryTests, live account). Note that the same source suggests $top=0 yields an
@@ -22,7 +22,7 @@ func ParseTop(s string) (int, error) {
 }
 
 // ParseSelect parses a $select value: a comma-separated list of property names, each
-// trimmed of blanks (SPEC.md 3.4). An empty value, or "*", selects every property and
+// trimmed of blanks (EVIDENCE.md 3.4). An empty value, or "*", selects every property and
 // returns nil. Each name must be a valid property name (a letter or underscore, then
 // letters, digits and underscores, at most spec.MaxPropertyNameLength characters); an empty
 // item, an invalid name or more than spec.MaxSelectProperties names is InvalidInput. A name

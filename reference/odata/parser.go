@@ -13,7 +13,7 @@ import (
 // no input can exhaust the stack.
 const MaxFilterNesting = 100
 
-// Op is a comparison operator of $filter (SPEC.md 3.1).
+// Op is a comparison operator of $filter (EVIDENCE.md 3.1).
 type Op uint8
 
 // The comparison operators, spelled as in a filter.
@@ -265,13 +265,13 @@ type Filter struct {
 	comparisons int
 }
 
-// ParseFilter compiles a $filter expression for Query Entities (SPEC.md 3.1).
+// ParseFilter compiles a $filter expression for Query Entities (EVIDENCE.md 3.1).
 //
 // Errors are *spec.Error:
 //   - InvalidInput with spec.MsgFilterSyntaxFormat for syntax errors, at the position the
 //     service reports (see syntaxError);
 //   - InvalidInput with spec.MsgTooManyComparisons above spec.MaxFilterComparisons
-//     comparisons (QTE; enforcement UNCERTAIN, SPEC.md 11.8);
+//     comparisons (QTE; enforcement UNCERTAIN, EVIDENCE.md 11.8);
 //   - InvalidInput for a null literal ("A query expression may not contain null values",
 //     QE), for a literal that stands where a condition is expected (`Age eq 1 and 5`), and
 //     for nesting deeper than MaxFilterNesting;
@@ -299,7 +299,7 @@ func ParseFilter(s string) (*Filter, error) {
 	return &Filter{root: root, comparisons: count}, nil
 }
 
-// ParseTableFilter compiles a $filter expression for Query Tables (SPEC.md 2.2, QT). The
+// ParseTableFilter compiles a $filter expression for Query Tables (EVIDENCE.md 2.2, QT). The
 // grammar and errors are those of ParseFilter; evaluate it with MatchTable, where the only
 // property is TableName.
 func ParseTableFilter(s string) (*Filter, error) { return ParseFilter(s) }

@@ -70,12 +70,12 @@ func (n *node) render(b *strings.Builder) {
 }
 
 // QuoteString returns s as a $filter string literal: in single quotes, with every embedded
-// single quote doubled (SPEC.md 3.1).
+// single quote doubled (EVIDENCE.md 3.1).
 func QuoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// FormatLiteral returns v as a $filter constant of its EDM type (SPEC.md 3.1): 'text',
+// FormatLiteral returns v as a $filter constant of its EDM type (EVIDENCE.md 3.1): 'text',
 // 30, 123L, 100.25 (a whole Double gets ".0"), true, datetime'2008-07-10T00:00:00Z' (UTC,
 // trailing zeros of the fraction trimmed), guid'…' (lower case), X'…' (upper-case hex).
 // A null value, a NaN or infinite Double, an Int32 out of range, a malformed Guid or an

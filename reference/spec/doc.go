@@ -3,7 +3,7 @@
 // rules, each with its requirement level and documentation source.
 //
 // The reference implementation and the spec packages both read it; neither holds a magic
-// number of its own. Where SPEC.md marks a fact UNCERTAIN, the choice conform makes is made
+// number of its own. Where EVIDENCE.md marks a fact UNCERTAIN, the choice conform makes is made
 // here, once, and said in the comment beside it.
 //
 // It imports only the standard library.

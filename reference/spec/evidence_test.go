@@ -17,10 +17,9 @@ import (
 
 const evidenceFile = "../../docs/EVIDENCE.md"
 
-// checkSpecCitations also checks "SPEC.md <section>" citations against EVIDENCE.md, which
-// keeps SPEC.md's numbering. Off while the code still cites SPEC.md; once the citations are
-// renamed there is nothing left for it to find.
-const checkSpecCitations = false
+// outsideCitation is a document outside the project that its files once cited; the project
+// cites its own evidence document instead, which keeps that document's section numbers.
+const outsideCitation = "SPEC" + ".md"
 
 var (
 	// evidenceHeading is a numbered heading: "## 4. Entity group..." or "### 2.3 Entity...".
@@ -29,9 +28,9 @@ var (
 	evidenceAnchor = regexp.MustCompile(`<a id="(E-[a-z0-9]+(?:-[a-z0-9]+)*)"></a>`)
 	// anchorCitation is a cited anchor anywhere in a file.
 	anchorCitation = regexp.MustCompile(`\bE-[a-z0-9]+(?:-[a-z0-9]+)*\b`)
-	// sectionCitation is "EVIDENCE.md" (or "SPEC.md" when checked), an optional "section"
+	// sectionCitation is "EVIDENCE.md", an optional "section"
 	// or "sections", then a list of section numbers and ranges: "2.1, 2.3-2.5, 5.1, 6".
-	sectionCitation = regexp.MustCompile(`\b(EVIDENCE|SPEC)\.md(?: sections?)? ((?:\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?)(?:, \d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?)*)`)
+	sectionCitation = regexp.MustCompile(`\b(EVIDENCE)\.md(?: sections?)? ((?:\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?)(?:, \d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?)*)`)
 )
 
 // evidenceIndex is what docs/EVIDENCE.md defines.
@@ -71,10 +70,10 @@ func (ix evidenceIndex) unresolved(where, text string) []string {
 			out = append(out, fmt.Sprintf("%s: cites %s, which docs/EVIDENCE.md does not define", where, a))
 		}
 	}
+	if n := strings.Count(text, outsideCitation); n > 0 {
+		out = append(out, fmt.Sprintf("%s: cites %s %d times; cite docs/EVIDENCE.md, the project's own evidence", where, outsideCitation, n))
+	}
 	for _, m := range sectionCitation.FindAllStringSubmatch(text, -1) {
-		if m[1] == "SPEC" && !checkSpecCitations {
-			continue
-		}
 		for _, item := range strings.Split(m[2], ", ") {
 			for _, sec := range strings.Split(item, "-") {
 				if !ix.sections[sec] {
@@ -156,7 +155,7 @@ func TestEvidenceCitationsResolve(t *testing.T) {
 // the checks above are known to be able to fail.
 func TestEvidenceCheckCatchesBadCitations(t *testing.T) {
 	ix := indexEvidence("## 2. Operations\n### 2.3 Entity operations\n<a id=\"E-known\"></a>\n### E-known\n<a id=\"E-twice\"></a><a id=\"E-twice\"></a>\n")
-	good := "// see EVIDENCE.md 2.3, 2 and E-known; SPEC.md 99 is not checked yet"
+	good := "// see EVIDENCE.md 2.3, 2 and E-known"
 	if got := ix.unresolved("good.go", good); len(got) != 0 {
 		t.Errorf("good citations reported: %v", got)
 	}
@@ -166,6 +165,7 @@ func TestEvidenceCheckCatchesBadCitations(t *testing.T) {
 		"// EVIDENCE.md 2.3-2.9",
 		"// EVIDENCE.md section 17",
 		"// E-unknown-fact",
+		"// (" + outsideCitation + " 2.3)",
 	} {
 		if got := ix.unresolved("bad.go", bad); len(got) != 1 {
 			t.Errorf("%q: reported %v, want one problem", bad, got)

@@ -10,7 +10,7 @@ const (
 	MaxTableNameLength = 63
 
 	// MaxKeyBytes is the size of a PartitionKey or RowKey: "up to 1 KiB" (DM). How it is
-	// counted is UNCERTAIN (SPEC.md 11.1); conform counts UTF-16 bytes, as the entity-size
+	// counted is UNCERTAIN (EVIDENCE.md 11.1); conform counts UTF-16 bytes, as the entity-size
 	// accounting does, so 512 characters of the Basic Multilingual Plane fit (Azurite's own
 	// cap is also 512 characters).
 	MaxKeyBytes = 1024
@@ -37,7 +37,7 @@ const (
 	MaxBinaryBytes = 64 * 1024
 
 	// MaxEntityBytes is the size of an entity by the documented accounting (DM, SCALE,
-	// SIZEBLOG). Exact enforcement is UNCERTAIN (SPEC.md 11.11): conform applies EntitySize
+	// SIZEBLOG). Exact enforcement is UNCERTAIN (EVIDENCE.md 11.11): conform applies EntitySize
 	// below against 1 MiB.
 	MaxEntityBytes = 1 << 20
 
@@ -47,12 +47,12 @@ const (
 
 	// MaxPageSize is the most entities or tables one query page returns (QTP, QE, QT).
 	MaxPageSize = 1000
-	// MaxTop is the largest $top accepted. Above it Storage answers 400 (SPEC.md 3.3); the
+	// MaxTop is the largest $top accepted. Above it Storage answers 400 (EVIDENCE.md 3.3); the
 	// code is UNCERTAIN and conform uses InvalidInput.
 	MaxTop = 1000
 
 	// MaxFilterComparisons is the number of discrete comparisons in one $filter (QTE).
-	// Enforcement is UNCERTAIN (SPEC.md 11.8); the reference refuses more with InvalidInput.
+	// Enforcement is UNCERTAIN (EVIDENCE.md 11.8); the reference refuses more with InvalidInput.
 	MaxFilterComparisons = 15
 
 	// MaxSelectProperties is the number of properties one $select may name (QE).
@@ -82,7 +82,7 @@ const (
 	MaxRequestBodyBytes = 4 << 20
 
 	// MaxClockSkew is how far x-ms-date may be from the server's clock. The window is
-	// UNCERTAIN (SPEC.md 7.1); 15 minutes is the commonly cited figure.
+	// UNCERTAIN (EVIDENCE.md 7.1); 15 minutes is the commonly cited figure.
 	MaxClockSkew = 15 * time.Minute
 
 	// APIVersion is the x-ms-version conform sends and the reference server reports.
@@ -96,14 +96,14 @@ var (
 )
 
 // ReservedTableNames cannot be created (DM: "Some table names are reserved, including
-// tables"). The status is UNCERTAIN (SPEC.md 11.2); the reference answers 400
+// tables"). The status is UNCERTAIN (EVIDENCE.md 11.2); the reference answers 400
 // InvalidResourceName.
 var ReservedTableNames = []string{"tables"}
 
 // SystemPropertyNames are the names the service owns (DM).
 var SystemPropertyNames = []string{"PartitionKey", "RowKey", "Timestamp"}
 
-// Entity size accounting (SIZEBLOG; SPEC.md 1.4): 4 bytes + 2×(len(PartitionKey)+len(RowKey))
+// Entity size accounting (SIZEBLOG; EVIDENCE.md 1.4): 4 bytes + 2×(len(PartitionKey)+len(RowKey))
 // + for each custom property 8 + 2×len(name) + the value's size, lengths in UTF-16 code units.
 const (
 	SizeEntityOverhead   = 4

@@ -70,7 +70,7 @@ type Rule struct {
 	// Sections lists the design-guide section anchors the rule covers (coverage map).
 	Sections []string
 	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
-	// that explains a failure of this rule (SPEC.md 8), in words a user understands.
+	// that explains a failure of this rule (EVIDENCE.md 8), in words a user understands.
 	CosmosDifference string
 	// Unbreakable, when set, says why no wrong-backend decorator can break this rule (from
 	// the list in unbreakable.go; a rule declares none itself).

@@ -1,6 +1,6 @@
 package spec
 
-// Rules of authorization: service SAS for tables and Shared Key (SPEC.md 5.3, 7; the design
+// Rules of authorization: service SAS for tables and Shared Key (EVIDENCE.md 5.3, 7; the design
 // guide's "Control access with shared access signatures").
 //
 // Decisions on UNCERTAIN facts:
@@ -14,7 +14,7 @@ package spec
 //     accepted, an entity outside the range in the answer is not.
 //   - A SAS for another table and a table operation through a service SAS: 403, the code
 //     is recorded.
-//   - A request without credentials: 401 or 403 (SPEC.md 11.13), recorded.
+//   - A request without credentials: 401 or 403 (EVIDENCE.md 11.13), recorded.
 
 const (
 	sasSrcPermissions = SrcServiceSAS + "#permissions-for-a-table"

@@ -1,17 +1,17 @@
 package spec
 
-// Rules of entity group transactions (SPEC.md 4; EGT; the design guide's "Entity group
+// Rules of entity group transactions (EVIDENCE.md 4; EGT; the design guide's "Entity group
 // transactions" and "Ensure consistency in your stored entities").
 //
 // Decisions on UNCERTAIN facts:
-//   - 101 operations: Storage names operation 99, Azurite 0 (SPEC.md 11.4). The refusal is a
+//   - 101 operations: Storage names operation 99, Azurite 0 (EVIDENCE.md 11.4). The refusal is a
 //     MUST; the index a MAY that records the choice.
 //   - A body over 4 MiB: the status (400 or 413) and code were not observed; the refusal is
 //     a MUST, any of the two statuses is accepted and the code recorded.
 //   - Mixed partition keys: the code (CommandsInBatchActOnDifferentPartitions in SDK enums,
 //     or InvalidInput) is UNCERTAIN; 400 is the MUST, the code a MAY.
 //   - A failing operation: the documentation says 400 with an "N:" prefix, traffic shows
-//     the operation's own status (404 for a missing delete) without a prefix (SPEC.md 4).
+//     the operation's own status (404 for a missing delete) without a prefix (EVIDENCE.md 4).
 //     The code must name the failure; the status may be either; a reported index must
 //     name the failing operation.
 
@@ -68,7 +68,7 @@ func init() {
 			Text:     "A transaction whose operations address more than one table MUST be refused, applying nothing in any of them.",
 			Source:   SrcBatch,
 			Sections: []string{secEGT}},
-		// SPEC.md 4: "additional change sets will be rejected with status code 400" while the
+		// EVIDENCE.md 4: "additional change sets will be rejected with status code 400" while the
 		// first is processed; whether the first is applied is UNCERTAIN, so either is accepted.
 		Rule{ID: "batch.changeset.single", Level: Must, Area: AreaBatch, Feature: FBatch,
 			Text:     "A transaction holds one changeset: a second changeset MUST be refused with 400 and MUST NOT be applied (the first MAY be).",

@@ -1,6 +1,6 @@
 package spec
 
-// Rules of optimistic concurrency with ETags (SPEC.md 2.3, 2.4; the design guide's
+// Rules of optimistic concurrency with ETags (EVIDENCE.md 2.3, 2.4; the design guide's
 // "Managing concurrency").
 
 const secManagingConcurrency = "managing-concurrency"

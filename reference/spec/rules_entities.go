@@ -1,6 +1,6 @@
 package spec
 
-// Rules of entities: keys, system properties and property names (SPEC.md 1.2, 1.3, 2.4;
+// Rules of entities: keys, system properties and property names (EVIDENCE.md 1.2, 1.3, 2.4;
 // the design guide's "About Azure Table storage", "Table partitions" and "Guidelines for
 // table design").
 //

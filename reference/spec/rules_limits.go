@@ -1,16 +1,16 @@
 package spec
 
-// Rules of the data model's limits (SPEC.md 1.2, 1.3, 1.4, 1.5, 8; the design guide's
+// Rules of the data model's limits (EVIDENCE.md 1.2, 1.3, 1.4, 1.5, 8; the design guide's
 // "Capacity considerations"). Each limit is checked at exactly its value and one unit over,
 // through every write that can carry it (Insert, Update, Merge and the two upserts).
 //
 // Decisions on UNCERTAIN facts:
-//   - Key size: "up to 1 KiB", counted in an unknown unit (SPEC.md 11.1). 512 characters
+//   - Key size: "up to 1 KiB", counted in an unknown unit (EVIDENCE.md 11.1). 512 characters
 //     fit under every reading and MUST be accepted; more than 1,024 characters exceed every
 //     reading and MUST be refused with 400 (the code is recorded); 513 to 1,024 characters is
 //     a MAY that records the outcome.
 //   - Entity size: the documented accounting (SIZEBLOG) is an estimate and the exact edge is
-//     not known (SPEC.md 11.11). An entity clearly under 1 MiB MUST be accepted and one
+//     not known (EVIDENCE.md 11.11). An entity clearly under 1 MiB MUST be accepted and one
 //     clearly over MUST be refused with EntityTooLarge; the exact edge is a MAY.
 //   - A merge that pushes a stored entity over a limit: the refusal with 400 is a MUST, the
 //     code is recorded.

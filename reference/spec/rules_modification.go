@@ -1,14 +1,14 @@
 package spec
 
-// Rules of entity writes: insert, replace, merge, the two upserts and delete (SPEC.md 1.3,
+// Rules of entity writes: insert, replace, merge, the two upserts and delete (EVIDENCE.md 1.3,
 // 2.3, 5.2; the design guide's "Design for data modification" and "Modify entities").
 //
 // Decisions on UNCERTAIN facts:
 //   - A missing entity: the documentation lists EntityNotFound, real traffic shows
-//     ResourceNotFound (SPEC.md 11.3). The 404 is a MUST; the code is a SHOULD that names
+//     ResourceNotFound (EVIDENCE.md 11.3). The 404 is a MUST; the code is a SHOULD that names
 //     ResourceNotFound.
 //   - An update with a specific ETag on a missing entity may answer 404 or 412: nothing
-//     was observed (SPEC.md 2.3), so the rule is a MAY that records the answer.
+//     was observed (EVIDENCE.md 2.3), so the rule is a MAY that records the answer.
 
 const (
 	secDataModification  = "design-for-data-modification"

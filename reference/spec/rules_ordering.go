@@ -4,10 +4,10 @@ package spec
 const orderingSecSort = "sort-data-in-table-storage"
 
 // orderingCosmos is the documented Cosmos DB for Table difference behind every ordering rule
-// (SPEC.md 8, CFAQ).
+// (EVIDENCE.md 8, CFAQ).
 const orderingCosmos = "Cosmos DB for Table does not sort query results by PartitionKey, RowKey."
 
-// Rules of the order of query results (SPEC.md 3.2, 11.9). Results are "sorted by
+// Rules of the order of query results (EVIDENCE.md 3.2, 11.9). Results are "sorted by
 // PartitionKey, then by RowKey" (QTE) and keys are "canonically sorted" as strings, so
 // numbers in keys must be zero-padded (IE, design guide). For ASCII keys the order is
 // ordinal and case-sensitive: live Storage answers `'b' gt 'B'` and `'b' lt 'bB'` (the

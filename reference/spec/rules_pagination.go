@@ -4,7 +4,7 @@ package spec
 // with segmented results (continuation tokens).
 const paginationSecLarge = "retrieve-large-numbers-of-entities-from-a-query"
 
-// Rules of paging through Query Entities results with continuations (QTP; SPEC.md 3.3,
+// Rules of paging through Query Entities results with continuations (QTP; EVIDENCE.md 3.3,
 // 3.5). A page holds at most 1000 entities; the service returns a continuation when more
 // results remain, when the 5-second limit is hit or when a partition (server) boundary is
 // crossed, and a page may hold fewer entities than $top, even none, with a continuation.

@@ -12,7 +12,7 @@ package spec
 //   - Creating a table again right after deleting it: Storage refuses for 40 seconds or
 //     more, emulators at once or never; the rule is a MAY that records the choice.
 //   - Writing to a missing table: TableNotFound (TERR) or ResourceNotFound; 404 is the MUST.
-//   - The index a failed transaction names is UNCERTAIN (SPEC.md 4); a MAY that records it.
+//   - The index a failed transaction names is UNCERTAIN (EVIDENCE.md 4); a MAY that records it.
 
 func init() {
 	guide := func(anchor string) string { return SrcDesignGuide + "#" + anchor }
@@ -158,7 +158,7 @@ func init() {
 			Sections:         []string{logTail, sorting},
 			CosmosDifference: cosmosOrder},
 		Rule{ID: "pattern.log-tail.next-page", Level: Must, Area: AreaPatterns,
-			Text:             "When more entities remain, that page MUST carry a continuation, and following it MUST go on with the next newest: $top bounds a page, not the query (the Go SDK's pager keeps going past $top, SPEC.md 12 #13).",
+			Text:             "When more entities remain, that page MUST carry a continuation, and following it MUST go on with the next newest: $top bounds a page, not the query (the Go SDK's pager keeps going past $top, EVIDENCE.md 12 #13).",
 			Source:           guide(logTail),
 			Sections:         []string{logTail, segments},
 			CosmosDifference: cosmosOrder},

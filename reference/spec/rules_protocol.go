@@ -2,7 +2,7 @@ package spec
 
 // Rules of the Table REST protocol that only raw HTTP shows: status codes, headers, the
 // Prefer header, merge verbs, conditional headers, error bodies and the JSON metadata
-// levels (SPEC.md 2.1, 2.3-2.5, 5.1, 6).
+// levels (EVIDENCE.md 2.1, 2.3-2.5, 5.1, 6).
 
 func init() {
 	AddRules(

@@ -12,9 +12,9 @@ const (
 )
 
 // Rules of Query Entities: which entities a $filter selects, the literal forms, $select and
-// $top (SPEC.md 3.1-3.4).
+// $top (EVIDENCE.md 3.1-3.4).
 //
-// Evidence for the typed comparison rules (SPEC.md 3.2 calls them UNCERTAIN in the
+// Evidence for the typed comparison rules (EVIDENCE.md 3.2 calls them UNCERTAIN in the
 // documentation): the public test suite Andrei15193/CloudStub runs the same queries against
 // a live Storage account (TableQueryComparisonTestData.cs, TableClientQueryTests.cs). It
 // shows, for every pair of the eight EDM types and every operator: a property compared with
@@ -96,7 +96,7 @@ func init() {
 			Text:   "The binary'..' literal form MAY be accepted; when it is, it MUST mean the same bytes as X'..'.",
 			Source: SrcQueryingTables},
 
-		// Typed semantics across types and for missing properties (SPEC.md 3.2; see above).
+		// Typed semantics across types and for missing properties (EVIDENCE.md 3.2; see above).
 		Rule{ID: "query.compare.widening", Level: Must, Area: AreaQuery,
 			Text:   "An Edm.Int64 property MUST compare numerically with an Int32 literal, and an Edm.Double property with Int32 and Int64 literals.",
 			Source: SrcQueryingTables},
@@ -154,7 +154,7 @@ func init() {
 			Text:   "Timestamp MUST be filterable as an Edm.DateTime property of every entity, with the values queries return.",
 			Source: SrcQueryingTables},
 
-		// $select (QE; SPEC.md 3.4) and the design guide's server-side projection.
+		// $select (QE; EVIDENCE.md 3.4) and the design guide's server-side projection.
 		Rule{ID: "query.select.only", Level: Must, Area: AreaQuery,
 			Text:     "$select MUST return only the selected custom properties.",
 			Source:   SrcDesignGuide + "#" + querySecProjection,
@@ -180,7 +180,7 @@ func init() {
 			Source:   SrcQueryEntities,
 			Sections: []string{querySecProjection}},
 
-		// $top (QE, QTP; SPEC.md 3.3).
+		// $top (QE, QTP; EVIDENCE.md 3.3).
 		Rule{ID: "query.top.limit", Level: Must, Area: AreaQuery,
 			Text:   "A page MUST hold at most $top entities and MUST carry a continuation when matching entities remain.",
 			Source: SrcQueryEntities},

@@ -7,7 +7,7 @@ package spec
 //
 // Decision on an UNCERTAIN fact: the code of a refused cross-partition transaction
 // (CommandsInBatchActOnDifferentPartitions in SDK enums, or InvalidInput) is not settled
-// (SPEC.md 4); 400 is the MUST and the specs record the code.
+// (EVIDENCE.md 4); 400 is the MUST and the specs record the code.
 
 func init() {
 	guide := func(anchor string) string { return SrcDesignGuide + "#" + anchor }

@@ -1,6 +1,6 @@
 package spec
 
-// Rules of tables: names, uniqueness, create, delete and Query Tables (SPEC.md 1.1, 2.2,
+// Rules of tables: names, uniqueness, create, delete and Query Tables (EVIDENCE.md 1.1, 2.2,
 // 5.2; the design guide's "About Azure Table storage" and "Capacity considerations").
 //
 // Decisions on UNCERTAIN facts:
@@ -8,7 +8,7 @@ package spec
 //     on Storage? OutOfRangeInput on Azurite) is recorded, not asserted. The same holds for a
 //     leading digit and for characters other than the underscore, whose code real traffic
 //     shows (InvalidResourceName).
-//   - The reserved name "tables": the documentation says "404 (Bad Request)" (SPEC.md 11.2);
+//   - The reserved name "tables": the documentation says "404 (Bad Request)" (EVIDENCE.md 11.2);
 //     400 and 404 are both accepted and the choice is recorded.
 //   - An entity operation on a missing table: 404 is a MUST; TableNotFound (TERR) and
 //     ResourceNotFound are both accepted and recorded.

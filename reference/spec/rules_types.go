@@ -1,6 +1,6 @@
 package spec
 
-// Rules of the eight EDM property types (SPEC.md 1.5; the design guide's "About Azure Table
+// Rules of the eight EDM property types (EVIDENCE.md 1.5; the design guide's "About Azure Table
 // storage" and "Encrypt table data").
 //
 // Each type's rule is checked on both paths a value comes back by: Get Entity and Query

@@ -1,6 +1,6 @@
 package spec
 
-// Documentation sources, cited by limits, error codes and rules. The keys follow SPEC.md's
+// Documentation sources, cited by limits, error codes and rules. The keys follow EVIDENCE.md's
 // source key.
 const (
 	SrcDataModel      = "https://learn.microsoft.com/en-us/rest/api/storageservices/understanding-the-table-service-data-model"

@@ -12,7 +12,7 @@ import (
 	"github.com/tableconform/conform/reference/wire"
 )
 
-// SignedIdentifier is one stored access policy of a table (Get/Set Table ACL, SPEC.md 2.2).
+// SignedIdentifier is one stored access policy of a table (Get/Set Table ACL, EVIDENCE.md 2.2).
 // The server keeps them itself: api.Backend has no ACL operations. A service SAS naming
 // one (si) takes the fields it leaves out from it, looked up on every request
 // (authenticateServiceSAS).
@@ -92,7 +92,7 @@ func (x *exchange) tableACL(method, table string) error {
 }
 
 // encodeACL renders the policies as Storage does: a UTF-8 BOM, then the XML, times with
-// seven fractional digits (SPEC.md 2.2); no policy is `<SignedIdentifiers />`
+// seven fractional digits (EVIDENCE.md 2.2); no policy is `<SignedIdentifiers />`
 // (EVIDENCE.md, E-acl-xml).
 func encodeACL(ids []SignedIdentifier) []byte {
 	var b bytes.Buffer

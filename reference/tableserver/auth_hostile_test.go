@@ -121,7 +121,7 @@ func tamper(sig string) string {
 }
 
 // TestAuthenticationCannotBeBypassed sends each way of getting credentials wrong and checks
-// the documented refusal (SPEC.md 7): status and x-ms-error-code, from a strict server.
+// the documented refusal (EVIDENCE.md 7): status and x-ms-error-code, from a strict server.
 // Valid credentials of each kind are sent too, so that every refusal is shown to hinge on
 // the one thing the case gets wrong.
 func TestAuthenticationCannotBeBypassed(t *testing.T) {

@@ -19,7 +19,7 @@ type batchOp struct {
 	level  wire.Metadata
 }
 
-// batch answers POST /$batch (SPEC.md 4). Framing faults are answered as plain errors;
+// batch answers POST /$batch (EVIDENCE.md 4). Framing faults are answered as plain errors;
 // once the operations are read, every failure is a 202 whose changeset holds only the
 // failing operation's part.
 func (x *exchange) batch() error {
@@ -118,7 +118,7 @@ func (x *exchange) writeBatch(resp wire.BatchResponse) {
 
 // batchFailure answers 202 with the one failing part. The message carries "i:" when the
 // error names its operation: always for faults found while reading the operations (index
-// set), and as the backend decided for its own failures (SPEC.md 4, 11.4).
+// set), and as the backend decided for its own failures (EVIDENCE.md 4, 11.4).
 func (x *exchange) batchFailure(err error, i int, o batchOp, retrieve, index bool) error {
 	var se *spec.Error
 	if !errors.As(err, &se) {
@@ -287,7 +287,7 @@ func (x *exchange) batchOperation(p wire.RequestPart, retrieve bool) (batchOp, e
 	switch method {
 	case http.MethodDelete:
 		if ifMatch == "" {
-			// The service refuses an unconditional Delete without If-Match (SPEC.md 2.3).
+			// The service refuses an unconditional Delete without If-Match (EVIDENCE.md 2.3).
 			return bo, spec.ErrMissingRequiredHeader.Newf("The If-Match header is required for a delete.")
 		}
 		bo.op = api.BatchOp{Kind: api.BatchDelete, Entity: api.NewEntity(res.PartitionKey, res.RowKey, nil), IfMatch: ifMatch}
@@ -313,7 +313,7 @@ func (x *exchange) batchOperation(p wire.RequestPart, retrieve bool) (batchOp, e
 }
 
 // permitBatchOp checks a SAS against one operation: the permissions of the operation it
-// stands for (SPEC.md 7.2; upserts need a and u).
+// stands for (EVIDENCE.md 7.2; upserts need a and u).
 func (x *exchange) permitBatchOp(o batchOp) error {
 	perms := map[api.BatchOpKind]string{
 		api.BatchInsert: "a", api.BatchReplace: "u", api.BatchMerge: "u",

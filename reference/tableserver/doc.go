@@ -1,7 +1,7 @@
 // Package tableserver serves the Table REST protocol over any api.Backend, so that every SDK
 // and the raw REST driver can talk to the in-memory reference (or to any other backend).
 //
-// New(backend, opts...) returns an http.Handler. It serves every operation of SPEC.md 2
+// New(backend, opts...) returns an http.Handler. It serves every operation of EVIDENCE.md 2
 // (tables, entities, queries with continuation, batches at /$batch, Table ACL) with the
 // service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
 // and error bodies, and authenticates Shared Key, Shared Key Lite, service SAS (with stored

@@ -355,7 +355,7 @@ func validETag(v string) bool {
 }
 
 // conditionHeaders reads If-Match for a write, refusing If-None-Match and malformed ETags
-// with the InvalidInput messages of TERR (SPEC.md 2.3).
+// with the InvalidInput messages of TERR (EVIDENCE.md 2.3).
 func conditionHeaders(h interface {
 	Get(string) string
 	Values(string) []string

@@ -240,7 +240,7 @@ func TestAztablesSDKAgainstTheServer(t *testing.T) {
 	if _, err := tc.GetEntity(c, "pk", "b", nil); err == nil {
 		t.Error("the transaction's delete did not happen")
 	}
-	// A failing transaction comes back as the SDK's ResponseError (SPEC.md 12 #9).
+	// A failing transaction comes back as the SDK's ResponseError (EVIDENCE.md 12 #9).
 	_, err = tc.SubmitTransaction(c, []aztables.TransactionAction{{ActionType: aztables.TransactionTypeAdd, Entity: []byte(`{"PartitionKey":"pk","RowKey":"t1"}`)}}, nil)
 	if err == nil {
 		t.Error("a conflicting transaction succeeded")

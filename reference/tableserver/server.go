@@ -70,7 +70,7 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // its default (DefaultLimits); a negative MaxConcurrentRequests means no bound.
 type Limits struct {
 	// MaxConcurrentRequests is how many requests are served at once; past it a request is
-	// answered at once with 503 ServerBusy, as Storage answers when it throttles (SPEC.md
+	// answered at once with 503 ServerBusy, as Storage answers when it throttles (EVIDENCE.md
 	// 8), so that a flood of slow requests cannot exhaust memory or goroutines.
 	MaxConcurrentRequests int
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the http.Server
@@ -327,7 +327,7 @@ func visibleASCII(s string, max int) bool {
 }
 
 // rawPath is the request path exactly as the client sent it, which is what Shared Key
-// signs (SPEC.md 7.1).
+// signs (EVIDENCE.md 7.1).
 func rawPath(r *http.Request) string {
 	uri := r.RequestURI
 	if strings.HasPrefix(uri, "/") {
@@ -420,12 +420,12 @@ func (x *exchange) authenticate(escapedPath string) error {
 	if x.s.allowAnon {
 		return nil
 	}
-	// An anonymous request: 401 or 403 is UNCERTAIN (SPEC.md 11.13); conform answers as
+	// An anonymous request: 401 or 403 is UNCERTAIN (EVIDENCE.md 11.13); conform answers as
 	// Azurite does, 403 AuthorizationFailure.
 	return spec.ErrAuthorizationFailure.New()
 }
 
-// effectiveMethod applies X-HTTP-Method tunnelling (SPEC.md 5.2): only on POST, once, and
+// effectiveMethod applies X-HTTP-Method tunnelling (EVIDENCE.md 5.2): only on POST, once, and
 // only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
 func (x *exchange) effectiveMethod() (string, error) {
 	m := x.r.Method
@@ -461,7 +461,7 @@ func (x *exchange) permit(table, perms, pk, rk string) error {
 }
 
 // permitTableOp refuses table-level operations to a service SAS, which grants entity access
-// to one table only (SPEC.md 7.2); an account SAS allows them by resource type and
+// to one table only (EVIDENCE.md 7.2); an account SAS allows them by resource type and
 // permission (permitAccountTableOp).
 func (x *exchange) permitTableOp() error {
 	if x.acctSAS != nil {

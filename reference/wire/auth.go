@@ -39,7 +39,7 @@ const (
 // AuthScheme is one of the two Shared Key schemes of the Table service.
 type AuthScheme int
 
-// The Shared Key schemes (SPEC.md 7.1).
+// The Shared Key schemes (EVIDENCE.md 7.1).
 const (
 	// SharedKey signs VERB, Content-MD5, Content-Type, Date and the canonicalized resource.
 	SharedKey AuthScheme = iota
@@ -55,7 +55,7 @@ func (s AuthScheme) String() string {
 }
 
 // CanonicalizedResource is "/" + account + the escaped path exactly as sent, plus
-// "?comp=<value>" when a comp parameter is present and no other parameter (SPEC.md 7.1).
+// "?comp=<value>" when a comp parameter is present and no other parameter (EVIDENCE.md 7.1).
 // On the emulator the path already starts with the account, so it appears twice.
 func CanonicalizedResource(account, escapedPath, rawQuery string) string {
 	if escapedPath == "" {
@@ -78,7 +78,7 @@ func mayHaveComp(rawQuery string) bool {
 	return strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0
 }
 
-// SharedKeyStringToSign builds the string to sign of scheme for a request (SPEC.md 7.1):
+// SharedKeyStringToSign builds the string to sign of scheme for a request (EVIDENCE.md 7.1):
 // Shared Key `VERB\nContent-MD5\nContent-Type\nDate\nCanonicalizedResource` (no
 // CanonicalizedHeaders for tables), Shared Key Lite `Date\nCanonicalizedResource`. The Date
 // slot holds x-ms-date when it is set, else Date.
@@ -231,7 +231,7 @@ type KeyLookup func(account string) ([]byte, bool)
 // escapedPath is the path exactly as the client sent it. It returns the signing account.
 // A malformed header fails with 400 InvalidAuthenticationInfo; an unknown account, a wrong
 // signature, a missing date or one further than spec.MaxClockSkew from now with 403
-// AuthenticationFailed (SPEC.md 7.1). Signatures are compared in constant time.
+// AuthenticationFailed (EVIDENCE.md 7.1). Signatures are compared in constant time.
 func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string, keys KeyLookup, now time.Time) (string, error) {
 	a, err := ParseAuthorization(h.Get(HeaderAuthorization))
 	if err != nil {
@@ -281,7 +281,7 @@ const SASTimeFormat = "2006-01-02T15:04:05Z"
 // SASVersion is the sv conform signs with.
 const SASVersion = "2019-02-02"
 
-// SAS is a service SAS for one table (SPEC.md 7.2). Start and Expiry are written in
+// SAS is a service SAS for one table (EVIDENCE.md 7.2). Start and Expiry are written in
 // SASTimeFormat; Raw holds the strings as received when the SAS was parsed, and those are
 // what is signed then.
 type SAS struct {
@@ -304,7 +304,7 @@ type SAS struct {
 }
 
 // StringToSign is `sp\nst\nse\n/table/<account>/<lowercase table>\nsi\nsip\nspr\nsv\nspk\nsrk\nepk\nerk`
-// (SPEC.md 7.2, CONFIRMED-SDK).
+// (EVIDENCE.md 7.2, CONFIRMED-SDK).
 func (s SAS) StringToSign(account string) string {
 	st, se := s.rawStart, s.rawExpiry
 	if !s.parsed {
@@ -473,7 +473,7 @@ func (s SAS) WithPolicy(start, expiry time.Time, permissions string) (SAS, error
 	return s, nil
 }
 
-// Permission letters of a table SAS (SPEC.md 7.2).
+// Permission letters of a table SAS (EVIDENCE.md 7.2).
 const (
 	PermRead   = 'r'
 	PermAdd    = 'a'
@@ -484,7 +484,7 @@ const (
 // Allows checks that s grants every permission in perms on table for the entity
 // (partitionKey, rowKey). Without a permission it fails with 403
 // AuthorizationPermissionMismatch; for another table or a key outside
-// [spk/srk, epk/erk] (inclusive) with 403 AuthorizationFailure (SPEC.md 7.2).
+// [spk/srk, epk/erk] (inclusive) with 403 AuthorizationFailure (EVIDENCE.md 7.2).
 func (s SAS) Allows(table, perms, partitionKey, rowKey string) error {
 	if err := s.AllowsTable(table, perms); err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 )
 
 // HeaderField is one header line; batch parts keep their headers in order, because Storage's
-// framing is reproduced byte for byte (SPEC.md 4, 12 #14).
+// framing is reproduced byte for byte (EVIDENCE.md 4, 12 #14).
 type HeaderField struct {
 	Name  string
 	Value string
@@ -52,14 +52,14 @@ func (f Fields) Values(name string) []string {
 // application/http part.
 type RequestPart struct {
 	Method string
-	// URL is the request target as written: absolute in SDK batches (SPEC.md 4).
+	// URL is the request target as written: absolute in SDK batches (EVIDENCE.md 4).
 	URL    string
 	Header Fields
 	Body   []byte
 }
 
 // BatchRequest is a parsed batch body: the operations of each changeset, and the requests
-// outside any changeset (a lone retrieve, SPEC.md 4), in body order.
+// outside any changeset (a lone retrieve, EVIDENCE.md 4), in body order.
 type BatchRequest struct {
 	Changesets [][]RequestPart
 	Retrieves  []RequestPart
@@ -123,7 +123,7 @@ func writeRequestPart(b *bytes.Buffer, p RequestPart) {
 	b.WriteString(crlf)
 }
 
-// EncodeBatchResponse renders a batch answer exactly as Storage frames it (SPEC.md 4): CRLF
+// EncodeBatchResponse renders a batch answer exactly as Storage frames it (EVIDENCE.md 4): CRLF
 // line ends, each part `Content-Type: application/http` and `Content-Transfer-Encoding:
 // binary`, the status line, the part's headers in order, an empty line, the body, CRLF.
 func EncodeBatchResponse(batchBoundary, changesetBoundary string, r BatchResponse) []byte {
@@ -325,7 +325,7 @@ func firstLineBoundary(data []byte) string {
 }
 
 // ParseBatchResponse reads a batch answer (the client side). It tolerates bare LF line ends
-// (Cosmos, SPEC.md 4) and a truncated final boundary; opts loosen it further. Errors are
+// (Cosmos, EVIDENCE.md 4) and a truncated final boundary; opts loosen it further. Errors are
 // protocol errors, not *spec.Error.
 func ParseBatchResponse(contentType string, body []byte, opts ...ResponseOption) (BatchResponse, error) {
 	var out BatchResponse

@@ -8,7 +8,7 @@ import (
 )
 
 // Continuation headers of query answers and the parameters that resume a query
-// (SPEC.md 3.5; QTP). The headers are absent on the last page.
+// (EVIDENCE.md 3.5; QTP). The headers are absent on the last page.
 const (
 	HeaderNextPartitionKey = "x-ms-continuation-NextPartitionKey"
 	HeaderNextRowKey       = "x-ms-continuation-NextRowKey"

@@ -369,7 +369,7 @@ func propertyError(err error, name string) error {
 	return err
 }
 
-// DecodeValue types an unannotated JSON value by its shape (PF, SPEC.md 1.5): a string is
+// DecodeValue types an unannotated JSON value by its shape (PF, EVIDENCE.md 1.5): a string is
 // Edm.String, true/false Edm.Boolean, an integer that fits 32 bits Edm.Int32, a number with a
 // decimal point or exponent Edm.Double. An integer beyond 32 bits without annotation is
 // stored by Storage and reads back equal, in a type the recordings do not show (EVIDENCE.md

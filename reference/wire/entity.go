@@ -30,7 +30,7 @@ const (
 )
 
 // Document says where an answer belongs, for the odata.* members of metadata answers:
-// `odata.metadata` is ServiceURL + "$metadata#" + the fragment (SPEC.md 6).
+// `odata.metadata` is ServiceURL + "$metadata#" + the fragment (EVIDENCE.md 6).
 type Document struct {
 	// Level is the metadata level of the answer.
 	Level Metadata
@@ -136,8 +136,8 @@ func AppendEntitySet(b []byte, es []api.Entity, d Document) ([]byte, error) {
 // EncodeRequestEntity renders e as a request body (Insert, Update, Merge, upserts, batch
 // parts): PartitionKey, RowKey and the custom properties, each annotated whenever its type
 // cannot be inferred from the JSON. Doubles are always annotated, so that a whole number
-// never turns into an Int32 (SPEC.md 12 #1); redundant annotations are accepted by the
-// service (SPEC.md 1.5). Timestamp and ETag are not sent.
+// never turns into an Int32 (EVIDENCE.md 12 #1); redundant annotations are accepted by the
+// service (EVIDENCE.md 1.5). Timestamp and ETag are not sent.
 func EncodeRequestEntity(e api.Entity) ([]byte, error) {
 	b := make([]byte, 0, 256)
 	b = append(b, '{')
@@ -166,7 +166,7 @@ func appendEntityMembers(b []byte, first *bool, e api.Entity, d Document) ([]byt
 		b = appendString(b, d.base()+path)
 	}
 	if d.Level != NoMetadata && e.ETag != "" {
-		// Storage sends odata.etag in minimal metadata too (SPEC.md 3.6, CONFIRMED-TRAFFIC).
+		// Storage sends odata.etag in minimal metadata too (EVIDENCE.md 3.6, CONFIRMED-TRAFFIC).
 		b = appendMember(b, first, odataEtag)
 		b = appendString(b, e.ETag)
 	}
@@ -224,7 +224,7 @@ func appendProperties(b []byte, first *bool, e api.Entity, annotate, request boo
 
 // needsAnnotation says whether v's type cannot be told from its JSON form: Int64, DateTime,
 // Guid and Binary always, a Double when it is special or its rendering looks like an integer
-// (SPEC.md 1.5, PF). A request annotates every Double.
+// (EVIDENCE.md 1.5, PF). A request annotates every Double.
 func needsAnnotation(v api.Value, request bool) bool {
 	switch v.Type {
 	case api.EdmInt64, api.EdmDateTime, api.EdmGuid, api.EdmBinary:
@@ -241,7 +241,7 @@ func needsAnnotation(v api.Value, request bool) bool {
 
 // AppendValue appends v's JSON form: Int64 as a decimal string, Double as a number with a
 // decimal point or "NaN"/"Infinity"/"-Infinity", DateTime in Storage's trimmed 7-digit form,
-// Binary as base64 (SPEC.md 1.5).
+// Binary as base64 (EVIDENCE.md 1.5).
 func AppendValue(b []byte, v api.Value) []byte {
 	if v.Null {
 		return append(b, "null"...)
@@ -277,7 +277,7 @@ func AppendValue(b []byte, v api.Value) []byte {
 
 // FormatDouble renders a finite double as a JSON number that reads back as a Double without
 // an annotation wherever possible: shortest round-trip digits, with ".0" added to whole
-// numbers ("5.0", as Storage answers; SPEC.md 1.5), and exponent form outside [1e-6, 1e21).
+// numbers ("5.0", as Storage answers; EVIDENCE.md 1.5), and exponent form outside [1e-6, 1e21).
 func FormatDouble(f float64) string { return string(appendDouble(nil, f)) }
 
 func appendDouble(b []byte, f float64) []byte {
@@ -444,7 +444,7 @@ func appendTableMembers(b []byte, first *bool, name string, d Document) []byte {
 }
 
 // TimestampFromETag reads the instant inside an ETag of the form
-// `W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'"` (SPEC.md 2.4). ETags are opaque; this
+// `W/"datetime'2021-09-20T21%3A55%3A33.1005177Z'"` (EVIDENCE.md 2.4). ETags are opaque; this
 // succeeds only for that form.
 func TimestampFromETag(etag string) (time.Time, bool) {
 	s, ok := strings.CutPrefix(etag, `W/"datetime'`)
@@ -460,7 +460,7 @@ func TimestampFromETag(etag string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// ETagForTimestamp renders the ETag form Storage derives from a Timestamp (SPEC.md 2.4).
+// ETagForTimestamp renders the ETag form Storage derives from a Timestamp (EVIDENCE.md 2.4).
 func ETagForTimestamp(t time.Time) string {
 	return `W/"datetime'` + strings.ReplaceAll(api.FormatDateTime7(t), ":", "%3A") + `'"`
 }

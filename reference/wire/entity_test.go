@@ -103,7 +103,7 @@ func TestAnswerRoundTripsAtMinimalAndFullMetadata(t *testing.T) {
 			t.Errorf("%v: odata.metadata: %s", level, s)
 		}
 		if strings.Contains(s, `"DblWhole@odata.type"`) || !strings.Contains(s, `"DblWhole":5.0`) {
-			t.Errorf("%v: a whole double is answered as 5.0 without annotation (SPEC.md 1.5): %s", level, s)
+			t.Errorf("%v: a whole double is answered as 5.0 without annotation (EVIDENCE.md 1.5): %s", level, s)
 		}
 		for _, want := range []string{`"DblNaN@odata.type":"Edm.Double","DblNaN":"NaN"`, `"DblNegInf":"-Infinity"`,
 			`"DTMin@odata.type":"Edm.DateTime","DTMin":"1601-01-01T00:00:00Z"`, `"DTMax":"9999-12-31T23:59:59.9999999Z"`,
@@ -140,7 +140,7 @@ func TestNoMetadataLeavesOnlyValues(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatal(got, err)
 	}
-	// Without annotations an Int64 reads back as the string it is (SPEC.md 3.6).
+	// Without annotations an Int64 reads back as the string it is (EVIDENCE.md 3.6).
 	if v := got[0].Properties["n"]; !v.Equal(api.String("255")) {
 		t.Errorf("n = %v", v)
 	}

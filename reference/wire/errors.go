@@ -15,7 +15,7 @@ import (
 
 // ErrorMessage is the text of an error answer: the message, prefixed with "N:" for a failed
 // batch operation at index N, then "\nRequestId:<id>\nTime:<7-digit UTC time>" as Storage
-// writes it (SPEC.md 5.1, 4).
+// writes it (EVIDENCE.md 5.1, 4).
 func ErrorMessage(e *spec.Error, requestID string, now time.Time) string {
 	msg := e.Message
 	if e.Indexed {
@@ -37,7 +37,7 @@ func EncodeErrorJSON(e *spec.Error, requestID string, now time.Time) []byte {
 const XMLErrorNamespace = "http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"
 
 // EncodeErrorXML renders the XML error body Storage answers when Accept does not ask for JSON
-// (SPEC.md 5.1).
+// (EVIDENCE.md 5.1).
 func EncodeErrorXML(e *spec.Error, requestID string, now time.Time) []byte {
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><error xmlns="` + XMLErrorNamespace + `"><code>`)

@@ -1,6 +1,6 @@
 package wire
 
-// HeaderAccept is the request header that chooses the answer's format (SPEC.md 4.1).
+// HeaderAccept is the request header that chooses the answer's format (EVIDENCE.md 6).
 const HeaderAccept = "Accept"
 
 // Canonical forms (http.CanonicalHeaderKey) of the protocol's header names, for direct

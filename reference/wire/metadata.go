@@ -7,7 +7,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// Metadata is one of the three JSON metadata levels of the Table service (SPEC.md 6; PF).
+// Metadata is one of the three JSON metadata levels of the Table service (EVIDENCE.md 6; PF).
 type Metadata int
 
 // The metadata levels. MinimalMetadata is the zero value: it is what a request without a
@@ -62,7 +62,7 @@ func (m Metadata) Accept() string {
 }
 
 // ContentType returns the Content-Type of a JSON answer at level m, as Storage writes it
-// (SPEC.md 2.1).
+// (EVIDENCE.md 2.1).
 func (m Metadata) ContentType() string {
 	switch m {
 	case NoMetadata:
@@ -157,7 +157,7 @@ func metadataOfMediaType(s string) (m Metadata, isJSON, ok bool) {
 }
 
 // WantsJSONError reports whether an error answer should be JSON rather than XML: the
-// Content-Type of an error follows Accept, and `*/*` got XML from Storage (SPEC.md 5.1).
+// Content-Type of an error follows Accept, and `*/*` got XML from Storage (EVIDENCE.md 5.1).
 func WantsJSONError(accept, format string) bool {
 	if format != "" {
 		return strings.Contains(strings.ToLower(format), "json")

@@ -256,10 +256,10 @@ func oracleEntityFromMembers(ms []oracleMember, request bool) (api.Entity, error
 
 func oracleIsNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// DecodeValue types an unannotated JSON value by its shape (PF, SPEC.md 1.5): a string is
+// DecodeValue types an unannotated JSON value by its shape (PF, EVIDENCE.md 1.5): a string is
 // Edm.String, true/false Edm.Boolean, an integer that fits 32 bits Edm.Int32, a number with a
 // decimal point or exponent Edm.Double. An integer beyond 32 bits without annotation is
-// UNCERTAIN on the service (SPEC.md 1.5, never observed; SDKs refuse to send it); conform reads
+// UNCERTAIN on the service (EVIDENCE.md 1.5, never observed; SDKs refuse to send it); conform reads
 // it as Edm.Double, the OData fallback for numbers. null is a null of no type.
 func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
@@ -322,7 +322,7 @@ func oracleTypedValue(t api.EdmType, raw json.RawMessage, answer bool) (api.Valu
 	return read(text)
 }
 
-// entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, SPEC.md 3.4).
+// entitySetFragment is "tbl" or "tbl&$select=a,b" (traffic, EVIDENCE.md 3.4).
 func (d Document) entitySetFragment() string {
 	if d.Select == nil {
 		return d.Table

@@ -9,7 +9,7 @@ import (
 
 // EntityPath returns the URL path segment that names one entity,
 // `table(PartitionKey='pk',RowKey='rk')`, with every single quote in a key doubled and the
-// keys percent-encoded (SPEC.md 1.2, CONFIRMED-SDK). The quotes, commas and parentheses of
+// keys percent-encoded (EVIDENCE.md 1.2, CONFIRMED-SDK). The quotes, commas and parentheses of
 // the frame stay literal, as Storage writes them in Location headers.
 func EntityPath(table, partitionKey, rowKey string) string {
 	return table + "(PartitionKey='" + escapeKey(partitionKey) + "',RowKey='" + escapeKey(rowKey) + "')"
@@ -39,7 +39,7 @@ func escapeKey(s string) string {
 // ResourceKind is what a path segment under the account names.
 type ResourceKind int
 
-// The resources of the Table service (SPEC.md 2).
+// The resources of the Table service (EVIDENCE.md 2).
 const (
 	// ResourceTables is `Tables` (Create Table, Query Tables).
 	ResourceTables ResourceKind = iota + 1
@@ -190,5 +190,5 @@ func invalidURI(seg string) error {
 }
 
 // FormatKeyLiteral renders s as an OData string literal, 'text' with quotes doubled, for use
-// in $filter expressions (SPEC.md 3.1).
+// in $filter expressions (EVIDENCE.md 3.1).
 func FormatKeyLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

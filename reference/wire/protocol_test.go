@@ -195,7 +195,7 @@ func TestServiceSASMatchesDocumentAndSDK(t *testing.T) {
 	}
 }
 
-// storageSuccessExample is SPEC.md 4's success response (one insert part), with fixed ids.
+// storageSuccessExample is EVIDENCE.md 4's success response (one insert part), with fixed ids.
 const storageSuccessExample = "--batchresponse_b\r\n" +
 	"Content-Type: multipart/mixed; boundary=changesetresponse_c\r\n" +
 	"\r\n" +

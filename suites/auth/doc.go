@@ -3,7 +3,7 @@
 // times, another table, table management, sip and spr, stored access policies), an account
 // SAS (resource types, permissions, services, validity, signature), bearer tokens and
 // Shared Key (a valid signature, a wrong one, none at all) (rules auth.* of reference/spec;
-// SPEC.md 5.3, 7; EVIDENCE.md, Service surface).
+// EVIDENCE.md 5.3, 7; EVIDENCE.md, Service surface).
 //
 // SAS specs need a backend that issues SAS tokens (driver.SASIssuer) and Shared Key specs
 // one that takes hand-made HTTP requests (driver.RawHTTP); on other backends they are

@@ -2,7 +2,7 @@
 // kind, results in request order with ETags, the limits (100 operations, 4 MiB, one
 // partition, each entity once), all-or-nothing atomicity wherever the failing operation
 // stands, the failing operation's code and index, a lone retrieve, and isolation from
-// concurrent readers and writers (SPEC.md 4; EGT; the design guide's "Entity group
+// concurrent readers and writers (EVIDENCE.md 4; EGT; the design guide's "Entity group
 // transactions" and "Ensure consistency in your stored entities"; rules batch.* in
 // reference/spec/rules_batch.go, feature batch).
 //

@@ -20,7 +20,7 @@ import (
 // rawInsert is one insert of a hand-made transaction: the table it addresses and its keys.
 type rawInsert struct{ table, rowKey string }
 
-// submitRaw sends a transaction of inserts built by hand (SPEC.md 4: a changeset of
+// submitRaw sends a transaction of inserts built by hand (EVIDENCE.md 4: a changeset of
 // application/http parts with absolute URLs), which the api cannot express when the
 // inserts address different tables or form more than one changeset. Each argument after
 // raw is one changeset. It returns the HTTP status and the answer's body.

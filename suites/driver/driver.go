@@ -15,7 +15,7 @@ import (
 // (aztables v1.4.1 has no $select on Get Entity, no retrieve inside a transaction and no
 // empty PartitionKey on a point operation). Such an error says nothing about the backend:
 // the report shows the spec as skipped for that driver, never as the backend's failure or
-// error (SPEC.md 12: a spec must never blame a backend for what the client did). Its text
+// error (EVIDENCE.md 12: a spec must never blame a backend for what the client did). Its text
 // is the marker the report looks for in a failure message.
 var ErrNotExpressible = errors.New("conform:not-expressible")
 
@@ -55,7 +55,7 @@ const (
 	CapRawHTTP Capability = "raw-http"
 )
 
-// SASOptions describes a service SAS for one table (SPEC.md 7.2).
+// SASOptions describes a service SAS for one table (EVIDENCE.md 7.2).
 type SASOptions struct {
 	Table       string
 	Permissions string // any of "raud", in that order

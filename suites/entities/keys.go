@@ -178,11 +178,11 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 	})
 })
 
-// quote doubles single quotes for an OData string literal (SPEC.md 3.1).
+// quote doubles single quotes for an OData string literal (EVIDENCE.md 3.1).
 func quote(s string) string { return strings.ReplaceAll(s, "'", "''") }
 
 // forbiddenKeyChars holds one or more characters of each class that keys may not hold
-// (SPEC.md 1.2).
+// (EVIDENCE.md 1.2).
 var forbiddenKeyChars = []struct{ name, char string }{
 	{"a slash", "/"},
 	{"a backslash", `\`},

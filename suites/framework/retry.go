@@ -8,7 +8,7 @@ import (
 )
 
 // Throttled reports whether err is a real service's throttling answer: 503 ServerBusy,
-// 500 OperationTimedOut (SPEC.md 9), or 429 (Cosmos DB, SPEC.md 8).
+// 500 OperationTimedOut (EVIDENCE.md 9), or 429 (Cosmos DB, EVIDENCE.md 8).
 func Throttled(err error) bool {
 	e, ok := driver.AsError(err)
 	if !ok {

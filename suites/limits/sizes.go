@@ -16,7 +16,7 @@ import (
 )
 
 // empiricalEdgeGap is how far under 1 MiB one user's measurement on Storage put the edge
-// (SPEC.md 1.4: 1,048,488 accepted, 1,048,489 refused).
+// (EVIDENCE.md 1.4: 1,048,488 accepted, 1,048,489 refused).
 const empiricalEdgeGap = 88
 
 // Full 64 KiB binary values: 8 of them are about half of 1 MiB, 17 are 6% over.

@@ -123,7 +123,7 @@ func (succeed) NegatedFailureMessage(any) string {
 type keyOrder struct{ at int }
 
 // BeInKeyOrder succeeds when a []api.Entity is sorted by PartitionKey, then RowKey, as
-// ordinal strings (SPEC.md 3.2), with no key repeated.
+// ordinal strings (EVIDENCE.md 3.2), with no key repeated.
 func BeInKeyOrder() types.GomegaMatcher { return &keyOrder{} }
 
 func (m *keyOrder) Match(actual any) (bool, error) {

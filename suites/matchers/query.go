@@ -171,7 +171,7 @@ func (r Result) PageSizes() []int {
 }
 
 // QueryAll runs q from its start (or from q.Continuation) and follows continuations until a
-// page carries none, re-sending Filter, Select and Top with each one (SPEC.md 3.5). It fails
+// page carries none, re-sending Filter, Select and Top with each one (EVIDENCE.md 3.5). It fails
 // after maxPages pages, so that a backend that never ends a query fails the spec instead of
 // hanging it. A service failure is returned wrapped, with the page it happened on, and
 // still matches HaveFailedWith.

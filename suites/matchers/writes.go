@@ -243,7 +243,7 @@ func (m *failedWithStatusIn) NegatedFailureMessage(actual any) string {
 type nameFailedOperation struct{ index int }
 
 // NameFailedOperation succeeds when the actual error is a service error that names batch
-// operation index, or names none (Storage leaves the index out in some answers, SPEC.md 4).
+// operation index, or names none (Storage leaves the index out in some answers, EVIDENCE.md 4).
 func NameFailedOperation(index int) types.GomegaMatcher { return &nameFailedOperation{index: index} }
 
 func (m *nameFailedOperation) Match(actual any) (bool, error) {

@@ -1,5 +1,5 @@
 // Package ordering holds the conformance specs of the order of query results: sorted by
-// PartitionKey, then RowKey, as ordinal strings (SPEC.md 3.2, 11.9; the design guide's
+// PartitionKey, then RowKey, as ordinal strings (EVIDENCE.md 3.2, 11.9; the design guide's
 // "Sort data in Table storage"; reference/spec/rules_ordering.go), within a page, across
 // pages and across partitions, for mixed case, digits, zero-padded numbers, non-ASCII
 // characters, surrogate pairs and empty keys, and the inverted-ticks pattern for newest-first

@@ -1,5 +1,5 @@
 // Package pagination holds the conformance specs of paging through Query Entities results
-// with continuations (SPEC.md 3.3, 3.5; the design guide's "Retrieve large numbers of
+// with continuations (EVIDENCE.md 3.3, 3.5; the design guide's "Retrieve large numbers of
 // entities from a query"; reference/spec/rules_pagination.go): the 1000-entity page cap, a
 // continuation whenever results remain, every entity exactly once across pages and partition
 // boundaries, saved continuations resumed later (also after inserts, updates and deletes),

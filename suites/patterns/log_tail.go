@@ -17,7 +17,7 @@ import (
 // The log tail pattern keys an employee's expense claims by the inverted ticks of their
 // submission time, so that the first entities of the partition are the newest and $top=10
 // on the first page gives the ten most recent. The api Backend returns one page per call;
-// an SDK pager would keep fetching past $top (SPEC.md 12 #13).
+// an SDK pager would keep fetching past $top (EVIDENCE.md 12 #13).
 
 // loadExpenses stores the default claims in shuffled order and returns them newest first.
 func loadExpenses(ctx context.Context, b api.Backend, table string) []api.Entity {

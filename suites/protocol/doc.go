@@ -1,7 +1,7 @@
 // Package protocol holds the conformance specs that only raw HTTP shows: the status codes
 // and headers of entity operations, the Prefer header, the merge verbs and X-HTTP-Method
 // tunnelling, the conditional headers, the odata.error body and the JSON metadata levels
-// (SPEC.md 2.1, 2.3-2.5, 5.1, 6; rules protocol.* in reference/spec/rules_protocol.go,
+// (EVIDENCE.md 2.1, 2.3-2.5, 5.1, 6; rules protocol.* in reference/spec/rules_protocol.go,
 // feature protocol). Every spec needs driver.RawHTTP and is skipped on a backend without it
 // (the in-process reference).
 //

@@ -16,7 +16,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 )
 
-// The JSON metadata levels (SPEC.md 6).
+// The JSON metadata levels (EVIDENCE.md 6).
 const (
 	noMetadata      = "application/json;odata=nometadata"
 	minimalMetadata = "application/json;odata=minimalmetadata"

@@ -209,7 +209,7 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
 		res.Outcome = Interrupted
 	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && entryValue(s, framework.EntryNotExpressible, &notExpressible):
-		// The driver's client could not send the request (SPEC.md 12): not the backend's.
+		// The driver's client could not send the request (EVIDENCE.md 12): not the backend's.
 		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressible.Error, ""
 	case entryValue(s, framework.EntryUnexpectedPass, &unexpected):
 		res.Outcome, res.PreviousEvidence = UnexpectedPass, unexpected.Evidence

@@ -115,7 +115,7 @@ func TestVerdictCore(t *testing.T) {
 }
 
 // A request the driver's client cannot send is skipped for that column, never the
-// backend's error (SPEC.md 12).
+// backend's error (EVIDENCE.md 12).
 func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 	msg := "the rule expects the backend to succeed, but it had a transport error (conform:transport): sdk: get entity: " +
 		"$select on Get Entity is not expressible with aztables v1.4.1 (" + driver.ErrNotExpressible.Error() + ")"

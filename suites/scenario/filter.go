@@ -2,7 +2,7 @@ package scenario
 
 import "strings"
 
-// Quote renders s as a $filter String literal, doubling single quotes (SPEC.md 3.1).
+// Quote renders s as a $filter String literal, doubling single quotes (EVIDENCE.md 3.1).
 func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // And joins $filter clauses with "and", each in parentheses.

@@ -1,7 +1,7 @@
 // Package tables holds the conformance specs of tables: name rules at and past each
 // boundary, case-insensitive uniqueness, Create Table, Delete Table, Query Tables with
 // $filter, $top and NextTableName, entity operations on a missing table and the reuse of a
-// deleted name (rules tables.* of reference/spec; SPEC.md 1.1, 2.2, 5.2).
+// deleted name (rules tables.* of reference/spec; EVIDENCE.md 1.1, 2.2, 5.2).
 //
 // Every table a spec creates starts with the run's prefix, except the few names that a
 // boundary makes impossible (a 3-character name, a leading digit, the reserved name); those

@@ -2,7 +2,7 @@
 // at and near the edges of its type's range, must read back with the same type and exactly
 // the same value through Get Entity and through Query Entities; DateTimes before 1601 are
 // refused; one entity holds all eight types; a write may change a property's type (rules
-// types.* of reference/spec; SPEC.md 1.5).
+// types.* of reference/spec; EVIDENCE.md 1.5).
 //
 // It imports ginkgo, gomega, reference/api, reference/spec, suites/driver,
 // suites/framework and suites/matchers; never reference or another spec package.

@@ -19,7 +19,7 @@ func sasMutant(m Mutant, rewrite func(driver.SASOptions) driver.SASOptions) Muta
 	return define(m, identity, hooks{sas: rewrite})
 }
 
-// Shared access signatures (SPEC.md 7.2).
+// Shared access signatures (EVIDENCE.md 7.2).
 var (
 	_ = sasMutant(Mutant{
 		Name:        "sas-ignores-key-range",

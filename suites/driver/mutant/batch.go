@@ -50,7 +50,7 @@ func submitGroups(ctx context.Context, b api.Backend, table string, ops []api.Ba
 	return results, nil
 }
 
-// Entity group transactions (SPEC.md 4).
+// Entity group transactions (EVIDENCE.md 4).
 var (
 	_ = define(Mutant{
 		Name:        "batch-not-atomic",
@@ -268,7 +268,7 @@ var (
 
 	_ = define(Mutant{
 		Name:        "batch-update-upserts",
-		Description: "sends a replace or merge with If-Match * in a transaction without If-Match, so it creates a missing entity (SPEC.md 12 #8)",
+		Description: "sends a replace or merge with If-Match * in a transaction without If-Match, so it creates a missing entity (EVIDENCE.md 12 #8)",
 		Breaks:      []string{"batch.update.missing"},
 	}, batchMutant(func(ctx context.Context, b api.Backend, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 		out := slices.Clone(ops)

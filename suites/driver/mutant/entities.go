@@ -121,7 +121,7 @@ func renameProperties(fn func(string) (string, bool)) func(api.Backend) api.Back
 	}
 }
 
-// Entities (SPEC.md 1.2, 1.3).
+// Entities (EVIDENCE.md 1.2, 1.3).
 var (
 	_ = define(Mutant{
 		Name:        "keys-case-folded",
@@ -564,7 +564,7 @@ func (m *fixedSchema) SubmitBatch(ctx context.Context, table string, ops []api.B
 
 func slicesCloneOps(ops []api.BatchOp) []api.BatchOp { return append([]api.BatchOp(nil), ops...) }
 
-// Parallel use (SPEC.md 9).
+// Parallel use (EVIDENCE.md 9).
 var (
 	_ = define(Mutant{
 		Name:        "concurrent-writes-dropped",

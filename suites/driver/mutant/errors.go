@@ -87,7 +87,7 @@ func scrambledCodes() map[string]string {
 	return out
 }
 
-// Error codes (SPEC.md 6).
+// Error codes (EVIDENCE.md 6).
 var (
 	_ = define(Mutant{
 		Name:        "error-codes-scrambled",

@@ -106,7 +106,7 @@ func literalAsString(w string) string {
 	return w
 }
 
-// Queries (SPEC.md 3.1).
+// Queries (EVIDENCE.md 3.1).
 var (
 	_ = define(Mutant{
 		Name:        "range-bounds-inclusive",

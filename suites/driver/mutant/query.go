@@ -41,7 +41,7 @@ func sortPage(less func(a, b api.Entity) int) func(api.Backend) api.Backend {
 	}
 }
 
-// Ordering (SPEC.md 3.2).
+// Ordering (EVIDENCE.md 3.2).
 var (
 	_ = define(Mutant{
 		Name:        "reverse-page-order",
@@ -101,7 +101,7 @@ var (
 	}, hooks{})
 )
 
-// $top and $select (SPEC.md 3.3, 3.4).
+// $top and $select (EVIDENCE.md 3.3, 3.4).
 var (
 	_ = define(Mutant{
 		Name:        "top-ignored",
@@ -223,7 +223,7 @@ func isIdentifier(w string) bool {
 	return len(toks) == 1 && toks[0].Kind == odata.TokenWord && toks[0].Text == w
 }
 
-// Pagination (SPEC.md 3.5).
+// Pagination (EVIDENCE.md 3.5).
 var (
 	_ = define(Mutant{
 		Name:        "continuation-dropped",

@@ -133,7 +133,7 @@ func isWrite(method string) bool {
 	return false
 }
 
-// Protocol (SPEC.md 5).
+// Protocol (EVIDENCE.md 5).
 var (
 	_ = rawMutant(Mutant{
 		Name:        "request-ids-dropped",

@@ -264,7 +264,7 @@ func (m *tablePageMapper) QueryTables(ctx context.Context, q api.TableQuery) (ap
 	return p, err
 }
 
-// Tables (SPEC.md 1.1, 1.2).
+// Tables (EVIDENCE.md 1.1, 1.2).
 var (
 	_ = define(Mutant{
 		Name:        "table-names-lowercased",

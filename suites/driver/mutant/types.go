@@ -30,7 +30,7 @@ func writeValues(fn func(v api.Value) (api.Value, bool)) func(api.Backend) api.B
 	}
 }
 
-// Types (SPEC.md 1.5).
+// Types (EVIDENCE.md 1.5).
 var (
 	_ = define(Mutant{
 		Name:        "int64-narrowed",
@@ -136,7 +136,7 @@ var (
 	}), hooks{})
 )
 
-// Limits (SPEC.md 1.4).
+// Limits (EVIDENCE.md 1.4).
 var (
 	_ = define(Mutant{
 		Name:        "oversize-truncated",
@@ -247,7 +247,7 @@ type truncateNames struct{ writeMapper }
 
 func truncateKey(k string) string {
 	u := utf16.Encode([]rune(k))
-	// The reference counts a key in UTF-16 bytes (SPEC.md 1.4): 512 code units.
+	// The reference counts a key in UTF-16 bytes (EVIDENCE.md 1.4): 512 code units.
 	if limit := spec.MaxKeyBytes / 2; len(u) > limit {
 		return string(utf16.Decode(u[:limit]))
 	}

@@ -87,7 +87,7 @@ func anyIfConditional(ifMatch string) string {
 	return ifMatch
 }
 
-// Modification (SPEC.md 2).
+// Modification (EVIDENCE.md 2).
 var (
 	_ = define(Mutant{
 		Name:        "merge-as-replace",
@@ -263,7 +263,7 @@ func (m *refuseEmptyPK) SubmitBatch(ctx context.Context, table string, ops []api
 	return m.Backend.SubmitBatch(ctx, table, ops)
 }
 
-// Concurrency (SPEC.md 2.3).
+// Concurrency (EVIDENCE.md 2.3).
 var (
 	_ = define(Mutant{
 		Name:        "if-match-ignored-on-replace",

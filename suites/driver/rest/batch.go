@@ -13,7 +13,7 @@ import (
 
 // BuildBatch renders ops against table as a batch body for this backend's endpoint: one
 // changeset of absolute-URL requests with Content-ID 1..n, or a lone retrieve outside any
-// changeset (SPEC.md 4). Replace, Merge and Delete without IfMatch send If-Match: *.
+// changeset (EVIDENCE.md 4). Replace, Merge and Delete without IfMatch send If-Match: *.
 func (b *Backend) BuildBatch(table string, ops []api.BatchOp) (contentType string, body []byte, err error) {
 	var req wire.BatchRequest
 	var cs []wire.RequestPart
@@ -90,7 +90,7 @@ func (b *Backend) batchPart(table string, op api.BatchOp, contentID int) (wire.R
 
 // SubmitBatch sends the transaction to $batch. A failed operation comes back as a
 // *spec.Error with the failing part's own status and code, and FailedIndex when its message
-// carries the "N:" prefix (SPEC.md 4, 12 #9).
+// carries the "N:" prefix (EVIDENCE.md 4, 12 #9).
 func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
 	ct, body, err := b.BuildBatch(table, ops)
 	if err != nil {

@@ -89,7 +89,7 @@ func WithMetadata(level wire.Metadata) Option { return func(o *config) { o.level
 func WithSharedKeyLite() Option { return func(o *config) { o.scheme = wire.SharedKeyLite } }
 
 // WithMergeVerb chooses how Merge is sent: "MERGE" (default), "PATCH", or "POST" with
-// X-HTTP-Method: MERGE (as SDKs do for Cosmos, SPEC.md 8).
+// X-HTTP-Method: MERGE (as SDKs do for Cosmos, EVIDENCE.md 8).
 func WithMergeVerb(verb string) Option { return func(o *config) { o.merge = strings.ToUpper(verb) } }
 
 // WithInfo sets the Name, Kind and Version reported by Info; Driver, Endpoint and
@@ -484,7 +484,7 @@ func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 }
 
 // encodeQuery renders query parameters with spaces as %20, as the documentation asks
-// (SPEC.md 3.1).
+// (EVIDENCE.md 3.1).
 func encodeQuery(v url.Values) string {
 	if len(v) == 0 {
 		return ""

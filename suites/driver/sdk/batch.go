@@ -15,7 +15,7 @@ import (
 
 // transactionActions translates ops into the SDK's actions. Conditional operations always
 // carry If-Match ("*" when the op has none), because the SDK turns an update without one
-// into an upsert (SPEC.md 12 #8).
+// into an upsert (EVIDENCE.md 12 #8).
 func transactionActions(ops []api.BatchOp) ([]aztables.TransactionAction, error) {
 	actions := make([]aztables.TransactionAction, 0, len(ops))
 	for i, op := range ops {
@@ -50,7 +50,7 @@ func transactionAction(op api.BatchOp) (aztables.TransactionAction, error) {
 		a.ActionType = aztables.TransactionTypeInsertMerge
 	case api.BatchDelete:
 		// A delete sends no body, so the keys can be quote-escaped here: the SDK puts them
-		// into the URL unescaped (SPEC.md 12 #7).
+		// into the URL unescaped (EVIDENCE.md 12 #7).
 		keys, err := json.Marshal(map[string]string{
 			propPartitionKey: quoteKey(op.Entity.PartitionKey),
 			propRowKey:       quoteKey(op.Entity.RowKey),
@@ -73,10 +73,10 @@ func transactionAction(op api.BatchOp) (aztables.TransactionAction, error) {
 }
 
 // quoteKey doubles single quotes, as a key inside (PartitionKey='..',RowKey='..') needs
-// (SPEC.md 1.2).
+// (EVIDENCE.md 1.2).
 func quoteKey(k string) string { return strings.ReplaceAll(k, "'", "''") }
 
-// parseBatchBody reads the parts of a $batch answer (SPEC.md 4) with wire's reader: the
+// parseBatchBody reads the parts of a $batch answer (EVIDENCE.md 4) with wire's reader: the
 // answers of the changeset (every operation's, or only the failing one), then any answer
 // outside it. The SDK's captured answer may lack its Content-Type, so boundaries are read
 // from the body when no header names them.
@@ -90,7 +90,7 @@ func parseBatchBody(contentType string, body []byte) ([]wire.ResponsePart, error
 
 // batchFailure returns the failure an answer's parts carry, if any: the failing part's
 // status, its code and message, and the operation index of its "N:" prefix when present
-// (SPEC.md 4, 12 #9).
+// (EVIDENCE.md 4, 12 #9).
 func batchFailure(parts []wire.ResponsePart, requestID string) *spec.Error {
 	for _, p := range parts {
 		if p.Status < 400 {

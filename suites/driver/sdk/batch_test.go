@@ -17,7 +17,7 @@ import (
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 
-// A Storage success answer (SPEC.md 4, framing with CRLF).
+// A Storage success answer (EVIDENCE.md 4, framing with CRLF).
 var storageSuccess = crlf(`--batchresponse_1
 Content-Type: multipart/mixed; boundary=changesetresponse_2
 
@@ -62,7 +62,7 @@ Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-
 --batchresponse_1--
 `)
 
-// A Cosmos failure answer: bare LF framing, fullmetadata error, "RequestID" (SPEC.md 4, 8).
+// A Cosmos failure answer: bare LF framing, fullmetadata error, "RequestID" (EVIDENCE.md 4, 8).
 var cosmosFailure = `--batchresponse_9
 Content-Type: multipart/mixed; boundary=changesetresponse_8
 
@@ -143,7 +143,7 @@ func TestParseBatchRejectsGarbage(t *testing.T) {
 }
 
 // TestTransactionFailureFromSDKError feeds the SDK's own failed-transaction error (202, no
-// code: SPEC.md 12 #9) through the driver's mapping.
+// code: EVIDENCE.md 12 #9) through the driver's mapping.
 func TestTransactionFailureFromSDKError(t *testing.T) {
 	resp := &http.Response{
 		StatusCode: http.StatusAccepted,

@@ -14,7 +14,7 @@ import (
 )
 
 // The system property names and the annotation suffix of the JSON payload format
-// (SPEC.md 6; https://learn.microsoft.com/en-us/rest/api/storageservices/payload-format-for-table-service-operations).
+// (EVIDENCE.md 6; https://learn.microsoft.com/en-us/rest/api/storageservices/payload-format-for-table-service-operations).
 const (
 	propPartitionKey = "PartitionKey"
 	propRowKey       = "RowKey"
@@ -26,7 +26,7 @@ const (
 
 // encodeEntity renders e as the JSON body of an insert or update. Every type that JSON
 // cannot carry unambiguously gets an explicit `@odata.type`: Binary, DateTime, Double, Guid
-// and Int64 (SPEC.md 1.5; 12 #1, #2, #5). Keys are written verbatim (12 #6).
+// and Int64 (EVIDENCE.md 1.5; 12 #1, #2, #5). Keys are written verbatim (12 #6).
 func encodeEntity(e api.Entity) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -104,7 +104,7 @@ func encodeValue(v api.Value) (raw string, annotate bool, err error) {
 // decodeEntity reads one entity of a minimal-metadata JSON answer. Types come from the
 // `@odata.type` annotations, else from the JSON shape: string, boolean, and a number that
 // is Int32 when it is an integer literal and Double when it has a fraction or exponent
-// (SPEC.md 1.5, 6). System properties that are not in the answer are flagged in Absent.
+// (EVIDENCE.md 1.5, 6). System properties that are not in the answer are flagged in Absent.
 func decodeEntity(raw []byte) (api.Entity, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -248,7 +248,7 @@ func decodeValue(raw json.RawMessage, t api.EdmType) (api.Value, error) {
 	return api.Value{}, fmt.Errorf("unknown type annotation %q", t)
 }
 
-// inferValue types an unannotated JSON value by its shape (SPEC.md 6, minimal metadata).
+// inferValue types an unannotated JSON value by its shape (EVIDENCE.md 6, minimal metadata).
 func inferValue(raw json.RawMessage) (api.Value, error) {
 	switch raw[0] {
 	case '"':
@@ -270,7 +270,7 @@ func inferValue(raw json.RawMessage) (api.Value, error) {
 			return api.Int32(int32(i)), nil
 		}
 		// An integer beyond Int32 with no annotation: the service should never send one
-		// (SPEC.md 1.5); keep its value exactly.
+		// (EVIDENCE.md 1.5); keep its value exactly.
 		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return api.Int64(i), nil
 		}
@@ -302,7 +302,7 @@ func parseDouble(raw json.RawMessage) (float64, error) {
 }
 
 // parseDateTime accepts the DateTime forms a service sends: RFC 3339 with up to seven
-// fractional digits and a Z or numeric offset (SPEC.md 1.5).
+// fractional digits and a Z or numeric offset (EVIDENCE.md 1.5).
 func parseDateTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

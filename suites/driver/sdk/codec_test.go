@@ -33,13 +33,13 @@ func TestEncodeEntityAnnotatesAmbiguousTypes(t *testing.T) {
 		t.Fatalf("body is not JSON: %v\n%s", err, body)
 	}
 	want := map[string]any{
-		"PartitionKey": "O'Brien", "RowKey": "r''k", // verbatim: never doubled (SPEC.md 12 #6)
+		"PartitionKey": "O'Brien", "RowKey": "r''k", // verbatim: never doubled (EVIDENCE.md 12 #6)
 		"D@odata.type": "Edm.Double", "D": 5.0,
 		"N@odata.type": "Edm.Double", "N": "NaN",
 		"Inf@odata.type": "Edm.Double", "Inf": "-Infinity",
 		"L@odata.type": "Edm.Int64", "L": "9007199254740993",
 		"I": 7.0,
-		// UTC, 100 ns ticks (SPEC.md 12 #4)
+		// UTC, 100 ns ticks (EVIDENCE.md 12 #4)
 		"T@odata.type": "Edm.DateTime", "T": "2024-03-01T12:00:00.1234567Z",
 		"G@odata.type": "Edm.Guid", "G": "0f8fad5b-d9cb-469f-a165-70867728950e",
 		"B@odata.type": "Edm.Binary", "B": "aGk=",
@@ -60,7 +60,7 @@ func TestEncodeEntityAnnotatesAmbiguousTypes(t *testing.T) {
 }
 
 func TestDecodeEntityTypes(t *testing.T) {
-	// Annotations the SDK's EDMEntity drops (SPEC.md 12 #3), unannotated shapes, system
+	// Annotations the SDK's EDMEntity drops (EVIDENCE.md 12 #3), unannotated shapes, system
 	// properties and odata members.
 	raw := `{"odata.metadata":"x","odata.etag":"W/\"datetime'2024-01-01T00%3A00%3A00Z'\"",
 	"PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-01T00:00:00.1234567Z",

@@ -4,7 +4,7 @@
 //
 // The SDK is used for everything it can express: it builds the URLs, signs the requests
 // (SharedKeyLite), sends them and pages. Where the SDK is known to corrupt data or hide the
-// answer (SPEC.md section 12), the driver works around it rather than reporting the SDK's
+// answer (EVIDENCE.md section 12), the driver works around it rather than reporting the SDK's
 // mistakes as the service's:
 //
 //   - request bodies are built here, with an explicit `@odata.type` for Double, Int64,

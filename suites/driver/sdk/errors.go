@@ -25,7 +25,7 @@ var ErrUnsupported = fmt.Errorf("not expressible with aztables v1.4.1 (%w)", dri
 
 // refuseEmptyPartitionKey returns the error for op when pk is empty: aztables v1.4.1
 // refuses to build the request ("parameter partitionKey cannot be empty"), though the
-// service accepts an empty PartitionKey (SPEC.md 1.3).
+// service accepts an empty PartitionKey (EVIDENCE.md 1.3).
 func refuseEmptyPartitionKey(op, pk string) error {
 	if pk != "" {
 		return nil
@@ -33,7 +33,7 @@ func refuseEmptyPartitionKey(op, pk string) error {
 	return mapError(op, fmt.Errorf("an empty PartitionKey is %w", ErrUnsupported))
 }
 
-// wire.HeaderRequestID is the service's request id header (SPEC.md 2.1).
+// wire.HeaderRequestID is the service's request id header (EVIDENCE.md 2.1).
 
 // mapError turns what the SDK returned into the api.Backend error contract: a service
 // answer becomes *spec.Error, anything else a driver.TransportError naming op.
@@ -53,7 +53,7 @@ func mapError(op string, err error) error {
 
 // responseError reads a *azcore.ResponseError into a *spec.Error: the status, the code
 // (x-ms-error-code, else the odata.error body), the message without the trailing
-// RequestId/Time lines, and the request id (SPEC.md 5.1).
+// RequestId/Time lines, and the request id (EVIDENCE.md 5.1).
 func responseError(re *azcore.ResponseError) *spec.Error {
 	resp := re.RawResponse
 	body, _ := runtime.Payload(resp)
@@ -72,7 +72,7 @@ func responseError(re *azcore.ResponseError) *spec.Error {
 }
 
 // parseErrorBody reads the code and message of a JSON odata.error body, or of the XML
-// <error> body that some answers carry (SPEC.md 5.1).
+// <error> body that some answers carry (EVIDENCE.md 5.1).
 func parseErrorBody(body []byte) (code, msg string) {
 	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 	if len(body) == 0 {
@@ -121,7 +121,7 @@ func messageText(raw json.RawMessage) string {
 }
 
 // cleanMessage drops the "\nRequestId:...\nTime:..." lines the service appends (Storage
-// spells it RequestId, Cosmos RequestID; SPEC.md 5.1).
+// spells it RequestId, Cosmos RequestID; EVIDENCE.md 5.1).
 func cleanMessage(s string) string {
 	for _, marker := range []string{"\nRequestId:", "\nRequestID:"} {
 		if i := strings.Index(s, marker); i >= 0 {
@@ -144,7 +144,7 @@ func splitIndex(msg string) (index int, rest string, ok bool) {
 	return i, m[2], true
 }
 
-// recovered converts a panic inside the SDK into an error (SPEC.md 12 #11).
+// recovered converts a panic inside the SDK into an error (EVIDENCE.md 12 #11).
 func recovered(op string, err *error) {
 	if r := recover(); r != nil {
 		*err = &driver.TransportError{Op: "sdk " + op, Err: fmt.Errorf("aztables panicked: %v", r)}

@@ -59,7 +59,7 @@ func TestRecoveredTurnsPanicsIntoErrors(t *testing.T) {
 	f := func() (err error) {
 		defer recovered("update entity", &err)
 		var m map[string]any
-		_ = m["PartitionKey"].(string) // the SDK's own failure mode (SPEC.md 12 #11)
+		_ = m["PartitionKey"].(string) // the SDK's own failure mode (EVIDENCE.md 12 #11)
 		return nil
 	}
 	err := f()

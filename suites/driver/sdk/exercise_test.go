@@ -20,7 +20,7 @@ func tableName(prefix string) string {
 }
 
 // typedEntity holds one value of every EDM type, including the values the SDK is known to
-// corrupt on its own (SPEC.md 12): an Int64 above 2^53, a whole Double, a DateTime given
+// corrupt on its own (EVIDENCE.md 12): an Int64 above 2^53, a whole Double, a DateTime given
 // with an offset, and a key with a quote.
 func typedEntity(pk, rk string) api.Entity {
 	plus2 := time.FixedZone("+02:00", 2*60*60)
@@ -81,7 +81,7 @@ func exercise(t *testing.T, b api.Backend) {
 	wantError(t, "create existing table", b.CreateTable(ctx, table), 409, "TableAlreadyExists")
 
 	// What aztables cannot send is the driver's limit, marked so that no report blames the
-	// backend for it (SPEC.md 12).
+	// backend for it (EVIDENCE.md 12).
 	_, errSelect := b.GetEntity(ctx, table, "p", "r", []string{"A"})
 	_, errEmptyPK := b.GetEntity(ctx, table, "", "r", nil)
 	errDeleteEmptyPK := b.DeleteEntity(ctx, table, "", "r", "*")

@@ -266,7 +266,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 }
 
 // QueryEntities fetches exactly one page: a fresh pager seeded with q's continuation, one
-// NextPage call (SPEC.md 12 #13).
+// NextPage call (EVIDENCE.md 12 #13).
 func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) (page api.Page, err error) {
 	defer recovered("query entities", &err)
 	opts := &aztables.ListEntitiesOptions{Top: entityTop(q.Top)}
@@ -310,7 +310,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 
 // SubmitBatch runs ops through SubmitTransaction. A failed transaction comes back from the
 // SDK as a 202 ResponseError with no code; its multipart body is read for the inner status,
-// code, message and "N:" index (SPEC.md 12 #9). A success is read from the raw answer for
+// code, message and "N:" index (EVIDENCE.md 12 #9). A success is read from the raw answer for
 // each operation's status and ETag, which the SDK does not return.
 func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (results []api.BatchResult, err error) {
 	defer recovered("submit batch", &err)
