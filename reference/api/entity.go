@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -132,4 +133,20 @@ func cmpInt(a, b int) int {
 		return 1
 	}
 	return 0
+}
+
+// UnionPropertyNames returns the names of the custom properties of a and b together, each once,
+// in byte order: the order in which two entities' properties are compared and reported.
+func UnionPropertyNames(a, b Entity) []string {
+	names := make([]string, 0, len(a.Properties)+len(b.Properties))
+	for n := range a.Properties {
+		names = append(names, n)
+	}
+	for n := range b.Properties {
+		if _, ok := a.Properties[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

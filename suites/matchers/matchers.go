@@ -3,7 +3,6 @@ package matchers
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/onsi/gomega/types"
@@ -184,19 +183,7 @@ func EntityDiff(want, got api.Entity) []string {
 	if want.PartitionKey != got.PartitionKey || want.RowKey != got.RowKey {
 		diff = append(diff, fmt.Sprintf("keys: want (%q,%q), got (%q,%q)", want.PartitionKey, want.RowKey, got.PartitionKey, got.RowKey))
 	}
-	names := map[string]bool{}
-	for n := range want.Properties {
-		names[n] = true
-	}
-	for n := range got.Properties {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	for _, n := range sorted {
+	for _, n := range api.UnionPropertyNames(want, got) {
 		w, inWant := want.Properties[n]
 		g, inGot := got.Properties[n]
 		switch {

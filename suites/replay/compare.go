@@ -257,19 +257,7 @@ func sortedKeys(es []api.Entity) string {
 // compareProperties compares the custom properties of one entity: names, types and values.
 func compareProperties(rec, live api.Entity) []string {
 	var diffs []string
-	names := map[string]bool{}
-	for n := range rec.Properties {
-		names[n] = true
-	}
-	for n := range live.Properties {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	for _, n := range sorted {
+	for _, n := range api.UnionPropertyNames(rec, live) {
 		a, okA := rec.Properties[n]
 		b, okB := live.Properties[n]
 		where := fmt.Sprintf("entity (%q,%q) property %s", rec.PartitionKey, rec.RowKey, n)

@@ -807,10 +807,22 @@ func (e statusError) Error() string { return fmt.Sprintf("%s answered %d", e.op,
 
 // createTable creates a table the recording uses without creating it.
 func (r *Replayer) createTable(ctx context.Context, name string) error {
-	body := wire.EncodeTableRequest(name)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(r.Target.Endpoint, "/")+"/Tables", bytes.NewReader(body))
+	status, err := r.postNoContent(ctx, "Tables", wire.EncodeTableRequest(name))
 	if err != nil {
 		return err
+	}
+	if status >= 300 && status != http.StatusConflict {
+		return statusError{op: "Create Table", status: status}
+	}
+	return nil
+}
+
+// postNoContent sends body to the target's path (Create Table or Insert Entity) as JSON with
+// Prefer: return-no-content, signed with Shared Key, and returns the answer's status.
+func (r *Replayer) postNoContent(ctx context.Context, path string, body []byte) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(r.Target.Endpoint, "/")+"/"+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
 	}
 	r.headers(req)
 	req.Header.Set("Content-Type", "application/json")
@@ -818,14 +830,11 @@ func (r *Replayer) createTable(ctx context.Context, name string) error {
 	wire.SignRequest(req, wire.SharedKey, r.Target.Account, r.Target.Key, r.now())
 	resp, err := r.client().Do(req)
 	if err != nil {
-		return redactErr(err)
+		return 0, redactErr(err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusConflict {
-		return statusError{op: "Create Table", status: resp.StatusCode}
-	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 func (r *Replayer) headers(req *http.Request) {

@@ -1,10 +1,8 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
@@ -100,22 +98,12 @@ func (r *Replayer) insertSeed(ctx context.Context, st *state, s seed) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(r.Target.Endpoint, "/")+"/"+st.table(s.table), bytes.NewReader(body))
+	status, err := r.postNoContent(ctx, st.table(s.table), body)
 	if err != nil {
 		return err
 	}
-	r.headers(req)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Prefer", "return-no-content")
-	wire.SignRequest(req, wire.SharedKey, r.Target.Account, r.Target.Key, r.now())
-	resp, err := r.client().Do(req)
-	if err != nil {
-		return redactErr(err)
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return statusError{op: "Insert Entity", status: resp.StatusCode}
+	if status >= 300 {
+		return statusError{op: "Insert Entity", status: status}
 	}
 	return nil
 }
