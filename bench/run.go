@@ -37,7 +37,7 @@ var runID = newRunID()
 
 func newRunID() string {
 	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
-	var b [6]byte
+	var b [8]byte
 	_, _ = rand.Read(b[:])
 	out := make([]byte, len(b))
 	for i, c := range b {

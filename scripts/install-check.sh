@@ -27,7 +27,13 @@ mkdir -p "$at"
 echo "$version" >"$at/list"
 printf '{"Version":"%s","Time":"%s"}\n' "$version" "$(git log -1 --format=%cI HEAD)" >"$at/$version.info"
 git show HEAD:go.mod >"$at/$version.mod"
-git archive --format=zip --prefix="$module@$version/" -o "$at/$version.zip" HEAD
+# As the go command does, the zip leaves out nested modules (a folder with a go.mod of its
+# own, such as a test fixture module): a module zip that holds one cannot be unpacked.
+excludes=()
+while IFS= read -r nested; do
+  excludes+=(":(exclude)$(dirname "$nested")")
+done < <(git ls-files '*/go.mod')
+git archive --format=zip --prefix="$module@$version/" -o "$at/$version.zip" HEAD -- . "${excludes[@]}"
 
 mkdir -p "$work/scratch" "$work/bin"
 cd "$work/scratch"
