@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/rest"
@@ -180,8 +181,10 @@ func runOneBackend(arg string, o childOptions) int {
 		}
 		emit(e)
 	})
+	interrupted := false
 	ginkgo.ReportAfterSuite("conform raw result", func(r ginkgo.Report) {
 		run.Ginkgo = r
+		interrupted = report.WasInterrupted(r)
 		writeRun()
 	})
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -190,10 +193,38 @@ func runOneBackend(arg string, o childOptions) int {
 	reporterConfig.Succinct = true
 	reporterConfig.NoColor = true
 	t := &testingT{}
-	if !ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) || t.failed {
+	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
+	if interrupted {
+		sweepProcessTables(target.Backend)
+	}
+	if !ok {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// sweepProcessTables deletes what is left of this process's tables after an interrupt: a
+// table whose Create Table was in flight when the signal came has no cleanup registered
+// yet. Only names under this process's own prefix (framework.ProcessTablePrefix) that match
+// the exact pattern of conform's tables are touched.
+func sweepProcessTables(b api.Backend) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	names, err := tablesWithPrefix(ctx, b, framework.ProcessTablePrefix())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "conform: list this run's tables after the interrupt: %v\n", err)
+		return
+	}
+	for _, n := range names {
+		if err := b.DeleteTable(ctx, n); err != nil && !isStatus(err, http.StatusNotFound) {
+			fmt.Fprintf(os.Stderr, "conform: delete %s after the interrupt: %v\n", n, err)
+		}
+	}
+}
+
+func isStatus(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status
 }
 
 // writeCorpus writes a backend's agreement with the corpus for the parent process.

@@ -143,11 +143,12 @@ func hasEntry(s types.SpecReport, name string) bool {
 	return false
 }
 
-// RunSuite runs every declared spec against the backends of cfg from `go test`.
-func RunSuite(t *testing.T, description string, cfg Config) bool {
+// RunSuite runs every declared spec against the backends of cfg from `go test`. args are
+// Ginkgo's configurations (types.SuiteConfig, types.ReporterConfig), as for ginkgo.RunSpecs.
+func RunSuite(t *testing.T, description string, cfg Config, args ...any) bool {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	if err := Build(cfg); err != nil {
 		t.Fatalf("conform: %v", err)
 	}
-	return ginkgo.RunSpecs(t, description)
+	return ginkgo.RunSpecs(t, description, args...)
 }

@@ -188,6 +188,10 @@ func (f *F) TableName() string {
 	return RunTableName(tableSlot(), tableSeq.Add(1))
 }
 
+// ProcessTablePrefix is the prefix of every table this process of the run names: "cf", the
+// run id, "p", its slot, "t". Only this process creates tables under it.
+func ProcessTablePrefix() string { return fmt.Sprintf("%sp%dt", RunPrefix(), tableSlot()) }
+
 // RunTableName is the name of table n of process slot of this run: "cf", the run id, "p",
 // slot, "t", n. RunTablePattern matches exactly such names.
 func RunTableName(slot int, n int64) string {

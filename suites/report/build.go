@@ -90,6 +90,9 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 }
 
 // interruptedReport reports whether Ginkgo says the suite was interrupted.
+// WasInterrupted reports whether a Ginkgo run was interrupted (a signal, or its timeout).
+func WasInterrupted(r types.Report) bool { return interruptedReport(r) }
+
 func interruptedReport(r types.Report) bool {
 	for _, reason := range r.SpecialSuiteFailureReasons {
 		if strings.Contains(strings.ToLower(reason), "interrupted") {
