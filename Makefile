@@ -4,6 +4,12 @@
 # for the browser test comes from `make browser` (or CI's scripts/ci-deps.sh).
 
 GO            ?= go
+
+# testcontainers-go (azurite-docker) reaches the published ports of a local engine on
+# loopback, never through a gateway address it would guess inside a container, and starts no
+# reaper (its image cannot be pulled here). A caller's own values win.
+export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
+export TESTCONTAINERS_RYUK_DISABLED ?= true
 BACKENDS      ?= reference,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s

@@ -34,7 +34,7 @@ echo "image-test: $(head -n1 "$work/serve.out")"
 start=$(date +%s)
 set +e
 CONN="$conn" timeout --foreground 1200 docker run --rm --network host -e CONN "$image" \
-  run --backend me=env:CONN --out /tmp/conform-report
+  run --backend me=env:CONN --out conform-report
 code=$?
 set -e
 echo "image-test: conform run in $image exited $code after $(($(date +%s) - start)) s"

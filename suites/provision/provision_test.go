@@ -289,16 +289,7 @@ func TestCheckDockerHostInsideContainer(t *testing.T) {
 func TestOpenAzuriteDockerRefusesWithoutLoopbackOverride(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if tried, ok := dockerReachable(ctx); !ok {
-		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
-	}
-	marker := filepath.Join(t.TempDir(), ".dockerenv")
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saved := insideContainerMarker
-	t.Cleanup(func() { insideContainerMarker = saved })
-	insideContainerMarker = marker
+	pretendInsideContainer(t, ctx)
 	t.Setenv(dockerHostOverrideEnv, "")
 	before := azuriteContainers(t, ctx)
 	tg, err := Open(ctx, AzuriteDocker)
@@ -581,16 +572,7 @@ func TestOpenEndpointFromEnvironment(t *testing.T) {
 func TestOpenAzuriteDockerWithoutLocalImageInsideContainer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if tried, ok := dockerReachable(ctx); !ok {
-		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
-	}
-	marker := filepath.Join(t.TempDir(), ".dockerenv")
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saved := insideContainerMarker
-	t.Cleanup(func() { insideContainerMarker = saved })
-	insideContainerMarker = marker
+	pretendInsideContainer(t, ctx)
 	t.Setenv(dockerHostOverrideEnv, "127.0.0.1")
 	const absent = "mcr.microsoft.com/azure-storage/azurite:0.0.0-absent"
 	tg, err := Open(ctx, AzuriteDocker, WithDockerImage(absent))
@@ -604,4 +586,20 @@ func TestOpenAzuriteDockerWithoutLocalImageInsideContainer(t *testing.T) {
 	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, absent) || !strings.HasPrefix(msg, AzuriteDocker+": ") {
 		t.Errorf("not one line naming the backend and the image: %q", msg)
 	}
+}
+
+// pretendInsideContainer skips t without a Docker engine, and otherwise makes Open see a
+// container's marker file (/.dockerenv) until t ends.
+func pretendInsideContainer(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if tried, ok := dockerReachable(ctx); !ok {
+		t.Skipf("no Docker engine answers (tried %s)", strings.Join(tried, ", "))
+	}
+	marker := filepath.Join(t.TempDir(), ".dockerenv")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := insideContainerMarker
+	t.Cleanup(func() { insideContainerMarker = saved })
+	insideContainerMarker = marker
 }
