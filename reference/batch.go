@@ -5,13 +5,14 @@ import (
 	"net/http"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
 // SubmitBatch runs an entity group transaction (EVIDENCE.md 4, EGT): at most 100 operations on
 // one PartitionKey, each entity at most once, or a lone Retrieve. The operations run in
-// order against a copy-on-write clone of the table's index, which replaces the index only
-// when all succeeded: the first failure aborts the whole transaction and nothing of it is
+// order under the table's write lock, and the first failure rolls back every write before
+// it (the store's undo log) before the lock is released: nothing of a failed transaction is
 // visible, to readers before or after. The failure is a *spec.Error naming the failed
 // operation as choices.go describes.
 //
@@ -52,37 +53,37 @@ func (s *Service) SubmitBatch(ctx context.Context, tableName string, ops []api.B
 	if t.dropped {
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
-	w := t.beginWrite(s)
+	w := t.entities.Begin()
 	results := make([]api.BatchResult, len(ops))
 	for i, op := range ops {
-		var l loc
+		var rec store.Record
 		var serr *spec.Error
 		status := http.StatusNoContent
 		switch op.Kind {
 		case api.BatchInsert:
-			l, serr = w.insert(op.Entity)
+			rec, serr = s.insert(w, op.Entity)
 			status = batchInsertStatus
 		case api.BatchReplace:
-			l, serr = w.update(op.Entity, api.Replace, batchIfMatch(op.IfMatch))
+			rec, serr = s.update(w, op.Entity, api.Replace, batchIfMatch(op.IfMatch))
 		case api.BatchMerge:
-			l, serr = w.update(op.Entity, api.Merge, batchIfMatch(op.IfMatch))
+			rec, serr = s.update(w, op.Entity, api.Merge, batchIfMatch(op.IfMatch))
 		case api.BatchInsertOrReplace:
-			l, serr = w.update(op.Entity, api.Replace, "")
+			rec, serr = s.update(w, op.Entity, api.Replace, "")
 		case api.BatchInsertOrMerge:
-			l, serr = w.update(op.Entity, api.Merge, "")
+			rec, serr = s.update(w, op.Entity, api.Merge, "")
 		case api.BatchDelete:
-			serr = w.delete(op.Entity.PartitionKey, op.Entity.RowKey, batchIfMatch(op.IfMatch))
+			serr = s.delete(w, op.Entity.PartitionKey, op.Entity.RowKey, batchIfMatch(op.IfMatch))
 		}
 		if serr != nil {
-			w.rollback()
+			w.Rollback()
 			return nil, batchExecutionError(serr, i)
 		}
 		results[i].Status = status
 		if op.Kind != api.BatchDelete {
-			results[i].ETag = bodyETagOf(t.arena.body(l))
+			results[i].ETag = rec.ETag()
 		}
 	}
-	w.commit()
+	w.Commit()
 	return results, nil
 }
 
@@ -138,10 +139,10 @@ func (s *Service) batchRetrieve(t *table, key api.Entity) ([]api.BatchResult, er
 		t.mu.RUnlock()
 		return nil, spec.ErrTableNotFound.New().AtIndex(0)
 	}
-	r, found := t.lookup(key.PartitionKey, key.RowKey)
+	rec, found := t.entities.Get(key.PartitionKey, key.RowKey)
 	var e api.Entity
 	if found {
-		e = s.decode(t.arena, r)
+		e = rec.Entity(s.names)
 	}
 	t.mu.RUnlock()
 	if !found {

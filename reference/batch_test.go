@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -273,5 +274,91 @@ func TestConcurrentBatchesAreAtomic(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// snapshotTable returns every entity of table Tbl, in order, through paged queries.
+func snapshotTable(t *testing.T, s *Service) []api.Entity {
+	t.Helper()
+	var all []api.Entity
+	q := api.Query{Top: api.TopOf(7)}
+	for {
+		page, err := s.QueryEntities(bg, "Tbl", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page.Entities...)
+		if page.Continuation.IsZero() {
+			return all
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+func sameEntities(a, b []api.Entity) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.PartitionKey != y.PartitionKey || x.RowKey != y.RowKey || x.ETag != y.ETag ||
+			!x.Timestamp.Equal(y.Timestamp) || x.Absent != y.Absent || !sameProperties(x.Properties, y.Properties) {
+			return false
+		}
+	}
+	return true
+}
+
+// A failed transaction leaves nothing behind: not its inserts into a new partition, not
+// its deletes of a partition's last entity, not its replacements; and the table works on.
+func TestFailedBatchRollsBackEveryWrite(t *testing.T) {
+	s, clock := newTestService(t)
+	mustInsert(t, s, ent("lone", "only", "v", api.Int32(1)))
+	for i := range 5 {
+		mustInsert(t, s, ent("p", fmt.Sprint(i), "v", api.Int32(int32(i))))
+	}
+	before := snapshotTable(t, s)
+	batches := [][]api.BatchOp{
+		{
+			{Kind: api.BatchInsert, Entity: ent("fresh", "a", "v", api.String("x"))},
+			{Kind: api.BatchInsertOrMerge, Entity: ent("fresh", "b", "v", api.String("y"))},
+			{Kind: api.BatchInsert, Entity: ent("fresh", "a", "v", api.String("dup"))}, // fails: a repeated row
+		},
+		{
+			{Kind: api.BatchDelete, Entity: ent("lone", "only")},
+			{Kind: api.BatchInsert, Entity: ent("lone", "new")},
+			{Kind: api.BatchDelete, Entity: ent("lone", "missing")}, // 404
+		},
+		{
+			{Kind: api.BatchMerge, Entity: ent("p", "1", "w", api.Bool(true))},
+			{Kind: api.BatchReplace, Entity: ent("p", "2")},
+			{Kind: api.BatchDelete, Entity: ent("p", "3")},
+			{Kind: api.BatchInsert, Entity: ent("p", "9")},
+			{Kind: api.BatchInsert, Entity: ent("p", "4")}, // 409
+		},
+	}
+	for i, ops := range batches {
+		clock.Advance(time.Second)
+		if _, err := s.SubmitBatch(bg, "Tbl", ops); err == nil {
+			t.Fatalf("batch %d succeeded", i)
+		}
+		if after := snapshotTable(t, s); !sameEntities(before, after) {
+			t.Fatalf("batch %d left writes behind:\nbefore %v\nafter  %v", i, before, after)
+		}
+		for _, e := range before {
+			if got := mustGet(t, s, e.PartitionKey, e.RowKey); got.ETag != e.ETag {
+				t.Fatalf("batch %d: get %v: %v", i, e.Key(), got)
+			}
+		}
+	}
+	// The ids and partitions the failed transactions took are usable again.
+	mustInsert(t, s, ent("fresh", "a"))
+	if err := s.DeleteEntity(bg, "Tbl", "lone", "only", "*"); err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, s, ent("lone", "new"))
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{Filter: "PartitionKey eq 'lone'"})
+	if err != nil || len(page.Entities) != 1 || page.Entities[0].RowKey != "new" {
+		t.Fatalf("partition lone: %v, %v", page.Entities, err)
 	}
 }

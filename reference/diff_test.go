@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -53,16 +54,14 @@ func TestDifferential(t *testing.T) {
 			steps = 500
 		}
 	}
-	defer func(old int, mask uint64) { compactMinDeadBytes, pointHashMask = old, mask }(compactMinDeadBytes, pointHashMask)
-	compactMinDeadBytes = 512 // compact often, so that compaction is compared too
 	for run := range 4 {
-		opts := []Option{}
+		tuning := store.Config{CompactMinDeadBytes: 512} // compact often, so that compaction is compared too
+		if run >= 2 {
+			tuning.PointHashBits = 3 // most keys share a point hash: look-ups go to the ordered index
+		}
+		opts := []Option{withStoreConfig(tuning)}
 		if run%2 == 1 {
 			opts = append(opts, WithPartitionBoundaryPages(true))
-		}
-		pointHashMask = ^uint64(0)
-		if run >= 2 {
-			pointHashMask = 7 // most keys share a point hash: look-ups go to the ordered index
 		}
 		d := newDiff(t, seed+uint64(run), run%2 == 1, opts...)
 		for step := range steps {

@@ -26,14 +26,14 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	w := t.beginWrite(s)
-	l, serr := w.insert(e)
+	w := t.entities.Begin()
+	rec, serr := s.insert(w, e)
 	var stored api.Entity
 	if serr == nil {
-		stored = s.decode(t.arena, l)
-		w.commit()
+		stored = rec.Entity(s.names)
+		w.Commit()
 	} else {
-		w.rollback()
+		w.Rollback()
 	}
 	t.mu.Unlock()
 	if serr != nil {
@@ -72,14 +72,14 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 		t.mu.Unlock()
 		return "", spec.ErrTableNotFound.New()
 	}
-	w := t.beginWrite(s)
-	l, serr := w.update(e, mode, ifMatch)
+	w := t.entities.Begin()
+	rec, serr := s.update(w, e, mode, ifMatch)
 	var etag string
 	if serr == nil {
-		etag = bodyETagOf(t.arena.body(l))
-		w.commit()
+		etag = rec.ETag()
+		w.Commit()
 	} else {
-		w.rollback()
+		w.Rollback()
 	}
 	t.mu.Unlock()
 	if serr != nil {
@@ -110,12 +110,12 @@ func (s *Service) DeleteEntity(ctx context.Context, tableName, partitionKey, row
 	if t.dropped {
 		return spec.ErrTableNotFound.New()
 	}
-	w := t.beginWrite(s)
-	if serr := w.delete(partitionKey, rowKey, ifMatch); serr != nil {
-		w.rollback()
+	w := t.entities.Begin()
+	if serr := s.delete(w, partitionKey, rowKey, ifMatch); serr != nil {
+		w.Rollback()
 		return serr
 	}
-	w.commit()
+	w.Commit()
 	return nil
 }
 
@@ -138,10 +138,10 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 		t.mu.RUnlock()
 		return api.Entity{}, spec.ErrTableNotFound.New()
 	}
-	l, found := t.lookup(partitionKey, rowKey)
+	rec, found := t.entities.Get(partitionKey, rowKey)
 	var e api.Entity
 	if found {
-		e = s.decode(t.arena, l)
+		e = rec.Entity(s.names)
 	}
 	t.mu.RUnlock()
 	if !found {

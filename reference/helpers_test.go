@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -35,6 +36,11 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 var bg = context.Background()
+
+// withStoreConfig tunes the storage of the Service's tables (store.Config).
+func withStoreConfig(c store.Config) Option {
+	return func(s *Service) { s.storeConfig = c }
+}
 
 // newTestService returns a Service with a stalled fake clock and no delete hold, and a
 // table "Tbl".

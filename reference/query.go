@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/odata"
 	"github.com/tableconform/conform/reference/spec"
 )
@@ -63,8 +64,6 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 		return s.scanKeyRange(ctx, t, kr, from, limit, proj)
 	}
 
-	start := acquireProbe(from.PartitionKey, from.RowKey)
-	defer releaseProbe(start)
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if t.dropped {
@@ -72,18 +71,17 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	}
 	visited := 0
 	var scanErr error
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	t.entities.Ascend(from, func(rec store.Record) bool {
 		if visited++; visited%ctxCheckInterval == 0 {
 			if scanErr = ctx.Err(); scanErr != nil {
 				return false
 			}
 		}
-		l := t.slots[r.id]
-		pk, rk := t.arena.keys(l)
+		pk, rk := rec.PartitionKey(), rec.RowKey()
 		if beyondRange(kr, pk, rk) {
 			return false
 		}
-		e := s.decode(t.arena, l)
+		e := rec.Entity(s.names)
 		if !filter.Match(&e) {
 			return true
 		}
@@ -107,57 +105,40 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 
 // scanKeyRange answers a query whose filter is exactly the key range kr (IsKeyRange):
 // it collects the entities in the range under the read lock without decoding them, and
-// decodes them into a page of the exact size after releasing it (an entity's bytes are
+// decodes them into a page of the exact size after releasing it (a record's bytes are
 // never rewritten).
 func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange, from api.Key, limit int, proj projection) (api.Page, error) {
 	page := api.Page{Entities: []api.Entity{}}
-	hits := hitPool.Get().(*[]storedEntity)
+	hits := hitPool.Get().(*[]store.Record)
 	defer func() {
 		clear(*hits) // do not hold arena slabs from the pool
 		*hits = (*hits)[:0]
 		hitPool.Put(hits)
 	}()
-	start := acquireProbe(from.PartitionKey, from.RowKey)
-	defer releaseProbe(start)
 
-	t.mu.RLock()
-	if t.dropped {
-		t.mu.RUnlock()
-		return api.Page{}, spec.ErrTableNotFound.New()
-	}
-	pinned := uint32(probePartition)
-	bounds := kr // the bounds the scan must still test: a pinned partition is tested by id
-	if pk, ok := kr.PinnedPartition(); ok {
-		pid, present := t.partIDs[pk]
-		if !present {
-			t.mu.RUnlock()
-			return page, nil
-		}
-		pinned = pid
+	bounds := kr // the bounds the scan must still test: a pinned partition bounds the scan
+	pinnedPK, pinned := kr.PinnedPartition()
+	if pinned {
 		bounds.HasPKLow, bounds.HasPKHigh = false, false
 	}
 	lowerRK := kr.HasRKLow && !kr.RKLowInclusive
 	visited := 0
 	var scanErr error
-	lastPID := uint32(probePartition)
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	lastPK := ""
+	visit := func(rec store.Record) bool {
 		if visited++; visited%ctxCheckInterval == 0 {
 			if scanErr = ctx.Err(); scanErr != nil {
 				return false
 			}
 		}
-		if pinned != probePartition && r.pid != pinned {
-			return false
-		}
-		l := t.slots[r.id]
-		pk, rk := t.arena.keys(l)
+		pk, rk := rec.PartitionKey(), rec.RowKey()
 		if bounds.HasPKHigh {
-			if c := compareKeys(pk, kr.PKHigh); c > 0 || (c == 0 && !kr.PKHighInclusive) {
+			if c := store.CompareKeys(pk, kr.PKHigh); c > 0 || (c == 0 && !kr.PKHighInclusive) {
 				return false
 			}
 		}
 		if kr.HasRKHigh { // RowKey bounds come only with a pinned PartitionKey
-			if c := compareKeys(rk, kr.RKHigh); c > 0 || (c == 0 && !kr.RKHighInclusive) {
+			if c := store.CompareKeys(rk, kr.RKHigh); c > 0 || (c == 0 && !kr.RKHighInclusive) {
 				return false
 			}
 		}
@@ -165,55 +146,54 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 			return true // on an exclusive lower bound
 		}
 		n := len(*hits)
-		if n == limit || (s.partitionBoundaryPages && n > 0 && r.pid != lastPID) {
+		if n == limit || (s.partitionBoundaryPages && n > 0 && pk != lastPK) {
 			page.Continuation = encodeContinuation(api.Key{PartitionKey: pk, RowKey: rk})
 			return false
 		}
-		*hits = append(*hits, storedEntity{bytes: t.arena.bytes(l), pkLen: l.pkLen, rkLen: l.rkLen})
-		lastPID = r.pid
+		*hits = append(*hits, rec)
+		lastPK = pk
 		return true
-	})
+	}
+
+	t.mu.RLock()
+	if t.dropped {
+		t.mu.RUnlock()
+		return api.Page{}, spec.ErrTableNotFound.New()
+	}
+	if pinned {
+		t.entities.AscendPartition(pinnedPK, from, visit)
+	} else {
+		t.entities.Ascend(from, visit)
+	}
 	t.mu.RUnlock()
 	if scanErr != nil {
 		return api.Page{}, scanErr
 	}
 
 	page.Entities = make([]api.Entity, len(*hits))
-	for i, h := range *hits {
-		pk, rk, body := h.split()
+	for i, rec := range *hits {
 		e := &page.Entities[i]
-		*e = s.names.decode(pk, rk, body)
+		*e = rec.Entity(s.names)
 		proj.apply(e)
 	}
 	return page, nil
 }
 
-// storedEntity is an entity's bytes (keys then body), shared with its arena.
-type storedEntity struct {
-	bytes        string
-	pkLen, rkLen uint16
-}
-
-func (e storedEntity) split() (pk, rk, body string) {
-	k := int(e.pkLen) + int(e.rkLen)
-	return e.bytes[:e.pkLen], e.bytes[e.pkLen:k], e.bytes[k:]
-}
-
-// hitPool recycles the lists of entities a key-range scan collects.
-var hitPool = sync.Pool{New: func() any { return new([]storedEntity) }}
+// hitPool recycles the lists of records a key-range scan collects.
+var hitPool = sync.Pool{New: func() any { return new([]store.Record) }}
 
 // beyondRange reports whether the entity (pk, rk), and so every entity after it, lies above
 // kr's upper bounds. RowKey bounds come only with a pinned PartitionKey (odata.KeyRange).
 func beyondRange(kr odata.KeyRange, pk, rk string) bool {
 	if kr.HasPKHigh {
-		c := compareKeys(pk, kr.PKHigh)
+		c := store.CompareKeys(pk, kr.PKHigh)
 		if c > 0 || (c == 0 && !kr.PKHighInclusive) {
 			return true
 		}
 	}
 	if kr.HasRKHigh {
 		if _, pinned := kr.PinnedPartition(); pinned {
-			c := compareKeys(rk, kr.RKHigh)
+			c := store.CompareKeys(rk, kr.RKHigh)
 			if c > 0 || (c == 0 && !kr.RKHighInclusive) {
 				return true
 			}

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"slices"
@@ -268,4 +269,94 @@ func FuzzDecodeKeyToken(f *testing.F) {
 		}
 		_, _ = decodeTableToken(token) // must not panic
 	})
+}
+
+// A query whose filter is exactly a key range takes a shortcut (odata's IsKeyRange), in any
+// order and grouping of its comparisons; the same filter under a double negation is
+// evaluated entity by entity. Both must answer the same pages.
+func TestKeyRangeScanAgreesWithFilterScan(t *testing.T) {
+	for _, boundary := range []bool{false, true} {
+		s, _ := newTestService(t, WithPartitionBoundaryPages(boundary))
+		r := rand.New(rand.NewPCG(5, 6))
+		pks := []string{"", "a", "b", "é", "\uff21", "𝄞", "O'Brien"}
+		rks := []string{"", "0", "1", "2", "a", "ab", "é", "\ue000", "\uff21", "𝄞"}
+		for _, pk := range pks {
+			for _, rk := range rks {
+				if r.IntN(3) > 0 {
+					mustInsert(t, s, ent(pk, rk, "n", api.Int32(int32(r.IntN(9)))))
+				}
+			}
+		}
+		quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+		shortcuts := 0
+		for range 400 {
+			var parts []string
+			pk := pks[r.IntN(len(pks))]
+			if r.IntN(5) > 0 {
+				parts = append(parts, "PartitionKey eq "+quote(pk))
+				if r.IntN(2) == 0 {
+					parts = append(parts, "RowKey "+[]string{"gt", "ge"}[r.IntN(2)]+" "+quote(rks[r.IntN(len(rks))]))
+				}
+				if r.IntN(2) == 0 {
+					parts = append(parts, "RowKey "+[]string{"lt", "le"}[r.IntN(2)]+" "+quote(rks[r.IntN(len(rks))]))
+				}
+			} else {
+				if r.IntN(2) == 0 {
+					parts = append(parts, "PartitionKey "+[]string{"gt", "ge"}[r.IntN(2)]+" "+quote(pk))
+				}
+				parts = append(parts, "PartitionKey "+[]string{"lt", "le"}[r.IntN(2)]+" "+quote(pks[r.IntN(len(pks))]))
+			}
+			shortcut := strings.Join(parts, " and ")
+			if r.IntN(2) == 0 {
+				slices.Reverse(parts)
+				shortcut = "(" + strings.Join(parts, ") and (") + ")"
+			}
+			general := "not (not (" + shortcut + "))"
+			for filter, shortcutSpelling := range map[string]bool{shortcut: true, general: false} {
+				f, err := compileFilter(filter)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kr := f.KeyRange()
+				if kr.Empty {
+					continue
+				}
+				switch took := f.IsKeyRange(); {
+				case took != shortcutSpelling:
+					t.Fatalf("IsKeyRange(%s) is %v", filter, took)
+				case took:
+					shortcuts++
+				}
+			}
+			top := []int{0, 1, 2, 3}[r.IntN(4)]
+			pages := func(filter string) []api.Page {
+				var out []api.Page
+				q := api.Query{Filter: filter, Top: api.OptionalTop(top)}
+				for {
+					page, err := s.QueryEntities(bg, "Tbl", q)
+					if err != nil {
+						t.Fatalf("%s: %v", filter, err)
+					}
+					out = append(out, page)
+					if page.Continuation.IsZero() {
+						return out
+					}
+					q.Continuation = page.Continuation
+				}
+			}
+			a, b := pages(shortcut), pages(general)
+			if len(a) != len(b) {
+				t.Fatalf("%s: %d pages; %s: %d pages", shortcut, len(a), general, len(b))
+			}
+			for i := range a {
+				if !sameEntities(a[i].Entities, b[i].Entities) || a[i].Continuation != b[i].Continuation {
+					t.Fatalf("page %d of %s (top %d):\n%v %v\nof %s:\n%v %v", i, shortcut, top,
+						a[i].Entities, a[i].Continuation, general, b[i].Entities, b[i].Continuation)
+				}
+			}
+		}
+		if shortcuts < 100 {
+			t.Fatalf("only %d of 400 queries took the key-range shortcut", shortcuts)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package reference
 
 import (
 	"context"
-	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -10,9 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -23,8 +21,9 @@ type Service struct {
 	deleteHold             time.Duration
 	partitionBoundaryPages bool
 
-	names    *nameTable
-	lastTick atomic.Int64
+	names       *store.Names // property names, for every table
+	storeConfig store.Config // the production tuning; tests narrow it
+	lastTick    atomic.Int64
 
 	mu       sync.RWMutex
 	tables   map[string]*table    // live tables by lower-case name; guarded by mu
@@ -37,35 +36,19 @@ type Service struct {
 
 var _ api.Backend = (*Service)(nil)
 
-// table is one table: its name as created and its entities (store.go). Every field but
-// name and seed is guarded by mu.
+// table is one table: its name as created, and its entities (a store.Table) behind a
+// read-write lock. Every field but name is guarded by mu.
 type table struct {
 	name string
-	seed maphash.Seed
 
-	mu        sync.RWMutex
-	arena     *arena
-	slots     []loc                 // where the bytes of each entity id lie; loc{} when free
-	freeIDs   []uint32              // entity ids to reuse
-	tree      *btree.BTreeG[record] // the ordered index
-	parts     []partition           // the partitions by id
-	freeParts []uint32              // partition ids to reuse
-	partIDs   map[string]uint32     // partition ids by PartitionKey
-	points    pointIndex            // the point index
-	dropped   bool                  // set when the table is deleted
-	scratch   []byte                // encoding buffer (write lock)
-	w         writer                // the writer of the write lock's holder
+	mu       sync.RWMutex
+	dropped  bool // set when the table is deleted
+	entities *store.Table
 }
 
-func newTable(name string) *table {
-	t := &table{name: name, seed: maphash.MakeSeed()}
-	t.resetStorage()
-	return t
+func (s *Service) newTable(name string) *table {
+	return &table{name: name, entities: store.NewTable(s.names, s.storeConfig)}
 }
-
-// btreeDegree is the index's branching factor: wide nodes keep the tree shallow for
-// million-entity tables without making copy-on-write copies expensive.
-const btreeDegree = 32
 
 // Option configures a Service.
 type Option func(*Service)
@@ -94,7 +77,7 @@ func New(opts ...Option) *Service {
 	s := &Service{
 		clock:      time.Now,
 		deleteHold: spec.DefaultTableDeleteHold,
-		names:      newNameTable(),
+		names:      store.NewNames(),
 		tables:     map[string]*table{},
 		deleting:   map[string]time.Time{},
 	}
@@ -114,7 +97,7 @@ func (s *Service) publishTables() {
 // nextTick returns the Timestamp of the next write, in ticks: max(now, last + 1 tick).
 // Callers hold the written table's lock, so an entity's Timestamp only ever grows.
 func (s *Service) nextTick() int64 {
-	now := ticksOf(s.clock())
+	now := api.Ticks(s.clock())
 	for {
 		last := s.lastTick.Load()
 		next := max(now, last+1)
@@ -181,7 +164,7 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 		}
 		delete(s.deleting, lower)
 	}
-	s.tables[lower] = newTable(name)
+	s.tables[lower] = s.newTable(name)
 	s.publishTables()
 	return nil
 }
@@ -208,7 +191,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 
 	t.mu.Lock()
 	t.dropped = true
-	t.resetStorage()
+	t.entities.Reset()
 	t.mu.Unlock()
 	return nil
 }

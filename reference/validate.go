@@ -178,7 +178,7 @@ func checkValue(v api.Value) *spec.Error {
 			return errInvalidValue()
 		}
 	case api.EdmGuid:
-		if _, ok := parseGuid(v.Str); !ok {
+		if !isGuid(v.Str) {
 			return errInvalidValue()
 		}
 	case api.EdmBoolean, api.EdmDouble, api.EdmInt64:
@@ -188,8 +188,30 @@ func checkValue(v api.Value) *spec.Error {
 	return nil
 }
 
-// checkProperty validates one property as sent, name first. A name the Service has
-// interned (knownName) was valid when it was first stored, and is not checked again.
+// isGuid reports whether s is a Guid in its text form: 32 hexadecimal digits, in either
+// case, in groups of 8-4-4-4-12 separated by '-'.
+func isGuid(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkProperty validates one property as sent, name first. A name the store has interned
+// (knownName) was valid when it was first stored, and is not checked again.
 func checkProperty(name string, v api.Value, knownName bool) *spec.Error {
 	if name == timestampName {
 		return nil // ignored, see storedProperty
@@ -215,15 +237,13 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	if err := checkKey(e.RowKey); err != nil {
 		return err
 	}
-	known := *s.names.read.Load()
 	count, failed := 0, false
 	for name, v := range e.Properties {
 		if storedProperty(name, v) {
 			count++
 		}
 		if !failed {
-			_, interned := known[name]
-			failed = checkProperty(name, v, interned) != nil
+			failed = checkProperty(name, v, s.names.Known(name)) != nil
 		}
 	}
 	if count > spec.MaxCustomProperties {

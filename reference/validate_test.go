@@ -3,6 +3,7 @@ package reference
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -235,4 +236,22 @@ func int32OutOfRange(i int64) api.Value {
 	v := api.Int64(i)
 	v.Type = api.EdmInt32
 	return v
+}
+
+// checkKey's ASCII loop answers as the general check does.
+func TestCheckKeyASCIIAgreesWithGeneralCheck(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	for range 20_000 {
+		b := make([]byte, r.IntN(4)*r.IntN(300))
+		for i := range b {
+			b[i] = byte(r.IntN(128))
+			if r.IntN(4) > 0 {
+				b[i] = 'a' + byte(r.IntN(26))
+			}
+		}
+		key := string(b)
+		if got, want := checkKey(key) == nil, checkNonASCIIKey(key) == nil; got != want {
+			t.Fatalf("checkKey(%q) valid = %v, general check says %v", key, got, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -17,13 +18,27 @@ import (
 //	Delete, If-Match "*" / ETag  404 ResourceNotFound removed                   412 UpdateConditionNotSatisfied
 //
 // (EVIDENCE.md 2.3; IE, UE, ME, IOR, IOM, DE.) An ETag allows only the version it names.
-// Replace stores the properties sent, nulls dropped; Merge keeps the stored properties the
-// request does not name and ignores nulls (codec.go, encodeMerge). Every stored version gets
-// the next Timestamp of the Service's clock and the ETag made from it. An entity that would
-// be stored with too many properties or too many bytes is refused (checkStoredSize) and
-// nothing changes. Delete without If-Match never reaches this file (errDeleteWithoutIfMatch).
+// Replace stores the properties sent that are stored (storedProperty: nulls and a sent
+// Timestamp are not); Merge lays those over the stored properties, keeping the ones the
+// request does not name and ignoring nulls. Every stored version gets the next Timestamp of
+// the Service's clock and the ETag made from it (etag.go). An entity that would be stored
+// with too many properties or too many bytes is refused (checkStoredSize) and nothing
+// changes. Delete without If-Match never reaches this file (errDeleteWithoutIfMatch).
 //
-// The mechanics (where bytes lie, the indexes, the undo log) are store.go's.
+// The mechanics (where bytes lie, the indexes, the undo log) are the store's
+// (reference/internal/store).
+
+const (
+	partitionKeyName = "PartitionKey"
+	rowKeyName       = "RowKey"
+	timestampName    = "Timestamp"
+)
+
+// storedProperty reports whether a property sent with an entity is kept: null values are
+// not stored (EVIDENCE.md 1.3) and a client-sent Timestamp is ignored (DM).
+func storedProperty(name string, v api.Value) bool {
+	return !v.Null && name != timestampName
+}
 
 // ifMatchAllows says whether ifMatch allows a write to the stored version with ETag etag:
 // "" (an upsert) and "*" allow any version, an ETag only its own.
@@ -32,43 +47,56 @@ func ifMatchAllows(ifMatch, etag string) bool {
 }
 
 // insert stores the validated entity e.
-func (w *writer) insert(e api.Entity) (loc, *spec.Error) {
-	h := w.t.pointHash(e.PartitionKey, e.RowKey)
-	if _, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey); found {
-		return loc{}, spec.ErrEntityAlreadyExists.New()
+func (s *Service) insert(w *store.Writer, e api.Entity) (store.Record, *spec.Error) {
+	at := w.Find(e.PartitionKey, e.RowKey)
+	if at.Found() {
+		return store.Record{}, spec.ErrEntityAlreadyExists.New()
 	}
-	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
+	return s.store(w, at, e.Properties, api.Replace)
 }
 
 // update replaces or merges the validated entity e.
-func (w *writer) update(e api.Entity, mode api.UpdateMode, ifMatch string) (loc, *spec.Error) {
-	h := w.t.pointHash(e.PartitionKey, e.RowKey)
-	old, found := w.t.lookupHashed(h, e.PartitionKey, e.RowKey)
+func (s *Service) update(w *store.Writer, e api.Entity, mode api.UpdateMode, ifMatch string) (store.Record, *spec.Error) {
+	at := w.Find(e.PartitionKey, e.RowKey)
 	switch {
-	case !found && ifMatch == "":
-		return w.store(h, e.PartitionKey, e.RowKey, e.Properties, loc{}, false)
-	case !found && ifMatch == api.IfMatchAny:
-		return loc{}, spec.ErrResourceNotFound.New()
-	case !found:
-		return loc{}, errConditionalMissing()
-	case !ifMatchAllows(ifMatch, bodyETagOf(w.t.arena.body(old))):
-		return loc{}, spec.ErrUpdateCondition.New()
-	case mode == api.Merge:
-		return w.merge(h, e.PartitionKey, e.RowKey, e.Properties, old)
+	case !at.Found() && ifMatch == "":
+		return s.store(w, at, e.Properties, api.Replace)
+	case !at.Found() && ifMatch == api.IfMatchAny:
+		return store.Record{}, spec.ErrResourceNotFound.New()
+	case !at.Found():
+		return store.Record{}, errConditionalMissing()
+	case !ifMatchAllows(ifMatch, at.Record().ETag()):
+		return store.Record{}, spec.ErrUpdateCondition.New()
 	}
-	return w.store(h, e.PartitionKey, e.RowKey, e.Properties, old, true)
+	return s.store(w, at, e.Properties, mode)
 }
 
 // delete removes the entity with keys pk, rk; ifMatch is "*" or an ETag.
-func (w *writer) delete(pk, rk, ifMatch string) *spec.Error {
-	h := w.t.pointHash(pk, rk)
-	old, found := w.t.lookupHashed(h, pk, rk)
+func (s *Service) delete(w *store.Writer, pk, rk, ifMatch string) *spec.Error {
+	at := w.Find(pk, rk)
 	switch {
-	case !found:
+	case !at.Found():
 		return spec.ErrResourceNotFound.New()
-	case !ifMatchAllows(ifMatch, bodyETagOf(w.t.arena.body(old))):
+	case !ifMatchAllows(ifMatch, at.Record().ETag()):
 		return spec.ErrUpdateCondition.New()
 	}
-	w.remove(h, pk, rk, old)
+	w.Remove(at)
 	return nil
+}
+
+// store puts at entry at the entity that props make of it, replacing what is there (or, by
+// Merge, laid over it), unless that entity is too large; it gets the next Timestamp.
+func (s *Service) store(w *store.Writer, at store.Entry, props map[string]api.Value, mode api.UpdateMode) (store.Record, *spec.Error) {
+	var enc store.Encoded
+	if mode == api.Merge {
+		enc = w.EncodeMerge(at, props, storedProperty)
+	} else {
+		enc = w.Encode(at, props, storedProperty)
+	}
+	if serr := checkStoredSize(enc.Properties, enc.Size); serr != nil {
+		return store.Record{}, serr
+	}
+	ticks := s.nextTick()
+	var etag [etagLength]byte
+	return w.Put(enc, ticks, appendETag(etag[:0], ticks)), nil
 }

@@ -12,14 +12,26 @@ import (
 // property and a custom property named Timestamp are not stored (EVIDENCE.md 1.5) and do not
 // count. The limit it is checked against is spec.MaxEntityBytes.
 func EntitySize(e Entity) int {
-	size := spec.SizeEntityOverhead + 2*(UTF16Len(e.PartitionKey)+UTF16Len(e.RowKey))
+	size := KeysSize(e.PartitionKey, e.RowKey)
 	for name, v := range e.Properties {
 		if v.Null || name == timestampName {
 			continue
 		}
-		size += spec.SizePropertyOverhead + 2*UTF16Len(name) + ValueSize(v)
+		size += PropertySize(name, v)
 	}
 	return size
+}
+
+// KeysSize returns the size of an entity with keys pk and rk and no stored property, by
+// EntitySize's accounting: 4 bytes and twice the UTF-16 length of both keys.
+func KeysSize(pk, rk string) int {
+	return spec.SizeEntityOverhead + 2*(UTF16Len(pk)+UTF16Len(rk))
+}
+
+// PropertySize returns what one stored property adds to its entity's size, by EntitySize's
+// accounting: 8 bytes, twice the UTF-16 length of its name and ValueSize of its value.
+func PropertySize(name string, v Value) int {
+	return spec.SizePropertyOverhead + 2*UTF16Len(name) + ValueSize(v)
 }
 
 // timestampName is the system property a sent entity may carry among its properties; the

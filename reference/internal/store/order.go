@@ -1,4 +1,4 @@
-package reference
+package store
 
 import (
 	"encoding/binary"
@@ -8,12 +8,12 @@ import (
 	"github.com/tableconform/conform/reference/api"
 )
 
-// compareKeys orders key strings exactly as api.CompareKeyStrings does (ordinal by UTF-16
-// code unit), faster: it finds the first differing byte eight bytes at a time, and when both
+// CompareKeys orders key strings exactly as api.CompareKeyStrings does (ordinal by UTF-16
+// code unit; the order is api's, not the store's), faster: it finds the first differing byte eight bytes at a time, and when both
 // differing bytes are ASCII the byte order is the answer (an ASCII byte is a whole rune
 // on either side, and below every other rune in both UTF-8 and UTF-16). Anything else is
 // left to api.CompareKeyStrings.
-func compareKeys(a, b string) int {
+func CompareKeys(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
 	for ; i+8 <= n; i += 8 {
@@ -62,7 +62,7 @@ func load64(s string, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
 }
 
-// keyPrefix returns a word whose unsigned order agrees with compareKeys wherever two words
+// keyPrefix returns a word whose unsigned order agrees with CompareKeys wherever two words
 // differ: the first eight bytes of key, big endian, stopped at the first non-ASCII byte.
 // A key shorter than eight bytes is padded with 0x00 (a proper prefix sorts first); from a
 // non-ASCII byte on, the word is filled with 0xFF (every non-ASCII character sorts above

@@ -1,4 +1,4 @@
-package reference
+package store
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package reference
+package store
 
 // pointIndex maps the point hash of an entity's keys (table.pointHash) to where its bytes
 // lie: an open-addressing table with linear probing, one probe line per look-up in the

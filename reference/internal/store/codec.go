@@ -1,0 +1,403 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// The encoding of an entity, as it lies in a table's arena: the PartitionKey's bytes, the
+// RowKey's bytes, then the body:
+//
+//	8 bytes   the Timestamp the writer was given, in api ticks, little endian
+//	4 bytes   the entity's id in its table (table.go), little endian
+//	2 bytes   the number of properties, little endian
+//	for each property:
+//	  uvarint  the property name's id in the Names table
+//	  1 byte   the EDM type (typeString...)
+//	  payload  String, Binary: uvarint length, then the bytes; Boolean: 1 byte;
+//	           DateTime: 8 bytes of ticks; Double: 8 bytes of IEEE bits; Guid: 16 bytes;
+//	           Int32, Int64: zig-zag varint
+//	n bytes   the ETag the writer was given, kept so that reads share it
+//	1 byte    n
+
+// bodyHeader is the length of a body before its properties.
+const (
+	bodyCount  = 12
+	bodyHeader = 14
+)
+
+// The type byte of each EDM type in a body.
+const (
+	typeString byte = 1 + iota
+	typeBinary
+	typeBoolean
+	typeDateTime
+	typeDouble
+	typeGuid
+	typeInt32
+	typeInt64
+)
+
+// typeCode returns t's type byte, or 0 for a type that is not one of the eight.
+func typeCode(t api.EdmType) byte {
+	switch t {
+	case api.EdmString:
+		return typeString
+	case api.EdmInt32:
+		return typeInt32
+	case api.EdmDouble:
+		return typeDouble
+	case api.EdmDateTime:
+		return typeDateTime
+	case api.EdmInt64:
+		return typeInt64
+	case api.EdmBoolean:
+		return typeBoolean
+	case api.EdmGuid:
+		return typeGuid
+	case api.EdmBinary:
+		return typeBinary
+	}
+	return 0
+}
+
+// edmTypes are the EDM types by type byte.
+var edmTypes = [...]api.EdmType{
+	typeString: api.EdmString, typeBinary: api.EdmBinary, typeBoolean: api.EdmBoolean,
+	typeDateTime: api.EdmDateTime, typeDouble: api.EdmDouble, typeGuid: api.EdmGuid,
+	typeInt32: api.EdmInt32, typeInt64: api.EdmInt64,
+}
+
+// Names interns property names, for every table of a service: a body stores a small id
+// instead of the name, and a decoded entity shares the one interned copy. Reads are
+// lock-free; a name seen for the first time takes a mutex. Ids are never reused, so a body
+// stays decodable for ever. A Names is safe for concurrent use.
+type Names struct {
+	read  atomic.Pointer[map[string]uint32] // immutable snapshot of ids
+	names atomic.Pointer[[]string]          // names by id; elements are never rewritten
+
+	mu     sync.Mutex
+	all    map[string]uint32 // every id; guarded by mu
+	list   []string          // guarded by mu
+	misses int               // look-ups that missed read since it was published; guarded by mu
+}
+
+// NewNames returns an empty name table.
+func NewNames() *Names {
+	n := &Names{all: map[string]uint32{}}
+	n.read.Store(&map[string]uint32{})
+	n.names.Store(&[]string{})
+	return n
+}
+
+// Known reports whether name has been interned: some entity has been encoded with a
+// property of that name (possibly one that was never committed).
+func (n *Names) Known(name string) bool {
+	_, ok := (*n.read.Load())[name]
+	return ok
+}
+
+// id returns name's id, interning the name on first sight.
+func (n *Names) id(name string) uint32 {
+	if id, ok := (*n.read.Load())[name]; ok {
+		return id
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	id, ok := n.all[name]
+	if !ok {
+		name = strings.Clone(name)
+		id = uint32(len(n.list))
+		n.list = append(n.list, name)
+		n.all[name] = id
+		list := n.list
+		n.names.Store(&list)
+	}
+	// Publish a fresh snapshot once the misses have paid for copying it (amortised O(1)).
+	if n.misses++; n.misses >= len(n.all) {
+		snapshot := make(map[string]uint32, len(n.all))
+		for k, v := range n.all {
+			snapshot[k] = v
+		}
+		n.read.Store(&snapshot)
+		n.misses = 0
+	}
+	return id
+}
+
+// Keep says which of the properties handed to the writer are stored; the others are left
+// out as if they had not been sent. The caller decides; the store applies it.
+type Keep func(name string, v api.Value) bool
+
+// encodeEntity appends to scratch[:0] the encoding of an entity with keys pk, rk and the
+// properties of props that keep accepts, with Timestamp, id and ETag left out (Writer.Put
+// adds them), and returns it with the number of properties encoded and the entity's size by
+// api.EntitySize's accounting. The values have been validated.
+func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep) (buf []byte, count, size int) {
+	buf = append(scratch[:0], pk...)
+	buf = append(buf, rk...)
+	buf = append(buf, make([]byte, bodyHeader)...)
+	size = api.KeysSize(pk, rk)
+	for name, v := range props {
+		if !keep(name, v) {
+			continue
+		}
+		count++
+		size += api.PropertySize(name, v)
+		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
+		buf = appendValue(buf, v)
+	}
+	setBodyCount(buf[len(pk)+len(rk):], count)
+	return buf, count, size
+}
+
+// encodeMerge is encodeEntity of the entity that overlays props on the entity with the
+// encoded body old: the properties of props that keep accepts, and every property of old
+// that none of those names. Old properties are copied as they are.
+func (n *Names) encodeMerge(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep, old string) (buf []byte, count, size int) {
+	buf, count, size = n.encodeEntity(scratch, pk, rk, props, keep)
+	names := *n.names.Load()
+	i := bodyHeader
+	for range bodyProperties(old) {
+		start := i
+		id, j := uvarintAt(old, i)
+		end, v := skipValue(old, j)
+		i = end
+		name := names[id]
+		if nv, ok := props[name]; ok && keep(name, nv) {
+			continue
+		}
+		count++
+		size += api.PropertySize(name, v)
+		buf = append(buf, old[start:end]...)
+	}
+	setBodyCount(buf[len(pk)+len(rk):], count)
+	return buf, count, size
+}
+
+// skipValue returns the end of the encoded value (type byte and payload) at i, and a value
+// of its type whose api.ValueSize is its size: the value itself for String and Binary, the
+// type's zero value for the types of fixed size.
+func skipValue(b string, i int) (end int, v api.Value) {
+	code := b[i]
+	i++
+	switch code {
+	case typeString, typeBinary:
+		l, j := uvarintAt(b, i)
+		end = j + int(l)
+		return end, api.Value{Type: edmTypes[code], Str: b[j:end]}
+	case typeBoolean:
+		end = i + 1
+	case typeDateTime, typeDouble:
+		end = i + 8
+	case typeGuid:
+		end = i + 16
+	case typeInt32, typeInt64:
+		_, end = uvarintAt(b, i)
+	default:
+		return len(b), api.Value{} // unreachable for bodies this package wrote
+	}
+	return end, api.Value{Type: edmTypes[code]}
+}
+
+// bodyProperties returns the number of properties of an encoded body.
+func bodyProperties(body string) int { return int(body[bodyCount]) | int(body[bodyCount+1])<<8 }
+
+// setBodyCount writes the property count of an encoded body; a count above 65535 can only
+// be stored clamped (the caller refuses entities with that many properties long before).
+func setBodyCount(body []byte, count int) {
+	binary.LittleEndian.PutUint16(body[bodyCount:], uint16(min(count, math.MaxUint16)))
+}
+
+// appendValue appends v's type byte and payload; v has been validated.
+func appendValue(buf []byte, v api.Value) []byte {
+	code := typeCode(v.Type)
+	buf = append(buf, code)
+	switch code {
+	case typeString, typeBinary:
+		buf = binary.AppendUvarint(buf, uint64(len(v.Str)))
+		buf = append(buf, v.Str...)
+	case typeBoolean:
+		b := byte(0)
+		if v.Bool {
+			b = 1
+		}
+		buf = append(buf, b)
+	case typeDateTime:
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.DateTimeTicks()))
+	case typeDouble:
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float()))
+	case typeGuid:
+		g := parseGuid(v.Str)
+		buf = append(buf, g[:]...)
+	case typeInt32, typeInt64:
+		buf = binary.AppendVarint(buf, v.Int())
+	}
+	return buf
+}
+
+// stampBody completes an encoded body: it writes the Timestamp and the id, and appends the
+// ETag and its length.
+func stampBody(buf []byte, bodyStart int, ticks int64, id uint32, etag []byte) []byte {
+	body := buf[bodyStart:]
+	binary.LittleEndian.PutUint64(body, uint64(ticks))
+	binary.LittleEndian.PutUint32(body[8:], id)
+	buf = append(buf, etag...)
+	return append(buf, byte(len(etag)))
+}
+
+// bodyTicks returns the Timestamp ticks of an encoded body.
+func bodyTicks(body string) int64 { return int64(le64(body, 0)) }
+
+// bodyID returns the entity id written in an encoded body.
+func bodyID(body string) uint32 {
+	return uint32(body[8]) | uint32(body[9])<<8 | uint32(body[10])<<16 | uint32(body[11])<<24
+}
+
+// bodyETag returns the ETag of an encoded body, shared with the body.
+func bodyETag(body string) string {
+	end := len(body) - 1
+	return body[end-int(body[end]) : end]
+}
+
+// decodeProperties returns the properties of an encoded body, in a map of their number.
+func (n *Names) decodeProperties(body string) map[string]api.Value {
+	names := *n.names.Load()
+	count := bodyProperties(body)
+	props := make(map[string]api.Value, count)
+	i := bodyHeader
+	for range count {
+		id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128
+		if id < 0x80 {
+			i++
+		} else {
+			id, i = uvarintAt(body, i)
+		}
+		name := names[id]
+		code := body[i]
+		i++
+		switch code {
+		case typeString:
+			l := uint64(body[i])
+			if l < 0x80 {
+				i++
+			} else {
+				l, i = uvarintAt(body, i)
+			}
+			end := i + int(l)
+			props[name] = api.Value{Type: api.EdmString, Str: body[i:end]}
+			i = end
+		case typeBinary:
+			l, j := uvarintAt(body, i)
+			end := j + int(l)
+			props[name] = api.BinaryString(body[j:end])
+			i = end
+		case typeBoolean:
+			props[name] = api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}
+			i++
+		case typeDateTime:
+			props[name] = api.DateTimeTicks(int64(le64(body, i)))
+			i += 8
+		case typeDouble:
+			props[name] = api.Double(math.Float64frombits(le64(body, i)))
+			i += 8
+		case typeGuid:
+			var g [16]byte
+			copy(g[:], body[i:i+16])
+			props[name] = api.Value{Type: api.EdmGuid, Str: formatGuid(g)}
+			i += 16
+		case typeInt32, typeInt64:
+			v, j := varintAt(body, i)
+			if code == typeInt64 {
+				props[name] = api.Int64(v)
+			} else {
+				props[name] = api.Int32(int32(v))
+			}
+			i = j
+		default:
+			// Unreachable for bodies this package wrote; answer what was read rather than
+			// crash the process.
+			return props
+		}
+	}
+	return props
+}
+
+func le64(s string, i int) uint64 {
+	_ = s[i+7]
+	return load64(s, i)
+}
+
+// uvarintAt decodes the uvarint at s[i:] and returns it with the index after it.
+func uvarintAt(s string, i int) (uint64, int) {
+	var x uint64
+	var shift uint
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 {
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return x, i
+}
+
+func varintAt(s string, i int) (int64, int) {
+	ux, j := uvarintAt(s, i)
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
+	}
+	return x, j
+}
+
+// parseGuid returns the 16 bytes of a GUID in the 8-4-4-4-12 hexadecimal form, in either
+// case, which the caller has validated; whatever is not a hexadecimal digit reads as 0.
+func parseGuid(s string) [16]byte {
+	var g [16]byte
+	j := 0
+	for i := 0; i+1 < len(s) && j < len(g); {
+		if s[i] == '-' {
+			i++
+			continue
+		}
+		g[j] = hexValue(s[i])<<4 | hexValue(s[i+1])
+		j++
+		i += 2
+	}
+	return g
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0
+}
+
+// formatGuid renders g in its canonical lower-case 8-4-4-4-12 form.
+func formatGuid(g [16]byte) string {
+	const hexChars = "0123456789abcdef"
+	var b [36]byte
+	j := 0
+	for i, c := range g {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = hexChars[c>>4], hexChars[c&0xf]
+		j += 2
+	}
+	return string(b[:])
+}

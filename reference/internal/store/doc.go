@@ -1,0 +1,26 @@
+// Package store is the storage engine underneath the reference: each table's entities,
+// compactly encoded, in an arena of append-only slabs (arena.go, codec.go), ordered by a
+// google/btree index of pointer-free records in the key order of api.CompareKeyStrings
+// (order.go, table.go), with an open-addressing point index for point reads and writes
+// (points.go), and written in place under an undo log (writer.go). All of the reference's
+// unsafe code is here.
+//
+// The surface is small: Table (Get, Ascend, AscendPartition, Len, Reset), Writer (Find,
+// Encode, EncodeMerge, Put, Remove, Commit, Rollback), Record (a stored entity's keys,
+// Timestamp, ETag and decoded Entity), Names (the property names interned for a whole
+// service) and CompareKeys (api's key order, faster).
+//
+// It decides no rule. Which entities are valid, which properties are stored (Keep), what
+// each operation does, whether an entity is too large (Encoded.Size is api.EntitySize's
+// accounting, for the caller to judge), the Timestamp and the ETag a write gets (the caller
+// passes both to Put), If-Match, page sizes and continuations are the reference's. The store
+// keeps what it is given and gives it back, in key order.
+//
+// Its contract is executable: TestTableAgreesWithModel (model_test.go) drives a Table and a
+// naive model (a map, a sort per scan) with the same random writes, merges, removes,
+// commits, rollbacks and compactions, and compares every record and scan; it prints its seed
+// and replays with -seed N or CONFORM_SEED=N.
+//
+// It may import the standard library, github.com/google/btree and reference/api (and
+// reference/spec only through api); only package reference imports it.
+package store
