@@ -1,0 +1,106 @@
+package store
+
+import (
+	"maps"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+)
+
+// The sizes Encode and EncodeMerge report are api.EntitySize of what Put stores, and the
+// counts its number of properties.
+func TestEncodedSizeIsEntitySize(t *testing.T) {
+	tbl := NewTable(NewNames(), Config{})
+	r := rand.New(rand.NewPCG(8, 9))
+	values := []api.Value{
+		api.String(""), api.String("héllo 𝄞"), api.Binary([]byte{1, 2, 3}), api.Bool(true),
+		api.DateTime(time.Date(2024, 5, 6, 7, 8, 9, 100, time.UTC)), api.Double(1.5),
+		api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"), api.Int32(-7), api.Int64(1 << 40),
+		api.Null(api.EdmString),
+	}
+	randomProps := func() map[string]api.Value {
+		props := map[string]api.Value{}
+		for range r.IntN(6) {
+			props[[]string{"a", "bb", "ccé", "Timestamp", "d"}[r.IntN(5)]] = values[r.IntN(len(values))]
+		}
+		return props
+	}
+	kept := func(props map[string]api.Value) map[string]api.Value {
+		out := map[string]api.Value{}
+		for name, v := range props {
+			if keepSent(name, v) {
+				out[name] = v
+			}
+		}
+		return out
+	}
+	for i := range 2000 {
+		oldProps, props := randomProps(), randomProps()
+		w := tbl.Begin()
+		e := w.Find("pk", "rké")
+		enc := w.Encode(e, oldProps, keepSent)
+		want := kept(oldProps)
+		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "rké", Properties: want}); enc.Size != size || enc.Properties != len(want) {
+			t.Fatalf("Encode(%v): %d properties of size %d, want %d of %d", oldProps, enc.Properties, enc.Size, len(want), size)
+		}
+		w.Put(enc, int64(i+1), etagOf(int64(i+1)))
+		w.Commit()
+
+		w = tbl.Begin()
+		e = w.Find("pk", "rké")
+		enc = w.EncodeMerge(e, props, keepSent)
+		merged := maps.Clone(want)
+		maps.Copy(merged, kept(props))
+		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "rké", Properties: merged}); enc.Size != size || enc.Properties != len(merged) {
+			t.Fatalf("EncodeMerge(%v over %v): %d properties of size %d, want %d of %d", props, oldProps, enc.Properties, enc.Size, len(merged), size)
+		}
+		rec := w.Put(enc, int64(i+1), etagOf(int64(i+1)))
+		w.Rollback()
+		if got := rec.Entity(tbl.names); !sameProperties(got.Properties, merged) {
+			t.Fatalf("EncodeMerge(%v over %v) stored %v, want %v", props, oldProps, got.Properties, merged)
+		}
+	}
+}
+
+// A record gives back the keys, Timestamp, ETag and values it was written with, every EDM
+// type at its edges; a Guid in lower case.
+func TestRecordRoundTrip(t *testing.T) {
+	names := NewNames()
+	tbl := NewTable(names, Config{})
+	props := map[string]api.Value{
+		"s": api.String("a 𝄞 \x00 b"), "long": api.String(string(make([]byte, 300))),
+		"bin": api.Binary([]byte{0, 255, 7}), "empty": api.Binary(nil),
+		"t": api.Bool(true), "f": api.Bool(false),
+		"min": api.DateTimeTicks(0), "max": api.DateTimeTicks(3_155_378_975_999_999_999),
+		"nan": api.Double(-0.0), "big": api.Double(1.7976931348623157e308),
+		"g": api.Guid("C9DA6455-213D-42C9-9A79-3E9149A57833"),
+		"i32": api.Int32(-2147483648), "i64": api.Int64(-9223372036854775808), "i64max": api.Int64(9223372036854775807),
+	}
+	for _, tick := range []int64{-5, 0, 1, 1 << 62} {
+		r := commitWrite(tbl, "pé", "r\x00k", props, false, tick)
+		got := r.Entity(names)
+		if got.PartitionKey != "pé" || got.RowKey != "r\x00k" || r.Ticks() != tick || got.ETag != string(etagOf(tick)) ||
+			!got.Timestamp.Equal(api.TimeOfTicks(tick)) {
+			t.Fatalf("record: %v (ticks %d)", got, r.Ticks())
+		}
+		want := maps.Clone(props)
+		want["g"] = api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833")
+		if !sameProperties(got.Properties, want) {
+			t.Fatalf("properties: %v, want %v", got.Properties, want)
+		}
+	}
+}
+
+func sameProperties(a, b map[string]api.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, v := range a {
+		if w, ok := b[name]; !ok || !v.Equal(w) || v.Type != w.Type {
+			return false
+		}
+	}
+	return true
+}
