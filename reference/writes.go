@@ -87,7 +87,7 @@ func (s *Service) delete(w *store.Writer, pk, rk, ifMatch string) *spec.Error {
 // store puts at entry at the entity that props make of it, replacing what is there (or, by
 // Merge, laid over it), unless that entity is too large; it gets the next Timestamp.
 func (s *Service) store(w *store.Writer, at store.Entry, props map[string]api.Value, mode api.UpdateMode) (store.Record, *spec.Error) {
-	var enc store.Encoded
+	var enc *store.Encoded
 	if mode == api.Merge {
 		enc = w.EncodeMerge(at, props, storedProperty)
 	} else {

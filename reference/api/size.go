@@ -70,20 +70,32 @@ func ValueSize(v Value) int {
 // characters: one per character of the Basic Multilingual Plane, two for any other. A byte
 // that is not valid UTF-8 counts as one unit, as the U+FFFD it decodes to.
 func UTF16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			n++
-			i++
-			continue
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight ASCII bytes at a time
+		_ = s[i+7]
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
 		}
-		r, width := utf8.DecodeRuneInString(s[i:])
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i + utf16LenOf(s[i:])
+		}
+	}
+	return len(s)
+}
+
+// utf16LenOf is UTF16Len rune by rune.
+func utf16LenOf(s string) int {
+	n := 0
+	for _, r := range s { // an invalid byte is one U+FFFD
 		if r > 0xFFFF {
 			n += 2
 		} else {
 			n++
 		}
-		i += width
 	}
 	return n
 }

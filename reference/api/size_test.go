@@ -10,7 +10,8 @@ import (
 func TestUTF16LenCountsCodeUnits(t *testing.T) {
 	for _, s := range []string{
 		"", "abc", "é", "€uro", "日本語", "😀", "a😀b𝄞", "\xff", "a\xc3", "\xe2\x82", "\xf0\x9f\x98",
-		strings.Repeat("x", 1000),
+		strings.Repeat("x", 1000), "abcdefg😀", "abcdefgh😀", strings.Repeat("x", 13) + "é" + strings.Repeat("y", 9),
+		strings.Repeat("12345678", 3) + "\xff" + strings.Repeat("z", 8) + "日",
 	} {
 		want := len(utf16.Encode([]rune(s)))
 		if got := UTF16Len(s); got != want {

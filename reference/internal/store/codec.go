@@ -16,6 +16,7 @@ import (
 //	8 bytes   the Timestamp the writer was given, in api ticks, little endian
 //	4 bytes   the entity's id in its table (table.go), little endian
 //	2 bytes   the number of properties, little endian
+//	4 bytes   the entity's size by api.EntitySize's accounting, little endian
 //	for each property:
 //	  uvarint  the property name's id in the Names table
 //	  1 byte   the EDM type (typeString...)
@@ -25,10 +26,13 @@ import (
 //	n bytes   the ETag the writer was given, kept so that reads share it
 //	1 byte    n
 
-// bodyHeader is the length of a body before its properties.
+// Where the fields of a body's header lie; bodyHeader is the length of a body before its
+// properties.
 const (
+	bodyID     = 8
 	bodyCount  = 12
-	bodyHeader = 14
+	bodySize   = 14
+	bodyHeader = 18
 )
 
 // The type byte of each EDM type in a body.
@@ -139,28 +143,19 @@ type Keep func(name string, v api.Value) bool
 // adds them), and returns it with the number of properties encoded and the entity's size by
 // api.EntitySize's accounting. The values have been validated.
 func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep) (buf []byte, count, size int) {
-	buf = append(scratch[:0], pk...)
-	buf = append(buf, rk...)
-	buf = append(buf, make([]byte, bodyHeader)...)
-	size = api.KeysSize(pk, rk)
-	for name, v := range props {
-		if !keep(name, v) {
-			continue
-		}
-		count++
-		size += api.PropertySize(name, v)
-		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
-		buf = appendValue(buf, v)
-	}
-	setBodyCount(buf[len(pk)+len(rk):], count)
+	buf, count, size = n.encodeProperties(scratch, pk, rk, props, keep)
+	size += api.KeysSize(pk, rk)
+	setBodyCounts(buf[len(pk)+len(rk):], count, size)
 	return buf, count, size
 }
 
 // encodeMerge is encodeEntity of the entity that overlays props on the entity with the
 // encoded body old: the properties of props that keep accepts, and every property of old
-// that none of those names. Old properties are copied as they are.
+// that none of those names. Old properties are copied as they are, and only the sizes of
+// those replaced are counted again.
 func (n *Names) encodeMerge(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep, old string) (buf []byte, count, size int) {
-	buf, count, size = n.encodeEntity(scratch, pk, rk, props, keep)
+	buf, count, size = n.encodeProperties(scratch, pk, rk, props, keep)
+	size += bodyEntitySize(old) // the same keys, and every old property until replaced
 	names := *n.names.Load()
 	i := bodyHeader
 	for range bodyProperties(old) {
@@ -170,13 +165,32 @@ func (n *Names) encodeMerge(scratch []byte, pk, rk string, props map[string]api.
 		i = end
 		name := names[id]
 		if nv, ok := props[name]; ok && keep(name, nv) {
+			size -= api.PropertySize(name, v)
+			continue
+		}
+		count++
+		buf = append(buf, old[start:end]...)
+	}
+	setBodyCounts(buf[len(pk)+len(rk):], count, size)
+	return buf, count, size
+}
+
+// encodeProperties appends to scratch[:0] the keys, a header to fill, and the properties of
+// props that keep accepts, and returns it with their number and the size they add to their
+// entity.
+func (n *Names) encodeProperties(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep) (buf []byte, count, size int) {
+	buf = append(scratch[:0], pk...)
+	buf = append(buf, rk...)
+	buf = append(buf, make([]byte, bodyHeader)...)
+	for name, v := range props {
+		if !keep(name, v) {
 			continue
 		}
 		count++
 		size += api.PropertySize(name, v)
-		buf = append(buf, old[start:end]...)
+		buf = binary.AppendUvarint(buf, uint64(n.id(name)))
+		buf = appendValue(buf, v)
 	}
-	setBodyCount(buf[len(pk)+len(rk):], count)
 	return buf, count, size
 }
 
@@ -208,10 +222,15 @@ func skipValue(b string, i int) (end int, v api.Value) {
 // bodyProperties returns the number of properties of an encoded body.
 func bodyProperties(body string) int { return int(body[bodyCount]) | int(body[bodyCount+1])<<8 }
 
-// setBodyCount writes the property count of an encoded body; a count above 65535 can only
-// be stored clamped (the caller refuses entities with that many properties long before).
-func setBodyCount(body []byte, count int) {
+// bodyEntitySize returns the entity size written in an encoded body.
+func bodyEntitySize(body string) int { return int(le32(body, bodySize)) }
+
+// setBodyCounts writes the property count and the entity size of an encoded body. Counts
+// and sizes too large for the header are refused by the caller before the body is stored,
+// so clamping them is harmless.
+func setBodyCounts(body []byte, count, size int) {
 	binary.LittleEndian.PutUint16(body[bodyCount:], uint16(min(count, math.MaxUint16)))
+	binary.LittleEndian.PutUint32(body[bodySize:], uint32(min(size, math.MaxUint32)))
 }
 
 // appendValue appends v's type byte and payload; v has been validated.
@@ -246,7 +265,7 @@ func appendValue(buf []byte, v api.Value) []byte {
 func stampBody(buf []byte, bodyStart int, ticks int64, id uint32, etag []byte) []byte {
 	body := buf[bodyStart:]
 	binary.LittleEndian.PutUint64(body, uint64(ticks))
-	binary.LittleEndian.PutUint32(body[8:], id)
+	binary.LittleEndian.PutUint32(body[bodyID:], id)
 	buf = append(buf, etag...)
 	return append(buf, byte(len(etag)))
 }
@@ -254,10 +273,8 @@ func stampBody(buf []byte, bodyStart int, ticks int64, id uint32, etag []byte) [
 // bodyTicks returns the Timestamp ticks of an encoded body.
 func bodyTicks(body string) int64 { return int64(le64(body, 0)) }
 
-// bodyID returns the entity id written in an encoded body.
-func bodyID(body string) uint32 {
-	return uint32(body[8]) | uint32(body[9])<<8 | uint32(body[10])<<16 | uint32(body[11])<<24
-}
+// bodyEntityID returns the entity id written in an encoded body.
+func bodyEntityID(body string) uint32 { return le32(body, bodyID) }
 
 // bodyETag returns the ETag of an encoded body, shared with the body.
 func bodyETag(body string) string {
@@ -326,6 +343,10 @@ func (n *Names) decodeProperties(body string) map[string]api.Value {
 		}
 	}
 	return props
+}
+
+func le32(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
 }
 
 func le64(s string, i int) uint64 {

@@ -17,7 +17,7 @@ func etagOf(ticks int64) []byte { return fmt.Appendf(nil, "W/\"%d\"", ticks) }
 // ticks.
 func write(w *Writer, pk, rk string, props map[string]api.Value, merge bool, ticks int64) Record {
 	e := w.Find(pk, rk)
-	var enc Encoded
+	var enc *Encoded
 	if merge {
 		enc = w.EncodeMerge(e, props, keepSent)
 	} else {

@@ -287,9 +287,8 @@ func (t *Table) newID() uint32 {
 
 // The point index maps a hash of an entity's keys to its loc, so that Get and the writes
 // find an entity without descending the ordered index. A hash shared by two keys maps to
-// ambiguous, which sends look-ups of that hash to the ordered index. It describes the
-// committed table only; a transaction may use it too, since it addresses each entity at
-// most once.
+// ambiguous, which sends look-ups of that hash to the ordered index. A writer changes it as
+// it writes, and its rollback puts back the entries it changed.
 
 // ambiguous marks a hash shared by more than one entity.
 var ambiguous = loc{slab: math.MaxUint32}
@@ -319,22 +318,37 @@ func (t *Table) lookupHashed(h uint64, pk, rk string) (loc, bool) {
 	return l, true
 }
 
-// setPoint records that (pk, rk), whose point hash is h, now lies at l.
-func (t *Table) setPoint(h uint64, pk, rk string, l loc) {
-	if cur, ok := t.points.get(h); ok {
-		if cur == ambiguous {
-			return
+// setPoint records that (pk, rk), whose point hash is h, now lies at l, and returns the
+// entry for h it changed (restorePoint puts it back).
+func (t *Table) setPoint(h uint64, pk, rk string, l loc) (prior loc, had bool) {
+	prior, had = t.points.get(h)
+	if had {
+		if prior == ambiguous {
+			return prior, had
 		}
-		if spk, srk := t.arena.keys(cur); spk != pk || srk != rk {
+		if spk, srk := t.arena.keys(prior); spk != pk || srk != rk {
 			l = ambiguous
 		}
 	}
 	t.points.set(h, l)
+	return prior, had
 }
 
-// dropPoint records that the entity whose point hash is h is gone.
-func (t *Table) dropPoint(h uint64) {
-	if cur, ok := t.points.get(h); ok && cur != ambiguous {
+// dropPoint records that the entity whose point hash is h is gone, and returns the entry for
+// h it changed.
+func (t *Table) dropPoint(h uint64) (prior loc, had bool) {
+	prior, had = t.points.get(h)
+	if had && prior != ambiguous {
+		t.points.delete(h)
+	}
+	return prior, had
+}
+
+// restorePoint puts back the entry for h that setPoint or dropPoint changed.
+func (t *Table) restorePoint(h uint64, prior loc, had bool) {
+	if had {
+		t.points.set(h, prior)
+	} else {
 		t.points.delete(h)
 	}
 }
