@@ -13,7 +13,9 @@
 // error codes themselves are data in reference/spec.
 //
 //	what is valid          validate.go: table names, keys, property names, values, sizes, If-Match
-//	what each write does   writes.go: insert, update/merge (and upserts), delete, by If-Match
+//	what each write does   writes.go: insert, update/merge (and upserts), delete, by If-Match;
+//	                       which properties are stored; etag.go: the Timestamp and ETag of a
+//	                       stored version
 //	the operations         entities.go (Insert, Update, Merge, Delete, Get Entity),
 //	                       service.go (Create, Delete, Query Tables)
 //	queries                filter.go ($filter, $select, $top, page size), query.go (order,
@@ -25,15 +27,20 @@
 //
 // # The storage engine underneath
 //
-// Each table keeps its entities compactly encoded (codec.go) in an append-only arena under
-// stable entity ids, ordered by a google/btree index of pointer-free records in the key
-// order of compare.go, with an open-addressing point index for point reads and writes
-// (store.go, points.go). Writes change a table in place under its write lock with an undo
-// log; a transaction whose operation fails is rolled back before the lock is released. None
-// of these files decides a rule. TestDifferential (diff_test.go) checks the whole Service
-// against a naive model (a map per table, a sort per query) on random operations; it prints
-// its seed and replays with -seed N or CONFORM_SEED=N.
+// Each table's entities are kept by reference/internal/store, which decides no rule: a
+// store.Table holds them in key order (api.CompareKeyStrings) with point look-ups, a
+// store.Writer changes them in place under the table's write lock with an undo log, so that
+// a transaction whose operation fails is rolled back before the lock is released, and
+// store.Names interns property names for the whole Service. The reference tells the store
+// which properties are kept (storedProperty), judges the size the store reports
+// (checkStoredSize) and gives each write its Timestamp and ETag. Whatever reads memory past
+// Go's own checks lies in the store.
 //
-// It may import the standard library, google/btree, reference/api, reference/spec and
-// reference/odata.
+// Two naive models check the two layers on random operations, each printing its seed and
+// replaying with -seed N or CONFORM_SEED=N: TestDifferential (diff_test.go) the whole
+// Service (a map per table, a sort per query), and the store's TestTableAgreesWithModel the
+// engine alone (a map, a sort per scan).
+//
+// It may import the standard library, reference/api, reference/spec, reference/odata and
+// reference/internal/store.
 package reference

@@ -32,6 +32,9 @@ func isSpecPackage(p string) bool {
 	return !infrastructure[top]
 }
 
+// storageEngine is the reference's storage engine.
+const storageEngine = "reference/internal/store"
+
 // beyondContract says d is a reference package other than the contract (reference/api,
 // reference/spec): the model, its protocol, its server, its storage.
 func beyondContract(d dependency) bool {
@@ -88,6 +91,23 @@ var rules = []rule{
 		AppliesTo: func(p string) bool { return under(p, "reference") },
 		Forbids:   func(_ string, d dependency) bool { return own(d, "suites", "bench", "internal") },
 		Why:       "the reference does not know the suites, the benchmarks or the project's tools",
+	},
+	{
+		Name:      "storage engine",
+		AppliesTo: oneOf(storageEngine),
+		Forbids: func(_ string, d dependency) bool {
+			if d.stdlib() || d.Path == "github.com/google/btree" || d.Path == "reference/api" {
+				return false
+			}
+			return d.Path != "reference/spec" || len(d.Via) == 2 // the contract's data only through api
+		},
+		Why: "the storage engine decides no rule: it imports only the standard library, google/btree and the shapes of the contract (reference/api)",
+	},
+	{
+		Name:      "storage engine importers",
+		AppliesTo: func(p string) bool { return p != "reference" },
+		Forbids:   func(_ string, d dependency) bool { return d.Path == storageEngine && len(d.Via) == 2 },
+		Why:       "the storage engine lies behind the reference's rules: only package reference imports it",
 	},
 	{
 		Name:      "spec packages",
