@@ -47,7 +47,7 @@ func TestTableAgreesWithModel(t *testing.T) {
 	t.Logf("seed %d (replay: go test -run TestTableAgreesWithModel ./reference/internal/store -seed %d)", seed, seed)
 	steps := *stepsFlag
 	if steps == 0 {
-		steps = 2500
+		steps = 1500
 		if testing.Short() {
 			steps = 500
 		}
