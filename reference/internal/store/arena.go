@@ -62,11 +62,6 @@ func (a *arena) keys(l loc) (pk, rk string) {
 	return b[:l.pkLen], b[l.pkLen : int(l.pkLen)+int(l.rkLen)]
 }
 
-// body returns the encoded body at l.
-func (a *arena) body(l loc) string {
-	return a.bytes(l)[int(l.pkLen)+int(l.rkLen):]
-}
-
 // stringOf returns b's bytes as a string without copying them; b is not changed while the
 // string is in use.
 func stringOf(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
