@@ -38,6 +38,9 @@ import (
 // Timestamps. Every write, including each operation of a transaction, takes the next tick
 // of one service clock: max(now, last + 100 ns). Storage gave the operations of one batch
 // equal timestamps (EVIDENCE.md 1.2), a detail no client can rely on.
+//
+// Guids. A Guid value reads back in lower case whatever case it was sent in: the store keeps
+// its 16 bytes, not its text. The evidence does not say which case Storage answers.
 
 // selectMissingAsNull: a $select naming a property the entity lacks returns that property
 // as a null value (api.Value{Null: true}), following DM's "included ... marked with a null
