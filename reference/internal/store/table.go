@@ -27,7 +27,8 @@ import (
 // transaction whose operation fails is rolled back before any reader can see it.
 
 // Table is the storage of one table: its entities in key order (api.CompareKeyStrings, by
-// PartitionKey then RowKey), with point look-ups by key.
+// PartitionKey then RowKey), with point look-ups by key. Keys are valid UTF-8, as the
+// caller validates them: only there is that order a total order.
 //
 // A Table does no locking of its own. Its reading methods may run concurrently with each
 // other; its Writer needs the table to itself, from Begin to Commit or Rollback. The caller
@@ -119,9 +120,9 @@ func (r Record) Ticks() int64 { return bodyTicks(r.body()) }
 func (r Record) ETag() string { return bodyETag(r.body()) }
 
 // Entity decodes the record, its property names from names (the table's): keys,
-// Timestamp, ETag and properties. The entity is the caller's: its strings are shared with
-// the arena (they are immutable), a Guid reads back in lower case, a Binary as a fresh
-// slice.
+// Timestamp, ETag and properties. The entity is the caller's; its strings, a Binary's bytes
+// among them, are shared with the arena (they are immutable). A Guid reads back in lower
+// case.
 func (r Record) Entity(names *Names) api.Entity {
 	body := r.body()
 	return api.Entity{
