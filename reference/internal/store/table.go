@@ -124,10 +124,11 @@ func (r Record) ETag() string { return bodyETag(r.body()) }
 // among them, are shared with the arena (they are immutable). A Guid reads back in lower
 // case.
 func (r Record) Entity(names *Names) api.Entity {
-	body := r.body()
+	k := int(r.pkLen) + int(r.rkLen)
+	body := r.bytes[k:]
 	return api.Entity{
-		PartitionKey: r.PartitionKey(),
-		RowKey:       r.RowKey(),
+		PartitionKey: r.bytes[:r.pkLen],
+		RowKey:       r.bytes[r.pkLen:k],
 		Timestamp:    api.TimeOfTicks(bodyTicks(body)),
 		ETag:         bodyETag(body),
 		Properties:   names.decodeProperties(body),
