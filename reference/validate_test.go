@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -253,5 +254,13 @@ func TestCheckKeyASCIIAgreesWithGeneralCheck(t *testing.T) {
 		if got, want := checkKey(key) == nil, checkNonASCIIKey(key) == nil; got != want {
 			t.Fatalf("checkKey(%q) valid = %v, general check says %v", key, got, want)
 		}
+	}
+}
+
+// Every entity checkStoredSize lets through fits in the store's header.
+func TestStoreHoldsEveryEntityWithinTheLimits(t *testing.T) {
+	if spec.MaxCustomProperties > store.MaxProperties || spec.MaxEntityBytes > store.MaxEntitySize {
+		t.Fatalf("the store holds %d properties and %d bytes; the limits are %d and %d",
+			store.MaxProperties, store.MaxEntitySize, spec.MaxCustomProperties, spec.MaxEntityBytes)
 	}
 }

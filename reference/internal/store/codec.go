@@ -15,8 +15,8 @@ import (
 //
 //	8 bytes   the Timestamp the writer was given, in api ticks, little endian
 //	4 bytes   the entity's id in its table (table.go), little endian
-//	2 bytes   the number of properties, little endian
-//	4 bytes   the entity's size by api.EntitySize's accounting, little endian
+//	3 bytes   the entity's size by api.EntitySize's accounting, little endian
+//	1 byte    the number of properties
 //	for each property:
 //	  uvarint  the property name's id in the Names table
 //	  1 byte   the EDM type (typeString...)
@@ -30,9 +30,16 @@ import (
 // properties.
 const (
 	bodyID     = 8
-	bodyCount  = 12
-	bodySize   = 14
-	bodyHeader = 18
+	bodySize   = 12
+	bodyCount  = 15
+	bodyHeader = 16
+)
+
+// The capacity of a body's header: an entity of more properties or a larger size cannot be
+// stored (Writer.Put). The caller's limits lie below.
+const (
+	MaxProperties = 1<<8 - 1
+	MaxEntitySize = 1<<24 - 1
 )
 
 // The type byte of each EDM type in a body.
@@ -220,17 +227,16 @@ func skipValue(b string, i int) (end int, v api.Value) {
 }
 
 // bodyProperties returns the number of properties of an encoded body.
-func bodyProperties(body string) int { return int(body[bodyCount]) | int(body[bodyCount+1])<<8 }
+func bodyProperties(body string) int { return int(body[bodyCount]) }
 
 // bodyEntitySize returns the entity size written in an encoded body.
-func bodyEntitySize(body string) int { return int(le32(body, bodySize)) }
+func bodyEntitySize(body string) int { return int(le32(body, bodySize) & MaxEntitySize) }
 
-// setBodyCounts writes the property count and the entity size of an encoded body. Counts
-// and sizes too large for the header are refused by the caller before the body is stored,
-// so clamping them is harmless.
+// setBodyCounts writes the property count and the entity size of an encoded body. Put
+// refuses to store a body whose count or size the header cannot hold, so clamping them
+// here is harmless.
 func setBodyCounts(body []byte, count, size int) {
-	binary.LittleEndian.PutUint16(body[bodyCount:], uint16(min(count, math.MaxUint16)))
-	binary.LittleEndian.PutUint32(body[bodySize:], uint32(min(size, math.MaxUint32)))
+	binary.LittleEndian.PutUint32(body[bodySize:], uint32(min(count, MaxProperties))<<24|uint32(min(size, MaxEntitySize)))
 }
 
 // appendValue appends v's type byte and payload; v has been validated.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -92,6 +93,23 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Fatalf("properties: %v, want %v", got.Properties, want)
 		}
 	}
+}
+
+// Put refuses an entity its header cannot hold, rather than store a wrong count.
+func TestPutRefusesWhatTheHeaderCannotHold(t *testing.T) {
+	tbl := NewTable(NewNames(), Config{})
+	props := map[string]api.Value{}
+	for i := range MaxProperties + 1 {
+		props[fmt.Sprintf("p%d", i)] = api.Bool(true)
+	}
+	w := tbl.Begin()
+	enc := w.Encode(w.Find("p", "r"), props, keepSent)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Put stored 256 properties")
+		}
+	}()
+	w.Put(enc, 1, etagOf(1))
 }
 
 func sameProperties(a, b map[string]api.Value) bool {

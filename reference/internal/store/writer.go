@@ -112,12 +112,15 @@ func (w *Writer) EncodeMerge(e Entry, props map[string]api.Value, keep Keep) *En
 }
 
 // Put stores enc at its entry, replacing the entity there, with the Timestamp ticks and
-// the ETag etag (at most 255 bytes), and returns the record stored.
+// the ETag etag, and returns the record stored. It panics when enc exceeds the store's
+// capacity (MaxProperties, MaxEntitySize), a key is longer than 65535 bytes or the ETag
+// longer than 255: the caller refuses such entities first.
 func (w *Writer) Put(enc *Encoded, ticks int64, etag []byte) Record {
 	t := w.t
 	e := &enc.entry
-	if len(etag) > math.MaxUint8 || len(e.pk) > math.MaxUint16 || len(e.rk) > math.MaxUint16 {
-		panic("store: key or ETag too long to store")
+	if enc.Properties > MaxProperties || enc.Size > MaxEntitySize || len(etag) > math.MaxUint8 ||
+		len(e.pk) > math.MaxUint16 || len(e.rk) > math.MaxUint16 {
+		panic("store: an entity beyond the store's capacity")
 	}
 	var id uint32
 	if e.found {
