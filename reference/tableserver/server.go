@@ -191,6 +191,33 @@ type exchange struct {
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
 	acctSAS   *wire.AccountSAS
+
+	// values holds the values of the answer's header fields that setHeader set, so that
+	// setting one allocates nothing; each field's value slice is one capped element of it.
+	values  [headerSlots]string
+	nvalues int
+	// deadline is the context of the backend work (context), kept here so that it needs
+	// no allocation of its own; deadlineUsed says that context handed it out.
+	deadline     deadlineContext
+	deadlineUsed bool
+}
+
+// headerSlots is how many header values an exchange holds without allocating: the six of
+// every answer and those an entity answer adds.
+const headerSlots = 14
+
+// setHeader sets the header field key, which must be in canonical form (wire.Key*,
+// http.CanonicalHeaderKey), to v as Header().Set does, without allocating its value slice.
+// The slice is capped, so that an Add elsewhere copies instead of overwriting a neighbour.
+func (x *exchange) setHeader(key, v string) {
+	if x.nvalues == len(x.values) {
+		x.w.Header().Set(key, v)
+		return
+	}
+	i := x.nvalues
+	x.nvalues++
+	x.values[i] = v
+	x.w.Header()[key] = x.values[i : i+1 : i+1]
 }
 
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
@@ -242,16 +269,13 @@ var lastDate atomic.Pointer[dateText]
 
 func (x *exchange) serve() {
 	h := x.w.Header()
-	// The headers of every answer, their values in one allocation; each value slice is
-	// capped so that an Add elsewhere copies instead of overwriting its neighbour.
-	vals := [...]string{x.id, spec.APIVersion, httpDate(x.now), ServerHeader, "no-cache", "nosniff"}
-	all := vals[:]
-	h[wire.KeyRequestID] = all[0:1:1]
-	h[wire.KeyVersion] = all[1:2:2]
-	h["Date"] = all[2:3:3]
-	h["Server"] = all[3:4:4]
-	h["Cache-Control"] = all[4:5:5]
-	h["X-Content-Type-Options"] = all[5:6:6]
+	// The headers of every answer.
+	x.setHeader(wire.KeyRequestID, x.id)
+	x.setHeader(wire.KeyVersion, spec.APIVersion)
+	x.setHeader("Date", httpDate(x.now))
+	x.setHeader("Server", ServerHeader)
+	x.setHeader("Cache-Control", "no-cache")
+	x.setHeader("X-Content-Type-Options", "nosniff")
 	x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
@@ -549,7 +573,12 @@ func (x *exchange) context() (*deadlineContext, error) {
 			d = t
 		}
 	}
-	return withDeadline(x.r.Context(), time.Now().Add(d)), nil
+	if x.deadlineUsed {
+		return withDeadline(x.r.Context(), time.Now().Add(d)), nil
+	}
+	x.deadlineUsed = true
+	x.deadline = deadlineContext{parent: x.r.Context(), deadline: time.Now().Add(d)}
+	return &x.deadline, nil
 }
 
 // fail answers err: a *spec.Error as the documented error body, anything else (a backend
@@ -567,18 +596,17 @@ func (x *exchange) fail(err error) {
 	if status < 400 || status > 599 {
 		status = http.StatusInternalServerError
 	}
-	h := x.w.Header()
-	h.Set(wire.KeyErrorCode, se.Code)
+	x.setHeader(wire.KeyErrorCode, se.Code)
 	var body []byte
 	if x.jsonErr {
-		h.Set(wire.HeaderContentType, x.level.ContentType())
+		x.setHeader(wire.HeaderContentType, x.level.ContentType())
 		body = wire.EncodeErrorJSON(se, x.id, x.now)
 	} else {
-		h.Set(wire.HeaderContentType, wire.ContentTypeXMLCharset)
+		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)
 	}
 	if status == http.StatusRequestEntityTooLarge {
-		h.Set("Connection", "close")
+		x.setHeader("Connection", "close")
 	}
 	x.drainUnreadBody()
 	x.write(status, body)
@@ -603,7 +631,7 @@ func (x *exchange) drainUnreadBody() {
 
 func (x *exchange) write(status int, body []byte) {
 	if body != nil {
-		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		x.setHeader("Content-Length", strconv.Itoa(len(body)))
 	}
 	x.send(status, body)
 }
@@ -618,17 +646,8 @@ func (x *exchange) send(status int, body []byte) {
 }
 
 func (x *exchange) writeJSON(status int, body []byte) {
-	if body == nil {
-		x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
-		x.write(status, body)
-		return
-	}
-	// Both values in one allocation, capped as in serve.
-	vals := [...]string{x.level.ContentType(), strconv.Itoa(len(body))}
-	h := x.w.Header()
-	h[wire.HeaderContentType] = vals[0:1:1]
-	h["Content-Length"] = vals[1:2:2]
-	x.send(status, body)
+	x.setHeader(wire.HeaderContentType, x.level.ContentType())
+	x.write(status, body)
 }
 
 // prefer reads the Prefer header: "return-content", "return-no-content" or "".
