@@ -1,7 +1,6 @@
 package tableserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,7 +304,9 @@ func (x *exchange) serve() {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
 		return
 	}
-	if x.r.Body != http.NoBody {
+	if x.r.Body != http.NoBody && x.r.ContentLength < 0 {
+		// A body of unknown length is bounded as it is read; one of known length is read
+		// with a bound (readBodyInto) and is no longer than its Content-Length.
 		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
 	}
 
@@ -510,11 +512,37 @@ func (x *exchange) negotiate() error {
 // readBody reads the bounded body: over spec.MaxRequestBodyBytes fails with 413
 // RequestBodyTooLarge.
 func (x *exchange) readBody() ([]byte, error) {
-	b, err := io.ReadAll(x.r.Body)
-	if err != nil {
-		return nil, bodyError(err)
+	return x.readBodyInto(nil)
+}
+
+// readBodyInto appends the body to b, at most spec.MaxRequestBodyBytes of it (413
+// RequestBodyTooLarge past that), and closes it once it is read to its end, which spares
+// net/http reading it again after the answer.
+func (x *exchange) readBodyInto(b []byte) ([]byte, error) {
+	if x.r.Body == nil || x.r.Body == http.NoBody {
+		return b, nil
 	}
-	return b, nil
+	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
+		b = slices.Grow(b, int(n)+1) // room for the read that finds the end
+	}
+	start := len(b)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := x.r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)-start) > spec.MaxRequestBodyBytes {
+			return b, spec.ErrRequestBodyTooLarge.New()
+		}
+		if err == io.EOF {
+			_ = x.r.Body.Close()
+			return b, nil
+		}
+		if err != nil {
+			return b, bodyError(err)
+		}
+	}
 }
 
 func bodyError(err error) error {
@@ -529,17 +557,11 @@ func bodyError(err error) error {
 // once decode returns: decode must keep nothing of the bytes it is given.
 func (x *exchange) decodeBody(decode func([]byte) error) error {
 	bp := bodyBuffers.Get().(*[]byte)
-	buf := bytes.NewBuffer((*bp)[:0])
-	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
-		buf.Grow(int(n) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(x.r.Body)
+	b, err := x.readBodyInto((*bp)[:0])
 	if err == nil {
-		err = decode(buf.Bytes())
-	} else {
-		err = bodyError(err)
+		err = decode(b)
 	}
-	if b := buf.Bytes(); cap(b) <= maxPooledBody {
+	if cap(b) <= maxPooledBody {
 		*bp = b[:0]
 		bodyBuffers.Put(bp)
 	}
