@@ -327,7 +327,7 @@ func (x *exchange) insertEntity(table string) error {
 	if err != nil {
 		return err
 	}
-	loc := x.serviceURL() + wire.EntityPath(table, stored.PartitionKey, stored.RowKey)
+	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
 	x.setHeader(wire.HeaderLocation, loc)
 	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
 	if stored.ETag != "" {

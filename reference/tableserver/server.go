@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -44,6 +45,8 @@ type Server struct {
 
 	aclMu sync.Mutex
 	acls  map[string][]SignedIdentifier // by lower-case table name
+
+	serviceURLs atomic.Pointer[map[serviceURLKey]string]
 
 	oauth   bool
 	propsMu sync.Mutex
@@ -398,21 +401,69 @@ func isIP(host string) bool {
 	return err == nil && a.Zone() == ""
 }
 
-// serviceURL is the table endpoint as this client addresses it, ending in "/".
+// serviceURL is the table endpoint as this client addresses it, ending in "/". The URLs
+// of the endpoints clients use are kept (serviceURLs), as every answer names one.
 func (x *exchange) serviceURL() string {
+	k := serviceURLKey{host: x.r.Host, tls: x.r.TLS != nil, pathStyle: x.pathStyle}
+	if x.pathStyle {
+		k.account, k.secondary = x.account, x.secondary
+	}
+	urls := x.s.serviceURLs.Load()
+	if urls != nil {
+		if u, ok := (*urls)[k]; ok {
+			return u
+		}
+	}
+	u := k.url()
+	next := map[serviceURLKey]string{}
+	if urls != nil {
+		if len(*urls) >= maxServiceURLs {
+			return u
+		}
+		next = maps.Clone(*urls)
+	}
+	next[k] = u
+	x.s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
+	return u
+}
+
+// serviceURLKey is what a service URL is made of.
+type serviceURLKey struct {
+	host, account             string
+	tls, pathStyle, secondary bool
+}
+
+// maxServiceURLs bounds the service URLs a Server keeps, so that clients naming many hosts
+// cannot grow them; past it URLs are built for each answer.
+const maxServiceURLs = 64
+
+func (k serviceURLKey) url() string {
 	scheme := "http"
-	if x.r.TLS != nil {
+	if k.tls {
 		scheme = "https"
 	}
-	u := scheme + "://" + x.r.Host + "/"
-	if x.pathStyle {
-		u += x.account
-		if x.secondary {
+	u := scheme + "://" + k.host + "/"
+	if k.pathStyle {
+		u += k.account
+		if k.secondary {
 			u += secondarySuffix
 		}
 		u += "/"
 	}
 	return u
+}
+
+// entityLocation is the URL of an entity as this client addresses it (Location,
+// DataServiceId), built in one allocation.
+func (x *exchange) entityLocation(table, partitionKey, rowKey string) string {
+	var room [256]byte
+	path := wire.AppendEntityPath(room[:0], table, partitionKey, rowKey)
+	base := x.serviceURL()
+	var b strings.Builder
+	b.Grow(len(base) + len(path))
+	b.WriteString(base)
+	b.Write(path)
+	return b.String()
 }
 
 func (x *exchange) document(table string, sel []string) wire.Document {
