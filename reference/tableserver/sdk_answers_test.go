@@ -3,10 +3,13 @@ package tableserver_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
+	"hash"
 	"io"
 	"net"
 	"os"
@@ -45,12 +48,11 @@ type sdkRequest struct {
 
 var sdkDevKey, _ = base64.StdEncoding.DecodeString(tableserver.DevAccountKey)
 
-func (r sdkRequest) appendTo(dst []byte) []byte {
+// appendTo appends the request, signed with mac (HMAC-SHA256 with the account key) and
+// scratch for the string to sign. None of the ceiling's requests has a comp parameter, so
+// the string to sign of Shared Key Lite is the date and "/account/path" (EVIDENCE.md 7.1).
+func (r sdkRequest) appendTo(dst []byte, mac hash.Hash, scratch *[]byte) []byte {
 	date := wire.HTTPDate(sdkClock)
-	contentType := ""
-	if r.body != nil {
-		contentType = sdkJSON
-	}
 	dst = append(dst, r.method...)
 	dst = append(dst, ' ')
 	dst = append(dst, r.path...)
@@ -67,7 +69,14 @@ func (r sdkRequest) appendTo(dst []byte) []byte {
 	dst = append(dst, "Accept: "...)
 	dst = append(dst, r.accept...)
 	dst = append(dst, "\r\nAuthorization: "...)
-	dst = wire.AppendSharedKeyAuthorization(dst, wire.SharedKeyLite, tableserver.DevAccountName, sdkDevKey, r.method, "", contentType, date, r.path, r.rawQuery)
+	sts := append((*scratch)[:0], date...)
+	sts = append(sts, "\n/"+tableserver.DevAccountName...)
+	sts = append(sts, r.path...)
+	mac.Reset()
+	mac.Write(sts)
+	*scratch = mac.Sum(sts[:0])
+	dst = append(dst, "SharedKeyLite "+tableserver.DevAccountName+":"...)
+	dst = base64.StdEncoding.AppendEncode(dst, *scratch)
 	if r.body != nil {
 		dst = append(dst, "\r\nContent-Type: "+sdkJSON...)
 	}
@@ -142,10 +151,11 @@ var sdkGetPaths, sdkUpsertKeys, sdkUpsertPaths = func() (gets, keys, paths []str
 
 // sdkConn is a client connection that writes raw requests and reads raw answers.
 type sdkConn struct {
-	conn net.Conn
-	rd   *bufio.Reader
-	out  []byte
-	buf  []byte
+	conn    net.Conn
+	rd      *bufio.Reader
+	out     []byte
+	mac     hash.Hash
+	scratch []byte
 }
 
 // startSDKServer serves a fresh reference with fixed clocks, loads the ceiling's table (20
@@ -171,7 +181,7 @@ func startSDKServer(tb testing.TB) *sdkConn {
 			tb.Errorf("the server recovered from %d panics", n)
 		}
 	})
-	c := &sdkConn{conn: conn, rd: bufio.NewReaderSize(conn, 64<<10)}
+	c := &sdkConn{conn: conn, rd: bufio.NewReaderSize(conn, 64<<10), mac: hmac.New(sha256.New, sdkDevKey)}
 	create := sdkRequest{method: "POST", path: "/" + tableserver.DevAccountName + "/Tables", accept: sdkAcceptMin, body: []byte(`{"TableName":"` + sdkTable + `"}`)}
 	if status, _ := c.roundTrip(create, nil); status != 201 {
 		tb.Fatalf("create table: status %d", status)
@@ -188,7 +198,7 @@ func startSDKServer(tb testing.TB) *sdkConn {
 
 // roundTrip sends r and reads the answer; raw, when not nil, receives its bytes.
 func (c *sdkConn) roundTrip(r sdkRequest, raw *bytes.Buffer) (int, error) {
-	c.out = r.appendTo(c.out[:0])
+	c.out = r.appendTo(c.out[:0], c.mac, &c.scratch)
 	if _, err := c.conn.Write(c.out); err != nil {
 		return 0, err
 	}

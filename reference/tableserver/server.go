@@ -47,6 +47,7 @@ type Server struct {
 	acls  map[string][]SignedIdentifier // by lower-case table name
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
+	queries     *queryCache
 
 	oauth   bool
 	propsMu sync.Mutex
@@ -130,7 +131,7 @@ func WithLimits(l Limits) Option {
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
 	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
-		props: map[string]*ServiceProperties{}, limits: DefaultLimits()}
+		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -184,7 +185,7 @@ type exchange struct {
 	r       *http.Request
 	id      string
 	now     time.Time
-	query   url.Values
+	query   url.Values // read-only: it may be shared with other requests (queryCache)
 	level   wire.Metadata
 	jsonErr bool
 	wrote   bool
@@ -284,7 +285,7 @@ func (x *exchange) serve() {
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
 		var err error
-		if q, err = url.ParseQuery(raw); err != nil {
+		if q, err = x.s.queries.parse(raw); err != nil { // read-only
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
@@ -477,7 +478,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 	if v := x.r.Header.Get(wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
-		acct, err := wire.VerifySharedKey(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, keys, x.now)
+		acct, err := wire.VerifySharedKeyQuery(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
 		if err != nil {
 			return err
 		}
