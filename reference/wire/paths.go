@@ -170,6 +170,20 @@ func quoted(s string) (value, rest string, err error) {
 	if !strings.HasPrefix(s, "'") {
 		return "", "", spec.ErrInvalidInput.Newf("A key must be a quoted string literal.")
 	}
+	for i := 1; i < len(s); i++ {
+		if s[i] != '\'' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\'' {
+			return quotedWithQuotes(s)
+		}
+		return s[1:i], s[i+1:], nil // no doubled quote: the value is s's own text
+	}
+	return "", "", spec.ErrInvalidInput.Newf("A key literal is not terminated.")
+}
+
+// quotedWithQuotes is quoted for a literal with a doubled quote inside.
+func quotedWithQuotes(s string) (value, rest string, err error) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {
