@@ -705,10 +705,26 @@ func (x *exchange) drainUnreadBody() {
 
 func (x *exchange) write(status int, body []byte) {
 	if body != nil {
-		x.setHeader("Content-Length", strconv.Itoa(len(body)))
+		x.setHeader("Content-Length", lengthText(len(body)))
 	}
 	x.send(status, body)
 }
+
+// lengthText is strconv.Itoa(n). The texts of lengths below len(lengthTexts) are kept once
+// made: the answers of one kind have a handful of lengths.
+func lengthText(n int) string {
+	if n < 0 || n >= len(lengthTexts) {
+		return strconv.Itoa(n)
+	}
+	if p := lengthTexts[n].Load(); p != nil {
+		return *p
+	}
+	t := strconv.Itoa(n)
+	lengthTexts[n].Store(&t)
+	return t
+}
+
+var lengthTexts [16 << 10]atomic.Pointer[string]
 
 // send writes the status and body; the headers are set.
 func (x *exchange) send(status int, body []byte) {
