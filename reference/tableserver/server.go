@@ -39,9 +39,12 @@ type Server struct {
 	allowAnon bool
 	now       func() time.Time
 	limits    Limits
-	inflight  chan struct{} // one token per request being served; nil when unbounded
-	recovered atomic.Int64
-	busy      atomic.Int64
+	// inflight counts the requests being served; past maxInflight (when positive) a
+	// request is refused at once.
+	inflight    atomic.Int64
+	maxInflight int64
+	recovered   atomic.Int64
+	busy        atomic.Int64
 
 	aclMu sync.Mutex
 	acls  map[string][]SignedIdentifier // by lower-case table name
@@ -136,7 +139,7 @@ func New(backend api.Backend, opts ...Option) *Server {
 		o(s)
 	}
 	if n := s.limits.MaxConcurrentRequests; n > 0 {
-		s.inflight = make(chan struct{}, n)
+		s.maxInflight = int64(n)
 	}
 	return s
 }
@@ -228,11 +231,9 @@ func (x *exchange) setHeader(key, v string) {
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r, id: wire.NewID(), now: s.now()}
-	if s.inflight != nil {
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		default:
+	if s.maxInflight > 0 {
+		if s.inflight.Add(1) > s.maxInflight {
+			s.inflight.Add(-1)
 			s.busy.Add(1)
 			x.w.Header().Set(wire.KeyRequestID, x.id)
 			x.w.Header().Set("Retry-After", "1")
@@ -240,6 +241,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.fail(spec.ErrServerBusy.New())
 			return
 		}
+		defer s.inflight.Add(-1)
 	}
 	defer func() {
 		if v := recover(); v != nil {
