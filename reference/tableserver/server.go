@@ -282,7 +282,7 @@ func (x *exchange) serve() {
 	x.setHeader("Server", ServerHeader)
 	x.setHeader("Cache-Control", "no-cache")
 	x.setHeader("X-Content-Type-Options", "nosniff")
-	x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), "")
+	x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
@@ -291,17 +291,17 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
-		x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), q.Get("$format"))
+		x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), q.Get("$format"))
 	}
 	x.query = q
-	if ids := x.r.Header.Values(wire.KeyClientRequestID); len(ids) > 0 {
+	if ids := x.r.Header[wire.KeyClientRequestID]; len(ids) > 0 {
 		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
 		h[wire.KeyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
-	if v := x.r.Header.Values(wire.KeyVersion); len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+	if v := x.r.Header[wire.KeyVersion]; len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
 		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
 		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
 		return
@@ -487,7 +487,7 @@ func (x *exchange) document(table string, sel []string) wire.Document {
 // nothing.
 func (x *exchange) authenticate(escapedPath string) error {
 	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
-	if v := x.r.Header.Get(wire.HeaderAuthorization); isBearer(v) {
+	if v := wire.FirstValue(x.r.Header, wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
 		acct, err := wire.VerifySharedKeyQuery(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
@@ -519,7 +519,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 // only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
 func (x *exchange) effectiveMethod() (string, error) {
 	m := x.r.Method
-	if vs := x.r.Header.Values(wire.KeyXHTTPMethod); len(vs) > 0 {
+	if vs := x.r.Header[wire.KeyXHTTPMethod]; len(vs) > 0 {
 		if len(vs) > 1 || strings.Contains(vs[0], ",") {
 			return "", spec.ErrXMethodIncorrectCount.New()
 		}
@@ -565,7 +565,7 @@ func (x *exchange) permitTableOp() error {
 
 // negotiate sets the metadata level of a data answer from Accept and $format.
 func (x *exchange) negotiate() error {
-	m, err := wire.NegotiateMetadata(x.r.Header.Get(wire.HeaderAccept), x.query.Get("$format"))
+	m, err := wire.NegotiateMetadata(wire.FirstValue(x.r.Header, wire.HeaderAccept), x.query.Get("$format"))
 	if err != nil {
 		return err
 	}
@@ -636,7 +636,7 @@ func (x *exchange) decodeBody(decode func([]byte) error) error {
 // AtomFormatNotSupported (PF), any other media type with 400 InvalidInput. A body without a
 // Content-Type is taken as JSON.
 func (x *exchange) checkJSONContent() error {
-	ct := strings.ToLower(strings.TrimSpace(x.r.Header.Get(wire.HeaderContentType)))
+	ct := strings.ToLower(strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType)))
 	switch {
 	case ct == "", strings.HasPrefix(ct, wire.ContentTypeJSON):
 		return nil

@@ -260,7 +260,7 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 // VerifySharedKeyQuery is VerifySharedKey for a server that has parsed rawQuery already:
 // query is url.ParseQuery(rawQuery), which must have succeeded, or nil.
 func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
-	a, err := ParseAuthorization(h.Get(HeaderAuthorization))
+	a, err := ParseAuthorization(FirstValue(h, HeaderAuthorization))
 	if err != nil {
 		return "", err
 	}
@@ -268,9 +268,9 @@ func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery st
 	if !ok {
 		return "", authFailed("The account " + a.Account + " is not known.")
 	}
-	date := h.Get(KeyMSDate)
+	date := FirstValue(h, KeyMSDate)
 	if date == "" {
-		date = h.Get(HeaderDate)
+		date = FirstValue(h, HeaderDate)
 	}
 	if date == "" {
 		return "", authFailed("The request has neither x-ms-date nor Date.")
@@ -283,7 +283,7 @@ func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery st
 		return "", authFailed("Request date header too old.")
 	}
 	st := macs.get(key)
-	st.text = appendStringToSignQuery(st.text[:0], a.Scheme, method, h.Get(KeyContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery, query)
+	st.text = appendStringToSignQuery(st.text[:0], a.Scheme, method, FirstValue(h, KeyContentMD5), FirstValue(h, HeaderContentType), date, a.Account, escapedPath, rawQuery, query)
 	var want, got [signatureLen]byte
 	st.appendSignature(want[:0])
 	macs.put(key, st)
