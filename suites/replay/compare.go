@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -67,6 +68,7 @@ func compare(st *state, x Exchange, live answer) []string {
 	if x.Status >= 300 || live.Status >= 300 {
 		return diffs
 	}
+	diffs = append(diffs, compareHeaders(x, live)...)
 	for _, h := range []string{wire.HeaderNextPartitionKey, wire.HeaderNextTableName} {
 		if h == wire.HeaderNextTableName && st.foreignTable(hget(x.ResponseHeader, h)) {
 			continue // the recorded account held other tables after the recording's own
@@ -87,6 +89,44 @@ func compare(st *state, x Exchange, live answer) []string {
 		}
 	}
 	return diffs
+}
+
+// compareHeaders compares the headers of a successful answer that a client reads: whether
+// an ETag and a Location came back (a client keeps the one for If-Match and may follow the
+// other), which Prefer choice was applied (it decides whether a body came back), and the
+// media type and OData metadata level of a JSON answer (it decides how the body is read).
+// Values that name one write (the ETag's time, the Location's table) are not compared.
+func compareHeaders(x Exchange, live answer) []string {
+	var diffs []string
+	for _, h := range []string{"ETag", "Location"} {
+		if a, b := hget(x.ResponseHeader, h) != "", hget(live.ResponseHeader, h) != ""; a != b {
+			diffs = append(diffs, fmt.Sprintf("header %s: recorded %s, live %s", h, presence(a), presence(b)))
+		}
+	}
+	if a := hget(x.ResponseHeader, "Preference-Applied"); a != "" {
+		if b := hget(live.ResponseHeader, "Preference-Applied"); !strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) {
+			diffs = append(diffs, fmt.Sprintf("header Preference-Applied: recorded %q, live %q", a, b))
+		}
+	}
+	if a := jsonContentType(hget(x.ResponseHeader, "Content-Type")); a != "" {
+		if b := jsonContentType(hget(live.ResponseHeader, "Content-Type")); a != b {
+			diffs = append(diffs, fmt.Sprintf("Content-Type: recorded %s, live %s", a, orNone(b)))
+		}
+	}
+	return diffs
+}
+
+// jsonContentType renders a JSON answer's media type with its odata parameter (the metadata
+// level), or "" for any other answer; other parameters (streaming, charset) are left out.
+func jsonContentType(ct string) string {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return ""
+	}
+	if level := strings.ToLower(params["odata"]); level != "" {
+		return mt + ";odata=" + level
+	}
+	return mt
 }
 
 func orNone(s string) string {

@@ -1,0 +1,42 @@
+package replay
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestCompareHeaders checks each header a client reads: a difference is reported, and what
+// names only one write (an ETag's time, a Location's table, streaming and charset
+// parameters) is not.
+func TestCompareHeaders(t *testing.T) {
+	recorded := http.Header{
+		"Etag":               {`W/"datetime'2021-02-01T20%3A58%3A54.9664808Z'"`},
+		"Location":           {"https://account.table.core.windows.net/t(PartitionKey='p',RowKey='r')"},
+		"Preference-Applied": {"return-content"},
+		"Content-Type":       {"application/json;odata=minimalmetadata;streaming=true;charset=utf-8"},
+	}
+	same := http.Header{
+		"Etag":               {`W/"datetime'2026-11-26T10%3A00%3A00.0000001Z'"`},
+		"Location":           {"http://127.0.0.1:10002/devstoreaccount1/cf1(PartitionKey='p',RowKey='r')"},
+		"Preference-Applied": {"Return-Content"},
+		"Content-Type":       {"application/json; odata=minimalmetadata"},
+	}
+	x := Exchange{Status: 201, ResponseHeader: recorded}
+	if d := compareHeaders(x, answer{Status: 201, ResponseHeader: same}); len(d) != 0 {
+		t.Errorf("equivalent headers differ: %v", d)
+	}
+	for name, change := range map[string]func(h http.Header){
+		"header ETag":               func(h http.Header) { h.Del("Etag") },
+		"header Location":           func(h http.Header) { h.Del("Location") },
+		"header Preference-Applied": func(h http.Header) { h.Set("Preference-Applied", "return-no-content") },
+		"Content-Type":              func(h http.Header) { h.Set("Content-Type", "application/json;odata=nometadata") },
+	} {
+		live := same.Clone()
+		change(live)
+		d := compareHeaders(x, answer{Status: 201, ResponseHeader: live})
+		if len(d) != 1 || !strings.HasPrefix(d[0], name+":") {
+			t.Errorf("%s changed: differences %v", name, d)
+		}
+	}
+}
