@@ -230,7 +230,7 @@ func (x *exchange) setHeader(key, v string) {
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{s: s, w: w, r: r, id: wire.NewID(), now: s.now()}
+	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
 	if s.maxInflight > 0 {
 		if s.inflight.Add(1) > s.maxInflight {
 			s.inflight.Add(-1)
