@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -73,14 +75,14 @@ func BenchmarkSDKCeiling(b *testing.B) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	ref := httptest.NewServer(tableserver.New(reference.New()))
+	ref := labelledServer(ctx, provision.ReferenceHTTP, tableserver.New(reference.New()))
 	defer ref.Close()
 	refEndpoint := ref.URL + "/" + wire.DevAccountName
 	answers, err := CaptureCeilingAnswers(ctx, refEndpoint)
 	if err != nil {
 		b.Fatal(err)
 	}
-	noop := httptest.NewServer(ReplayHandler(answers))
+	noop := labelledServer(ctx, ceilingNoop, ReplayHandler(answers))
 	defer noop.Close()
 	targets := []ceilingTarget{
 		{name: ceilingNoop, endpoint: noop.URL + "/" + wire.DevAccountName, canned: true, inProcess: true},
@@ -115,6 +117,16 @@ func BenchmarkSDKCeiling(b *testing.B) {
 			}
 		})
 	}
+}
+
+// labelledServer starts an httptest server for h whose goroutines (its accept loop, and
+// the connections' goroutines it starts, which inherit its labels) carry the profiler label
+// server=name, so that a -cpuprofile of the benchmark splits by server:
+// `go tool pprof -tagfocus server=noop ...`.
+func labelledServer(ctx context.Context, name string, h http.Handler) *httptest.Server {
+	var ts *httptest.Server
+	pprof.Do(ctx, pprof.Labels("server", name), func(context.Context) { ts = httptest.NewServer(h) })
+	return ts
 }
 
 // runCeilingPhase runs op against t for d with a fresh load client and measures this

@@ -20,5 +20,11 @@
 // Request bodies are bounded before they are read (spec.MaxRequestBodyBytes, 413
 // RequestBodyTooLarge); malformed requests get the documented 4xx, never a 5xx.
 //
+// A request's own costs are kept small (BenchmarkSDKCeilingServer and
+// BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
+// byte): header values live in the exchange, and a Server keeps, bounded, what clients
+// repeat: parsed query strings (querycache.go, shared read-only), its service URLs, answer
+// lengths' texts and request ids cut from batches (ids.go).
+//
 // It may import reference/api, reference/spec, reference/wire and reference/odata.
 package tableserver

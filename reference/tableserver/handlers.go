@@ -160,17 +160,16 @@ func (x *exchange) createTable() error {
 		return err
 	}
 	loc := x.serviceURL() + wire.TablePath(name)
-	h := x.w.Header()
-	h.Set(wire.HeaderLocation, loc)
-	h.Set(wire.HeaderDataSvcVersion, "3.0;")
+	x.setHeader(wire.HeaderLocation, loc)
+	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
 	switch prefer(x.r.Header) {
 	case "return-no-content":
-		h.Set(wire.HeaderPrefApplied, "return-no-content")
-		h.Set(wire.HeaderDataServiceID, loc)
+		x.setHeader(wire.KeyPrefApplied, "return-no-content")
+		x.setHeader(wire.KeyDataServiceID, loc)
 		x.write(http.StatusNoContent, nil)
 		return nil
 	case "return-content":
-		h.Set(wire.HeaderPrefApplied, "return-content")
+		x.setHeader(wire.KeyPrefApplied, "return-content")
 	}
 	x.writeJSON(http.StatusCreated, wire.EncodeTable(name, x.document("", nil)))
 	return nil
@@ -291,7 +290,7 @@ func (x *exchange) getEntity(res wire.Resource) error {
 		return err
 	}
 	if e.ETag != "" {
-		x.w.Header().Set(wire.KeyETag, e.ETag)
+		x.setHeader(wire.KeyETag, e.ETag)
 	}
 	doc := x.document(res.Table, sel)
 	if err := x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, e, doc) }); err != nil {
@@ -328,21 +327,20 @@ func (x *exchange) insertEntity(table string) error {
 	if err != nil {
 		return err
 	}
-	loc := x.serviceURL() + wire.EntityPath(table, stored.PartitionKey, stored.RowKey)
-	h := x.w.Header()
-	h.Set(wire.HeaderLocation, loc)
-	h.Set(wire.KeyDataSvcVersion, "3.0;")
+	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
+	x.setHeader(wire.HeaderLocation, loc)
+	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
 	if stored.ETag != "" {
-		h.Set(wire.KeyETag, stored.ETag)
+		x.setHeader(wire.KeyETag, stored.ETag)
 	}
 	switch prefer(x.r.Header) {
 	case "return-no-content":
-		h.Set(wire.KeyPrefApplied, "return-no-content")
-		h.Set(wire.KeyDataServiceID, loc)
+		x.setHeader(wire.KeyPrefApplied, "return-no-content")
+		x.setHeader(wire.KeyDataServiceID, loc)
 		x.write(http.StatusNoContent, nil)
 		return nil
 	case "return-content":
-		h.Set(wire.KeyPrefApplied, "return-content")
+		x.setHeader(wire.KeyPrefApplied, "return-content")
 	}
 	doc := x.document(table, nil)
 	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, stored, doc) })
@@ -433,10 +431,9 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 	if err != nil {
 		return err
 	}
-	h := x.w.Header()
-	h.Set(wire.KeyDataSvcVersion, "1.0;")
+	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
 	if etag != "" {
-		h.Set(wire.KeyETag, etag)
+		x.setHeader(wire.KeyETag, etag)
 	}
 	x.write(http.StatusNoContent, nil)
 	return nil
@@ -458,7 +455,7 @@ func (x *exchange) deleteEntity(res wire.Resource) error {
 	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
 		return err
 	}
-	x.w.Header().Set(wire.KeyDataSvcVersion, "1.0;")
+	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
 	x.write(http.StatusNoContent, nil)
 	return nil
 }

@@ -1,15 +1,16 @@
 package tableserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,12 +39,18 @@ type Server struct {
 	allowAnon bool
 	now       func() time.Time
 	limits    Limits
-	inflight  chan struct{} // one token per request being served; nil when unbounded
-	recovered atomic.Int64
-	busy      atomic.Int64
+	// inflight counts the requests being served; past maxInflight (when positive) a
+	// request is refused at once.
+	inflight    atomic.Int64
+	maxInflight int64
+	recovered   atomic.Int64
+	busy        atomic.Int64
 
 	aclMu sync.Mutex
 	acls  map[string][]SignedIdentifier // by lower-case table name
+
+	serviceURLs atomic.Pointer[map[serviceURLKey]string]
+	queries     *queryCache
 
 	oauth   bool
 	propsMu sync.Mutex
@@ -127,12 +134,12 @@ func WithLimits(l Limits) Option {
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
 	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
-		props: map[string]*ServiceProperties{}, limits: DefaultLimits()}
+		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache()}
 	for _, o := range opts {
 		o(s)
 	}
 	if n := s.limits.MaxConcurrentRequests; n > 0 {
-		s.inflight = make(chan struct{}, n)
+		s.maxInflight = int64(n)
 	}
 	return s
 }
@@ -181,7 +188,7 @@ type exchange struct {
 	r       *http.Request
 	id      string
 	now     time.Time
-	query   url.Values
+	query   url.Values // read-only: it may be shared with other requests (queryCache)
 	level   wire.Metadata
 	jsonErr bool
 	wrote   bool
@@ -191,17 +198,42 @@ type exchange struct {
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
 	acctSAS   *wire.AccountSAS
+
+	// values holds the values of the answer's header fields that setHeader set, so that
+	// setting one allocates nothing; each field's value slice is one capped element of it.
+	values  [headerSlots]string
+	nvalues int
+	// deadline is the context of the backend work (context), kept here so that it needs
+	// no allocation of its own; deadlineUsed says that context handed it out.
+	deadline     deadlineContext
+	deadlineUsed bool
+}
+
+// headerSlots is how many header values an exchange holds without allocating: the six of
+// every answer and those an entity answer adds.
+const headerSlots = 14
+
+// setHeader sets the header field key, which must be in canonical form (wire.Key*,
+// http.CanonicalHeaderKey), to v as Header().Set does, without allocating its value slice.
+// The slice is capped, so that an Add elsewhere copies instead of overwriting a neighbour.
+func (x *exchange) setHeader(key, v string) {
+	if x.nvalues == len(x.values) {
+		x.w.Header().Set(key, v)
+		return
+	}
+	i := x.nvalues
+	x.nvalues++
+	x.values[i] = v
+	x.w.Header()[key] = x.values[i : i+1 : i+1]
 }
 
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{s: s, w: w, r: r, id: wire.NewID(), now: s.now()}
-	if s.inflight != nil {
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		default:
+	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
+	if s.maxInflight > 0 {
+		if s.inflight.Add(1) > s.maxInflight {
+			s.inflight.Add(-1)
 			s.busy.Add(1)
 			x.w.Header().Set(wire.KeyRequestID, x.id)
 			x.w.Header().Set("Retry-After", "1")
@@ -209,6 +241,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.fail(spec.ErrServerBusy.New())
 			return
 		}
+		defer s.inflight.Add(-1)
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -242,36 +275,33 @@ var lastDate atomic.Pointer[dateText]
 
 func (x *exchange) serve() {
 	h := x.w.Header()
-	// The headers of every answer, their values in one allocation; each value slice is
-	// capped so that an Add elsewhere copies instead of overwriting its neighbour.
-	vals := [...]string{x.id, spec.APIVersion, httpDate(x.now), ServerHeader, "no-cache", "nosniff"}
-	all := vals[:]
-	h[wire.KeyRequestID] = all[0:1:1]
-	h[wire.KeyVersion] = all[1:2:2]
-	h["Date"] = all[2:3:3]
-	h["Server"] = all[3:4:4]
-	h["Cache-Control"] = all[4:5:5]
-	h["X-Content-Type-Options"] = all[5:6:6]
-	x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), "")
+	// The headers of every answer.
+	x.setHeader(wire.KeyRequestID, x.id)
+	x.setHeader(wire.KeyVersion, spec.APIVersion)
+	x.setHeader("Date", httpDate(x.now))
+	x.setHeader("Server", ServerHeader)
+	x.setHeader("Cache-Control", "no-cache")
+	x.setHeader("X-Content-Type-Options", "nosniff")
+	x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
 		var err error
-		if q, err = url.ParseQuery(raw); err != nil {
+		if q, err = x.s.queries.parse(raw); err != nil { // read-only
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
-		x.jsonErr = wire.WantsJSONError(x.r.Header.Get(wire.HeaderAccept), q.Get("$format"))
+		x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), q.Get("$format"))
 	}
 	x.query = q
-	if ids := x.r.Header.Values(wire.KeyClientRequestID); len(ids) > 0 {
+	if ids := x.r.Header[wire.KeyClientRequestID]; len(ids) > 0 {
 		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
 			return
 		}
 		h[wire.KeyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
-	if v := x.r.Header.Values(wire.KeyVersion); len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+	if v := x.r.Header[wire.KeyVersion]; len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
 		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
 		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
 		return
@@ -280,7 +310,9 @@ func (x *exchange) serve() {
 		x.fail(spec.ErrRequestBodyTooLarge.New())
 		return
 	}
-	if x.r.Body != http.NoBody {
+	if x.r.Body != http.NoBody && x.r.ContentLength < 0 {
+		// A body of unknown length is bounded as it is read; one of known length is read
+		// with a bound (readBodyInto) and is no longer than its Content-Length.
 		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
 	}
 
@@ -310,9 +342,19 @@ func (x *exchange) serve() {
 // wellFormedVersion reports whether v has the form of a service version, a date
 // YYYY-MM-DD. Storage also refuses dates that name no version; conform accepts any date.
 func wellFormedVersion(v string) bool {
-	_, err := time.Parse("2006-01-02", v)
-	return err == nil && len(v) == len("2006-01-02")
+	if p := lastVersion.Load(); p != nil && *p == v {
+		return true // clients send the same version on every request
+	}
+	if _, err := time.Parse("2006-01-02", v); err != nil || len(v) != len("2006-01-02") {
+		return false
+	}
+	kept := v
+	lastVersion.Store(&kept)
+	return true
 }
+
+// lastVersion is the latest x-ms-version found well formed.
+var lastVersion atomic.Pointer[string]
 
 func visibleASCII(s string, max int) bool {
 	if len(s) > max {
@@ -372,21 +414,69 @@ func isIP(host string) bool {
 	return err == nil && a.Zone() == ""
 }
 
-// serviceURL is the table endpoint as this client addresses it, ending in "/".
+// serviceURL is the table endpoint as this client addresses it, ending in "/". The URLs
+// of the endpoints clients use are kept (serviceURLs), as every answer names one.
 func (x *exchange) serviceURL() string {
+	k := serviceURLKey{host: x.r.Host, tls: x.r.TLS != nil, pathStyle: x.pathStyle}
+	if x.pathStyle {
+		k.account, k.secondary = x.account, x.secondary
+	}
+	urls := x.s.serviceURLs.Load()
+	if urls != nil {
+		if u, ok := (*urls)[k]; ok {
+			return u
+		}
+	}
+	u := k.url()
+	next := map[serviceURLKey]string{}
+	if urls != nil {
+		if len(*urls) >= maxServiceURLs {
+			return u
+		}
+		next = maps.Clone(*urls)
+	}
+	next[k] = u
+	x.s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
+	return u
+}
+
+// serviceURLKey is what a service URL is made of.
+type serviceURLKey struct {
+	host, account             string
+	tls, pathStyle, secondary bool
+}
+
+// maxServiceURLs bounds the service URLs a Server keeps, so that clients naming many hosts
+// cannot grow them; past it URLs are built for each answer.
+const maxServiceURLs = 64
+
+func (k serviceURLKey) url() string {
 	scheme := "http"
-	if x.r.TLS != nil {
+	if k.tls {
 		scheme = "https"
 	}
-	u := scheme + "://" + x.r.Host + "/"
-	if x.pathStyle {
-		u += x.account
-		if x.secondary {
+	u := scheme + "://" + k.host + "/"
+	if k.pathStyle {
+		u += k.account
+		if k.secondary {
 			u += secondarySuffix
 		}
 		u += "/"
 	}
 	return u
+}
+
+// entityLocation is the URL of an entity as this client addresses it (Location,
+// DataServiceId), built in one allocation.
+func (x *exchange) entityLocation(table, partitionKey, rowKey string) string {
+	var room [256]byte
+	path := wire.AppendEntityPath(room[:0], table, partitionKey, rowKey)
+	base := x.serviceURL()
+	var b strings.Builder
+	b.Grow(len(base) + len(path))
+	b.WriteString(base)
+	b.Write(path)
+	return b.String()
 }
 
 func (x *exchange) document(table string, sel []string) wire.Document {
@@ -397,10 +487,10 @@ func (x *exchange) document(table string, sel []string) wire.Document {
 // nothing.
 func (x *exchange) authenticate(escapedPath string) error {
 	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
-	if v := x.r.Header.Get(wire.HeaderAuthorization); isBearer(v) {
+	if v := wire.FirstValue(x.r.Header, wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
-		acct, err := wire.VerifySharedKey(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, keys, x.now)
+		acct, err := wire.VerifySharedKeyQuery(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
 		if err != nil {
 			return err
 		}
@@ -429,7 +519,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 // only to MERGE, PATCH, PUT or DELETE. MERGE and PATCH both mean Merge.
 func (x *exchange) effectiveMethod() (string, error) {
 	m := x.r.Method
-	if vs := x.r.Header.Values(wire.KeyXHTTPMethod); len(vs) > 0 {
+	if vs := x.r.Header[wire.KeyXHTTPMethod]; len(vs) > 0 {
 		if len(vs) > 1 || strings.Contains(vs[0], ",") {
 			return "", spec.ErrXMethodIncorrectCount.New()
 		}
@@ -475,7 +565,7 @@ func (x *exchange) permitTableOp() error {
 
 // negotiate sets the metadata level of a data answer from Accept and $format.
 func (x *exchange) negotiate() error {
-	m, err := wire.NegotiateMetadata(x.r.Header.Get(wire.HeaderAccept), x.query.Get("$format"))
+	m, err := wire.NegotiateMetadata(wire.FirstValue(x.r.Header, wire.HeaderAccept), x.query.Get("$format"))
 	if err != nil {
 		return err
 	}
@@ -486,11 +576,37 @@ func (x *exchange) negotiate() error {
 // readBody reads the bounded body: over spec.MaxRequestBodyBytes fails with 413
 // RequestBodyTooLarge.
 func (x *exchange) readBody() ([]byte, error) {
-	b, err := io.ReadAll(x.r.Body)
-	if err != nil {
-		return nil, bodyError(err)
+	return x.readBodyInto(nil)
+}
+
+// readBodyInto appends the body to b, at most spec.MaxRequestBodyBytes of it (413
+// RequestBodyTooLarge past that), and closes it once it is read to its end, which spares
+// net/http reading it again after the answer.
+func (x *exchange) readBodyInto(b []byte) ([]byte, error) {
+	if x.r.Body == nil || x.r.Body == http.NoBody {
+		return b, nil
 	}
-	return b, nil
+	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
+		b = slices.Grow(b, int(n)+1) // room for the read that finds the end
+	}
+	start := len(b)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := x.r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)-start) > spec.MaxRequestBodyBytes {
+			return b, spec.ErrRequestBodyTooLarge.New()
+		}
+		if err == io.EOF {
+			_ = x.r.Body.Close()
+			return b, nil
+		}
+		if err != nil {
+			return b, bodyError(err)
+		}
+	}
 }
 
 func bodyError(err error) error {
@@ -505,17 +621,11 @@ func bodyError(err error) error {
 // once decode returns: decode must keep nothing of the bytes it is given.
 func (x *exchange) decodeBody(decode func([]byte) error) error {
 	bp := bodyBuffers.Get().(*[]byte)
-	buf := bytes.NewBuffer((*bp)[:0])
-	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
-		buf.Grow(int(n) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(x.r.Body)
+	b, err := x.readBodyInto((*bp)[:0])
 	if err == nil {
-		err = decode(buf.Bytes())
-	} else {
-		err = bodyError(err)
+		err = decode(b)
 	}
-	if b := buf.Bytes(); cap(b) <= maxPooledBody {
+	if cap(b) <= maxPooledBody {
 		*bp = b[:0]
 		bodyBuffers.Put(bp)
 	}
@@ -526,7 +636,7 @@ func (x *exchange) decodeBody(decode func([]byte) error) error {
 // AtomFormatNotSupported (PF), any other media type with 400 InvalidInput. A body without a
 // Content-Type is taken as JSON.
 func (x *exchange) checkJSONContent() error {
-	ct := strings.ToLower(strings.TrimSpace(x.r.Header.Get(wire.HeaderContentType)))
+	ct := strings.ToLower(strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType)))
 	switch {
 	case ct == "", strings.HasPrefix(ct, wire.ContentTypeJSON):
 		return nil
@@ -549,7 +659,12 @@ func (x *exchange) context() (*deadlineContext, error) {
 			d = t
 		}
 	}
-	return withDeadline(x.r.Context(), time.Now().Add(d)), nil
+	if x.deadlineUsed {
+		return withDeadline(x.r.Context(), time.Now().Add(d)), nil
+	}
+	x.deadlineUsed = true
+	x.deadline = deadlineContext{parent: x.r.Context(), deadline: time.Now().Add(d)}
+	return &x.deadline, nil
 }
 
 // fail answers err: a *spec.Error as the documented error body, anything else (a backend
@@ -567,18 +682,17 @@ func (x *exchange) fail(err error) {
 	if status < 400 || status > 599 {
 		status = http.StatusInternalServerError
 	}
-	h := x.w.Header()
-	h.Set(wire.KeyErrorCode, se.Code)
+	x.setHeader(wire.KeyErrorCode, se.Code)
 	var body []byte
 	if x.jsonErr {
-		h.Set(wire.HeaderContentType, x.level.ContentType())
+		x.setHeader(wire.HeaderContentType, x.level.ContentType())
 		body = wire.EncodeErrorJSON(se, x.id, x.now)
 	} else {
-		h.Set(wire.HeaderContentType, wire.ContentTypeXMLCharset)
+		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)
 	}
 	if status == http.StatusRequestEntityTooLarge {
-		h.Set("Connection", "close")
+		x.setHeader("Connection", "close")
 	}
 	x.drainUnreadBody()
 	x.write(status, body)
@@ -603,10 +717,26 @@ func (x *exchange) drainUnreadBody() {
 
 func (x *exchange) write(status int, body []byte) {
 	if body != nil {
-		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		x.setHeader("Content-Length", lengthText(len(body)))
 	}
 	x.send(status, body)
 }
+
+// lengthText is strconv.Itoa(n). The texts of lengths below len(lengthTexts) are kept once
+// made: the answers of one kind have a handful of lengths.
+func lengthText(n int) string {
+	if n < 0 || n >= len(lengthTexts) {
+		return strconv.Itoa(n)
+	}
+	if p := lengthTexts[n].Load(); p != nil {
+		return *p
+	}
+	t := strconv.Itoa(n)
+	lengthTexts[n].Store(&t)
+	return t
+}
+
+var lengthTexts [16 << 10]atomic.Pointer[string]
 
 // send writes the status and body; the headers are set.
 func (x *exchange) send(status int, body []byte) {
@@ -618,17 +748,8 @@ func (x *exchange) send(status int, body []byte) {
 }
 
 func (x *exchange) writeJSON(status int, body []byte) {
-	if body == nil {
-		x.w.Header().Set(wire.HeaderContentType, x.level.ContentType())
-		x.write(status, body)
-		return
-	}
-	// Both values in one allocation, capped as in serve.
-	vals := [...]string{x.level.ContentType(), strconv.Itoa(len(body))}
-	h := x.w.Header()
-	h[wire.HeaderContentType] = vals[0:1:1]
-	h["Content-Length"] = vals[1:2:2]
-	x.send(status, body)
+	x.setHeader(wire.HeaderContentType, x.level.ContentType())
+	x.write(status, body)
 }
 
 // prefer reads the Prefer header: "return-content", "return-no-content" or "".

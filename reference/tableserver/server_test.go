@@ -2,7 +2,10 @@ package tableserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -295,5 +298,32 @@ func TestRecoverAnswersInternalError(t *testing.T) {
 	wantErr(t, err, 500, "InternalError")
 	if srv.Recovered() != 1 {
 		t.Errorf("Recovered = %d, want 1", srv.Recovered())
+	}
+}
+
+// TestServiceURLOfEachHost checks that answers name the endpoint as each client addressed
+// it, also past the number of service URLs a Server keeps.
+func TestServiceURLOfEachHost(t *testing.T) {
+	_, ts := serve(t)
+	key, _ := base64.StdEncoding.DecodeString(tableserver.DevAccountKey)
+	for i := 0; i < 80; i++ {
+		host := fmt.Sprintf("h%d.test:%d", i, 1000+i)
+		req, err := http.NewRequest(http.MethodGet, ts.URL+"/"+tableserver.DevAccountName+"/Tables", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set(wire.HeaderAccept, "application/json;odata=minimalmetadata")
+		wire.SignRequest(req, wire.SharedKeyLite, tableserver.DevAccountName, key, time.Now())
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		want := `"odata.metadata":"http://` + host + `/` + tableserver.DevAccountName + `/$metadata#Tables"`
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Fatalf("host %s: %d %s, want %s", host, resp.StatusCode, body, want)
+		}
 	}
 }

@@ -62,15 +62,28 @@ func CanonicalizedResource(account, escapedPath, rawQuery string) string {
 		escapedPath = "/"
 	}
 	cr := "/" + account + escapedPath
-	if !mayHaveComp(rawQuery) {
-		return cr
-	}
-	if q, err := url.ParseQuery(rawQuery); err == nil {
-		if comp, ok := q["comp"]; ok && len(comp) > 0 {
-			cr += "?comp=" + comp[0]
-		}
+	if comp, ok := compParam(rawQuery, nil); ok {
+		cr += "?comp=" + comp
 	}
 	return cr
+}
+
+// compParam returns the first comp parameter of rawQuery when it parses (url.ParseQuery)
+// without error. query, when not nil, is rawQuery so parsed.
+func compParam(rawQuery string, query url.Values) (string, bool) {
+	if !mayHaveComp(rawQuery) {
+		return "", false
+	}
+	if query == nil {
+		var err error
+		if query, err = url.ParseQuery(rawQuery); err != nil {
+			return "", false
+		}
+	}
+	if comp, ok := query["comp"]; ok && len(comp) > 0 {
+		return comp[0], true
+	}
+	return "", false
 }
 
 // mayHaveComp says whether a raw query could hold a comp parameter once unescaped.
@@ -95,6 +108,12 @@ func signedDate(h http.Header) string {
 }
 
 func appendStringToSign(dst []byte, scheme AuthScheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery string) []byte {
+	return appendStringToSignQuery(dst, scheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery, nil)
+}
+
+// appendStringToSignQuery is appendStringToSign with rawQuery already parsed into query
+// (url.ParseQuery, without error), or nil.
+func appendStringToSignQuery(dst []byte, scheme AuthScheme, method, contentMD5, contentType, date, account, escapedPath, rawQuery string, query url.Values) []byte {
 	if scheme != SharedKeyLite {
 		dst = append(dst, method...)
 		dst = append(dst, '\n')
@@ -105,15 +124,17 @@ func appendStringToSign(dst []byte, scheme AuthScheme, method, contentMD5, conte
 	}
 	dst = append(dst, date...)
 	dst = append(dst, '\n')
-	if !mayHaveComp(rawQuery) {
-		if escapedPath == "" {
-			escapedPath = "/"
-		}
-		dst = append(dst, '/')
-		dst = append(dst, account...)
-		return append(dst, escapedPath...)
+	if escapedPath == "" {
+		escapedPath = "/"
 	}
-	return append(dst, CanonicalizedResource(account, escapedPath, rawQuery)...)
+	dst = append(dst, '/')
+	dst = append(dst, account...)
+	dst = append(dst, escapedPath...)
+	if comp, ok := compParam(rawQuery, query); ok {
+		dst = append(dst, "?comp="...)
+		dst = append(dst, comp...)
+	}
+	return dst
 }
 
 // Sign returns Base64(HMAC-SHA256(stringToSign, key)).
@@ -233,7 +254,13 @@ type KeyLookup func(account string) ([]byte, bool)
 // signature, a missing date or one further than spec.MaxClockSkew from now with 403
 // AuthenticationFailed (EVIDENCE.md 7.1). Signatures are compared in constant time.
 func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string, keys KeyLookup, now time.Time) (string, error) {
-	a, err := ParseAuthorization(h.Get(HeaderAuthorization))
+	return VerifySharedKeyQuery(method, h, escapedPath, rawQuery, nil, keys, now)
+}
+
+// VerifySharedKeyQuery is VerifySharedKey for a server that has parsed rawQuery already:
+// query is url.ParseQuery(rawQuery), which must have succeeded, or nil.
+func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
+	a, err := ParseAuthorization(FirstValue(h, HeaderAuthorization))
 	if err != nil {
 		return "", err
 	}
@@ -241,9 +268,9 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 	if !ok {
 		return "", authFailed("The account " + a.Account + " is not known.")
 	}
-	date := h.Get(KeyMSDate)
+	date := FirstValue(h, KeyMSDate)
 	if date == "" {
-		date = h.Get(HeaderDate)
+		date = FirstValue(h, HeaderDate)
 	}
 	if date == "" {
 		return "", authFailed("The request has neither x-ms-date nor Date.")
@@ -256,7 +283,7 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 		return "", authFailed("Request date header too old.")
 	}
 	st := macs.get(key)
-	st.text = appendStringToSign(st.text[:0], a.Scheme, method, h.Get(KeyContentMD5), h.Get(HeaderContentType), date, a.Account, escapedPath, rawQuery)
+	st.text = appendStringToSignQuery(st.text[:0], a.Scheme, method, FirstValue(h, KeyContentMD5), FirstValue(h, HeaderContentType), date, a.Account, escapedPath, rawQuery, query)
 	var want, got [signatureLen]byte
 	st.appendSignature(want[:0])
 	macs.put(key, st)

@@ -73,10 +73,10 @@ func wrapIndex(err error, i int) error {
 
 // valueArray returns the items of the `value` member of an answer object, read in the same
 // pass as the answer.
-func valueArray(data []byte) (*document, []item, error) {
+func valueArray(data []byte) (document, []item, error) {
 	d, ms, err := readDocument(data, true)
 	if err != nil {
-		return nil, nil, err
+		return document{}, nil, err
 	}
 	for i := range ms {
 		m := &ms[i]
@@ -89,9 +89,9 @@ func valueArray(data []byte) (*document, []item, error) {
 		if d.data[m.start] == 'n' { // null: no items
 			return d, nil, nil
 		}
-		return nil, nil, spec.ErrInvalidInput.Newf("The value member is not an array.")
+		return document{}, nil, spec.ErrInvalidInput.Newf("The value member is not an array.")
 	}
-	return nil, nil, spec.ErrInvalidInput.Newf("The answer has no value member.")
+	return document{}, nil, spec.ErrInvalidInput.Newf("The answer has no value member.")
 }
 
 // DecodeTableName reads the TableName of a Create Table body or of one table object.
@@ -154,10 +154,11 @@ type annotation struct {
 	typ  api.EdmType
 }
 
-// annotations finds the type annotations among ms: a linear search while they are few, a
-// map once they are many.
+// annotations finds the type annotations among ms: a linear search while they are few (in
+// an array, so that the decoder's annotations need no allocation), a map once they are many.
 type annotations struct {
-	list  []annotation
+	list  [annotationsLinear]annotation
+	n     int // annotations in list
 	index map[string]api.EdmType
 }
 
@@ -165,18 +166,19 @@ const annotationsLinear = 8
 
 func (a *annotations) add(name string, t api.EdmType) {
 	if a.index == nil {
-		for i := range a.list {
+		for i := range a.list[:a.n] {
 			if a.list[i].name == name {
 				a.list[i].typ = t
 				return
 			}
 		}
-		if len(a.list) < annotationsLinear {
-			a.list = append(a.list, annotation{name, t})
+		if a.n < annotationsLinear {
+			a.list[a.n] = annotation{name, t}
+			a.n++
 			return
 		}
-		a.index = make(map[string]api.EdmType, 2*len(a.list))
-		for _, x := range a.list {
+		a.index = make(map[string]api.EdmType, 2*a.n)
+		for _, x := range a.list[:a.n] {
 			a.index[x.name] = x.typ
 		}
 	}
@@ -188,7 +190,7 @@ func (a *annotations) get(name string) (api.EdmType, bool) {
 		t, ok := a.index[name]
 		return t, ok
 	}
-	for i := range a.list {
+	for i := range a.list[:a.n] {
 		if a.list[i].name == name {
 			return a.list[i].typ, true
 		}
@@ -206,7 +208,7 @@ func (a *annotations) each(f func(name string) bool) {
 		}
 		return
 	}
-	for _, x := range a.list {
+	for _, x := range a.list[:a.n] {
 		if !f(x.name) {
 			return
 		}
@@ -247,7 +249,7 @@ func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 		}
 		types.add(base, t)
 	}
-	if len(types.list) > 0 || types.index != nil {
+	if types.n > 0 || types.index != nil {
 		if err := checkAnnotated(ms, &types); err != nil {
 			return api.Entity{}, err
 		}
@@ -465,9 +467,11 @@ func (v typedRaw) mismatch() (api.Value, error) {
 // for Edm.Double (EVIDENCE.md 13, E-typed-string-values); ok is false when the text is not
 // a JSON number.
 func (v typedRaw) numberText() (string, bool) {
-	text := string(v.raw)
+	var text string
 	if v.isString {
 		text = v.text
+	} else {
+		text = string(v.raw)
 	}
 	return text, isJSONNumber(text)
 }
@@ -495,9 +499,11 @@ func readString(v typedRaw) (api.Value, error) {
 // readBoolean reads an Edm.Boolean: true or false, bare or as a JSON string in any case
 // ("False" is stored as false; EVIDENCE.md 13, E-typed-string-values).
 func readBoolean(v typedRaw) (api.Value, error) {
-	text := string(v.raw)
+	var text string
 	if v.isString {
 		text = v.text
+	} else {
+		text = string(v.raw)
 	}
 	switch {
 	case strings.EqualFold(text, "true"):
@@ -511,9 +517,11 @@ func readBoolean(v typedRaw) (api.Value, error) {
 // integerText is the text of an integer sent bare or as a JSON string (Storage accepts both
 // for Int32 and Int64; EVIDENCE.md 13, E-typed-string-values): an optional '-' and digits.
 func (v typedRaw) integerText() (string, bool) {
-	text := string(v.raw)
+	var text string
 	if v.isString {
 		text = v.text
+	} else {
+		text = string(v.raw)
 	}
 	digits := strings.TrimPrefix(text, "-")
 	if digits == "" {

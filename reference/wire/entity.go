@@ -298,10 +298,35 @@ func appendDouble(b []byte, f float64) []byte {
 const dateTimeLayout = "2006-01-02T15:04:05.9999999Z"
 
 // appendDateTime appends api.FormatDateTime(t) as a JSON string; the form needs no escape.
+// Years 0 to 9999 are written directly, digit by digit (the layout's rendering, several
+// times faster); others through the layout.
 func appendDateTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, dateTimeLayout)
-	return append(b, '"')
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		b = t.AppendFormat(b, dateTimeLayout)
+		return append(b, '"')
+	}
+	hour, minute, second := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+second/10), byte('0'+second%10))
+	if ticks := t.Nanosecond() / 100; ticks != 0 { // seven digits, cut, trailing zeros trimmed
+		var digits [7]byte
+		for i := 6; i >= 0; i-- {
+			digits[i] = byte('0' + ticks%10)
+			ticks /= 10
+		}
+		n := 7
+		for digits[n-1] == '0' {
+			n--
+		}
+		b = append(b, '.')
+		b = append(b, digits[:n]...)
+	}
+	return append(b, 'Z', '"')
 }
 
 func appendMember(b []byte, first *bool, name string) []byte {

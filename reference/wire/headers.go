@@ -1,5 +1,7 @@
 package wire
 
+import "net/http"
+
 // HeaderAccept is the request header that chooses the answer's format (EVIDENCE.md 6).
 const HeaderAccept = "Accept"
 
@@ -22,3 +24,14 @@ const (
 	KeyIfNoneMatch     = "If-None-Match"
 	KeyETag            = "Etag"
 )
+
+// FirstValue returns the first value of key in h, as h.Get(key) does, without converting
+// key to its canonical form on every call: key must already be canonical (the Key*
+// constants, and those Header* names that are, such as HeaderAccept, HeaderAuthorization,
+// HeaderContentType, HeaderDate and HeaderPrefer).
+func FirstValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

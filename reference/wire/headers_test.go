@@ -26,4 +26,10 @@ func TestHeaderKeysAreCanonical(t *testing.T) {
 			t.Errorf("the key of %s is %q; net/http's canonical form is %q", name, key, want)
 		}
 	}
+	// The Header names given to FirstValue as they are.
+	for _, name := range []string{HeaderAccept, HeaderAuthorization, HeaderContentType, HeaderDate, HeaderPrefer} {
+		if want := http.CanonicalHeaderKey(name); name != want {
+			t.Errorf("%s is given to FirstValue, but net/http's canonical form is %q", name, want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -68,6 +69,37 @@ func TestVerifySharedKeyWantsTheWholeSignature(t *testing.T) {
 		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: %v", tc.auth, err)
+		}
+	}
+}
+
+// A server that has parsed the query verifies what VerifySharedKey verifies: the comp
+// parameter, escaped or not, is signed; other parameters are not.
+func TestVerifySharedKeyQueryAgreesWithVerifySharedKey(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
+	for _, target := range []string{"http://h/acct/t?comp=acl", "http://h/acct/t?%63omp=acl&timeout=5", "http://h/acct/t()?%24filter=x%20eq%201", "http://h/acct/t?timeout=5&comp=acl&comp=x"} {
+		for _, signedAs := range []string{target, "http://h/acct/t"} {
+			signed, err := http.NewRequest(http.MethodGet, signedAs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			SignRequest(signed, SharedKeyLite, "acct", key, now)
+			r, _ := http.NewRequest(http.MethodGet, target, nil)
+			r.Header = signed.Header
+			q, err := url.ParseQuery(r.URL.RawQuery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
+			_, got := VerifySharedKeyQuery(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, q, keys, now)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s signed as %s: VerifySharedKeyQuery %v, VerifySharedKey %v", target, signedAs, got, want)
+			}
+			if signedAs == target && got != nil {
+				t.Errorf("%s: %v", target, got)
+			}
 		}
 	}
 }

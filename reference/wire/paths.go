@@ -12,29 +12,46 @@ import (
 // keys percent-encoded (EVIDENCE.md 1.2, CONFIRMED-SDK). The quotes, commas and parentheses of
 // the frame stay literal, as Storage writes them in Location headers.
 func EntityPath(table, partitionKey, rowKey string) string {
-	return table + "(PartitionKey='" + escapeKey(partitionKey) + "',RowKey='" + escapeKey(rowKey) + "')"
+	var room [128]byte
+	return string(AppendEntityPath(room[:0], table, partitionKey, rowKey))
+}
+
+// AppendEntityPath appends EntityPath(table, partitionKey, rowKey) to dst.
+func AppendEntityPath(dst []byte, table, partitionKey, rowKey string) []byte {
+	dst = append(dst, table...)
+	dst = append(dst, "(PartitionKey='"...)
+	dst = appendEscapedKey(dst, partitionKey)
+	dst = append(dst, "',RowKey='"...)
+	dst = appendEscapedKey(dst, rowKey)
+	return append(dst, "')"...)
 }
 
 // TablePath returns the URL path segment that names one table, `Tables('name')`.
-func TablePath(name string) string { return "Tables('" + escapeKey(name) + "')" }
+func TablePath(name string) string {
+	var room [64]byte
+	b := append(room[:0], "Tables('"...)
+	b = appendEscapedKey(b, name)
+	return string(append(b, "')"...))
+}
 
-// escapeKey doubles single quotes and percent-encodes everything but unreserved characters
-// and the quote itself.
-func escapeKey(s string) string {
-	s = strings.ReplaceAll(s, "'", "''")
-	var b strings.Builder
+// appendEscapedKey appends s with single quotes doubled and everything but unreserved
+// characters and the quote itself percent-encoded.
+func appendEscapedKey(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~'", c) >= 0 {
-			b.WriteByte(c)
-			continue
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~':
+			dst = append(dst, c)
+		case c == '\'':
+			dst = append(dst, '\'', '\'')
+		default:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xF])
 		}
-		b.WriteByte('%')
-		b.WriteByte("0123456789ABCDEF"[c>>4])
-		b.WriteByte("0123456789ABCDEF"[c&0xF])
 	}
-	return b.String()
+	return dst
 }
+
+const upperHex = "0123456789ABCDEF"
 
 // ResourceKind is what a path segment under the account names.
 type ResourceKind int
@@ -153,6 +170,20 @@ func quoted(s string) (value, rest string, err error) {
 	if !strings.HasPrefix(s, "'") {
 		return "", "", spec.ErrInvalidInput.Newf("A key must be a quoted string literal.")
 	}
+	for i := 1; i < len(s); i++ {
+		if s[i] != '\'' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\'' {
+			return quotedWithQuotes(s)
+		}
+		return s[1:i], s[i+1:], nil // no doubled quote: the value is s's own text
+	}
+	return "", "", spec.ErrInvalidInput.Newf("A key literal is not terminated.")
+}
+
+// quotedWithQuotes is quoted for a literal with a doubled quote inside.
+func quotedWithQuotes(s string) (value, rest string, err error) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {

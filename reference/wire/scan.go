@@ -50,34 +50,41 @@ type document struct {
 // readObject reads data as one JSON object, refusing duplicate names with 400
 // DuplicatePropertiesSpecified (TERR) and anything that is not one object with 400
 // InvalidInput.
-func readObject(data []byte) (*document, []member, error) {
+func readObject(data []byte) (document, []member, error) {
 	return readDocument(data, false)
 }
 
-func readDocument(data []byte, setItems bool) (*document, []member, error) {
-	d := &document{data: data, text: string(data), setItems: setItems}
+// readDocument returns the document by value, so that a caller that keeps it no longer than
+// the decoding keeps it on its stack.
+func readDocument(data []byte, setItems bool) (document, []member, error) {
+	d := document{data: data, text: string(data), setItems: setItems}
+	ms, err := d.read()
+	return d, ms, err
+}
+
+func (d *document) read() ([]member, error) {
 	d.skipSpace()
 	if d.pos >= len(d.data) {
-		return nil, nil, d.syntaxError("unexpected end of JSON input")
+		return nil, d.syntaxError("unexpected end of JSON input")
 	}
 	if d.data[d.pos] != '{' {
 		if _, err := d.value(1); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return nil, nil, spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
+		return nil, spec.ErrInvalidInput.Newf("The request body must be a JSON object.")
 	}
 	ms, dup, err := d.object(0, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if dup != nil {
-		return nil, nil, dup
+		return nil, dup
 	}
 	d.skipSpace()
 	if d.pos != len(d.data) {
-		return nil, nil, spec.ErrInvalidInput.Newf("Unexpected data after the JSON object.")
+		return nil, spec.ErrInvalidInput.Newf("Unexpected data after the JSON object.")
 	}
-	return d, ms, nil
+	return ms, nil
 }
 
 func (d *document) syntaxError(what string) error {
