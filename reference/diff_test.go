@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tableconform/conform/internal/testseed"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
@@ -25,28 +25,10 @@ import (
 //
 // Replay a run with: go test -run TestDifferential ./reference/ -seed N (or CONFORM_SEED=N).
 
-var (
-	seedFlag  = flag.Uint64("seed", 0, "seed of the differential test (default: CONFORM_SEED, else random)")
-	stepsFlag = flag.Int("diff.steps", 0, "operations per differential run (default: a few seconds' worth)")
-)
-
-func differentialSeed(t *testing.T) uint64 {
-	if *seedFlag != 0 {
-		return *seedFlag
-	}
-	if env := os.Getenv("CONFORM_SEED"); env != "" {
-		n, err := strconv.ParseUint(env, 10, 64)
-		if err != nil {
-			t.Fatalf("CONFORM_SEED=%q: %v", env, err)
-		}
-		return n
-	}
-	return rand.Uint64()
-}
+var stepsFlag = flag.Int("diff.steps", 0, "operations per differential run (default: a few seconds' worth)")
 
 func TestDifferential(t *testing.T) {
-	seed := differentialSeed(t)
-	t.Logf("seed %d (replay: go test -run TestDifferential ./reference/ -seed %d)", seed, seed)
+	seed := testseed.Seed(t, "go test -run TestDifferential ./reference/")
 	steps := *stepsFlag
 	if steps == 0 {
 		steps = 3000

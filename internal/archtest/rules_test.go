@@ -67,6 +67,12 @@ var rules = []rule{
 		Why:       "nothing imports a command",
 	},
 	{
+		Name:      "test seeds",
+		AppliesTo: func(string) bool { return true },
+		Forbids:   func(_ string, d dependency) bool { return own(d, "internal/testseed") },
+		Why:       "only tests take a seed from internal/testseed",
+	},
+	{
 		Name:      "contract reference/spec",
 		AppliesTo: oneOf("reference/spec"),
 		Forbids:   func(_ string, d dependency) bool { return !d.stdlib() },

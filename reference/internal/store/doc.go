@@ -19,7 +19,7 @@
 // Its contract is executable: TestTableAgreesWithModel (model_test.go) drives a Table and a
 // naive model (a map, a sort per scan) with the same random writes, merges, removes,
 // commits, rollbacks and compactions, and compares every record and scan; it prints its seed
-// and replays with -seed N or CONFORM_SEED=N.
+// and replays with -seed N or CONFORM_SEED=N (internal/testseed).
 //
 // It may import the standard library, github.com/google/btree and reference/api (and
 // reference/spec only through api); only package reference imports it.

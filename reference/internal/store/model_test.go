@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/internal/testseed"
 	"github.com/tableconform/conform/reference/api"
 )
 
@@ -23,28 +22,10 @@ import (
 // Replay a run with: go test -run TestTableAgreesWithModel ./reference/internal/store -seed N
 // (or CONFORM_SEED=N).
 
-var (
-	seedFlag  = flag.Uint64("seed", 0, "seed of the model test (default: CONFORM_SEED, else random)")
-	stepsFlag = flag.Int("model.steps", 0, "transactions per model run (default: a few seconds' worth)")
-)
-
-func modelSeed(t *testing.T) uint64 {
-	if *seedFlag != 0 {
-		return *seedFlag
-	}
-	if env := os.Getenv("CONFORM_SEED"); env != "" {
-		n, err := strconv.ParseUint(env, 10, 64)
-		if err != nil {
-			t.Fatalf("CONFORM_SEED=%q: %v", env, err)
-		}
-		return n
-	}
-	return rand.Uint64()
-}
+var stepsFlag = flag.Int("model.steps", 0, "transactions per model run (default: a few seconds' worth)")
 
 func TestTableAgreesWithModel(t *testing.T) {
-	seed := modelSeed(t)
-	t.Logf("seed %d (replay: go test -run TestTableAgreesWithModel ./reference/internal/store -seed %d)", seed, seed)
+	seed := testseed.Seed(t, "go test -run TestTableAgreesWithModel ./reference/internal/store")
 	steps := *stepsFlag
 	if steps == 0 {
 		steps = 1500
