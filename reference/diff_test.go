@@ -801,6 +801,9 @@ func (d *diff) query() {
 		if got.Continuation != want.Continuation {
 			d.t.Fatalf("query page %d: continuation %+v, model %+v", page, got.Continuation, want.Continuation)
 		}
+		if r.IntN(2) == 0 {
+			d.svc.RecyclePage(got) // later pages decode into its maps
+		}
 		if next == nil || page > 50 {
 			return
 		}

@@ -71,6 +71,7 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	}
 	visited := 0
 	var scanErr error
+	spare := recycledProperties()
 	t.entities.Ascend(from, func(rec store.Record) bool {
 		if visited++; visited%ctxCheckInterval == 0 {
 			if scanErr = ctx.Err(); scanErr != nil {
@@ -81,8 +82,11 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 		if beyondRange(kr, pk, rk) {
 			return false
 		}
-		e := rec.Entity(s.names)
+		e := rec.EntityInto(s.names, spare)
+		spare = nil
 		if !filter.Match(&e) {
+			clear(e.Properties) // the next entity's, since this one is not kept
+			spare = e.Properties
 			return true
 		}
 		n := len(page.Entities)
@@ -93,6 +97,9 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 		page.Entities = append(page.Entities, e)
 		return true
 	})
+	if spare != nil {
+		propertyMaps.Put(spare)
+	}
 	if scanErr != nil {
 		return api.Page{}, scanErr
 	}
@@ -173,10 +180,35 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 	page.Entities = make([]api.Entity, len(*hits))
 	for i, rec := range *hits {
 		e := &page.Entities[i]
-		*e = rec.Entity(s.names)
+		*e = rec.EntityInto(s.names, recycledProperties())
 		proj.apply(e)
 	}
 	return page, nil
+}
+
+// RecyclePage hands back a page that QueryEntities returned, once its caller and everything
+// the caller gave it to are done with the page: its entities' property maps are emptied and
+// decode the entities of later queries. Handing a page back is optional and is done at
+// most once; an entity or property map of it must not be used afterwards.
+func (s *Service) RecyclePage(p api.Page) {
+	for i := range p.Entities {
+		if m := p.Entities[i].Properties; m != nil {
+			clear(m)
+			propertyMaps.Put(m)
+		}
+		p.Entities[i].Properties = nil
+	}
+}
+
+// propertyMaps holds the emptied property maps of pages handed back by RecyclePage, and the
+// map a scan decoded an unmatched entity into last.
+var propertyMaps sync.Pool
+
+// recycledProperties returns an empty property map from propertyMaps, or nil when it has
+// none (the decoder then makes one).
+func recycledProperties() map[string]api.Value {
+	m, _ := propertyMaps.Get().(map[string]api.Value)
+	return m
 }
 
 // hitPool recycles the lists of records a key-range scan collects.

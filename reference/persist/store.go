@@ -440,6 +440,10 @@ func (s *Store) QueryEntities(ctx context.Context, table string, q api.Query) (p
 	return p, err
 }
 
+// RecyclePage hands a page QueryEntities returned back to the Service
+// (reference.Service.RecyclePage).
+func (s *Store) RecyclePage(p api.Page) { s.svc.RecyclePage(p) }
+
 // SubmitBatch runs a transaction and logs its resulting states as one record. A lone
 // Retrieve is a read.
 func (s *Store) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (res []api.BatchResult, err error) {

@@ -272,8 +272,16 @@ func (x *exchange) queryEntities(table string) error {
 	}
 	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
-	return x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
+	err = x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
+	if r, ok := x.s.backend.(pageRecycler); ok {
+		r.RecyclePage(page) // the answer is written: nothing refers to the page any more
+	}
+	return err
 }
+
+// pageRecycler is a backend that reuses the property maps of a query's page once the
+// server has written its answer (reference.Service, persist.Store).
+type pageRecycler interface{ RecyclePage(api.Page) }
 
 func (x *exchange) getEntity(res wire.Resource) error {
 	if err := x.permit(res.Table, "r", res.PartitionKey, res.RowKey); err != nil {

@@ -288,11 +288,14 @@ func bodyETag(body string) string {
 	return body[end-int(body[end]) : end]
 }
 
-// decodeProperties returns the properties of an encoded body, in a map of their number.
-func (n *Names) decodeProperties(body string) map[string]api.Value {
+// decodeProperties returns the properties of an encoded body in props, which must be
+// empty, or in a new map of their number when props is nil.
+func (n *Names) decodeProperties(body string, props map[string]api.Value) map[string]api.Value {
 	names := *n.names.Load()
 	count := bodyProperties(body)
-	props := make(map[string]api.Value, count)
+	if props == nil {
+		props = make(map[string]api.Value, count)
+	}
 	i := bodyHeader
 	for range count {
 		id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128

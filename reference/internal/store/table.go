@@ -123,7 +123,11 @@ func (r Record) ETag() string { return bodyETag(r.body()) }
 // Timestamp, ETag and properties. The entity is the caller's; its strings, a Binary's bytes
 // among them, are shared with the arena (they are immutable). A Guid reads back in lower
 // case.
-func (r Record) Entity(names *Names) api.Entity {
+func (r Record) Entity(names *Names) api.Entity { return r.EntityInto(names, nil) }
+
+// EntityInto is Entity with the properties decoded into props, which must be empty (a map
+// the caller recycles); a nil props gets a new map.
+func (r Record) EntityInto(names *Names, props map[string]api.Value) api.Entity {
 	k := int(r.pkLen) + int(r.rkLen)
 	body := r.bytes[k:]
 	return api.Entity{
@@ -131,7 +135,7 @@ func (r Record) Entity(names *Names) api.Entity {
 		RowKey:       r.bytes[r.pkLen:k],
 		Timestamp:    api.TimeOfTicks(bodyTicks(body)),
 		ETag:         bodyETag(body),
-		Properties:   names.decodeProperties(body),
+		Properties:   names.decodeProperties(body, props),
 	}
 }
 
