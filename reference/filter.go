@@ -20,6 +20,11 @@ func compileFilter(filter string) (*odata.Filter, error) {
 	if f := parsedFilters.get(filter); f != nil {
 		return f, nil
 	}
+	if len(filter) <= maxCachedFilterText {
+		// A copy, so that the cached text and the parsed filter's literals (substrings of
+		// it) do not keep alive the request the text came in.
+		filter = strings.Clone(filter)
+	}
 	f, err := odata.ParseFilter(filter)
 	if err != nil {
 		return nil, err

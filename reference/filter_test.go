@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -49,5 +50,26 @@ func TestParsedFiltersAreKeptByTextAndBounded(t *testing.T) {
 	wg.Wait()
 	if n := parsedFilters.len(); n > maxCachedFilters {
 		t.Fatalf("%d parsed filters kept, bound %d", n, maxCachedFilters)
+	}
+}
+
+// TestParsedFiltersKeepNoRequest: a kept filter text, and the literals of its parsed form,
+// must not keep alive the longer string the text was cut from (a request line).
+func TestParsedFiltersKeepNoRequest(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const filters = 32
+	for i := range filters {
+		text := fmt.Sprintf("PartitionKey eq 'retained-%d'", i)
+		request := text + strings.Repeat(" ", 256<<10)
+		if _, err := compileFilter(request[:len(text)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if kept := int64(after.HeapAlloc) - int64(before.HeapAlloc); kept > 4<<20 {
+		t.Errorf("%d parsed filters keep %d KiB", filters, kept>>10)
 	}
 }

@@ -178,9 +178,15 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 	}
 
 	page.Entities = make([]api.Entity, len(*hits))
+	recycled := true // until the pool runs dry: a miss costs more than a hit
 	for i, rec := range *hits {
+		var props map[string]api.Value
+		if recycled {
+			props = recycledProperties()
+			recycled = props != nil
+		}
 		e := &page.Entities[i]
-		*e = rec.EntityInto(s.names, recycledProperties())
+		*e = rec.EntityInto(s.names, props)
 		proj.apply(e)
 	}
 	return page, nil

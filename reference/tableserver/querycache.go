@@ -3,6 +3,7 @@ package tableserver
 import (
 	"hash/maphash"
 	"net/url"
+	"strings"
 	"sync/atomic"
 )
 
@@ -38,6 +39,9 @@ func (c *queryCache) parse(raw string) (url.Values, error) {
 	if p := slot.Load(); p != nil && p.raw == raw {
 		return p.values, nil
 	}
+	// A copy, so that what the slot keeps (raw and the unescaped values, which may be its
+	// substrings) does not keep the request line alive, which may be far longer.
+	raw = strings.Clone(raw)
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, err

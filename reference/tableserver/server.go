@@ -232,8 +232,7 @@ func (x *exchange) setHeader(key, v string) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
 	if s.maxInflight > 0 {
-		if s.inflight.Add(1) > s.maxInflight {
-			s.inflight.Add(-1)
+		if !s.enter() {
 			s.busy.Add(1)
 			x.w.Header().Set(wire.KeyRequestID, x.id)
 			x.w.Header().Set("Retry-After", "1")
@@ -428,6 +427,9 @@ func (x *exchange) serviceURL() string {
 		}
 	}
 	u := k.url()
+	if len(k.host) > maxCachedHost {
+		return u // a host no DNS name or address is as long as: not worth keeping
+	}
 	next := map[serviceURLKey]string{}
 	if urls != nil {
 		if len(*urls) >= maxServiceURLs {
@@ -440,6 +442,20 @@ func (x *exchange) serviceURL() string {
 	return u
 }
 
+// enter counts a request in flight, or reports that maxInflight are being served already; a
+// refused request is never counted, so that a burst of refusals cannot refuse others.
+func (s *Server) enter() bool {
+	for {
+		n := s.inflight.Load()
+		if n >= s.maxInflight {
+			return false
+		}
+		if s.inflight.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
 // serviceURLKey is what a service URL is made of.
 type serviceURLKey struct {
 	host, account             string
@@ -449,6 +465,13 @@ type serviceURLKey struct {
 // maxServiceURLs bounds the service URLs a Server keeps, so that clients naming many hosts
 // cannot grow them; past it URLs are built for each answer.
 const maxServiceURLs = 64
+
+// maxCachedHost is the longest Host a kept service URL is made of: a DNS name (253 bytes)
+// with a port, or a bracketed IPv6 address with a zone and a port.
+const maxCachedHost = 300
+
+// maxBodyRoom is the most readBodyInto makes room for before a body's bytes arrive.
+const maxBodyRoom = 64 << 10
 
 func (k serviceURLKey) url() string {
 	scheme := "http"
@@ -587,7 +610,9 @@ func (x *exchange) readBodyInto(b []byte) ([]byte, error) {
 		return b, nil
 	}
 	if n := x.r.ContentLength; n > 0 && n <= spec.MaxRequestBodyBytes {
-		b = slices.Grow(b, int(n)+1) // room for the read that finds the end
+		// Room for the read that finds the end; a large body's room grows as its bytes
+		// arrive, so that a declared length alone holds no memory.
+		b = slices.Grow(b, int(min(n, maxBodyRoom))+1)
 	}
 	start := len(b)
 	for {
