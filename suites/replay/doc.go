@@ -14,9 +14,9 @@
 // expiry), and the ETags and continuation tokens the target answered stand in for the
 // recorded ones in later requests. Each exchange is then compared on what a client can rely
 // on: status, error code, entities (keys, property types and values, not Timestamp or ETag
-// values) and their order, the presence of continuation headers, of an ETag and of a
-// Location, the Prefer choice applied, a JSON answer's media type and metadata level, and
-// each $batch part's status and code. What cannot be replayed is skipped with its reason.
+// values) and their order, the presence of continuation headers and of an ETag, the Prefer
+// choice applied, a JSON answer's media type and metadata level, and each $batch part's
+// status and code. What cannot be replayed is skipped with its reason.
 //
 // It may import the standard library, go.yaml.in/yaml/v3, reference/api, reference/spec and
 // reference/wire.
