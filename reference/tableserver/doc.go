@@ -22,9 +22,10 @@
 //
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
-// byte): header values live in the exchange, and a Server keeps, bounded, what clients
-// repeat: parsed query strings (querycache.go, shared read-only), its service URLs, answer
-// lengths' texts and request ids cut from batches (ids.go).
+// byte): header values live in the exchange, and a Server keeps, bounded in number and in
+// bytes, what clients repeat: parsed query strings (querycache.go, shared read-only, copied
+// out of their request), its service URLs (for Hosts of up to 300 bytes), answer lengths'
+// texts and request ids cut from batches (ids.go). Nothing it keeps refers to a request.
 //
 // It may import reference/api, reference/spec, reference/wire and reference/odata.
 package tableserver
