@@ -85,9 +85,11 @@ report: deps build
 ## test: vet, then every package's tests with -race, with the conformance suite against
 ## the reference in process, the reference over HTTP and Azurite; then the mutation test
 ## (the suite against every deliberately wrong backend, one process each), without the race
-## detector: it re-runs the suite's own specs, which the first step ran with it.
+## detector: it re-runs the suite's own specs, which the first step ran with it. Nothing is
+## taken from Go's test cache: a backend outside the process (Azurite from npm or Docker)
+## can change without any file the cache watches changing.
 test: deps vet
-	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
 vet:
