@@ -23,20 +23,6 @@ type SignedIdentifier struct {
 	Permission string    `xml:"-"`
 }
 
-type xmlIdentifiers struct {
-	XMLName     xml.Name        `xml:"SignedIdentifiers"`
-	Identifiers []xmlIdentifier `xml:"SignedIdentifier"`
-}
-
-type xmlIdentifier struct {
-	ID     string `xml:"Id"`
-	Policy *struct {
-		Start      string `xml:"Start,omitempty"`
-		Expiry     string `xml:"Expiry,omitempty"`
-		Permission string `xml:"Permission,omitempty"`
-	} `xml:"AccessPolicy"`
-}
-
 // tableACL answers GET and PUT `table?comp=acl`, in XML whatever Accept says. Any other
 // comp is 400 InvalidQueryParameterValue; a SAS may not manage policies; a missing table
 // is 404 ResourceNotFound (EVIDENCE.md, E-acl-xml, E-acl-missing-table).
@@ -137,8 +123,8 @@ func decodeACL(body []byte) ([]SignedIdentifier, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
 	}
-	var doc xmlIdentifiers
-	if err := xml.Unmarshal(body, &doc); err != nil {
+	doc, err := wire.DecodeACL(body)
+	if err != nil || doc.XMLName.Local != "SignedIdentifiers" {
 		return nil, spec.ErrInvalidXMLDocument.New()
 	}
 	if len(doc.Identifiers) > spec.MaxStoredAccessPolicies {

@@ -3,7 +3,6 @@ package replay
 import (
 	"encoding/base64"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"mime"
 	"net/http"
@@ -352,22 +351,10 @@ func partCode(p wire.ResponsePart) string {
 	return errorCode(p.Status, h, p.Body)
 }
 
-type signedIdentifiers struct {
-	Identifiers []struct {
-		ID     string `xml:"Id"`
-		Policy *struct {
-			Start      string `xml:"Start"`
-			Expiry     string `xml:"Expiry"`
-			Permission string `xml:"Permission"`
-		} `xml:"AccessPolicy"`
-	} `xml:"SignedIdentifier"`
-}
-
 // aclSummary renders a Get Table ACL answer: each identifier with its times as instants.
 func aclSummary(body []byte) []string {
-	body = []byte(strings.TrimPrefix(string(body), "\ufeff"))
-	var s signedIdentifiers
-	if xml.Unmarshal(body, &s) != nil {
+	s, err := wire.DecodeACL(body)
+	if err != nil {
 		return []string{"(unreadable)"}
 	}
 	out := []string{}
