@@ -23,6 +23,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 type runOptions struct {
@@ -51,7 +52,9 @@ var optionalByDefault = map[string]bool{"azurite": true}
 const runExitStatus = `Exit status:
   0    every backend meets its baseline (failures it lists, flaky entries), nothing else failed
   1    a backend fails a spec its baseline does not list, fails a listed spec differently,
-       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failure
+       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failed
+       precondition its baseline does not list (a documented difference of the profile
+       counts as a pass)
   2    a usage error (unknown backend or mutant, malformed connection string, bad or empty
        label filter), or a backend that cannot be started or reached; nothing is written
        for a usage error
@@ -385,36 +388,31 @@ func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
 	return nil
 }
 
-// exitStatus decides the exit status from the judged report (runExitStatus).
+// exitStatus is the exit status of the judged report (verdict.Exit, runExitStatus).
 func exitStatus(p runPlan, rep report.Report, runs []report.Run, status int, interrupted bool) error {
 	if status != exitOK {
 		return &exitError{code: status}
 	}
-	if interrupted {
-		return &exitError{code: exitInterrupted, msg: "interrupted; the report holds the specs that ran"}
-	}
-	failed, errored := false, false
+	tallies := []verdict.Tally{{Interrupted: interrupted}}
 	for _, b := range rep.Backends {
-		c := b.Counts
-		if c.Failed+c.UnexpectedPasses+c.DocumentedDiffs+c.Blocked > 0 {
-			failed = true
-		}
-		if c.Errors > 0 {
-			errored = true
-		}
+		tallies = append(tallies, verdict.Tally{Unexpected: b.Counts.Unexpected, Errors: b.Counts.Errors})
 	}
 	for _, run := range runs {
 		if suiteNodeFailed(run) {
-			failed = true // a baseline problem (stale entry, rule-level unexpected pass)
+			// A baseline problem (stale entry, rule-level unexpected pass).
+			tallies = append(tallies, verdict.Tally{BaselineProblems: 1})
 		}
 	}
-	switch {
-	case failed && !p.o.updateBaseline:
-		return &exitError{code: exitFailed}
-	case errored:
-		return &exitError{code: exitInconclusive, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
+	switch code := verdict.Exit(tallies, p.o.updateBaseline); code {
+	case exitOK:
+		return nil
+	case exitInterrupted:
+		return &exitError{code: code, msg: "interrupted; the report holds the specs that ran"}
+	case exitInconclusive:
+		return &exitError{code: code, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
+	default:
+		return &exitError{code: code}
 	}
-	return nil
 }
 
 // failedRules returns the rules that failed, errored, were blocked or passed unexpectedly

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,9 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 const backendContainerPrefix = "[backend "
@@ -24,6 +28,8 @@ func Build(cfg Config) error {
 	if len(cfg.Backends) == 0 {
 		return fmt.Errorf("no backend selected")
 	}
+	// A failed assertion concludes its spec through verdict.Decide (runRule).
+	gomega.RegisterFailHandler(failHandler)
 	c := cfg
 	seen := map[string]bool{}
 	registryMu.Lock()
@@ -81,7 +87,7 @@ func UnexpectedPasses(r ginkgo.Report, targets []*backendTarget) []string {
 					continue
 				}
 				ran = true
-				if s.State != types.SpecStatePassed || hasEntry(s, EntryExpected) {
+				if res, ok := ResultOf(s); s.State != types.SpecStatePassed || ok && res.State != verdict.Passed {
 					failed = true
 				}
 			}
@@ -134,11 +140,37 @@ func hasLabel(s types.SpecReport, label string) bool {
 	return false
 }
 
-func hasEntry(s types.SpecReport, name string) bool {
+// ResultOf returns what happened to a spec as its runner recorded it (EntryResult), and
+// whether it did (a spec that never reached its body, or failed outside it, has none).
+func ResultOf(s types.SpecReport) (verdict.Result, bool) {
+	var r verdict.Result
+	return r, entryValue(s, EntryResult, &r)
+}
+
+// BaselineOf returns the baseline entry that listed a spec, or nil.
+func BaselineOf(s types.SpecReport) *fixtures.ExpectedFailure {
+	var e fixtures.ExpectedFailure
+	if entryValue(s, EntryBaseline, &e) {
+		return &e
+	}
+	return nil
+}
+
+// entryValue decodes the first entry named name into v and reports whether there was one,
+// whether the report was decoded from a file or is the live one.
+func entryValue(s types.SpecReport, name string, v any) bool {
 	for _, e := range s.ReportEntries {
-		if e.Name == name {
-			return true
+		if e.Name != name {
+			continue
 		}
+		data := []byte(e.Value.AsJSON)
+		if len(data) == 0 {
+			var err error
+			if data, err = json.Marshal(e.Value.GetRawValue()); err != nil {
+				return false
+			}
+		}
+		return json.Unmarshal(data, v) == nil
 	}
 	return false
 }
