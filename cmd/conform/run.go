@@ -284,9 +284,24 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 }
 
 // retryErrors re-runs, up to --retry-errors times, the rules whose specs got no answer on
-// each backend, merging each retry into the run (report.MergeRuns).
+// each backend (a process per backend and attempt, its raw result under raw/retryN), and
+// merges into the first pass only the specs that got no answer there (retryMerge): what
+// the first pass judged stays. A retry that cannot be started changes nothing and says so.
 func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress, children *backendProcesses) []report.Run {
-	for attempt := 1; attempt <= p.o.retryErrors && !children.wasInterrupted(); attempt++ {
+	rerun := func(i int, filter, dir string) report.Run {
+		retried, _ := startRuns(p, []string{p.backends[i]}, filter, dir, progress, children)
+		return retried[0]
+	}
+	return retryErrorsWith(p, runs, rawDir, progress.w, children.wasInterrupted, rerun)
+}
+
+func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, interrupted func() bool, rerun func(i int, filter, dir string) report.Run) []report.Run {
+	for attempt := 1; attempt <= p.o.retryErrors && !interrupted(); attempt++ {
+		dir := filepath.Join(rawDir, fmt.Sprintf("retry%d", attempt))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(w, "retry %d: %v; the first pass stands\n", attempt, err)
+			return runs
+		}
 		for i, run := range runs {
 			ids := erroredRules(run, p.o.profile)
 			if len(ids) == 0 || run.StartError != "" {
@@ -296,12 +311,45 @@ func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress
 			if p.filter != "" {
 				filter = "(" + p.filter + ") && " + filter
 			}
-			fmt.Fprintf(progress.w, "[%s] retry %d of %d: %d rules with transport errors\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
-			retried, _ := startRuns(p, []string{p.backends[i]}, filter, filepath.Join(rawDir, fmt.Sprintf("retry%d", attempt)), progress, children)
-			runs[i] = report.MergeRuns(run, retried[0])
+			fmt.Fprintf(w, "[%s] retry %d of %d: %d rules with specs that got no answer\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
+			retried := rerun(i, filter, dir)
+			if retried.StartError != "" {
+				fmt.Fprintf(w, "[%s] retry %d could not run (%s); the first pass stands\n", run.Backend.Name, attempt, retried.StartError)
+				continue
+			}
+			runs[i] = retryMerge(run, retried, p.o.profile)
 		}
 	}
 	return runs
+}
+
+// retryMerge merges a retry into run: only the specs that got no answer in run are
+// replaced by their retry.
+func retryMerge(run, retried report.Run, profile string) report.Run {
+	errored := map[string]bool{}
+	for _, s := range run.Ginkgo.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt && specOutcome(s, profile) == report.Error {
+			errored[framework.SpecText(s)] = true
+		}
+	}
+	kept := retried
+	kept.Ginkgo.SpecReports = nil
+	for _, s := range retried.Ginkgo.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || errored[framework.SpecText(s)] {
+			kept.Ginkgo.SpecReports = append(kept.Ginkgo.SpecReports, s)
+		}
+	}
+	return report.MergeRuns(run, kept)
+}
+
+// specOutcome is a spec's outcome as the report decides it.
+func specOutcome(s types.SpecReport, profile string) report.Outcome {
+	for _, l := range s.Labels() {
+		if r, ok := spec.LookupRule(l); ok {
+			return report.SpecOutcome(s, r, profile).Outcome
+		}
+	}
+	return ""
 }
 
 // erroredRules lists the rules with a spec that got no answer in run.
@@ -482,9 +530,12 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot))
 	ownProcessGroup(c)
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+		return report.Run{Backend: driver.Info{Name: name}, StartError: "create " + rawDir + ": " + err.Error()}, exitUsage
+	}
 	logFile, err := os.Create(filepath.Join(rawDir, safe+".log"))
 	if err != nil {
-		return report.Run{StartError: "create log: " + err.Error()}, exitUsage
+		return report.Run{Backend: driver.Info{Name: name}, StartError: "create log: " + err.Error()}, exitUsage
 	}
 	defer logFile.Close()
 	c.Stdout = logFile
