@@ -8,7 +8,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // pk is the PartitionKey of every transaction's entities.
@@ -88,4 +90,15 @@ func describeOps(ops []api.BatchOp) string {
 		s += fmt.Sprintf("%d:%s(%q)", i, op.Kind, op.Entity.RowKey)
 	}
 	return s
+}
+
+// transactionTable returns the backend and a new table for a spec that submits a
+// transaction, once the backend has shown it applies a valid one
+// (scenario.RequireTransactions): a backend that refuses every transaction blocks the spec
+// by batch.all-kinds instead of passing a rule that expects a refusal.
+func transactionTable(ctx context.Context, f *framework.F) (api.Backend, string) {
+	GinkgoHelper()
+	b, table := f.Backend(), f.NewTable(ctx)
+	scenario.RequireTransactions(ctx, f, b, table)
+	return b, table
 }

@@ -9,10 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"syscall"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
