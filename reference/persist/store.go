@@ -599,7 +599,10 @@ func (s *Store) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, i
 
 // GetEntity reads one entity.
 func (s *Store) GetEntity(ctx context.Context, table, partitionKey, rowKey string, sel []string) (x api.Entity, err error) {
-	err = s.read(func(svc *reference.Service) error { x, err = svc.GetEntity(ctx, table, partitionKey, rowKey, sel); return err })
+	err = s.read(func(svc *reference.Service) error {
+		x, err = svc.GetEntity(ctx, table, partitionKey, rowKey, sel)
+		return err
+	})
 	return x, err
 }
 
