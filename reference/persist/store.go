@@ -136,11 +136,12 @@ type Store struct {
 	writeFailures int       // consecutive failures to log a write; guarded by mu
 	writeRetry    time.Time // writes are refused until then after writeErr; guarded by mu
 
-	snapRunning  bool       // a snapshot is being written; guarded by mu
-	snapDone     chan error // its result; guarded by mu
-	snapErr      error      // the last failure of a periodic snapshot; guarded by mu
-	snapFailures int        // consecutive failed snapshots; guarded by mu
-	snapRetry    time.Time  // no periodic snapshot before then; guarded by mu
+	snapRunning  bool          // a snapshot is being written; guarded by mu
+	snapDone     chan error    // its result; guarded by mu
+	snapErr      error         // the last failure of a periodic snapshot; guarded by mu
+	snapFailures int           // consecutive failed snapshots; guarded by mu
+	snapRetry    time.Time     // no periodic snapshot before then; guarded by mu
+	snapPause    time.Duration // how long the last snapshot held the write lock; guarded by mu
 
 	filesMu sync.Mutex // held while a snapshot is put in place and while the directory is read back
 }
@@ -264,9 +265,7 @@ func (s *Store) write(apply func(svc *reference.Service) (record, bool, error)) 
 	}
 	s.sinceSnap++
 	if s.cfg.snapshotEvery > 0 && s.sinceSnap >= s.cfg.snapshotEvery && !s.snapRunning && !now.Before(s.snapRetry) {
-		if _, err := s.startSnapshotLocked(); err != nil {
-			s.snapshotFailedLocked(err)
-		}
+		s.startSnapshotLocked()
 	}
 	return nil
 }
@@ -388,25 +387,19 @@ func (s *Store) createLog(gen uint64) (*os.File, error) {
 	return wal, nil
 }
 
-// startSnapshotLocked starts a snapshot: under the write lock it creates the next log,
-// switches writes to it and freezes the Service (a copy-on-write view, no entity copied);
+// startSnapshotLocked starts a snapshot, which goes on without the write lock but for one
+// short step: the next log is created (durably), then, under the write lock, writes are
+// switched to it and the Service is frozen (a copy-on-write view: no entity is copied);
 // the snapshot is then written from the frozen view while writes go on, put in place, and
 // the logs before the new one are deleted. Until it is in place the old snapshot and the
-// chain of logs after it hold every write.
-func (s *Store) startSnapshotLocked() (chan error, error) {
-	next := s.gen + 1
-	wal, err := s.createLog(next)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: create %s: %w", walName(next), err)
-	}
-	frozen := s.svc.Freeze()
-	old := s.wal
-	s.wal, s.gen, s.walSize, s.sinceSnap = wal, next, 0, 0
-	_ = old.Close()
+// chain of logs after it hold every write. The caller holds the write lock; the returned
+// channel yields the snapshot's result (and must be given it back, for other waiters).
+func (s *Store) startSnapshotLocked() chan error {
+	next := s.gen + 1 // only a snapshot changes gen, and one runs at a time
 	done := make(chan error, 1)
 	s.snapRunning, s.snapDone = true, done
 	go func() {
-		err := s.writeSnapshot(frozen, next)
+		err := s.snapshotTo(next)
 		s.mu.Lock()
 		s.snapRunning = false
 		if err != nil {
@@ -420,7 +413,30 @@ func (s *Store) startSnapshotLocked() (chan error, error) {
 		s.mu.Unlock()
 		done <- err
 	}()
-	return done, nil
+	return done
+}
+
+// snapshotTo runs the snapshot that startSnapshotLocked started.
+func (s *Store) snapshotTo(next uint64) error {
+	wal, err := s.createLog(next)
+	if err != nil {
+		return fmt.Errorf("snapshot: create %s: %w", walName(next), err)
+	}
+	s.mu.Lock()
+	if s.broken != nil {
+		s.mu.Unlock()
+		wal.Close()
+		_ = os.Remove(filepath.Join(s.dir, walName(next)))
+		return fmt.Errorf("snapshot: %w", s.broken)
+	}
+	start := time.Now()
+	frozen := s.svc.Freeze()
+	old := s.wal
+	s.wal, s.gen, s.walSize, s.sinceSnap = wal, next, 0, 0
+	s.snapPause = time.Since(start)
+	s.mu.Unlock()
+	_ = old.Close()
+	return s.writeSnapshot(frozen, next)
 }
 
 // snapshotFailedLocked records a failed snapshot: it loses nothing (the logs hold every
@@ -480,12 +496,9 @@ func (s *Store) Snapshot() error {
 		defer s.mu.Unlock()
 		return s.unavailable()
 	}
-	done, err := s.startSnapshotLocked()
+	done := s.startSnapshotLocked()
 	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	err = <-done
+	err := <-done
 	done <- err
 	return err
 }
@@ -509,12 +522,10 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	var err error
 	if s.broken == nil && s.writeErr == nil && s.sinceSnap > 0 {
-		var done chan error
-		if done, err = s.startSnapshotLocked(); err == nil {
-			s.mu.Unlock()
-			err = <-done
-			s.mu.Lock()
-		}
+		done := s.startSnapshotLocked()
+		s.mu.Unlock()
+		err = <-done
+		s.mu.Lock()
 	}
 	if cerr := s.wal.Close(); err == nil {
 		err = cerr
