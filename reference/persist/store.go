@@ -216,7 +216,7 @@ func (s *Store) unavailable() error {
 
 // refuseWrite answers a write while writes are refused after a failure to write the log:
 // 503 ServerBusy, which Storage answers when it cannot serve a request for now and clients
-// retry (EVIDENCE.md 8); reads go on.
+// retry (EVIDENCE.md 9); reads go on.
 func (s *Store) refuseWrite() error {
 	e := spec.ErrServerBusy.New()
 	e.Message += "\nWrites are refused for now: the data directory could not be written (is the disk full?). Reads are served."
