@@ -276,7 +276,8 @@ func (x *exchange) serve() {
 	h := x.w.Header()
 	// The headers of every answer.
 	x.setHeader(wire.KeyRequestID, x.id)
-	x.setHeader(wire.KeyVersion, spec.APIVersion)
+	version, versionOK := answerVersion(x.r.Header[wire.KeyVersion])
+	x.setHeader(wire.KeyVersion, version)
 	x.setHeader("Date", httpDate(x.now))
 	x.setHeader("Server", ServerHeader)
 	x.setHeader("Cache-Control", "no-cache")
@@ -300,7 +301,7 @@ func (x *exchange) serve() {
 		}
 		h[wire.KeyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
-	if v := x.r.Header[wire.KeyVersion]; len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+	if !versionOK {
 		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
 		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
 		return
@@ -336,6 +337,19 @@ func (x *exchange) serve() {
 		return
 	}
 	x.route(method, res)
+}
+
+// answerVersion is the x-ms-version of the answer to a request that sent values: the one
+// asked for, as Storage echoes it (E-version-echo), or spec.APIVersion when none was sent;
+// ok is false when the values are not one well-formed version.
+func answerVersion(values []string) (version string, ok bool) {
+	switch {
+	case len(values) == 0:
+		return spec.APIVersion, true
+	case len(values) > 1 || !wellFormedVersion(values[0]):
+		return spec.APIVersion, false
+	}
+	return values[0], true
 }
 
 // wellFormedVersion reports whether v has the form of a service version, a date

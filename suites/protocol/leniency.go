@@ -200,4 +200,13 @@ var _ = framework.Describe("Bodies and headers Storage refuses", func(f *framewo
 		Expect(q.status).To(Equal(200), "%s", q)
 		Expect(values(q)).To(BeEmpty(), "the table was created")
 	})
+
+	f.It("protocol.version.echo", "answers with the x-ms-version the request asked for", func(ctx context.Context) {
+		raw, table := f.Raw(), f.NewTable(ctx)
+		for _, v := range []string{"2019-02-02", "2019-07-07", "2020-12-06"} {
+			a := send(ctx, raw, "GET", queryPath(table, nil), nil, map[string]string{"x-ms-version": v})
+			Expect(a.status).To(Equal(200), "Query Entities with x-ms-version %s: %s", v, a)
+			Expect(a.header.Get("x-ms-version")).To(Equal(v), "the answer's x-ms-version: %s", a)
+		}
+	})
 })
