@@ -207,6 +207,9 @@ type exchange struct {
 	// no allocation of its own; deadlineUsed says that context handed it out.
 	deadline     deadlineContext
 	deadlineUsed bool
+	// unbounded is the body of unknown length under the bound of r.Body, from which a
+	// refused body is drained (drainUnreadBody).
+	unbounded io.ReadCloser
 }
 
 // headerSlots is how many header values an exchange holds without allocating: the six of
@@ -313,6 +316,7 @@ func (x *exchange) serve() {
 	if x.r.Body != http.NoBody && x.r.ContentLength < 0 {
 		// A body of unknown length is bounded as it is read; one of known length is read
 		// with a bound (readBodyInto) and is no longer than its Content-Length.
+		x.unbounded = x.r.Body
 		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
 	}
 
@@ -730,10 +734,11 @@ func (x *exchange) fail(err error) {
 		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)
 	}
-	if status == http.StatusRequestEntityTooLarge {
+	tooLarge := status == http.StatusRequestEntityTooLarge
+	if tooLarge {
 		x.setHeader("Connection", "close")
 	}
-	x.drainUnreadBody()
+	x.drainUnreadBody(tooLarge)
 	x.write(status, body)
 }
 
@@ -742,13 +747,31 @@ func (x *exchange) fail(err error) {
 // server itself reads after a handler returns).
 const maxDrainBeforeAnswer = 256 << 10
 
-// drainUnreadBody reads up to maxDrainBeforeAnswer bytes of a body nothing read. Go's
-// server closes a request's body once the answer starts (golang/go#15527); a client or
-// proxy still writing that body then loses the answer with the connection
-// (golang/go#40747). Reading a small body first lets every client see the refusal; a
-// larger one is refused with Connection: close (413) or cut off as before.
-func (x *exchange) drainUnreadBody() {
-	if x.r.Body == nil || x.r.Body == http.NoBody || x.wrote || x.r.ContentLength > maxDrainBeforeAnswer {
+// maxDrainTooLarge is how much of a body over spec.MaxRequestBodyBytes the server reads,
+// and discards, before its 413 when the client sends the body whole without waiting for
+// 100 Continue (E-body-too-large-drained): a few times the limit.
+const maxDrainTooLarge = 4 * spec.MaxRequestBodyBytes
+
+// drainUnreadBody reads and discards what is left of a body before a refusal. Go's server
+// closes a request's body once the answer starts (golang/go#15527); a client or proxy
+// still writing that body then loses the answer with the connection (golang/go#40747), and
+// a client that sends a large body whole (Python's http.client, the legacy Node SDK) sees a
+// broken pipe instead of the 413. A body of up to maxDrainBeforeAnswer is read; a body
+// refused as too large (tooLarge) up to maxDrainTooLarge, unless the client asked for
+// 100 Continue, which it is then never sent: it does not send the body.
+func (x *exchange) drainUnreadBody(tooLarge bool) {
+	if x.r.Body == nil || x.r.Body == http.NoBody || x.wrote {
+		return
+	}
+	if tooLarge && !strings.EqualFold(x.r.Header.Get("Expect"), "100-continue") {
+		body := x.r.Body
+		if x.unbounded != nil {
+			body = x.unbounded // the bound has been reached; read past it
+		}
+		_, _ = io.CopyN(io.Discard, body, maxDrainTooLarge)
+		return
+	}
+	if x.r.ContentLength > maxDrainBeforeAnswer {
 		return // a body too large to read whole is not asked for (no 100 Continue)
 	}
 	_, _ = io.CopyN(io.Discard, x.r.Body, maxDrainBeforeAnswer)
