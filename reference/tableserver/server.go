@@ -31,10 +31,11 @@ const (
 // ServerHeader is the Server header of every answer.
 const ServerHeader = "conform-tableserver/1.0"
 
-// Server is an http.Handler that serves the Table REST protocol over an api.Backend.
-// Every account it knows shares the backend's one table namespace.
+// Server is an http.Handler that serves the Table REST protocol over api.Backends, one per
+// account: each account is a namespace of its own, as on Azure (E-account-namespace), with
+// its own tables, table ACLs and service properties.
 type Server struct {
-	backend   api.Backend
+	backends  map[string]api.Backend // by account
 	keys      map[string][]byte
 	allowAnon bool
 	now       func() time.Time
@@ -47,7 +48,7 @@ type Server struct {
 	busy        atomic.Int64
 
 	aclMu sync.Mutex
-	acls  map[string][]SignedIdentifier // by lower-case table name
+	acls  map[aclKey][]SignedIdentifier
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
 	queries     *queryCache
@@ -60,10 +61,17 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// WithAccount adds an account and its (decoded) key. Requests name it in the path
-// (`/name/Tables`) or as the first label of the Host (`name.table.localhost`).
-func WithAccount(name string, key []byte) Option {
-	return func(s *Server) { s.keys[name] = append([]byte(nil), key...) }
+// aclKey names one table's ACL: its account and its lower-case name.
+type aclKey struct{ account, table string }
+
+// WithAccount adds an account, its (decoded) key and the backend that holds its tables
+// (give each account a backend of its own for separate namespaces). Requests name it in the path (`/name/Tables`) or as the
+// first label of the Host (`name.table.core.windows.net`, `name.table.localhost`).
+func WithAccount(name string, key []byte, backend api.Backend) Option {
+	return func(s *Server) {
+		s.keys[name] = append([]byte(nil), key...)
+		s.backends[name] = backend
+	}
 }
 
 // WithAllowAnonymous lets requests without credentials through (they are refused with 403
@@ -129,11 +137,11 @@ func WithLimits(l Limits) Option {
 	}
 }
 
-// New returns a Server for backend. It knows the development account (DevAccountName with
-// DevAccountKey) and every account added with WithAccount.
+// New returns a Server whose development account (DevAccountName with DevAccountKey) holds
+// its tables in backend; every account added with WithAccount has a backend of its own.
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
-	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
+	s := &Server{backends: map[string]api.Backend{DevAccountName: backend}, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[aclKey][]SignedIdentifier{},
 		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache()}
 	for _, o := range opts {
 		o(s)
@@ -194,6 +202,7 @@ type exchange struct {
 	wrote   bool
 
 	account   string
+	backend   api.Backend // the account's
 	pathStyle bool
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
@@ -421,6 +430,7 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 		}
 		x.account, x.pathStyle, p = a, true, rest
 	}
+	x.backend = x.s.backends[x.account]
 	return wire.ParseResource(p)
 }
 
