@@ -318,7 +318,7 @@ func (c *Ceiling) Run(ctx context.Context, op CeilingOp, limit Limit, t Timer) (
 	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 	s := meter.Summary(elapsed)
-	s.setCPU(cpu)
+	s.setCPU(cpu, false)
 	if wrongs != nil {
 		return s, fmt.Errorf("sdk ceiling %s: %w", op, wrongs)
 	}

@@ -161,19 +161,36 @@ type Summary struct {
 	OpsPerSec      float64       `json:"ops_per_sec"`
 	EntitiesPerSec float64       `json:"entities_per_sec"`
 	Latency        Latency       `json:"latency"`
-	// CPUPerOp is the CPU time this process spent per request, in microseconds: the client,
-	// plus the server when it runs in this process (reference, reference-http). Unlike
-	// throughput it does not depend on how much of the machine other processes take.
+	// CPUPerOp is the CPU time this process spent per request, in microseconds, and CPUScope
+	// says what it counts: CPUClient, or CPUClientServer when the server runs in this
+	// process (reference, reference-http). Unlike throughput it does not depend on how much
+	// of the machine other processes take.
 	CPUPerOp float64       `json:"cpu_us_per_op"`
+	CPUScope string        `json:"cpu_scope,omitempty"`
 	Kinds    []KindSummary `json:"kinds"`
 }
 
-// setCPU records the process CPU time spent during the run.
-func (s *Summary) setCPU(cpu time.Duration) {
+// What Summary.CPUPerOp counts.
+const (
+	CPUClient       = "client"
+	CPUClientServer = "client+server"
+)
+
+// setCPU records the process CPU time spent during the run; serverInProcess says the
+// server ran in this process too.
+func (s *Summary) setCPU(cpu time.Duration, serverInProcess bool) {
 	if s.Requests > 0 && cpu > 0 {
 		s.CPUPerOp = float64(cpu.Nanoseconds()) / 1e3 / float64(s.Requests)
+		s.CPUScope = CPUClient
+		if serverInProcess {
+			s.CPUScope = CPUClientServer
+		}
 	}
 }
+
+// CPUMetric is the benchmark unit of CPUPerOp, named for what it counts:
+// "client-cpu-µs/op" or "client+server-cpu-µs/op".
+func (s *Summary) CPUMetric() string { return s.CPUScope + "-cpu-µs/op" }
 
 // Measured is an api.Backend decorator that records the latency, entity count and outcome of
 // every request into its worker's histograms. Entities count one per single-entity

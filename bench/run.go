@@ -117,6 +117,9 @@ type Env struct {
 	Seed uint64
 	// Workers overrides each case's default worker count when positive.
 	Workers int
+	// ServerInProcess says the backend's server runs in this process (reference,
+	// reference-http), so that the CPU time measured is the client's and the server's.
+	ServerInProcess bool
 	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
 	// tests of the workloads themselves, never for measurement.
 	Quick bool
@@ -230,6 +233,20 @@ func (l *Load) Close(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// WarmupOps is how many operations Warm runs: a few per worker, so that every worker's
+// connection is open and both sides' pools and caches are warm before anything is measured.
+func (l *Load) WarmupOps() int { return 8 * l.Workers() }
+
+// Warm runs the load for WarmupOps operations, unmeasured, as a run before the first
+// measured one; its results are checked like any run's.
+func (l *Load) Warm(ctx context.Context) error {
+	_, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	return nil
 }
 
 // Workers returns how many workers a run of the load uses.
@@ -371,7 +388,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	}
 	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
 		Workers: nw, Steps: steps, Note: l.Case.Note, Summary: meter.Summary(elapsed)}
-	res.setCPU(cpu)
+	res.setCPU(cpu, l.env.ServerInProcess)
 	if wrongErr != nil {
 		return res, l.named(wrongErr)
 	}

@@ -450,11 +450,15 @@ func TestCeilingClientProcess(t *testing.T) {
 		{name: ceilingNoop, endpoint: noop.URL + "/" + wire.DevAccountName, canned: true, inProcess: true},
 		{name: "reference-http", endpoint: ref.URL + "/" + wire.DevAccountName, inProcess: true},
 	} {
-		p, err := runCeilingPhase(ctx, tgt, CeilingGet, 150*time.Millisecond)
+		l, err := StartSDKLoad(ctx, SDKLoadSpec{Endpoint: tgt.endpoint, Canned: tgt.canned, Op: CeilingGet, Ops: 200, Warmup: CeilingWorkers})
 		if err != nil {
 			t.Fatalf("%s: %v", tgt.name, err)
 		}
-		if p.load.Summary.Requests == 0 || p.load.Summary.Errors != 0 || p.serverCPU <= 0 || p.load.ClientCPU <= 0 {
+		p, err := runCeilingPhase(l, tgt)
+		if err != nil {
+			t.Fatalf("%s: %v", tgt.name, err)
+		}
+		if p.load.Summary.Requests != 200 || p.load.Summary.Errors != 0 || p.serverCPU <= 0 || p.load.ClientCPU <= 0 {
 			t.Fatalf("%s: %d requests, %d errors, server CPU %v, client CPU %v", tgt.name, p.load.Summary.Requests, p.load.Summary.Errors, p.serverCPU, p.load.ClientCPU)
 		}
 		phases[tgt.name] = append(phases[tgt.name], p)

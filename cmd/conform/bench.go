@@ -150,7 +150,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		}
 		info := tgt.Info
 		rep.Backends = append(rep.Backends, bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint})
-		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers}
+		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers, ServerInProcess: bench.ServerInProcess(t)}
 		for _, c := range cases {
 			if ctx.Err() != nil {
 				break
@@ -196,6 +196,10 @@ func benchOne(ctx context.Context, env *bench.Env, c bench.Case, d time.Duration
 		defer cancel()
 		_ = load.Close(cctx)
 	}()
+	if err := load.Warm(pctx); err != nil {
+		oc.Error = err.Error()
+		return oc
+	}
 	res, err := load.Run(pctx, bench.Limit{Duration: d}, nil)
 	oc.Result = res
 	if err != nil {
