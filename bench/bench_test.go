@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 	}
 	if testing.Verbose() || flagBenchSet() {
 		// Not "key: value", which benchstat would read as configuration and split tables by.
-		fmt.Printf("Seed %d (replay with -args -seed=%d); tables of this run start with %s%s\n", seed, seed, TablePrefix, runID)
+		fmt.Printf("Seed %d (replay with -args -seed=%d); tables of this run start with %s%s\n", seed, seed, TablePrefix, tableRun.id)
 	}
 	code := m.Run()
 	closeTargets()
@@ -204,6 +204,7 @@ func reportMetrics(b *testing.B, s Summary) {
 	b.ReportMetric(s.Latency.P99, "p99-µs")
 	b.ReportMetric(s.Latency.P999, "p99.9-µs")
 	b.ReportMetric(float64(s.Errors), "errors")
+	b.ReportMetric(float64(s.Throttles), "throttles")
 	if s.CPUPerOp > 0 {
 		b.ReportMetric(s.CPUPerOp, s.CPUMetric())
 	}

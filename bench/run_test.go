@@ -107,10 +107,10 @@ func TestMeterMergesWorkers(t *testing.T) {
 	w1, w2 := m.Worker(nil), m.Worker(nil)
 	now := time.Now()
 	for i := 0; i < 99; i++ {
-		w1.record(KindGet, now, 1, nil)
+		w1.record(KindGet, "p", now, 1, nil)
 	}
-	w2.record(KindQuery, now.Add(-50*time.Millisecond), 20, nil)
-	w2.record(KindQuery, now, 0, errors.New("boom"))
+	w2.record(KindQuery, PartitionQuery, now.Add(-50*time.Millisecond), 20, nil)
+	w2.record(KindQuery, PartitionQuery, now, 0, errors.New("boom"))
 	s := m.Summary(time.Second)
 	if s.Requests != 101 || s.Entities != 119 || s.Errors != 1 {
 		t.Fatalf("requests %d entities %d errors %d", s.Requests, s.Entities, s.Errors)
