@@ -314,3 +314,6 @@ func ReadShardFiles(paths []string) ([]ShardResults, error) {
 
 // ErrMissingShards is wrapped by Merge's error when shards of the run are missing.
 var ErrMissingShards = errors.New("missing shards")
+
+// TableRunPrefix is the prefix of the tables this process creates: "cf" and the run id.
+func TableRunPrefix() string { return TablePrefix + tableRun.id }
