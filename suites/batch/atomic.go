@@ -42,8 +42,10 @@ func setUpFailures(ctx context.Context, b api.Backend, table string) ([]api.Enti
 		entity("deleted", "V", api.Int32(1)),
 		entity("upserted", "V", api.Int32(1)))
 	stale := stored[0].ETag
-	_, err := b.UpdateEntity(ctx, table, entity("exists", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
-	Expect(err).To(SucceedOnBackend(), "setting up: make the ETag of \"exists\" stale")
+	framework.Requires("modify.replace.removes-omitted", "make the ETag of \"exists\" stale by a replace", func() {
+		_, err := b.UpdateEntity(ctx, table, entity("exists", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+		Expect(err).To(SucceedOnBackend(), "setting up: make the ETag of \"exists\" stale")
+	})
 	return snapshot(ctx, b, table), stale
 }
 
