@@ -430,7 +430,8 @@ func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 		switch {
 		case hasMark(calls, record.MarkTransport):
 			res.State = verdict.NoAnswer
-		case res.State == verdict.Failed && hasMark(calls, record.MarkNotExpressible):
+		case (res.State == verdict.Failed || res.State == verdict.BlockedState) && hasMark(calls, record.MarkNotExpressible):
+			// The driver could not send a request the spec (or its precondition) needs.
 			res.State = verdict.NotExpressible
 		}
 		if rec != nil {
