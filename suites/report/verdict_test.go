@@ -192,3 +192,48 @@ func TestMergeRunsJudgesTheWhole(t *testing.T) {
 		t.Fatalf("merged: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
 	}
 }
+
+// cosmosRun builds a run of the cosmos profile where every MUST rule passes except the
+// specs given.
+func cosmosRun(specs ...types.SpecReport) Backend {
+	all := allMust("x", types.SpecStatePassed, "")
+	replaced := map[string]bool{}
+	for _, s := range specs {
+		replaced[s.LeafNodeLabels[0]] = true
+	}
+	var kept types.SpecReports
+	for _, s := range all {
+		if !replaced[s.LeafNodeLabels[0]] {
+			kept = append(kept, s)
+		}
+	}
+	kept = append(kept, specs...)
+	return Build([]Run{{Backend: driver.Info{Name: "x"}, Profile: "cosmos", Ginkgo: types.Report{SpecReports: kept}}}, testRules, Meta{}).Backends[0]
+}
+
+// Issue 20, items 1-3, through the report: under --profile cosmos a 500 where the rule has
+// a documented difference fails; a documented difference beside a listed failure does not
+// hide it; a documented difference alone conforms, also when the baseline lists it.
+func TestCosmosProfileJudgesTheAnswer(t *testing.T) {
+	failed := func(text string, sig fixtures.Signature, extra ...types.ReportEntry) types.SpecReport {
+		return specReport("x", "query.order.keys", text, types.SpecStateFailed, "failed",
+			append([]types.ReportEntry{entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: sig})}, extra...)...)
+	}
+	unsorted := fixtures.Signature{Assertion: "the entities came back out of key order"}
+	server := fixtures.Signature{Status: 500, Code: "InternalError", Assertion: "the rule expects success, but it failed with 500 InternalError"}
+
+	if b := cosmosRun(failed("a", server)); b.VerdictKind == Conforms || b.Counts.Unexpected != 1 {
+		t.Errorf("item 1: a 500 where Cosmos documents a difference: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+	listed := specReport("x", "query.order.keys", "b", types.SpecStatePassed, "", listedFailure("query.order.keys", "answers 500", server)...)
+	if b := cosmosRun(failed("a", unsorted), listed); b.VerdictKind == Conforms || b.Coverage.Failing != 1 {
+		t.Errorf("item 2: a documented difference hid a listed failure: %s %q", b.VerdictKind, b.Verdict)
+	}
+	if b := cosmosRun(failed("a", unsorted)); b.VerdictKind != Conforms || b.Counts.DocumentedDiffs != 1 || b.Counts.Unexpected != 0 {
+		t.Errorf("item 3: a documented difference: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+	alsoListed := failed("a", unsorted, entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "query.order.keys", Spec: "Area a", Signature: unsorted}))
+	if b := cosmosRun(alsoListed); b.VerdictKind != Conforms || b.Counts.Unexpected != 0 {
+		t.Errorf("item 3: a documented difference listed in the baseline: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+}
