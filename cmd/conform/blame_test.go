@@ -80,3 +80,22 @@ func TestInt64LiteralsBlameTheirRule(t *testing.T) {
 		}
 	}
 }
+
+// Issue 20, item 8: a backend that ignores Prefer (every insert answers 201 with the
+// entity) fails the two rules about Prefer, and no protocol rule whose spec merely stores a
+// value with Prefer: return-no-content.
+func TestIgnoredPreferBlamesOnlyThePreferRules(t *testing.T) {
+	cells, _, out := blameRun(t, "mutant:prefer-ignored", "area:protocol")
+	prefer := map[string]bool{"protocol.insert.prefer-no-content": true, "protocol.insert.prefer-content": true}
+	for id, c := range cells {
+		switch {
+		case prefer[id] && c.Outcome != report.Fail:
+			t.Errorf("%s: %s, want fail", id, c.Outcome)
+		case !prefer[id] && (c.Against || c.Outcome == report.Fail):
+			t.Errorf("%s: %s, but the backend only ignores Prefer", id, c.Outcome)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
