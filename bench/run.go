@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"strings"
 	"sync"
@@ -273,11 +274,41 @@ func (l *Load) Workers() int {
 // Limit bounds a run: by a number of steps (testing.B's b.N), by a duration, or both.
 // Rate, when positive, paces the run at that many steps per second over all its workers
 // (`conform bench --target-rate`): step n starts no earlier than n/Rate seconds into the
-// run, so that the rate where throttling starts can be found.
+// run. With RateTo too, the pace ramps linearly from Rate to RateTo over the run (its
+// Duration, else the time its Ops take at the mean rate), so that one run shows the rate
+// where throttling starts.
 type Limit struct {
 	Ops      int
 	Duration time.Duration
 	Rate     float64
+	RateTo   float64
+}
+
+// startOf is when step n (from 0) may start, counted from the run's start, under the
+// limit's pace; zero when the run is not paced.
+func (l Limit) startOf(n int64) time.Duration {
+	if l.Rate <= 0 {
+		return 0
+	}
+	if l.RateTo <= 0 || l.RateTo == l.Rate {
+		return time.Duration(float64(n) / l.Rate * float64(time.Second))
+	}
+	span := l.Duration.Seconds()
+	if span <= 0 {
+		span = 2 * float64(l.Ops) / (l.Rate + l.RateTo)
+	}
+	if span <= 0 {
+		return 0
+	}
+	// The steps started by t <= span are r0·t + a·t²/2 with a = (r1−r0)/span; past the
+	// span the pace stays at r1.
+	r0, r1 := l.Rate, l.RateTo
+	if inSpan := (r0 + r1) / 2 * span; float64(n) >= inSpan {
+		return time.Duration((span + (float64(n)-inSpan)/r1) * float64(time.Second))
+	}
+	a := (r1 - r0) / span
+	t := (math.Sqrt(r0*r0+2*a*float64(n)) - r0) / a
+	return time.Duration(t * float64(time.Second))
 }
 
 // Timer is the part of testing.B a run uses to exclude preparation and verification from
@@ -363,7 +394,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 				if bound > 0 && n > int64(bound) {
 					break
 				}
-				if limit.Rate > 0 && !pace(ctx, start.Add(time.Duration(float64(n-1)/limit.Rate*float64(time.Second))), deadline) {
+				if limit.Rate > 0 && !pace(ctx, start.Add(limit.startOf(n-1)), deadline) {
 					break
 				}
 				if !deadline.IsZero() && time.Now().After(deadline) {

@@ -134,3 +134,31 @@ func TestRetryPolicyWaitsAsTheSDKs(t *testing.T) {
 		t.Error("500: only OperationTimedOut is throttling")
 	}
 }
+
+func TestPaceRampsBetweenRates(t *testing.T) {
+	flat := Limit{Rate: 100}
+	if got := flat.startOf(250); got != 2500*time.Millisecond {
+		t.Errorf("flat 100/s: step 250 at %v, want 2.5s", got)
+	}
+	for _, l := range []Limit{{Duration: 10 * time.Second, Rate: 100, RateTo: 300}, {Duration: 10 * time.Second, Rate: 300, RateTo: 100}, {Ops: 2000, Rate: 100, RateTo: 300}} {
+		// Over 10 s the mean rate is 200/s: 2000 steps; after that, steps go at RateTo.
+		if got := l.startOf(2000); got < 9999*time.Millisecond || got > 10001*time.Millisecond {
+			t.Errorf("%+v: step 2000 at %v, want 10s", l, got)
+		}
+		if got := l.startOf(2000 + int64(l.RateTo)); got < 10999*time.Millisecond || got > 11001*time.Millisecond {
+			t.Errorf("%+v: a second past the ramp at %v, want 11s", l, got)
+		}
+		prev := time.Duration(-1)
+		for n := int64(0); n < 2500; n += 7 {
+			at := l.startOf(n)
+			if at <= prev {
+				t.Fatalf("%+v: step %d at %v, not after %v", l, n, at, prev)
+			}
+			prev = at
+		}
+		// The pace at the start is Rate: the first second holds about Rate steps.
+		if got := l.startOf(int64(l.Rate)); got < 900*time.Millisecond || got > 1100*time.Millisecond {
+			t.Errorf("%+v: step %v at %v, want about 1s", l, l.Rate, got)
+		}
+	}
+}
