@@ -61,7 +61,8 @@ afterwards, and checks a sample of its results.
 
 Throttling answers (429, 503 ServerBusy) are retried as the SDKs retry them and counted as
 throttles, never as errors. --target-rate paces each workload at that many operations per
-second, to find where throttling starts. --ops runs each workload for a number of operations
+second, or ramps from R1 to R2 over the run (--target-rate R1:R2), to find where
+throttling starts. --ops runs each workload for a number of operations
 instead of --duration.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
