@@ -209,11 +209,14 @@ func wrong(format string, args ...any) error {
 // Load is a case prepared on a backend: its table created and its data loaded. It can be
 // run any number of times; Close deletes its tables.
 type Load struct {
-	Case  Case
-	env   *Env
-	table string
-	wl    *workload
-	runs  int
+	Case Case
+	// env's Backend retries throttling (loading, verification, clean-up); measured is the
+	// backend itself, which the measuring decorator wraps and retries as it counts.
+	env      *Env
+	measured api.Backend
+	table    string
+	wl       *workload
+	runs     int
 }
 
 // Prepare creates the case's table on env's backend and loads its data. ctx bounds the
@@ -222,6 +225,10 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 	if c.setup == nil {
 		return nil, fmt.Errorf("%s: case has no setup", c.Name())
 	}
+	measured := env.Backend
+	unmeasured := *env
+	unmeasured.Backend = retrying{env.Backend}
+	env = &unmeasured
 	table := newTableName()
 	if err := env.Backend.CreateTable(ctx, table); err != nil {
 		return nil, fmt.Errorf("%s: create table %s: %w", c.Name(), table, err)
@@ -231,7 +238,7 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 		_ = env.Backend.DeleteTable(context.WithoutCancel(ctx), table)
 		return nil, fmt.Errorf("%s: load: %w", c.Name(), err)
 	}
-	return &Load{Case: c, env: env, table: table, wl: wl}, nil
+	return &Load{Case: c, env: env, measured: measured, table: table, wl: wl}, nil
 }
 
 // Close deletes the load's tables.
@@ -364,7 +371,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	workers := make([]*Worker, nw)
 	for i := range workers {
 		seed := l.env.Seed ^ fnv64(uint64(l.runs)<<20|uint64(i))
-		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.env.Backend), Ctx: ctx, Table: l.table}
+		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.measured), Ctx: ctx, Table: l.table}
 	}
 	var (
 		issued   atomic.Int64

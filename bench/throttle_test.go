@@ -47,6 +47,13 @@ func (t *throttler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // throttledRun runs PointGet through the REST driver against a reference server behind a
 // throttler that throttles one request in every.
 func throttledRun(t *testing.T, every int64, workers int, limit Limit) (Result, *throttler, error) {
+	return throttledCase(t, "PointGet", false, every, workers, limit)
+}
+
+// throttledCase runs the first case of family against a reference server behind a
+// throttler that throttles one request in every, from the loading on when always is set,
+// else during the timed phase only.
+func throttledCase(t *testing.T, family string, always bool, every int64, workers int, limit Limit) (Result, *throttler, error) {
 	th := &throttler{inner: tableserver.New(reference.New()), every: every}
 	srv := httptest.NewServer(th)
 	t.Cleanup(srv.Close)
@@ -60,14 +67,19 @@ func throttledRun(t *testing.T, every int64, workers int, limit Limit) (Result, 
 	}
 	t.Cleanup(func() { _ = tgt.Close() })
 	env := &Env{Backend: tgt.Backend, Name: "throttled", Seed: 3, Workers: workers, Quick: true}
-	l, err := Prepare(ctx, env, CasesOf("PointGet", false)[0])
+	th.on.Store(always)
+	l, err := Prepare(ctx, env, CasesOf(family, false)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { th.on.Store(false); _ = l.Close(context.Background()) })
+	t.Cleanup(func() {
+		if err := l.Close(context.Background()); err != nil {
+			t.Errorf("clean-up: %v", err)
+		}
+	})
 	th.on.Store(true)
 	res, err := l.Run(ctx, limit, nil)
-	th.on.Store(false)
+	th.on.Store(always)
 	return res, th, err
 }
 
@@ -108,6 +120,20 @@ func TestThrottlingThatNeverEndsIsGivenUp(t *testing.T) {
 	}
 	if res.Requests != 20 || res.GaveUp != 20 || res.Errors != 0 || res.Throttles != 20*int64(1+sdkRetry.maxRetries) || th.throttled.Load() != res.Throttles {
 		t.Fatalf("requests %d given up %d errors %d throttles %d (server %d)", res.Requests, res.GaveUp, res.Errors, res.Throttles, th.throttled.Load())
+	}
+}
+
+// TestThrottlingFailsNoLoadingOrCheck: loading, the read-backs that check a run's writes and
+// the clean-up are retried on throttling too, unmeasured: a throttling service fails none
+// of them, and only the timed phase's throttles are counted.
+func TestThrottlingFailsNoLoadingOrCheck(t *testing.T) {
+	res, th, err := throttledCase(t, "Insert", true, 2, 1, Limit{Ops: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 100 || res.Errors != 0 || res.GaveUp != 0 || res.Throttles == 0 || th.throttled.Load() <= res.Throttles {
+		t.Fatalf("requests %d errors %d given up %d throttles %d; the server throttled %d in all",
+			res.Requests, res.Errors, res.GaveUp, res.Throttles, th.throttled.Load())
 	}
 }
 
