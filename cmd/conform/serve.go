@@ -97,7 +97,7 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
+			go func() { errc <- srv.Serve(tableserver.Listener(ln)) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
