@@ -85,12 +85,14 @@ report: deps build
 ## test: vet, then every package's tests with -race, with the conformance suite against
 ## the reference in process, the reference over HTTP and Azurite; then the mutation test
 ## (the suite against every deliberately wrong backend, one process each), without the race
-## detector: it re-runs the suite's own specs, which the first step ran with it. Nothing is
-## taken from Go's test cache: a backend outside the process (Azurite from npm or Docker)
-## can change without any file the cache watches changing.
+## detector: it re-runs the suite's own specs, which the first step ran with it; then the
+## soak of `conform serve --data` under faults (about half a minute), which prints its
+## counts. Nothing is taken from Go's test cache: a backend outside the process (Azurite
+## from npm or Docker) can change without any file the cache watches changing.
 test: deps vet
 	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
+	CONFORM_SOAK=1 $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
 
 vet:
 	$(GO) vet ./...

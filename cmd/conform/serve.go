@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -28,6 +29,8 @@ func serveCmd() *cobra.Command {
 	var allowAnonymous, oauth bool
 	var deleteHold time.Duration
 	var dataDir string
+	var repair bool
+	var snapshotEvery int
 	var pprofAddr string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -41,7 +44,14 @@ Any SDK can use the printed connection string as it would use Azurite's.
 
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
-applied) and snapshots are taken periodically and on exit (see reference/persist).`,
+applied) and snapshots are taken periodically and on exit (see reference/persist). A torn
+last record (a write a crash cut short, never acknowledged) is cut with a warning; any other
+damage (a bad record that intact ones follow, a missing snapshot or log) stops serve with a
+message naming it, and --repair then moves the damaged files into DIR/damaged-<time> and
+starts from what is intact. On a full disk reads go on and writes answer 503 ServerBusy.
+
+Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
+public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
@@ -68,16 +78,36 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 				}
 				defer stopProfiles()
 			}
+			if repair && dataDir == "" {
+				return usageErr("--repair needs --data DIR")
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
+			if w := exposureWarning(ln.Addr()); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
 			var backend api.Backend = reference.New(reference.WithDeleteHold(deleteHold))
 			where := "in memory"
 			if dataDir != "" {
-				store, err := persist.Open(dataDir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				popts := []persist.Option{persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)), persist.WithLog(cmd.ErrOrStderr())}
+				if repair {
+					popts = append(popts, persist.WithRepair())
+				}
+				if snapshotEvery > 0 {
+					popts = append(popts, persist.WithSnapshotEvery(snapshotEvery))
+				}
+				if mark := os.Getenv(testDiskFullEnv); mark != "" {
+					popts = append(popts, persist.WithFaults(diskFullWhile(mark)))
+				}
+				store, err := persist.Open(dataDir, popts...)
 				if err != nil {
 					_ = ln.Close()
+					var de *persist.DamageError
+					if errors.As(err, &de) {
+						return usageErr("--data: %v. Nothing was changed; --repair moves the damaged files into %s/damaged-<time> and starts from what is intact", err, dataDir)
+					}
 					return usageErr("--data: %v", err)
 				}
 				defer func() { _ = store.Close() }()
@@ -116,7 +146,36 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
+	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
+}
+
+// exposureWarning is the one line serve prints when it listens beyond loopback: every
+// server accepts the development account, whose key is public.
+func exposureWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("conform serve: warning: listening on %s, beyond this machine, with the development account's public key: anyone who can reach it can read and change the data (use --addr 127.0.0.1:PORT to stay local)", a)
+}
+
+// testDiskFullEnv names a file while which every write to the --data directory fails as on
+// a full disk (ENOSPC, through persist.WithFaults). The soak test (soak_test.go) fills the
+// disk this way: mounting a small filesystem needs privileges.
+const testDiskFullEnv = "CONFORM_TEST_DISK_FULL_WHILE"
+
+func diskFullWhile(mark string) func(persist.FileOp, string) error {
+	return func(op persist.FileOp, file string) error {
+		if op != persist.OpWrite && op != persist.OpCreate {
+			return nil
+		}
+		if _, err := os.Stat(mark); err == nil {
+			return &os.PathError{Op: string(op), Path: file, Err: syscall.ENOSPC}
+		}
+		return nil
+	}
 }
