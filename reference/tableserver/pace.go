@@ -31,9 +31,13 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 		return b.body.Read(p)
 	}
 	rate := b.s.limits.MinBodyRate
-	rc := http.NewResponseController(b.w)
-	due := b.start.Add(b.s.limits.BodyGrace + time.Duration(float64(b.n+1)/float64(rate)*float64(time.Second)))
-	_ = rc.SetReadDeadline(due) // not supported by test recorders: then only ReadTimeout bounds it
+	// net/http's ResponseWriter sets its connection's read deadline (what
+	// http.ResponseController calls, without allocating one); a test recorder cannot, and
+	// then only ReadTimeout bounds the body.
+	rc, _ := b.w.(readDeadliner)
+	if rc != nil {
+		_ = rc.SetReadDeadline(b.start.Add(b.s.limits.BodyGrace + time.Duration(float64(b.n+1)/float64(rate)*float64(time.Second))))
+	}
 	if b.counted {
 		b.s.inflight.Add(-1)
 	}
@@ -45,7 +49,9 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	switch {
 	case err == io.EOF:
 		b.done = true
-		_ = rc.SetReadDeadline(time.Time{})
+		if rc != nil {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
 	case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
 		b.done = true
 		b.w.Header().Set("Connection", "close")
@@ -55,3 +61,5 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 }
 
 func (b *pacedBody) Close() error { return b.body.Close() }
+
+type readDeadliner interface{ SetReadDeadline(time.Time) error }

@@ -239,6 +239,8 @@ type exchange struct {
 	// unbounded is the body of unknown length under the bound of r.Body, from which a
 	// refused body is drained (drainUnreadBody).
 	unbounded io.ReadCloser
+	// paced is the request's body, read at a minimum rate (pace.go).
+	paced pacedBody
 }
 
 // headerSlots is how many header values an exchange holds without allocating: the six of
@@ -275,7 +277,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.inflight.Add(-1)
 	}
 	if x.r.Body != nil && x.r.Body != http.NoBody {
-		x.r.Body = &pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now()}
+		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now()}
+		x.r.Body = &x.paced
 	}
 	defer func() {
 		if v := recover(); v != nil {
