@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"time"
 )
 
 // ErrorCode is one documented error: its code, HTTP status, the message the service sends
@@ -36,6 +37,9 @@ type Error struct {
 	RequestID   string
 	FailedIndex int
 	Indexed     bool
+	// RetryAfter is the wait a throttling answer asked for (retry-after-ms,
+	// x-ms-retry-after-ms or Retry-After; EVIDENCE.md E-sdk-retry), zero when it asked none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
