@@ -61,6 +61,9 @@ const (
 	// SrcEntityTooLargeLive quotes Storage's answer to an entity over 1 MiB made of strings
 	// of 32 Ki characters, in Azurite's SDK tests.
 	SrcEntityTooLargeLive = "https://github.com/Azure/Azurite/blob/40b4d4b491a2cf954a86be74360e3b883abd5831/tests/table/apis/table.entity.azure.data-tables.test.ts"
+	// SrcHealthCheckFilter is a widely used health check that probes live Table endpoints
+	// with the filter `false`.
+	SrcHealthCheckFilter = "https://github.com/Xabaril/AspNetCore.Diagnostics.HealthChecks/blob/master/src/HealthChecks.Azure.Data.Tables/AzureTableServiceHealthCheck.cs"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )
