@@ -64,6 +64,8 @@ const (
 	// SrcHealthCheckFilter is a widely used health check that probes live Table endpoints
 	// with the filter `false`.
 	SrcHealthCheckFilter = "https://github.com/Xabaril/AspNetCore.Diagnostics.HealthChecks/blob/master/src/HealthChecks.Azure.Data.Tables/AzureTableServiceHealthCheck.cs"
+	// SrcGoInvalidEntity is the Go SDK's recording of an insert without keys on Storage.
+	SrcGoInvalidEntity = "https://github.com/Azure/azure-sdk-for-go/blob/64f3ac0f62f96c3a2a7583d8cd108bc19977a602/sdk/data/aztables/testdata/recordings/TestInvalidEntity/TestInvalidEntity_storage.json"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )
