@@ -138,6 +138,9 @@ const (
 	// a Double beyond its range (E-double-out-of-range), an Int64 beyond 64 bits
 	// (E-int64-overflow), an empty Edm.DateTime (E-datetime-empty).
 	MsgValueNotProcessed = "An error occurred while processing this request."
+	// MsgCORSHeaderMissing answers a CORS preflight without Origin or
+	// Access-Control-Request-Method (E-cors-preflight-missing).
+	MsgCORSHeaderMissing = "A required CORS header is not present."
 )
 
 var errorCodes = map[string]ErrorCode{}
