@@ -216,7 +216,7 @@ type ShardRun struct {
 	Large        bool          `json:"large,omitempty"`
 }
 
-// sameRun reports how o differs from r as a run (not as a shard), or "".
+// differs says how o differs from r as a run (not as a shard), or "" when it does not.
 func (r ShardRun) differs(o ShardRun) string {
 	switch {
 	case r.RunID != o.RunID:
