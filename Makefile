@@ -87,9 +87,10 @@ report: deps build
 ## (the suite against every deliberately wrong backend, one process each), without the race
 ## detector: it re-runs the suite's own specs, which the first step ran with it. A spec that
 ## fails once against Azurite is run once more (never against the reference), and every spec
-## that passed only when retried is printed at the end. Nothing is
-## taken from Go's test cache: a backend outside the process (Azurite from npm or Docker)
-## can change without any file the cache watches changing.
+## that passed only when retried is printed at the end. Then the soak of `conform serve
+## --data` under faults (about half a minute) prints its counts. Nothing is taken from Go's
+## test cache: a backend outside the process (Azurite from npm or Docker) can change without
+## any file the cache watches changing.
 test: deps vet
 	@log=$$(mktemp) && \
 	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
@@ -97,6 +98,7 @@ test: deps vet
 	if [ -s $$log ]; then echo "Specs that passed only when retried (never on the reference):"; cat $$log; fi; \
 	rm -f $$log; exit $$status
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
+	CONFORM_SOAK=1 $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
 
 vet:
 	$(GO) vet ./...

@@ -157,6 +157,27 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		}
 	})
 
+	f.DescribeTable("query.filter.bare-constant", "with only a Boolean constant is run or refused",
+		func(ctx context.Context, filter string, all bool) {
+			table := tableWith(ctx, f, people...)
+			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(people)))
+			if err != nil {
+				Expect(err).To(BeRefused(), "filter %q", filter)
+				e, _ := driver.AsError(err)
+				f.Choice("$filter="+filter, fmt.Sprintf("refused with %d %s", e.Status, e.Code))
+				return
+			}
+			want := []api.Key{}
+			if all {
+				want = keysWhere(people, func(api.Entity) bool { return true })
+			}
+			Expect(r.Entities()).To(ConsistOfKeys(want...), "filter %q was run, so it must match every entity or none", filter)
+			f.Choice("$filter="+filter, "run")
+		},
+		Entry("false", "false", false),
+		Entry("true", "true", true),
+	)
+
 	f.DescribeTable("query.filter.null", "with a null literal is refused",
 		func(ctx context.Context, filter string) {
 			table := tableWith(ctx, f, people...)
