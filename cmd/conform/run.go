@@ -670,6 +670,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
 		fmt.Fprintf(w, "%-16s passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		if c.NotApplicable > 0 {
+			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
+		}
+		if c.Unexpected > 0 {
+			fmt.Fprintf(w, "%-16s %d specs not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected)
+		}
 		for _, e := range b.Errors {
 			fmt.Fprintf(w, "%-16s no answer: %s\n", "", e)
 		}
