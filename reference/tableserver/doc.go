@@ -6,9 +6,12 @@
 // service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
 // and error bodies, and authenticates Shared Key, Shared Key Lite, service SAS (with stored
 // access policies, sip and spr) and account SAS for the development account and the accounts
-// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Paths may be emulator
-// style (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`);
-// `ACCOUNT-secondary` names the account's secondary location.
+// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Each account is a
+// namespace of its own: its own backend, table ACLs and service properties. Paths may be
+// emulator style (`/ACCOUNT/Tables`) or host style, as production URLs name the account
+// (`ACCOUNT.table.core.windows.net` or `ACCOUNT.table.localhost`, `/Tables`);
+// `ACCOUNT-secondary` names the account's secondary location. Served over TLS, spr=https
+// SAS tokens are accepted (cmd/conform's serve --tls).
 //
 // The account-wide XML resources live in their own files: the table ACL (acl.go), service
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
