@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,8 @@ func serveCmd() *cobra.Command {
 	var allowAnonymous, oauth bool
 	var deleteHold time.Duration
 	var dataDir string
+	var repair bool
+	var snapshotEvery int
 	var pprofAddr string
 	var closers []func() error
 	var useTLS bool
@@ -59,7 +62,15 @@ then uses https.
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
 applied) and snapshots are taken periodically and on exit (see reference/persist); the
-accounts given with --account keep theirs in DIR/accounts/NAME.`,
+accounts given with --account keep theirs in DIR/accounts/NAME. A torn last record (a write
+a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
+that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
+and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
+damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
+ServerBusy.
+
+Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
+public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
@@ -90,6 +101,9 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				}
 				defer stopProfiles()
 			}
+			if repair && dataDir == "" {
+				return usageErr("--repair needs --data DIR")
+			}
 			var served servedTLS
 			if useTLS || certFile != "" || keyFile != "" {
 				var err error
@@ -101,14 +115,31 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
+			if w := exposureWarning(ln.Addr()); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
 			// Each account is a namespace of its own (E-account-namespace): its own backend,
 			// and with --data its own directory.
 			openBackend := func(dir string) (api.Backend, int, error) {
 				if dataDir == "" {
 					return reference.New(reference.WithDeleteHold(deleteHold)), 0, nil
 				}
-				store, err := persist.Open(dir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				popts := []persist.Option{persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)), persist.WithLog(cmd.ErrOrStderr())}
+				if repair {
+					popts = append(popts, persist.WithRepair())
+				}
+				if snapshotEvery > 0 {
+					popts = append(popts, persist.WithSnapshotEvery(snapshotEvery))
+				}
+				if mark := os.Getenv(testDiskFullEnv); mark != "" {
+					popts = append(popts, persist.WithFaults(diskFullWhile(mark)))
+				}
+				store, err := persist.Open(dir, popts...)
 				if err != nil {
+					var de *persist.DamageError
+					if errors.As(err, &de) {
+						return nil, 0, fmt.Errorf("%w. Nothing was changed; --repair moves the damaged files into %s and starts from what is intact", err, filepath.Join(dir, "damaged-<time>"))
+					}
 					return nil, 0, err
 				}
 				closers = append(closers, store.Close)
@@ -139,13 +170,15 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
 			srv := tableserver.New(backend, opts...).HTTPServer(addr)
-			scheme := "http"
+			scheme, listener := "http", tableserver.Listener(ln)
 			if served.config != nil {
 				scheme = "https"
 				srv.TLSConfig = served.config
 				// HTTP/1.1 only, as the Table service speaks it.
 				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
-				ln = tls.NewListener(ln, served.config)
+				// TLS outermost, so that requests know they came over TLS (spr=https); the
+				// framing watch below it sees only encrypted bytes (tableserver.Listener).
+				listener = tls.NewListener(listener, served.config)
 			}
 			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
@@ -164,7 +197,7 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
+			go func() { errc <- srv.Serve(listener) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
@@ -183,6 +216,8 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
+	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
 	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
@@ -204,4 +239,31 @@ func validAccountName(name string) bool {
 		}
 	}
 	return true
+}
+
+// exposureWarning is the one line serve prints when it listens beyond loopback: every
+// server accepts the development account, whose key is public.
+func exposureWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("conform serve: warning: listening on %s, beyond this machine, with the development account's public key: anyone who can reach it can read and change the data (use --addr 127.0.0.1:PORT to stay local)", a)
+}
+
+// testDiskFullEnv names a file while which every write to the --data directory fails as on
+// a full disk (ENOSPC, through persist.WithFaults). The soak test (soak_test.go) fills the
+// disk this way: mounting a small filesystem needs privileges.
+const testDiskFullEnv = "CONFORM_TEST_DISK_FULL_WHILE"
+
+func diskFullWhile(mark string) func(persist.FileOp, string) error {
+	return func(op persist.FileOp, file string) error {
+		if op != persist.OpWrite && op != persist.OpCreate {
+			return nil
+		}
+		if _, err := os.Stat(mark); err == nil {
+			return &os.PathError{Op: string(op), Path: file, Err: syscall.ENOSPC}
+		}
+		return nil
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -193,4 +194,25 @@ func TestRunWithAWrongKeyExitsTwo(t *testing.T) {
 		t.Errorf("stderr should name the backend and the refusal: %q", stderr)
 	}
 	assertNoSecret(t, out, stdout+stderr)
+}
+
+// TestListeningBeyondLoopbackIsWarnedAbout: serve warns, in one line, when it listens
+// where others can reach it with the development account's public key. Before, it said
+// nothing.
+func TestListeningBeyondLoopbackIsWarnedAbout(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		warn bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 10002}, false},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 10002}, false},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 10002}, true},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 10002}, true},
+		{&net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 10002}, true},
+	} {
+		w := exposureWarning(c.addr)
+		if (w != "") != c.warn || strings.Contains(w, "\n") {
+			t.Errorf("%v: warning %q, want one: %v", c.addr, w, c.warn)
+		}
+	}
 }

@@ -272,7 +272,7 @@ func (x *exchange) queryEntities(table string) error {
 	}
 	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
-	err = x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
+	err = x.writeEntitySet(ents, doc)
 	if r, ok := x.backend.(pageRecycler); ok {
 		r.RecyclePage(page) // the answer is written: nothing refers to the page any more
 	}
