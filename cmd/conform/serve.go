@@ -170,15 +170,17 @@ public, so anyone who can reach the port can read and change the data.`,
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
 			srv := tableserver.New(backend, opts...).HTTPServer(addr)
-			scheme, listener := "http", tableserver.Listener(ln)
+			scheme := "http"
 			if served.config != nil {
 				scheme = "https"
 				srv.TLSConfig = served.config
 				// HTTP/1.1 only, as the Table service speaks it.
 				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
-				// TLS outermost, so that requests know they came over TLS (spr=https); the
-				// framing watch below it sees only encrypted bytes (tableserver.Listener).
-				listener = tls.NewListener(listener, served.config)
+				ln = tls.NewListener(ln, served.config)
+			} else {
+				// The framing check reads the plain bytes; under TLS http.Server must see the
+				// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
+				ln = tableserver.Listener(ln)
 			}
 			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
@@ -197,7 +199,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(listener) }()
+			go func() { errc <- srv.Serve(ln) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
