@@ -35,9 +35,12 @@
 // One transaction (entity group transaction) is one record: its puts and deletes are
 // replayed together or not at all; a failed transaction changes nothing and writes
 // nothing. Records are framed with their length and a CRC-32C. A crash in the middle of a
-// write can only tear the last record of the last log, which was never acknowledged: Open
-// cuts it and says so (Stats.Warnings, WithLog). Anything else is damage, as in etcd's
-// WAL: a bad frame that intact frames follow, a whole frame that does not decode or apply,
+// write can only tear the last record of the last log, which was never acknowledged: cut
+// short by the end of the file, or partly never written (zero bytes to the end of the file,
+// or a whole zero 512-byte sector inside it). Open cuts it and says so (Stats.Warnings,
+// WithLog). Anything else is damage, as in etcd's WAL: a bad frame that intact frames
+// follow, a whole last frame of other bytes that fails its checksum, a whole frame that
+// does not decode or apply,
 // a damaged snapshot, a snapshot naming a log that is absent, logs that no snapshot names,
 // a gap between logs. Open refuses it with a *DamageError naming each damaged file and
 // changes nothing; with WithRepair it moves the damaged files into damaged-<time> in the
