@@ -22,7 +22,8 @@
 //
 // A write whose record cannot be written (a full disk) is not acknowledged and is undone:
 // the log is cut back to its last whole record and the Service is read back from the
-// directory, so no reader sees it. It answers 503 ServerBusy, the code Storage gives when
+// directory, so no reader sees it (the delete holds of recently deleted table names end,
+// as at a restart). It answers 503 ServerBusy, the code Storage gives when
 // it cannot serve a request for now and clients retry (EVIDENCE.md 9); further writes are
 // refused the same way, without touching the disk, for a delay that doubles with each
 // failure (1 s to 30 s), and reads go on. Only when the log cannot even be cut back or read

@@ -135,7 +135,7 @@ func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_ = conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 		_, err = br.ReadByte()
 		return resp, err == io.EOF
 	}
