@@ -235,17 +235,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // written at once with its Content-Length. Before, every answer was rendered whole before
 // its first byte was written: 20 clients that did not read held a GiB.
 func TestLargePagesAreStreamed(t *testing.T) {
-	svc := reference.New()
-	c := context.Background()
-	if err := svc.CreateTable(c, "big"); err != nil {
-		t.Fatal(err)
-	}
-	pad := strings.Repeat("x", 25_000) // two of them: 50 KB of JSON per entity
-	for i := range 1000 {
-		if _, err := svc.InsertEntity(c, "big", api.NewEntity("p", fmt.Sprintf("%04d", i), map[string]api.Value{"a": api.String(pad), "b": api.String(pad)})); err != nil {
-			t.Fatal(err)
-		}
-	}
+	svc := bigTable(t)
 	srv := tableserver.New(svc, tableserver.WithAllowAnonymous())
 	get := func(top int) *countingWriter {
 		w := &countingWriter{h: http.Header{}}
@@ -265,5 +255,50 @@ func TestLargePagesAreStreamed(t *testing.T) {
 	w = get(5)
 	if w.status != http.StatusOK || w.h.Get("Content-Length") != fmt.Sprint(w.all) {
 		t.Errorf("a small page: %d, Content-Length %q for %d bytes", w.status, w.h.Get("Content-Length"), w.all)
+	}
+}
+
+// bigTable is a Service with a table "big" of 1,000 entities of 50 KB of JSON each.
+func bigTable(t testing.TB) *reference.Service {
+	svc := reference.New()
+	c := context.Background()
+	if err := svc.CreateTable(c, "big"); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 25_000) // two of them: 50 KB of JSON per entity
+	for i := range 1000 {
+		if _, err := svc.InsertEntity(c, "big", api.NewEntity("p", fmt.Sprintf("%04d", i), map[string]api.Value{"a": api.String(pad), "b": api.String(pad)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return svc
+}
+
+// TestClientsThatDoNotReadDoNotStarveOthers: while clients that never read hold large
+// streamed answers, ordinary requests are served: a request waiting for its client to take
+// its answer does not count against MaxConcurrentRequests. Before, each held a slot.
+func TestClientsThatDoNotReadDoNotStarveOthers(t *testing.T) {
+	srv, addr := anonymous(t, bigTable(t), tableserver.Limits{MaxConcurrentRequests: 2})
+	req := fmt.Sprintf("GET %s/big()?$top=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-ms-version: 2019-02-02\r\nAccept: application/json;odata=nometadata\r\n\r\n", acct)
+	for range 4 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 16), nil); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%v %v", resp, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // their answers fill the sockets
+	for i := range 5 {
+		out := rawExchange(addr, request("GET", acct+"/big()?$top=1", nil, nil), nil, false, 10*time.Second)
+		if len(out.statuses) != 1 || out.statuses[0] != http.StatusOK {
+			t.Fatalf("ordinary request %d while 4 clients do not read: %+v (busy %d)", i, out, srv.Busy())
+		}
 	}
 }
