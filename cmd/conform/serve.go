@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -34,6 +35,8 @@ func serveCmd() *cobra.Command {
 	var snapshotEvery int
 	var pprofAddr string
 	var closers []func() error
+	var useTLS bool
+	var tlsDir, certFile, keyFile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -48,6 +51,13 @@ Each account is a namespace of its own, as on Azure: its tables, table ACLs and 
 properties are its alone. Requests name the account in the path (path style,
 http://127.0.0.1:10002/devstoreaccount1/Tables) or as the first label of the Host (host
 style, Host: devstoreaccount1.table.core.windows.net, as production URLs do).
+
+With --tls it serves https (HTTP/1.1), so that SAS tokens signed with spr=https and clients
+that require https work: the certificate is generated for localhost, *.localhost,
+*.table.localhost, 127.0.0.1 and ::1 and signed by a local CA that --tls-dir keeps across
+restarts; the CA may sign only those names, so trusting its ca.pem trusts nothing else.
+--cert and --key serve a certificate of your own instead. The printed connection string
+then uses https.
 
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
@@ -93,6 +103,13 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			if repair && dataDir == "" {
 				return usageErr("--repair needs --data DIR")
+			}
+			var served servedTLS
+			if useTLS || certFile != "" || keyFile != "" {
+				var err error
+				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
+					return usageErr("--tls: %v", err)
+				}
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -153,18 +170,36 @@ public, so anyone who can reach the port can read and change the data.`,
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
 			srv := tableserver.New(backend, opts...).HTTPServer(addr)
-			base := "http://" + ln.Addr().String()
+			scheme := "http"
+			if served.config != nil {
+				scheme = "https"
+				srv.TLSConfig = served.config
+				// HTTP/1.1 only, as the Table service speaks it.
+				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+				ln = tls.NewListener(ln, served.config)
+			} else {
+				// The framing check reads the plain bytes; under TLS http.Server must see the
+				// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
+				ln = tableserver.Listener(ln)
+			}
+			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
-			fmt.Fprintf(out, "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
-				tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
+			switch {
+			case served.caFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+			case served.certFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
+			}
+			fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
+				scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
 			for _, n := range names {
 				fmt.Fprintf(out, "account %s: TableEndpoint=%s/%s (key as given)\n", n, base, n)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(tableserver.Listener(ln)) }()
+			go func() { errc <- srv.Serve(ln) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
@@ -186,6 +221,10 @@ public, so anyone who can reach the port can read and change the data.`,
 	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
 	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
+	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
+	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
+	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
+	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
 }

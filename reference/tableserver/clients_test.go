@@ -39,8 +39,9 @@ func servedOn(t *testing.T, srv *tableserver.Server) string {
 	return ln.Addr().String()
 }
 
-// anonymous is an in-memory server that lets requests through without credentials.
-func anonymous(t *testing.T, b api.Backend, limits tableserver.Limits) (*tableserver.Server, string) {
+// servedAnonymously serves b on a loopback port, letting requests through without
+// credentials.
+func servedAnonymously(t *testing.T, b api.Backend, limits tableserver.Limits) (*tableserver.Server, string) {
 	t.Helper()
 	srv := tableserver.New(b, tableserver.WithAllowAnonymous(), tableserver.WithLimits(limits))
 	return srv, servedOn(t, srv)
@@ -59,7 +60,7 @@ func createTable(t *testing.T, addr, name string) {
 // larger overflowed into a deadline in the past: every operation answered 500
 // OperationTimedOut.
 func TestHugeTimeoutIsCappedNotOverflowed(t *testing.T) {
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{})
 	for _, v := range []string{"31", "9223372036", "9223372037", "9223372036854775807"} {
 		out := rawExchange(addr, request("GET", acct+"/Tables?timeout="+v, nil, nil), nil, false, 10*time.Second)
 		if len(out.statuses) != 1 || out.statuses[0] != http.StatusOK {
@@ -100,7 +101,7 @@ func (b slowBackend) QueryEntities(ctx context.Context, table string, q api.Quer
 // cancelled the request's context at the half-close and the work answered 500
 // InternalError.
 func TestHalfClosedClientsGetTheirAnswer(t *testing.T) {
-	_, addr := anonymous(t, slowBackend{reference.New()}, tableserver.Limits{})
+	_, addr := servedAnonymously(t, slowBackend{reference.New()}, tableserver.Limits{})
 	createTable(t, addr, "half")
 	body := []byte(`{"PartitionKey":"p","RowKey":"r"}`)
 	out := rawExchange(addr, request("POST", acct+"/half", []string{"Content-Type: application/json"}, body), nil, true, 10*time.Second)
@@ -117,7 +118,7 @@ func TestHalfClosedClientsGetTheirAnswer(t *testing.T) {
 // answered (by its Transfer-Encoding) and its connection closed (RFC 9112 6.3); an ordinary
 // request keeps its connection. Before, the connection was kept open.
 func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{})
 	createTable(t, addr, "framing")
 	exchange := func(framing string, body string) (*http.Response, bool) {
 		t.Helper()
@@ -158,7 +159,7 @@ func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
 // a request waiting for its body held one of the 512 slots: the others got 503 ServerBusy.
 func TestSlowBodiesDoNotStarveOthers(t *testing.T) {
 	const slow = 600
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{BodyGrace: 3 * time.Second, ReadTimeout: time.Minute})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{BodyGrace: 3 * time.Second, ReadTimeout: time.Minute})
 	createTable(t, addr, "slow")
 	var wg sync.WaitGroup
 	results := make(chan outcome, slow)
@@ -278,7 +279,7 @@ func bigTable(t testing.TB) *reference.Service {
 // streamed answers, ordinary requests are served: a request waiting for its client to take
 // its answer does not count against MaxConcurrentRequests. Before, each held a slot.
 func TestClientsThatDoNotReadDoNotStarveOthers(t *testing.T) {
-	srv, addr := anonymous(t, bigTable(t), tableserver.Limits{MaxConcurrentRequests: 2})
+	srv, addr := servedAnonymously(t, bigTable(t), tableserver.Limits{MaxConcurrentRequests: 2})
 	req := fmt.Sprintf("GET %s/big()?$top=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-ms-version: 2019-02-02\r\nAccept: application/json;odata=nometadata\r\n\r\n", acct)
 	for range 4 {
 		conn, err := net.Dial("tcp", addr)

@@ -321,6 +321,10 @@ func (x *exchange) insertEntity(table string) error {
 		return err
 	}
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// Storage echoes the preference on this refusal (E-insert-no-keys).
+		if p := prefer(x.r.Header); p != "" {
+			x.setHeader(wire.KeyPrefApplied, p)
+		}
 		return spec.ErrPropertiesNeedValue.New()
 	}
 	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {

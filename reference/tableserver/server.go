@@ -219,7 +219,10 @@ type exchange struct {
 	query   url.Values // read-only: it may be shared with other requests (queryCache)
 	level   wire.Metadata
 	jsonErr bool
-	wrote   bool
+	// prefixedXMLErr: an XML error is written in the m: prefixed form, as Storage answers
+	// the account's XML resources (E-acl-error-xml).
+	prefixedXMLErr bool
+	wrote          bool
 
 	account   string
 	backend   api.Backend // the account's
@@ -783,6 +786,9 @@ func (x *exchange) fail(err error) {
 	if x.jsonErr {
 		x.setHeader(wire.HeaderContentType, x.level.ContentType())
 		body = wire.EncodeErrorJSON(se, x.id, x.now)
+	} else if x.prefixedXMLErr {
+		x.setHeader(wire.HeaderContentType, wire.ContentTypeXML)
+		body = wire.EncodeErrorXMLPrefixed(se, x.id, x.now)
 	} else {
 		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)

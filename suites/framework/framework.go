@@ -469,13 +469,20 @@ func notExpressibleError(calls []record.Call) string {
 // precondition: loading data with a filter of another rule, reading back with $select, a
 // batch being applied at all): when an assertion in check fails, the spec is blocked by
 // rule, with the failure as its evidence, and its own rule is neither passed nor failed.
-// step says what the spec was doing ("read the entity back with $select").
+// step says what the spec was doing ("read the entity back with $select"). In a spec of
+// rule itself, check is an ordinary part of the spec.
 func (f *F) Requires(rule, step string, check func()) {
+	ginkgo.GinkgoHelper()
+	Requires(rule, step, check)
+}
+
+// Requires is F.Requires for helpers that have no F: the running spec is this process's.
+func Requires(rule, step string, check func()) {
 	ginkgo.GinkgoHelper()
 	ruleOf(rule)
 	run := currentRun.Load()
-	if run == nil {
-		check()
+	if run == nil || run.rule.ID == rule {
+		check() // a spec's own rule is no precondition: its failure fails the spec
 		return
 	}
 	prevRule, prevStep := run.precondition, run.step
