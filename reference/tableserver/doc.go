@@ -28,7 +28,7 @@
 // bounded by the request's timeout (at most 30 s), not by its connection: a client that
 // half-closes after its request still gets the answer. A large Query Entities answer is
 // written as it is rendered (writeEntitySet), so that a client that does not read holds
-// about a MiB of it, not the page.
+// about a MiB of it, not the page, and no concurrency slot while the answer waits for it.
 //
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
