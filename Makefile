@@ -92,7 +92,7 @@ report: deps build
 ## test cache: a backend outside the process (Azurite from npm or Docker) can change without
 ## any file the cache watches changing.
 test: deps vet
-	@log=$$(mktemp) && \
+	log=$$(mktemp) && \
 	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
 	status=$$?; \
 	if [ -s $$log ]; then echo "Specs that passed only when retried (never on the reference):"; cat $$log; fi; \
