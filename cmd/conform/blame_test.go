@@ -99,3 +99,22 @@ func TestIgnoredPreferBlamesOnlyThePreferRules(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// Issue 20, item 9, for SAS: against a backend that refuses every service SAS, the rules
+// whose specs expect a SAS to be refused (expired, not yet valid, another table, a missing
+// permission) are blocked by auth.sas.permission.read, never passed.
+func TestRefusedSASBlocksNeverPasses(t *testing.T) {
+	blocked := []string{"auth.sas.expired", "auth.sas.not-yet-valid", "auth.sas.other-table", "auth.sas.no-table-management", "auth.sas.permission.add"}
+	cells, code, out := blameRun(t, "mutant:sas-refused", append(blocked, "auth.sas.permission.read")...)
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	if c := cells["auth.sas.permission.read"]; c.Outcome != report.Fail {
+		t.Errorf("auth.sas.permission.read: %s, want fail", c.Outcome)
+	}
+	for _, id := range blocked {
+		if c := cells[id]; c.Outcome != report.Blocked || c.Against {
+			t.Errorf("%s: %s, want blocked by auth.sas.permission.read", id, c.Outcome)
+		}
+	}
+}
