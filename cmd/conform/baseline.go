@@ -17,7 +17,8 @@ import (
 // becomes an expected failure with its signature and one line of evidence. A transport
 // error or timeout is never recorded: an old entry for such a spec is kept as it was, and
 // so is every flaky entry (flakiness is decided from evidence, by hand). The reference
-// has no baseline: it must pass every spec.
+// has no baseline: it must pass every spec. Only what ran changes: an entry for a spec the
+// run did not judge (left out by --label-filter, skipped) is kept as it was.
 func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	for bi, b := range r.Backends {
 		if b.StartError != "" {
@@ -46,7 +47,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 			return fmt.Errorf("write baseline: %w", err)
 		}
 		added, removed := diffBaselines(old, next)
-		fmt.Fprintf(w, "%s: %d expected failures (%d added, %d removed)\n", path, len(next.Expected), len(added), len(removed))
+		fmt.Fprintf(w, "%s: %d expected failures (%d added, %d removed); %s\n", path, len(next.Expected), len(added), len(removed), nextRunReads(dir))
 		for _, e := range added {
 			fmt.Fprintf(w, "  + %s: %s\n", e.Rule, e.Spec)
 		}
@@ -79,6 +80,31 @@ func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Basel
 			next.Expected = append(next.Expected, e)
 		}
 	}
+	judged := map[string]bool{}
+	for _, row := range r.Rules {
+		for _, s := range row.Cells[bi].Specs {
+			if s.Outcome != report.Skipped && s.Outcome != report.NotRun {
+				judged[row.ID+"\x00"+s.Text] = true
+			}
+		}
+	}
+	// An entry whose spec this run did not judge stays: under a label filter the other
+	// areas' entries are not this run's to change. Without a filter, an entry whose spec no
+	// longer exists is dropped.
+	filtered := b.Coverage.Filter != ""
+	present := map[string]bool{}
+	for _, row := range r.Rules {
+		for _, s := range row.Cells[bi].Specs {
+			present[row.ID+"\x00"+s.Text] = true
+		}
+	}
+	for _, e := range old.Expected {
+		key := e.Rule + "\x00" + e.Spec
+		if e.Flaky || judged[key] || (!present[key] && !filtered) {
+			continue
+		}
+		next.Expected = append(next.Expected, e)
+	}
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[bi].Specs {
 			if e, ok := old.Lookup(row.ID, s.Text); ok && e.Flaky {
@@ -86,6 +112,8 @@ func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Basel
 			}
 			prev, had := oldEntry(row.ID, s.Text)
 			switch {
+			case !judged[row.ID+"\x00"+s.Text]:
+				// kept above
 			case s.Outcome == report.Error || s.Outcome == report.Interrupted:
 				if had {
 					next.Expected = append(next.Expected, prev)

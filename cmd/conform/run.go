@@ -22,6 +22,7 @@ import (
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -36,6 +37,7 @@ type runOptions struct {
 	baselineDir    string
 	specTimeout    time.Duration
 	parallel       int
+	backendsAtOnce int
 	keepFailed     bool
 	record         string
 	noCorpus       bool
@@ -84,13 +86,32 @@ started, azurite.
 	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, and judge the merged whole")
 	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) up to this many times")
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "rewrite each backend's baseline from this run and print what changed")
-	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory (default: the embedded ones; with --update-baseline: fixtures/baselines)")
+	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory, read before the built-in ones and written by --update-baseline (default: "+defaultBaselineDir+" in the current directory when it exists or is being written, else the built-in ones)")
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
-	f.IntVar(&o.parallel, "parallel", 2, "backends run at the same time")
+	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (area:service) run afterwards, alone (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
+	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
 	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
+}
+
+// defaultBaselineDir is where --update-baseline writes without --baseline-dir, and what a
+// run in the same directory reads first without --baseline-dir: the next run reads what the
+// last update wrote.
+const defaultBaselineDir = "conform-baselines"
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// nextRunReads says, in a few words, which baselines a run reads from dir.
+func nextRunReads(dir string) string {
+	if dir == defaultBaselineDir {
+		return "the next run in this directory reads " + dir + "/ (then the built-in baselines)"
+	}
+	return "the next run reads it with --baseline-dir " + dir
 }
 
 // runPlan is a validated run: what to run, against what, and what it merges into.
@@ -121,6 +142,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return usageErr("create %s: %v", rawDir, err)
 	}
 	progress := newProgress(cmd.ErrOrStderr())
+	if plan.o.baselineDir != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Baselines: %s/, then the built-in ones\n", plan.o.baselineDir)
+	}
 	children := newBackendProcesses()
 	stopForwarding := children.forwardSignals()
 	runs, codes := startRuns(plan, plan.backends, plan.filter, rawDir, progress, children)
@@ -145,8 +169,11 @@ func planRun(o runOptions) (runPlan, error) {
 	default:
 		return p, usageErr("--profile must be storage or cosmos, not %q", o.profile)
 	}
-	if o.parallel < 1 {
-		return p, usageErr("--parallel must be at least 1")
+	if o.parallel < 0 {
+		return p, usageErr("--parallel must be at least 1 (or 0 for the default)")
+	}
+	if o.backendsAtOnce < 1 {
+		return p, usageErr("--parallel-backends must be at least 1")
 	}
 	if o.retryErrors < 0 {
 		return p, usageErr("--retry-errors must be 0 or more")
@@ -183,7 +210,17 @@ func planRun(o runOptions) (runPlan, error) {
 			p.filter = rerun
 		}
 		if p.usingDefault {
-			p.backends, p.usingDefault = names, false
+			p.backends, p.usingDefault = nil, false
+			for _, n := range names {
+				arg := p.earlier[n].Argument
+				if arg == "" && all.Validate(n) == nil {
+					arg = n // a report written before arguments were kept: a built-in name
+				}
+				if arg == "" {
+					return p, usageErr("--rerun-failed: backend %s was given as a connection string, which conform does not keep; give it again: --backend %s=env:VARIABLE", n, n)
+				}
+				p.backends = append(p.backends, arg)
+			}
 		}
 	}
 	if p.usingDefault {
@@ -210,8 +247,8 @@ func planRun(o runOptions) (runPlan, error) {
 			}
 		}
 	}
-	if o.updateBaseline && o.baselineDir == "" {
-		p.o.baselineDir = "fixtures/baselines"
+	if o.baselineDir == "" && (o.updateBaseline || isDir(defaultBaselineDir)) {
+		p.o.baselineDir = defaultBaselineDir
 	}
 	p.command = reproduceCommand(p.backends, o)
 	return p, nil
@@ -258,7 +295,7 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 		}
 		return runs, codes
 	}
-	sem := make(chan struct{}, p.o.parallel)
+	sem := make(chan struct{}, p.o.backendsAtOnce)
 	var wg sync.WaitGroup
 	runID := framework.RunPrefix()[len(framework.TablePrefix):]
 	for i, b := range backends {
@@ -268,11 +305,12 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if children.wasInterrupted() {
-				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter}, exitInterrupted
+				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter, Argument: reusableArgument(b)}, exitInterrupted
 				return
 			}
-			runs[i], codes[i] = runChild(self, b, i+1, p.o, filter, p.command, rawDir, runID, progress, children)
+			runs[i], codes[i] = runBackend(self, b, i, p.o, filter, p.command, rawDir, runID, progress, children)
 			runs[i].Filter = p.o.labelFilter
+			runs[i].Argument = reusableArgument(b)
 			runs[i].Interrupted = runs[i].Interrupted || children.wasInterrupted()
 		}()
 	}
@@ -439,13 +477,30 @@ func failedRules(r report.Report) (ids, backends []string) {
 	return ids, backends
 }
 
+// reusableArgument is the backend argument a later --rerun-failed can give again: a name,
+// or NAME=env:VARIABLE; never a connection string (""), which may hold a key.
+func reusableArgument(arg string) string {
+	name, value, ok := strings.Cut(arg, "=")
+	switch {
+	case !ok:
+		return arg
+	case strings.HasPrefix(value, provision.EnvPrefix) && !strings.ContainsAny(value, ";= "):
+		return name + "=" + value
+	}
+	return ""
+}
+
 // reproduceCommand renders the command line of this run without any secret: a connection
 // string is shown as a placeholder.
 func reproduceCommand(backends []string, o runOptions) string {
 	parts := []string{"conform", "run"}
 	for _, b := range backends {
 		if strings.Contains(b, "=") {
-			b = framework.BackendName(b) + "='<connection string>'"
+			if reusable := reusableArgument(b); reusable != "" {
+				b = reusable
+			} else {
+				b = framework.BackendName(b) + "='<connection string>'"
+			}
 		}
 		parts = append(parts, "--backend", b)
 	}
@@ -458,9 +513,19 @@ func reproduceCommand(backends []string, o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-func runChild(self, backend string, slot int, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
+// childPart is the share of a backend's specs one process runs: its raw result and log are
+// named with suffix ("" when one process runs them all); only one part replays the corpus.
+type childPart struct {
+	suffix string
+	corpus bool
+}
+
+func runChild(self, backend string, slot int, part childPart, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
 	name := framework.BackendName(backend)
-	safe := sanitizeName(name)
+	safe := sanitizeName(name) + part.suffix
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+		return report.Run{StartError: "create " + rawDir + ": " + err.Error()}, exitUsage
+	}
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
@@ -476,9 +541,9 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 		args = append(args, "--keep-failed")
 	}
 	if o.record != "" {
-		args = append(args, "--record", filepath.Join(o.record, safe))
+		args = append(args, "--record", filepath.Join(o.record, sanitizeName(name)))
 	}
-	if o.noCorpus {
+	if o.noCorpus || !part.corpus {
 		args = append(args, "--no-corpus")
 	}
 	c := exec.Command(self, args...)
@@ -494,7 +559,6 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	if err != nil {
 		return report.Run{StartError: err.Error()}, exitUsage
 	}
-	p.start(name)
 	if err := c.Start(); err != nil {
 		return report.Run{StartError: "start: " + err.Error()}, exitUsage
 	}
@@ -534,7 +598,6 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	if run.Backend.Name == "" {
 		run.Backend.Name = name
 	}
-	p.done(name, code)
 	return run, code
 }
 
@@ -547,26 +610,45 @@ func sanitizeName(s string) string {
 	}, s)
 }
 
-// progress prints, for each backend, how many specs are done of how many, and problems
-// as they happen, counted by the outcomes the report gives them (report.SpecOutcome), so
-// that the live counts and the summary agree.
+// progress prints, for each backend, how many specs are done of how many, for how long
+// and about how long is left, and problems as they happen, counted by the outcomes the
+// report gives them (report.SpecOutcome), so that the live counts and the summary agree.
+// A backend run by several processes is one line of progress.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	total  map[string]int
-	done_  map[string]int
-	counts map[string]map[report.Outcome]int
-	step   map[string]int
+	mu      sync.Mutex
+	w       io.Writer
+	now     func() time.Time
+	total   map[string]int
+	done_   map[string]int
+	counts  map[string]map[report.Outcome]int
+	step    map[string]int
+	began   map[string]time.Time
+	parts   map[string]int // processes expected to announce their totals
+	counted map[string]int // processes that did
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{}, step: map[string]int{}}
+	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{},
+		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}}
 }
 
-func (p *progress) start(name string) {
+// start says a backend starts, run by parts processes at once.
+func (p *progress) start(name string, parts int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.began[name] = p.now()
+	p.parts[name] = parts
+	if parts > 1 {
+		fmt.Fprintf(p.w, "[%s] starting, %d processes at once\n", name, parts)
+		return
+	}
 	fmt.Fprintf(p.w, "[%s] starting\n", name)
+}
+
+func (p *progress) note(name, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "[%s] %s\n", name, text)
 }
 
 // liveShown are the outcomes progress prints as they happen.
@@ -577,8 +659,13 @@ func (p *progress) event(name string, e event) {
 	defer p.mu.Unlock()
 	switch e.Kind {
 	case "total":
-		p.total[name] = e.Total
-		fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, e.Total)
+		p.total[name] += e.Total
+		p.counted[name]++
+		if p.counted[name] == p.parts[name] {
+			fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, p.total[name])
+		} else if p.counted[name] > p.parts[name] {
+			fmt.Fprintf(p.w, "[%s] %d more specs to run (%d in all)\n", name, e.Total, p.total[name])
+		}
 	case "note":
 		fmt.Fprintf(p.w, "[%s] %s\n", name, e.Text)
 	case "spec":
@@ -596,10 +683,22 @@ func (p *progress) event(name string, e event) {
 			pct := p.done_[name] * 10 / total
 			if pct > p.step[name] {
 				p.step[name] = pct
-				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %s\n", name, p.done_[name], total, p.tally(name))
+				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %s; %s\n", name, p.done_[name], total, p.tally(name), p.timing(name))
 			}
 		}
 	}
+}
+
+// timing says how long a backend has run and, from its pace so far, about how long is left.
+func (p *progress) timing(name string) string {
+	elapsed := p.now().Sub(p.began[name])
+	done, total := p.done_[name], p.total[name]
+	words := "elapsed " + elapsed.Round(time.Second).String()
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+		words += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return words
 }
 
 // tally renders the problem counts of a backend as the summary names them.
@@ -608,10 +707,17 @@ func (p *progress) tally(name string) string {
 	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[report.Fail], c[report.Error], c[report.Blocked])
 }
 
-func (p *progress) done(name string, code int) {
+// done says a backend finished: with its status, or that it was interrupted (the run's own
+// status is then 130, whatever the backend's process said).
+func (p *progress) done(name string, code int, interrupted bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s (exit %d)\n", name, p.done_[name], p.tally(name), code)
+	how := fmt.Sprintf("exit %d", code)
+	if interrupted {
+		how = "interrupted"
+	}
+	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s (%s)\n", name, p.done_[name], p.tally(name),
+		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
 
 func printSummary(w io.Writer, r report.Report, dir string) {

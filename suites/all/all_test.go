@@ -3,10 +3,16 @@ package all_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/report"
 
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/framework"
@@ -30,7 +36,75 @@ func TestConformance(t *testing.T) {
 		// transport error as such, and --retry-errors reruns it on request.
 		suiteConfig.FlakeAttempts = 2
 	}
+	ginkgo.ReportAfterSuite("conform summary", func(r ginkgo.Report) {
+		for _, line := range backendSummaries(r, cfg.Profile) {
+			t.Log(summaryPrefix + line)
+		}
+	})
 	framework.RunSuite(t, "conform", cfg, suiteConfig, reporterConfig)
+}
+
+// summaryPrefix starts the lines make test repeats at its end (internal/testprogress).
+const summaryPrefix = "conform summary: "
+
+// backendSummaries says, per backend of a run, how many specs ran and how they ended, as
+// the report classifies them (report.SpecOutcome): passed, expected failures (listed in
+// the baseline), flaky (listed as flaky, or passed only on a second attempt) and retried
+// (run more than once).
+func backendSummaries(r ginkgo.Report, profile string) []string {
+	type tally struct{ specs, passed, expected, flaky, retried, failed, skipped int }
+	byBackend := map[string]*tally{}
+	var order []string
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || (s.State == types.SpecStateSkipped && s.Failure.Message == "") {
+			continue
+		}
+		backend, rule := "", spec.Rule{}
+		found := false
+		for _, l := range s.Labels() {
+			if b, ok := strings.CutPrefix(l, framework.LabelBackend); ok {
+				backend = b
+			} else if ru, ok := spec.LookupRule(l); ok {
+				rule, found = ru, true
+			}
+		}
+		if backend == "" || !found {
+			continue
+		}
+		c := byBackend[backend]
+		if c == nil {
+			c = &tally{}
+			byBackend[backend] = c
+			order = append(order, backend)
+		}
+		c.specs++
+		if s.NumAttempts > 1 {
+			c.retried++
+		}
+		switch report.SpecOutcome(s, rule, profile).Outcome {
+		case report.Pass, report.Info:
+			if s.NumAttempts > 1 {
+				c.flaky++
+			} else {
+				c.passed++
+			}
+		case report.ExpectedFail, report.DocumentedDiff:
+			c.expected++
+		case report.Flaky:
+			c.flaky++
+		case report.Skipped, report.Partial:
+			c.skipped++
+		default:
+			c.failed++
+		}
+	}
+	var lines []string
+	for _, b := range order {
+		c := byBackend[b]
+		lines = append(lines, fmt.Sprintf("%s: %d specs, %d passed, %d expected failures, %d flaky, %d retried, %d skipped, %d failed",
+			b, c.specs, c.passed, c.expected, c.flaky, c.retried, c.skipped, c.failed))
+	}
+	return lines
 }
 
 // withoutUnavailableDocker drops azurite-docker (and azurite-docker+sdk) when no Docker
