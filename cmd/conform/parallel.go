@@ -121,7 +121,7 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 		run, code := runChild(self, backend, slot(len(plan.shards)), childPart{suffix: ".account"}, o, onlyRules(filter, plan.accountWide), command, rawDir, runID, p, children)
 		runs, codes = append(runs, run), append(codes, code)
 	}
-	merged, code := mergeParts(runs, codes)
+	merged, code := mergeParts(runs, codes, children.wasInterrupted())
 	if merged.StartError == "" {
 		writeMerged(filepath.Join(rawDir, sanitizeName(name)+".json"), merged)
 		_ = os.Rename(corpusPath(filepath.Join(rawDir, sanitizeName(name)+".part1.json")), corpusPath(filepath.Join(rawDir, sanitizeName(name)+".json")))
@@ -131,17 +131,26 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 }
 
 // mergeParts merges the runs of a backend's parts into one: a part that could not start
-// makes the backend's start error; the status is the most severe of the parts'.
-func mergeParts(runs []report.Run, codes []int) (report.Run, int) {
+// makes the backend's start error, unless the run was interrupted (a part stopped before
+// it ran anything is then left out); the status is the most severe of the parts'.
+func mergeParts(runs []report.Run, codes []int, interrupted bool) (report.Run, int) {
 	code := exitOK
 	for _, c := range codes {
 		code = max(code, c)
 	}
+	var kept []report.Run
 	for _, r := range runs {
-		if r.StartError != "" {
+		switch {
+		case r.StartError == "":
+			kept = append(kept, r)
+		case !interrupted:
 			return r, exitUsage
 		}
 	}
+	if len(kept) == 0 {
+		return runs[0], exitUsage
+	}
+	runs = kept
 	merged := runs[0]
 	for _, r := range runs[1:] {
 		merged = report.MergeRuns(merged, r)

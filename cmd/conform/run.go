@@ -67,19 +67,29 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the suites against backends and write the conformance report",
-		Long: `Run the conformance suites once per backend (a process per backend) and write
-report.json, report.md, report.html and junit.xml into --out.
+		Long: `Run the conformance suites against each backend (--parallel processes per backend,
+each a share of the rules) and write report.html, report.md, report.json and junit.xml
+into --out.
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, mutant:NAME, or
-NAME=CONNECTION_STRING for any endpoint. Without --backend: reference and, where it can be
-started, azurite.
+any endpoint as NAME=env:VARIABLE (the connection string read from the environment, so that
+it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
+mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw
+REST driver. Without --backend: reference and, where it can be started, azurite.
+
+Environment:
+  CONFORM_ALLOW_ACCOUNT_CHANGES=1  also run, against an endpoint that is not the reference
+                                   or an emulator, the specs that change account-wide
+                                   settings (service properties, CORS; they put the old
+                                   settings back); without it they are skipped, and the
+                                   summary says so
 
 ` + runExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name or NAME=CONNECTION_STRING")
+	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name, NAME=env:VARIABLE or NAME=CONNECTION_STRING; +sdk after the name drives it through the Go SDK")
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
 	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
@@ -732,6 +742,22 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		}
 	}
 	fmt.Fprintf(w, "\nReport: %s\n", filepath.Join(dir, report.FileMarkdown))
+}
+
+// failureLine is the first line of a failure message, with the lines after it when it only
+// announces them ("... differs from what the rule expects:"), cut at 240 characters.
+func failureLine(msg string) string {
+	var parts []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		parts = append(parts, l)
+		if !strings.HasSuffix(l, ":") || len(parts) == 4 {
+			break
+		}
+	}
+	return firstLine(strings.Join(parts, " "))
 }
 
 func firstLine(s string) string {
