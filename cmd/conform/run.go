@@ -730,18 +730,42 @@ func (p *progress) done(name string, code int, interrupted bool) {
 		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
 
+// summaryRulesShown is how many failing rules the summary lists per backend.
+const summaryRulesShown = 20
+
+// printSummary ends a run: per backend its verdict and counts, the rules that fail (the
+// first summaryRulesShown, then how many more), whether every failure is one its baseline
+// expects, the rules left out by policy and why; then where the report is.
 func printSummary(w io.Writer, r report.Report, dir string) {
 	fmt.Fprintln(w)
-	for _, b := range r.Backends {
+	for bi, b := range r.Backends {
 		c := b.Counts
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
 		fmt.Fprintf(w, "%-16s passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		failing, expected := report.FailingRules(r, bi)
+		for i, f := range failing {
+			if i == summaryRulesShown {
+				fmt.Fprintf(w, "%-16s ... and %d more rules (all in the report)\n", "", len(failing)-summaryRulesShown)
+				break
+			}
+			line := fmt.Sprintf("%s %s (%s)", report.StyleOf(f.Outcome).Word, f.ID, f.Level)
+			if f.Words != "" {
+				line += ": " + f.Words
+			}
+			fmt.Fprintf(w, "%-16s %s\n", "", line)
+		}
+		if len(failing) == 0 && len(expected) > 0 && b.StartError == "" {
+			fmt.Fprintf(w, "%-16s every failure (%d rules) is one the baseline expects: known divergences, not new failures\n", "", len(expected))
+		}
+		if why := report.PolicySkipSentence(report.PolicySkippedRules(r, bi)); why != "" {
+			fmt.Fprintf(w, "%-16s %s\n", "", why)
+		}
 		for _, e := range b.Errors {
 			fmt.Fprintf(w, "%-16s no answer: %s\n", "", e)
 		}
 	}
-	fmt.Fprintf(w, "\nReport: %s\n", filepath.Join(dir, report.FileMarkdown))
+	fmt.Fprintf(w, "\nReport: %s (also %s, %s, %s)\n", filepath.Join(dir, report.FileHTML), report.FileMarkdown, report.FileJSON, report.FileJUnit)
 }
 
 // failureLine is the first line of a failure message, with the lines after it when it only
