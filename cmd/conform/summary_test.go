@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
@@ -46,5 +50,42 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 	}
 	if strings.Contains(got, "area.rule20") {
 		t.Errorf("summary lists more than 20 failing rules:\n%s", got)
+	}
+}
+
+// conform report --publish writes conformance-report.yaml beside the report: the schema's
+// version, the implementation, and counts that read back as written (issue 24, found 12).
+func TestPublishWritesTheVersionedDocument(t *testing.T) {
+	dir := t.TempDir()
+	rep := report.Report{Schema: report.Schema, Conform: "v9", Backends: []report.Backend{
+		{Info: driver.Info{Name: "mine", Kind: "endpoint", Version: "X/1", Driver: "rest"}, Verdict: "conforms", VerdictKind: report.Conforms},
+		{Info: driver.Info{Name: "other", Kind: "azurite"}},
+	}, Rules: []report.RuleRow{{ID: "batch.a", Area: "batch", Level: "MUST", Cells: []report.Cell{{Outcome: report.Pass}, {Outcome: report.Fail}}}}}
+	if err := report.WriteDir(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) error {
+		root := rootCmd()
+		root.SetOut(&bytes.Buffer{})
+		root.SetArgs(args)
+		return root.Execute()
+	}
+	if err := run("report", "--publish", dir); err == nil || !strings.Contains(err.Error(), "choose one with --backend") {
+		t.Errorf("two backends without --backend: %v", err)
+	}
+	if err := run("report", "--publish", dir, "--backend", "mine", "--implementation", "MyTables", "--implementation-version", "1.0"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, report.FilePublished))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got report.Published
+	if err := yaml.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.APIVersion != report.PublishedSchema || got.Implementation.Name != "MyTables" || got.Implementation.Version != "1.0" ||
+		got.ConformVersion != "v9" || got.Levels["MUST"].Passed != 1 || got.Areas[0].Name != "batch" {
+		t.Errorf("published:\n%s", data)
 	}
 }
