@@ -23,7 +23,7 @@ STATICCHECK_VERSION ?= v0.8.2
 # internal/testprogress, between it and go test, adds a line whenever 25 s pass without
 # one, each skip in one line, and the conformance runs' counts per backend.
 GOTESTSUM_VERSION ?= v1.13.0
-GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format pkgname --hide-summary skipped \
+GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format standard-quiet --hide-summary skipped \
                 --raw-command -- $(GO) run ./internal/testprogress $(GO) test -json
 # Stamped into the binaries by make build, dist and image (conform version prints them).
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)

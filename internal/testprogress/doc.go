@@ -1,13 +1,15 @@
-// Command testprogress runs `go test -json ...` for make test and make test-all, passes its
-// events through unchanged on standard output (to gotestsum, which prints a line per package
-// and the closing summary), and writes on standard error what gotestsum does not say:
+// Command testprogress runs `go test -json ...` for make test and make test-all and passes
+// its events on, on standard output, to gotestsum (format standard-quiet: go test's line per
+// package, then gotestsum's closing summary). It adds, as output events of their own, what
+// go test and gotestsum do not say:
 //
-//   - a line of progress whenever 25 seconds went by without one (the packages still running
-//     and for how long), so that no step of make test is silent for minutes;
-//   - at the end, each skipped test in one line with its reason;
-//   - at the end, the lines tests log with the prefix "conform summary: " (the conformance
-//     suite's counts per backend), once each.
+//   - a line of progress whenever 25 seconds went by without a line (the packages still
+//     running and for how long), so that no step of make test is silent for minutes;
+//   - with a package's line (just after go test's "ok"), each of its skipped tests in one
+//     line with its reason, and
+//     the lines its tests logged with the prefix "conform summary: " (the conformance
+//     suite's counts per backend).
 //
-// Its exit status is the test command's. It imports only the standard library, and nothing
-// imports it.
+// It writes nothing else: gotestsum counts anything on standard error as an error. Its exit
+// status is the test command's. It imports only the standard library, and nothing imports it.
 package main

@@ -38,22 +38,24 @@ type watcher struct {
 	running  map[string]time.Time // package -> when its first event came
 	passed   int
 	output   map[string][]string // package+test -> its output lines so far
-	skips    []string
-	summary  []string
+	skips    map[string][]string // package -> its skipped tests, one line each
+	summary  map[string][]string // package -> the summary lines its tests logged
 	seen     map[string]bool
 }
 
 func newWatcher(now time.Time) *watcher {
-	return &watcher{started: now, lastLine: now, running: map[string]time.Time{}, output: map[string][]string{}, seen: map[string]bool{}}
+	return &watcher{started: now, lastLine: now, running: map[string]time.Time{}, output: map[string][]string{},
+		skips: map[string][]string{}, summary: map[string][]string{}, seen: map[string]bool{}}
 }
 
-// observe takes one event; it returns whether gotestsum prints a line for it (a package
-// that ended), which counts as progress.
-func (w *watcher) observe(e testEvent, now time.Time) {
+// observe takes one event. For the event that ends a package it returns the lines to
+// print before the package's own line: its skipped tests, then the summaries its tests
+// logged.
+func (w *watcher) observe(e testEvent, now time.Time) (before []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if e.Package == "" {
-		return
+		return nil
 	}
 	if _, ok := w.running[e.Package]; !ok && e.Test == "" && (e.Action == "start" || e.Action == "run") {
 		w.running[e.Package] = now
@@ -70,7 +72,7 @@ func (w *watcher) observe(e testEvent, now time.Time) {
 			line := strings.TrimSpace(e.Output[i+len(SummaryPrefix):])
 			if !w.seen[line] {
 				w.seen[line] = true
-				w.summary = append(w.summary, line)
+				w.summary[e.Package] = append(w.summary[e.Package], line)
 			}
 		}
 		if e.Test != "" {
@@ -79,25 +81,35 @@ func (w *watcher) observe(e testEvent, now time.Time) {
 	case "pass", "fail", "skip":
 		if e.Test == "" {
 			delete(w.running, e.Package)
-			w.lastLine = now // gotestsum prints the package's line
-			return
+			w.lastLine = now // the package's line
+			for _, l := range w.skips[e.Package] {
+				before = append(before, "SKIP "+l)
+			}
+			for _, l := range w.summary[e.Package] {
+				before = append(before, "conformance run: "+l)
+			}
+			delete(w.skips, e.Package)
+			delete(w.summary, e.Package)
+			return before
 		}
 		if e.Action == "pass" {
 			w.passed++
 		}
 		if e.Action == "skip" {
-			w.skips = append(w.skips, fmt.Sprintf("%s %s: %s", shortPackage(e.Package), e.Test, skipReason(w.output[key])))
+			w.skips[e.Package] = append(w.skips[e.Package], fmt.Sprintf("%s %s: %s", shortPackage(e.Package), e.Test, skipReason(w.output[key])))
 		}
 		delete(w.output, key)
 	}
+	return nil
 }
 
-// heartbeat returns a line of progress when the last one is quietLimit old, else "".
-func (w *watcher) heartbeat(now time.Time) string {
+// heartbeat returns a line of progress, and the package it is told as output of (the one
+// running longest), when the last line is quietLimit old; else "".
+func (w *watcher) heartbeat(now time.Time) (line, pkg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if now.Sub(w.lastLine) < quietLimit {
-		return ""
+		return "", ""
 	}
 	w.lastLine = now
 	pkgs := make([]string, 0, len(w.running))
@@ -109,31 +121,11 @@ func (w *watcher) heartbeat(now time.Time) string {
 	for _, p := range pkgs {
 		parts = append(parts, fmt.Sprintf("%s (%s)", shortPackage(p), since(now, w.running[p])))
 	}
-	what := "building"
+	what, pkg := "building", ""
 	if len(parts) > 0 {
-		what = "running " + strings.Join(parts, ", ")
+		what, pkg = "running "+strings.Join(parts, ", "), pkgs[0]
 	}
-	return fmt.Sprintf("... %s: %s; %d tests passed so far", since(now, w.started), what, w.passed)
-}
-
-// closing returns the lines printed after the run: the skips, then the summaries.
-func (w *watcher) closing() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []string
-	if len(w.skips) > 0 {
-		out = append(out, fmt.Sprintf("Skipped (%d):", len(w.skips)))
-		for _, s := range w.skips {
-			out = append(out, "  "+s)
-		}
-	}
-	if len(w.summary) > 0 {
-		out = append(out, "Conformance runs:")
-		for _, s := range w.summary {
-			out = append(out, "  "+s)
-		}
-	}
-	return out
+	return fmt.Sprintf("... %s: %s; %d tests passed so far", since(now, w.started), what, w.passed), pkg
 }
 
 // skipReason is the message a skipped test gave: its last line that is not go test's own.
@@ -155,28 +147,59 @@ func skipReason(lines []string) string {
 	return reason
 }
 
-func shortPackage(p string) string {
-	const module = "github.com/tableconform/conform/"
-	return strings.TrimPrefix(p, module)
-}
+// module is conform's module path.
+const module = "github.com/tableconform/conform"
+
+func shortPackage(p string) string { return strings.TrimPrefix(p, module+"/") }
 
 func since(now, t time.Time) string { return now.Sub(t).Round(time.Second).String() }
 
-// relay copies the events of r to out unchanged and hands each to w.
-func relay(r io.Reader, out io.Writer, w *watcher, now func() time.Time) error {
+// output is the standard output of testprogress: the test events, and the lines it adds as
+// events of their own, one writer at a time.
+type output struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (o *output) write(b []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil {
+		_, o.err = o.w.Write(b)
+	}
+}
+
+// say adds a line as an output event of package pkg that no test owns: gotestsum's
+// standard-quiet format prints such lines as they are. Without a package (nothing runs
+// yet), the line is the module's.
+func (o *output) say(pkg, line string, now time.Time) {
+	if pkg == "" {
+		pkg = module
+	}
+	data, _ := json.Marshal(testEvent{Time: now, Action: "output", Package: pkg, Output: line + "\n"})
+	o.write(append(data, '\n'))
+}
+
+// relay copies the events of r to out unchanged and hands each to w; before the event that
+// ends a package, it adds the lines w returns for it.
+func relay(r io.Reader, out *output, w *watcher, now func() time.Time) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if _, err := out.Write(append(line, '\n')); err != nil {
-			return err
-		}
 		var e testEvent
 		if json.Unmarshal(line, &e) == nil {
-			w.observe(e, now())
+			for _, l := range w.observe(e, now()) {
+				out.say(e.Package, l, now())
+			}
 		}
+		out.write(append(line, '\n'))
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return out.err
 }
 
 func main() {
@@ -198,6 +221,7 @@ func main() {
 	// Ctrl-C reaches go test through the terminal's process group; testprogress waits for it.
 	signal.Ignore(syscall.SIGINT)
 	w := newWatcher(time.Now())
+	out := &output{w: os.Stdout}
 	stop := make(chan struct{})
 	go func() {
 		t := time.NewTicker(time.Second)
@@ -207,18 +231,15 @@ func main() {
 			case <-stop:
 				return
 			case now := <-t.C:
-				if line := w.heartbeat(now); line != "" {
-					fmt.Fprintln(os.Stderr, line)
+				if line, pkg := w.heartbeat(now); line != "" {
+					out.say(pkg, line, now)
 				}
 			}
 		}
 	}()
-	relayErr := relay(stdout, os.Stdout, w, time.Now)
+	relayErr := relay(stdout, out, w, time.Now)
 	waitErr := cmd.Wait()
 	close(stop)
-	for _, l := range w.closing() {
-		fmt.Fprintln(os.Stderr, l)
-	}
 	if relayErr != nil {
 		fmt.Fprintln(os.Stderr, "testprogress:", relayErr)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -9,33 +10,56 @@ import (
 
 func events(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 
-func TestRelayPassesEventsThroughAndCollectsSkipsAndSummaries(t *testing.T) {
+// outputs returns the Output of the events testprogress added (those not in in).
+func added(t *testing.T, in, out string) []string {
+	t.Helper()
+	orig := map[string]bool{}
+	for _, l := range strings.Split(in, "\n") {
+		orig[l] = true
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if orig[l] {
+			continue
+		}
+		var e testEvent
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Action != "output" || e.Test != "" {
+			t.Fatalf("added line is not a package output event: %q", l)
+		}
+		lines = append(lines, strings.TrimSuffix(e.Output, "\n"))
+	}
+	return lines
+}
+
+func TestRelayAddsSkipsAndSummariesBeforeThePackagesLine(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	in := events(
 		`{"Action":"start","Package":"github.com/tableconform/conform/suites/all"}`,
 		`{"Action":"run","Package":"github.com/tableconform/conform/suites/all","Test":"TestConformance"}`,
 		`{"Action":"output","Package":"github.com/tableconform/conform/suites/all","Test":"TestConformance","Output":"    all_test.go:40: conform summary: reference: 1230 specs, 1230 passed\n"}`,
 		`{"Action":"pass","Package":"github.com/tableconform/conform/suites/all","Test":"TestConformance"}`,
-		`{"Action":"run","Package":"github.com/tableconform/conform/suites/report","Test":"TestHTMLInBrowser"}`,
-		`{"Action":"output","Package":"github.com/tableconform/conform/suites/report","Test":"TestHTMLInBrowser","Output":"=== RUN   TestHTMLInBrowser\n"}`,
-		`{"Action":"output","Package":"github.com/tableconform/conform/suites/report","Test":"TestHTMLInBrowser","Output":"    browser_test.go:30: no Chromium: make browser installs it\n"}`,
-		`{"Action":"output","Package":"github.com/tableconform/conform/suites/report","Test":"TestHTMLInBrowser","Output":"--- SKIP: TestHTMLInBrowser (0.00s)\n"}`,
-		`{"Action":"skip","Package":"github.com/tableconform/conform/suites/report","Test":"TestHTMLInBrowser"}`,
-		`not json: passed through as it is`,
+		`{"Action":"run","Package":"github.com/tableconform/conform/suites/all","Test":"TestHTMLInBrowser"}`,
+		`{"Action":"output","Package":"github.com/tableconform/conform/suites/all","Test":"TestHTMLInBrowser","Output":"=== RUN   TestHTMLInBrowser\n"}`,
+		`{"Action":"output","Package":"github.com/tableconform/conform/suites/all","Test":"TestHTMLInBrowser","Output":"    browser_test.go:30: no Chromium: make browser installs it\n"}`,
+		`{"Action":"output","Package":"github.com/tableconform/conform/suites/all","Test":"TestHTMLInBrowser","Output":"--- SKIP: TestHTMLInBrowser (0.00s)\n"}`,
+		`{"Action":"skip","Package":"github.com/tableconform/conform/suites/all","Test":"TestHTMLInBrowser"}`,
+		`{"Action":"pass","Package":"github.com/tableconform/conform/suites/all"}`,
 	)
-	var out bytes.Buffer
+	var buf bytes.Buffer
 	w := newWatcher(t0)
-	if err := relay(strings.NewReader(in), &out, w, func() time.Time { return t0 }); err != nil {
+	if err := relay(strings.NewReader(in), &output{w: &buf}, w, func() time.Time { return t0 }); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != in {
-		t.Errorf("the events changed on the way:\n%s", out.String())
-	}
-	got := strings.Join(w.closing(), "\n")
-	want := "Skipped (1):\n  suites/report TestHTMLInBrowser: no Chromium: make browser installs it\n" +
-		"Conformance runs:\n  reference: 1230 specs, 1230 passed"
+	got := strings.Join(added(t, in, buf.String()), "\n")
+	want := "SKIP suites/all TestHTMLInBrowser: no Chromium: make browser installs it\n" +
+		"conformance run: reference: 1230 specs, 1230 passed"
 	if got != want {
-		t.Errorf("closing lines:\n%s\nwant:\n%s", got, want)
+		t.Errorf("added lines:\n%s\nwant:\n%s", got, want)
+	}
+	// The package's own event comes last, after the added lines.
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"Action":"pass","Package":"github.com/tableconform/conform/suites/all"}`) {
+		t.Errorf("last event %q", last)
 	}
 }
 
@@ -44,22 +68,22 @@ func TestHeartbeatAfterQuietLimitNamesTheRunningPackages(t *testing.T) {
 	w := newWatcher(t0)
 	w.observe(testEvent{Action: "start", Package: "github.com/tableconform/conform/cmd/conform"}, t0)
 	w.observe(testEvent{Action: "run", Package: "github.com/tableconform/conform/cmd/conform", Test: "TestX"}, t0)
-	if line := w.heartbeat(t0.Add(quietLimit - time.Second)); line != "" {
+	if line, _ := w.heartbeat(t0.Add(quietLimit - time.Second)); line != "" {
 		t.Errorf("a line before the quiet limit: %q", line)
 	}
-	line := w.heartbeat(t0.Add(quietLimit))
-	if !strings.Contains(line, "cmd/conform (25s)") {
-		t.Errorf("heartbeat %q does not name the running package", line)
+	line, pkg := w.heartbeat(t0.Add(quietLimit))
+	if !strings.Contains(line, "cmd/conform (25s)") || pkg != "github.com/tableconform/conform/cmd/conform" {
+		t.Errorf("heartbeat %q of %q does not name the running package", line, pkg)
 	}
-	if again := w.heartbeat(t0.Add(quietLimit + time.Second)); again != "" {
+	if again, _ := w.heartbeat(t0.Add(quietLimit + time.Second)); again != "" {
 		t.Errorf("a second line right after the first: %q", again)
 	}
-	// A package's end is a line of gotestsum's: it restarts the quiet time.
+	// A package's end is a line: it restarts the quiet time.
 	w.observe(testEvent{Action: "pass", Package: "github.com/tableconform/conform/cmd/conform"}, t0.Add(40*time.Second))
-	if line := w.heartbeat(t0.Add(60 * time.Second)); line != "" {
+	if line, _ := w.heartbeat(t0.Add(60 * time.Second)); line != "" {
 		t.Errorf("a line 20 s after a package ended: %q", line)
 	}
-	if line := w.heartbeat(t0.Add(70 * time.Second)); !strings.Contains(line, "building") {
-		t.Errorf("with nothing running the line says %q", line)
+	if line, pkg := w.heartbeat(t0.Add(70 * time.Second)); !strings.Contains(line, "building") || pkg != "" {
+		t.Errorf("with nothing running the line says %q (package %q)", line, pkg)
 	}
 }
