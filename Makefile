@@ -23,8 +23,9 @@ STATICCHECK_VERSION ?= v0.8.2
 # internal/testprogress, between it and go test, adds a line whenever 25 s pass without
 # one, each skip in one line, and the conformance runs' counts per backend.
 GOTESTSUM_VERSION ?= v1.13.0
+PROGRESS      = $(GO) run ./internal/testprogress
 GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format standard-quiet --hide-summary skipped \
-                --raw-command -- $(GO) run ./internal/testprogress $(GO) test -json
+                --raw-command -- $(PROGRESS) $(GO) test -json
 # Stamped into the binaries by make build, dist and image (conform version prints them).
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -53,7 +54,7 @@ browser:
 ## build: bin/conform, static, stamped with VERSION and COMMIT.
 build:
 	@echo "make: building bin/conform (on a fresh clone the Go modules are downloaded and compiled first: a minute or more)"
-	@CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/conform ./cmd/conform
+	@CGO_ENABLED=0 $(PROGRESS) -plain "building bin/conform" $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/conform ./cmd/conform
 
 ## install-check: `go install .../cmd/conform@INSTALL_CHECK_VERSION` from a scratch module,
 ## offline, with the committed HEAD served by a file-based module proxy.
@@ -113,7 +114,7 @@ test-all: deps vet
 
 vet:
 	@echo "make: go vet ./..."
-	@$(GO) vet ./...
+	@$(PROGRESS) -plain "vetting" $(GO) vet ./...
 
 ## lint: vet, gofmt, staticcheck (staticcheck.conf), and the GitHub workflow files with the
 ## reusable action they use (staticcheck and actionlint from the module proxy; actionlint

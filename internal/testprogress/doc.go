@@ -10,6 +10,9 @@
 //     the lines its tests logged with the prefix "conform summary: " (the conformance
 //     suite's counts per backend).
 //
-// It writes nothing else: gotestsum counts anything on standard error as an error. Its exit
-// status is the test command's. It imports only the standard library, and nothing imports it.
+// It writes nothing else: gotestsum counts anything on standard error as an error.
+//
+// testprogress -plain WHAT COMMAND... runs any other command (go vet, go build) with its
+// output passed through, and says "... 1m15s: still WHAT" on standard error whenever 25
+// seconds pass without a line. In both modes its exit status is the command's. It imports only the standard library, and nothing imports it.
 package main

@@ -203,8 +203,11 @@ func relay(r io.Reader, out *output, w *watcher, now func() time.Time) error {
 }
 
 func main() {
+	if len(os.Args) > 3 && os.Args[1] == "-plain" {
+		os.Exit(runPlain(os.Args[2], os.Args[3:]))
+	}
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "testprogress: usage: testprogress go test -json [flags] [packages]")
+		fmt.Fprintln(os.Stderr, "testprogress: usage: testprogress go test -json [flags] [packages]\n       testprogress -plain WHAT COMMAND [ARGS]")
 		os.Exit(2)
 	}
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
