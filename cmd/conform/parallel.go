@@ -97,9 +97,15 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	slot := func(part int) int { return index*slotsPerBackend + part + 1 }
 	n := parallelFor(backend, o.parallel)
 	plan := planShards(filter, name, n)
+	rawPath := filepath.Join(rawDir, sanitizeName(name)+".json")
 	if n == 1 || len(plan.shards) <= 1 {
 		p.start(name, 1)
 		run, code := runChild(self, backend, slot(0), childPart{corpus: true}, o, filter, command, rawDir, runID, p, children)
+		if run.StartError == "" {
+			// The argument that runs the backend again (--rerun-failed), kept with its result.
+			run.Argument = reusableArgument(backend)
+			writeMerged(rawPath, run)
+		}
 		p.done(name, code, children.wasInterrupted())
 		return run, code
 	}
@@ -123,7 +129,8 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	}
 	merged, code := mergeParts(runs, codes, children.wasInterrupted())
 	if merged.StartError == "" {
-		writeMerged(filepath.Join(rawDir, sanitizeName(name)+".json"), merged)
+		merged.Argument = reusableArgument(backend)
+		writeMerged(rawPath, merged)
 		_ = os.Rename(corpusPath(filepath.Join(rawDir, sanitizeName(name)+".part1.json")), corpusPath(filepath.Join(rawDir, sanitizeName(name)+".json")))
 	}
 	p.done(name, code, children.wasInterrupted())

@@ -207,7 +207,7 @@ func planRun(o runOptions) (runPlan, error) {
 		}
 		p.earlier = map[string]report.Run{}
 		for _, b := range prev.Backends {
-			raw, err := readRaw(filepath.Join(o.rerunFailed, "raw", sanitizeName(b.Name)+".json"))
+			raw, err := readEarlierRaw(filepath.Join(o.rerunFailed, "raw"), b.Name)
 			if err != nil {
 				return p, usageErr("--rerun-failed: the raw result of %s is missing, so the earlier report cannot be merged: %v", b.Name, err)
 			}
@@ -282,6 +282,27 @@ func selectedRules(filter, backend string) int {
 		}
 	}
 	return n
+}
+
+// readEarlierRaw reads the raw result of backend name in an earlier run's raw directory:
+// the file of its name or, when the backend named itself otherwise than its argument did
+// (mutant:NAME@BASE), the whole-backend result that holds it.
+func readEarlierRaw(rawDir, name string) (report.Run, error) {
+	run, err := readRaw(filepath.Join(rawDir, sanitizeName(name)+".json"))
+	if err == nil {
+		return run, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(rawDir, "*.json"))
+	for _, f := range files {
+		base := filepath.Base(f)
+		if strings.Contains(base, ".part") || strings.HasSuffix(base, ".account.json") || strings.HasSuffix(base, ".corpus.json") {
+			continue
+		}
+		if r, rerr := readRaw(f); rerr == nil && r.Backend.Name == name {
+			return r, nil
+		}
+	}
+	return run, err
 }
 
 func readRaw(path string) (report.Run, error) {
