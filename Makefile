@@ -43,7 +43,7 @@ all: test
 # (`conform setup`), which skips an install that matches the committed lock file; idempotent.
 deps: build
 	@echo "make: installing the pinned npm packages (Azurite, the JavaScript SDK) unless the lock file's are there"
-	./bin/conform setup
+	@$(PROGRESS) -plain "installing the npm packages" ./bin/conform setup
 
 # Chromium for the browser test of report.html: installs Debian's chromium with apt-get when
 # missing (root only; says so, and says truthfully whether it worked). The test skips
