@@ -93,22 +93,35 @@ report: deps
 	./bin/conform run --out conform-report
 
 ## test: vet, then every package's tests with -race and -short, with the conformance suite
-## against the reference in process, the reference over HTTP and Azurite. -short leaves out
-## the tests that take minutes each (each says so in one line at the end): the suite through
-## reverse proxies and misbehaving backends, the SIGKILL and interrupt tests of the CLI, the
-## mutation test, Azurite started by the provision and SDK driver tests, long randomised
-## runs. Nothing is taken from Go's test cache: a backend outside the process (Azurite from
-## npm or Docker) can change without any file the cache watches changing.
+## against the reference in process, the reference over HTTP and Azurite; then the soak of
+## `conform serve --data` under faults (about half a minute), which prints its counts.
+## -short leaves out the tests that take minutes each (each skip is said in one line): the
+## suite through reverse proxies, against a secret-watching server and a backend that hangs
+## after its probe, the mutation test, Azurite started by the provision and SDK driver
+## tests, long randomised runs. A spec that fails once against Azurite is run once more
+## (never against the reference), and every spec that passed only when retried is listed
+## before the closing summary. Nothing is taken from Go's test cache: a backend outside the
+## process (Azurite from npm or Docker) can change without any file the cache watches
+## changing.
 test: deps vet
 	@echo "make: go test -short -race ./... (a line per package, and one at least every 30 s)"
-	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -short -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@log=$$(mktemp) && \
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -short -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; rm -f $$log; exit $$status
+	@echo "make: the soak of conform serve --data under faults"
+	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
 
-## test-all: what CI runs: every test without -short, with -race; then the mutation test (the
-## suite against every deliberately wrong backend, one process each), without the race
-## detector: it re-runs the suite's own specs, which the first step ran with it.
+## test-all: what CI runs: every test without -short, with -race, and the soak; then the
+## mutation test (the suite against every deliberately wrong backend, one process each),
+## without the race detector: it re-runs the suite's own specs, which the first step ran
+## with it.
 test-all: deps vet
 	@echo "make: go test -race ./... (a line per package, and one at least every 30 s)"
-	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@log=$$(mktemp) && \
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; rm -f $$log; exit $$status
+	@echo "make: the soak of conform serve --data under faults"
+	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
 	@echo "make: the mutation test (the suite against each deliberately wrong backend)"
 	$(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 

@@ -8,7 +8,8 @@
 //   - with a package's line (just after go test's "ok"), each of its skipped tests in one
 //     line with its reason, and
 //     the lines its tests logged with the prefix "conform summary: " (the conformance
-//     suite's counts per backend).
+//     suite's counts per backend);
+//   - at the end, the specs listed in CONFORM_RETRY_LOG (passed only when retried).
 //
 // It writes nothing else: gotestsum counts anything on standard error as an error.
 //

@@ -154,6 +154,33 @@ func shortPackage(p string) string { return strings.TrimPrefix(p, module+"/") }
 
 func since(now, t time.Time) string { return now.Sub(t).Round(time.Second).String() }
 
+// retried reads the specs the tests list as passed only when retried (CONFORM_RETRY_LOG,
+// suites/framework), with a line that says what they are; nothing when there are none.
+func retried(path string) []string {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	lines := nonEmpty(strings.Split(string(data), "\n"))
+	if len(lines) == 0 {
+		return nil
+	}
+	return append([]string{fmt.Sprintf("%d specs passed only when retried (never on the reference):", len(lines))}, lines...)
+}
+
+func nonEmpty(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // output is the standard output of testprogress: the test events, and the lines it adds as
 // events of their own, one writer at a time.
 type output struct {
@@ -243,6 +270,9 @@ func main() {
 	relayErr := relay(stdout, out, w, time.Now)
 	waitErr := cmd.Wait()
 	close(stop)
+	for _, l := range retried(os.Getenv("CONFORM_RETRY_LOG")) {
+		out.say("", l, time.Now())
+	}
 	if relayErr != nil {
 		fmt.Fprintln(os.Stderr, "testprogress:", relayErr)
 	}

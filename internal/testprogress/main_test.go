@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,19 @@ func TestHeartbeatAfterQuietLimitNamesTheRunningPackages(t *testing.T) {
 	}
 	if line, pkg := w.heartbeat(t0.Add(70 * time.Second)); !strings.Contains(line, "building") || pkg != "" {
 		t.Errorf("with nothing running the line says %q (package %q)", line, pkg)
+	}
+}
+
+func TestRetriedSpecsAreListedWithAHeader(t *testing.T) {
+	path := t.TempDir() + "/retries"
+	if got := retried(path); got != nil {
+		t.Errorf("no file: %q", got)
+	}
+	if err := os.WriteFile(path, []byte("azurite x: passed after 2 attempts\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := retried(path)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "1 specs passed only when retried") || got[1] != "azurite x: passed after 2 attempts" {
+		t.Errorf("retried = %q", got)
 	}
 }

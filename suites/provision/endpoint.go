@@ -61,7 +61,7 @@ func serveReference(ctx context.Context, backend api.Backend) (string, func() er
 	}
 	srv := tableserver.New(backend).HTTPServer(l.Addr().String())
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	go func() { served <- srv.Serve(tableserver.Listener(l)) }()
 	var once sync.Once
 	var closeErr error
 	stop := func() error {
