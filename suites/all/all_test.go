@@ -147,7 +147,7 @@ func withoutUnavailableDocker(t *testing.T, backends []string) []string {
 		case err == nil:
 			kept = append(kept, b)
 		case errors.Is(err, provision.ErrDockerUnavailable):
-			t.Logf("%s skipped: %v", name, err)
+			t.Log(summaryPrefix + name + " left out: " + err.Error()) // make test says it in one line
 		default:
 			t.Fatal(err)
 		}
