@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference/spec"
@@ -21,16 +21,28 @@ type listedRule struct {
 }
 
 func listCmd() *cobra.Command {
-	var format string
+	var format, filter string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Print the rule catalogue: id, level, area, source",
-		Args:  cobra.NoArgs,
+		Long: `Print the rule catalogue: id, level, area, source (and, with --format json, feature and
+text). --label-filter selects rules as conform run selects their specs, e.g.
+'area:query && level:MUST'.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rules := spec.Rules()
-			out := make([]listedRule, len(rules))
-			for i, r := range rules {
-				out[i] = listedRule{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()), Source: r.Source, Text: r.Text}
+			var lf func([]string) bool
+			if filter != "" {
+				var err error
+				if lf, err = types.ParseLabelFilter(filter); err != nil {
+					return usageErr("--label-filter %q is not a valid label expression: %s", filter, firstLine(ansi.ReplaceAllString(err.Error(), "")))
+				}
+			}
+			var out []listedRule
+			for _, r := range spec.Rules() {
+				if lf != nil && !lf(ruleLabels(r, "")) {
+					continue
+				}
+				out = append(out, listedRule{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()), Source: r.Source, Text: r.Text})
 			}
 			switch format {
 			case "json":
@@ -49,6 +61,6 @@ func listCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	_ = os.Stdout
+	cmd.Flags().StringVar(&filter, "label-filter", "", "only the rules this Ginkgo label expression selects, e.g. 'area:query && level:MUST'")
 	return cmd
 }
