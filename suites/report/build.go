@@ -84,7 +84,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 	}
 	for _, r := range rules {
 		rep.Rules = append(rep.Rules, RuleRow{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()),
-			Text: r.Text, Source: r.Source, CosmosDifference: r.CosmosDifference, Cells: cells[r.ID]})
+			Text: r.Text, Source: r.Source, CosmosDifference: cosmosDifference(r), Cells: cells[r.ID]})
 	}
 	return rep
 }
@@ -223,10 +223,15 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		res.Outcome, res.BlockedBy = Blocked, blocked.Rule
 	case hasEntry(s, framework.EntryTransport) || s.State == types.SpecStateTimedout || s.State == types.SpecStatePanicked:
 		res.Outcome = Error
-	case profile == "cosmos" && rule.CosmosDifference != "":
-		res.Outcome, res.Difference = DocumentedDiff, rule.CosmosDifference
 	default:
 		res.Outcome = Fail
+	}
+	if profile == ProfileCosmos && rule.Cosmos.KindOrSame() != spec.CosmosSame {
+		var note string
+		res.Outcome, note = judgeCosmos(rule.Cosmos, res.Outcome, res.Signature)
+		if note != "" {
+			res.Difference = note
+		}
 	}
 	return res
 }
@@ -278,6 +283,9 @@ func count(c *Counts, res SpecResult) {
 	}
 	c.Selected++
 	switch res.Outcome {
+	case NotApplicable:
+		c.NotApplicable++
+		return
 	case Interrupted:
 		c.Interrupted++
 		return
@@ -364,8 +372,12 @@ func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, inter
 		if r.Level != spec.Must {
 			continue
 		}
-		cov.MustRules++
 		c := cells[r.ID][bi]
+		if c.Outcome == NotApplicable {
+			cov.NotApplicable++ // outside what the profile promises: neither passed nor counted
+			continue
+		}
+		cov.MustRules++
 		if !selected(c) {
 			continue
 		}
@@ -407,6 +419,9 @@ func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, inter
 		b.Verdict = fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", b.Counts.Errors, strings.Join(b.Errors, "; "))
 	case cov.Passed == cov.MustRules && cov.MustRules > 0:
 		b.VerdictKind, b.Verdict = Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", cov.MustRules)
+		if cov.NotApplicable > 0 {
+			b.Verdict += fmt.Sprintf(" (%d MUST rules not applicable to the %s profile)", cov.NotApplicable, b.Profile)
+		}
 	default:
 		b.VerdictKind = ConformsOn
 		b.Verdict = fmt.Sprintf("conforms on %d of %d MUST rules%s", cov.Passed, cov.MustRules, scope)

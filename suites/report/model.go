@@ -30,6 +30,7 @@ const (
 	DocumentedDiff Outcome = "documented-difference"
 	Interrupted    Outcome = "interrupted"
 	NotRun         Outcome = "not-run"
+	NotApplicable  Outcome = "not-applicable"
 )
 
 // OutcomeInfo describes an outcome for the legend and the verdict.
@@ -49,6 +50,7 @@ type OutcomeInfo struct {
 // Outcomes lists every outcome, from the least to the most severe.
 var Outcomes = []OutcomeInfo{
 	{NotRun, "no spec of the rule ran on this backend", false, true, 0},
+	{NotApplicable, "not applicable to the backend's profile: the feature is not supported there (and the backend refused it as that service does) or the service promises nothing here; never counted as passed", false, true, 1},
 	{Skipped, "not run: the backend lacks a capability the rule needs, the driver cannot send the request, or a filter left it out", false, true, 1},
 	{Pass, "the backend behaves as the rule says (a MUST rule that records a choice shows it as a note)", false, false, 2},
 	{Info, "the documentation allows several behaviours (MAY or SHOULD); the cell says which one the backend chose", false, false, 3},
@@ -144,7 +146,7 @@ const (
 
 // Coverage says which MUST rules a verdict covers.
 type Coverage struct {
-	// MustRules is the number of MUST rules in the catalogue.
+	// MustRules is the number of MUST rules in the catalogue that apply to the profile.
 	MustRules int `json:"mustRules"`
 	// Selected is the number of MUST rules with at least one spec selected (not left out
 	// by the filter).
@@ -156,6 +158,9 @@ type Coverage struct {
 	// Unjudged is the number of selected MUST rules neither passed nor failing (skipped,
 	// partial, blocked, errors, interrupted).
 	Unjudged int `json:"unjudged"`
+	// NotApplicable is the number of MUST rules that do not apply to the profile (not in
+	// MustRules).
+	NotApplicable int `json:"notApplicable,omitempty"`
 	// Filter is the label filter of the run, if any.
 	Filter string `json:"filter,omitempty"`
 }
@@ -176,6 +181,7 @@ type Counts struct {
 	Blocked           int `json:"blocked"`
 	Flaky             int `json:"flaky"`
 	Interrupted       int `json:"interrupted"`
+	NotApplicable     int `json:"notApplicable,omitempty"`
 }
 
 // RuleRow is one rule and its cell for every backend, in the order of Report.Backends.

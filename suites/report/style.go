@@ -60,6 +60,7 @@ var styles = map[Outcome]Style{
 	Info:           {"allowed choice", "ℹ️", GroupPass, 0, true},
 	"partial":      {"partial", "◐", GroupSkipped, 1, false},
 	DocumentedDiff: {"documented difference", "🟪", GroupDocument, 1, true},
+	NotApplicable:  {"not applicable", "⊘", GroupDocument, 0, false},
 	ExpectedFail:   {"known divergence", "☑️", GroupKnown, 2, true},
 	"flaky":        {"flaky", "〰️", GroupKnown, 2, true},
 	UnexpectedPass: {"unexpected pass", "❗", GroupFail, 3, true},
@@ -202,12 +203,15 @@ func cellChoices(c Cell) []string {
 // recorded choices, the choices in words; a documented difference says the difference.
 func CellSummary(row RuleRow, c Cell) string {
 	s := StyleOf(c.Outcome).Word
-	if c.Outcome == DocumentedDiff {
+	if c.Outcome == DocumentedDiff || c.Outcome == NotApplicable {
 		d := row.CosmosDifference
 		for _, sp := range c.Specs {
 			if sp.Difference != "" {
 				d = sp.Difference
 			}
+		}
+		if d != "" && c.Outcome == NotApplicable {
+			return "not applicable: " + strings.TrimSuffix(d, ".")
 		}
 		if d != "" {
 			return "documented: " + strings.TrimSuffix(d, ".")
