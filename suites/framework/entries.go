@@ -32,6 +32,9 @@ const (
 	// EntrySignature: what a failed spec's failure looked like (fixtures.Signature), for
 	// baselines.
 	EntrySignature = "conform.signature"
+	// EntryErrorAnswers: the error answers (record.Answer) a failed spec saw, raw exchanges
+	// included, oldest first; the cosmos profile judges by them (suites/report).
+	EntryErrorAnswers = "conform.error-answers"
 )
 
 // TransportEntry is the value of an EntryTransport or EntryNotExpressible entry.

@@ -348,6 +348,9 @@ func (f *F) runRule(r spec.Rule, body func()) {
 				markCalls(calls)
 			}
 			ginkgo.AddReportEntry(EntrySignature, FailureSignature(sr.Failure.Message, calls), ginkgo.ReportEntryVisibilityNever)
+			if answers := record.ErrorAnswers(calls); len(answers) > 0 {
+				ginkgo.AddReportEntry(EntryErrorAnswers, answers, ginkgo.ReportEntryVisibilityNever)
+			}
 		}
 	})
 	if _, err := f.target.open(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver/record"
 	"github.com/tableconform/conform/suites/framework"
 )
 
@@ -226,9 +227,11 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	default:
 		res.Outcome = Fail
 	}
-	if profile == ProfileCosmos && rule.Cosmos.KindOrSame() != spec.CosmosSame {
+	if c := rule.Cosmos.For(res.Text); profile == ProfileCosmos && c.KindOrSame() != spec.CosmosSame {
 		var note string
-		res.Outcome, note = judgeCosmos(rule.Cosmos, res.Outcome, res.Signature)
+		var answers []record.Answer
+		entryValue(s, framework.EntryErrorAnswers, &answers)
+		res.Outcome, note = judgeCosmos(c, res.Outcome, res.Signature, answers)
 		if note != "" {
 			res.Difference = note
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver/record"
 )
 
 // The cosmos profile's judgement, as a table: outcome as written x Cosmos expectation x
@@ -24,34 +25,41 @@ func TestJudgeCosmos(t *testing.T) {
 		asWritten Outcome
 		sig       *fixtures.Signature
 		want      Outcome
+		answers   []record.Answer
 	}{
-		{"same: pass stays", spec.Cosmos{Kind: spec.CosmosSame}, Pass, nil, Pass},
-		{"same: failure stays", spec.Cosmos{}, Fail, sig(500, "InternalError"), Fail},
-		{"differs: Cosmos's refusal passes", refusal, Fail, sig(400, "PropertiesNeedValue"), Pass},
-		{"differs: Storage's answer fails", refusal, Pass, nil, Fail},
-		{"differs: a wrong code fails", refusal, Fail, sig(400, "InvalidInput"), Fail},
-		{"differs: a server error fails", refusal, Fail, sig(500, "InternalError"), Fail},
-		{"differs: an assertion is not the refusal", refusal, Fail, assertion, Fail},
-		{"differs: blocked by Cosmos's refusal passes", refusal, Blocked, sig(400, "PropertiesNeedValue"), Pass},
-		{"differs, accepted: Cosmos's acceptance passes", accepts, Fail, assertion, Pass},
-		{"differs, accepted: Storage's refusal fails", accepts, Pass, nil, Fail},
-		{"differs, accepted: an error answer fails", accepts, Fail, sig(500, "InternalError"), Fail},
-		{"differs: information as written is Storage's answer", accepts, Info, nil, Fail},
-		{"unsupported: Cosmos's 501 is not applicable", unsupported, Fail, sig(501, "NotImplemented"), NotApplicable},
-		{"unsupported: 405 too", unsupported, Blocked, sig(405, "MethodNotAllowed"), NotApplicable},
-		{"unsupported: serving the feature fails", unsupported, Pass, nil, Fail},
-		{"unsupported: a 500 fails", unsupported, Fail, sig(500, "InternalError"), Fail},
-		{"unsupported: an assertion fails", unsupported, Fail, assertion, Fail},
-		{"unpromised: any answer is not applicable", unpromised, Fail, assertion, NotApplicable},
-		{"unpromised: a pass is not applicable, never passed", unpromised, Pass, nil, NotApplicable},
-		{"unpromised: a 4xx is not applicable", unpromised, Fail, sig(400, "InvalidInput"), NotApplicable},
-		{"unpromised: a server error fails", unpromised, Fail, sig(503, "ServerBusy"), Fail},
-		{"no answer stays an error", refusal, Error, nil, Error},
-		{"skipped stays skipped", unsupported, Skipped, nil, Skipped},
-		{"interrupted stays", unpromised, Interrupted, nil, Interrupted},
-		{"an expected failure stays", refusal, ExpectedFail, sig(400, "X"), ExpectedFail},
+		{"same: pass stays", spec.Cosmos{Kind: spec.CosmosSame}, Pass, nil, Pass, nil},
+		{"same: failure stays", spec.Cosmos{}, Fail, sig(500, "InternalError"), Fail, nil},
+		{"differs: Cosmos's refusal passes", refusal, Fail, sig(400, "PropertiesNeedValue"), Pass, nil},
+		{"differs: Storage's answer fails", refusal, Pass, nil, Fail, nil},
+		{"differs: a wrong code fails", refusal, Fail, sig(400, "InvalidInput"), Fail, nil},
+		{"differs: a server error fails", refusal, Fail, sig(500, "InternalError"), Fail, nil},
+		{"differs: an assertion is not the refusal", refusal, Fail, assertion, Fail, nil},
+		{"differs: blocked by Cosmos's refusal passes", refusal, Blocked, sig(400, "PropertiesNeedValue"), Pass, nil},
+		{"differs, accepted: Cosmos's acceptance passes", accepts, Fail, assertion, Pass, nil},
+		{"differs, accepted: Storage's refusal fails", accepts, Pass, nil, Fail, nil},
+		{"differs, accepted: an error answer fails", accepts, Fail, sig(500, "InternalError"), Fail, nil},
+		{"differs: information as written is Storage's answer", accepts, Info, nil, Fail, nil},
+		{"unsupported: Cosmos's 501 is not applicable", unsupported, Fail, sig(501, "NotImplemented"), NotApplicable, nil},
+		{"unsupported: 405 too", unsupported, Blocked, sig(405, "MethodNotAllowed"), NotApplicable, nil},
+		{"unsupported: serving the feature fails", unsupported, Pass, nil, Fail, nil},
+		{"unsupported: a 500 fails", unsupported, Fail, sig(500, "InternalError"), Fail, nil},
+		{"unsupported: an assertion fails", unsupported, Fail, assertion, Fail, nil},
+		{"unpromised: any answer is not applicable", unpromised, Fail, assertion, NotApplicable, nil},
+		{"unpromised: a pass is not applicable, never passed", unpromised, Pass, nil, NotApplicable, nil},
+		{"unpromised: a 4xx is not applicable", unpromised, Fail, sig(400, "InvalidInput"), NotApplicable, nil},
+		{"unpromised: a server error fails", unpromised, Fail, sig(503, "ServerBusy"), Fail, nil},
+		{"no answer stays an error", refusal, Error, nil, Error, nil},
+		{"skipped stays skipped", unsupported, Skipped, nil, Skipped, nil},
+		{"interrupted stays", unpromised, Interrupted, nil, Interrupted, nil},
+		{"an expected failure stays", refusal, ExpectedFail, sig(400, "X"), ExpectedFail, nil},
+		{"unsupported: a raw exchange's 501 is not applicable", unsupported, Fail, assertion, NotApplicable, []record.Answer{{Status: 501, Code: "NotImplemented"}}},
+		{"unsupported: a raw 501 after a server error fails", unsupported, Fail, assertion, Fail, []record.Answer{{Status: 500, Code: "InternalError"}, {Status: 501}}},
+		{"differs: a raw refusal among earlier expected errors passes", refusal, Fail, assertion, Pass, []record.Answer{{Status: 409, Code: "EntityAlreadyExists"}, {Status: 400, Code: "PropertiesNeedValue"}}},
+		{"differs, accepted: a raw server error fails", accepts, Fail, assertion, Fail, []record.Answer{{Status: 503, Code: "ServerBusy"}}},
+		{"unsupported: 501 alone is the refusal, not a server error", unsupported, Fail, sig(501, "NotImplemented"), NotApplicable, []record.Answer{{Status: 501, Code: "NotImplemented"}}},
+		{"unpromised: a raw server error fails", unpromised, Fail, assertion, Fail, []record.Answer{{Status: 500}}},
 	} {
-		got, note := judgeCosmos(tc.c, tc.asWritten, tc.sig)
+		got, note := judgeCosmos(tc.c, tc.asWritten, tc.sig, tc.answers)
 		if got != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, got, note, tc.want)
 		}
