@@ -17,6 +17,7 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -29,6 +30,8 @@ func serveCmd() *cobra.Command {
 	var deleteHold time.Duration
 	var dataDir string
 	var pprofAddr string
+	var flavor string
+	var ruPerSecond int
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -55,6 +58,14 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 				opts = append(opts, tableserver.WithAccount(name, decoded))
 				names = append(names, name)
 			}
+			switch {
+			case flavor != tableserver.FlavorStorage && flavor != tableserver.FlavorCosmos:
+				return usageErr("--flavor must be %s or %s, not %q", tableserver.FlavorStorage, tableserver.FlavorCosmos, flavor)
+			case ruPerSecond < 0:
+				return usageErr("--cosmos-ru-per-second must be 0 (no budget) or more, not %d", ruPerSecond)
+			case ruPerSecond > 0 && flavor != tableserver.FlavorCosmos:
+				return usageErr("--cosmos-ru-per-second needs --flavor cosmos")
+			}
 			if allowAnonymous {
 				opts = append(opts, tableserver.WithAllowAnonymous())
 			}
@@ -72,10 +83,14 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
-			var backend api.Backend = reference.New(reference.WithDeleteHold(deleteHold))
+			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
+			if flavor == tableserver.FlavorCosmos {
+				serviceOpts = append(serviceOpts, cosmosServiceOptions()...)
+			}
+			var backend api.Backend = reference.New(serviceOpts...)
 			where := "in memory"
 			if dataDir != "" {
-				store, err := persist.Open(dataDir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				store, err := persist.Open(dataDir, persist.WithServiceOptions(serviceOpts...))
 				if err != nil {
 					_ = ln.Close()
 					return usageErr("--data: %v", err)
@@ -85,7 +100,13 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 				backend = store
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, st.Tables, st.Restore.Round(time.Millisecond))
 			}
-			srv := tableserver.New(backend, opts...).HTTPServer(addr)
+			server := tableserver.New(backend, opts...)
+			srv := server.HTTPServer(addr)
+			if flavor == tableserver.FlavorCosmos {
+				cosmos := tableserver.NewCosmos(server, tableserver.WithRequestUnitsPerSecond(ruPerSecond))
+				srv.Handler = cosmos
+				where += ", " + cosmos.String()
+			}
 			base := "http://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
@@ -117,6 +138,14 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
+	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
+	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests with x-ms-retry-after-ms past this many request units a second (one per request; 0: no budget)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
+}
+
+// cosmosServiceOptions are the model's limits under the Cosmos flavour (spec.CosmosMax*).
+func cosmosServiceOptions() []reference.Option {
+	return []reference.Option{reference.WithPropertyLimits(reference.PropertyLimits{
+		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength})}
 }

@@ -63,6 +63,10 @@ func TestCosmosExpected(t *testing.T) {
 	if !(Cosmos{Statuses: []int{501, 405}}).Expected(405, "MethodNotAllowed") {
 		t.Error("an expectation without a code accepts any code of its statuses")
 	}
+	part := Cosmos{Kind: CosmosDiffers, Accepts: true, Specs: []string{"more than 252"}}
+	if part.For("stores neither part when one has more than 252 properties").Kind != CosmosDiffers || part.For("stores both parts").KindOrSame() != CosmosSame {
+		t.Error("For: a difference of some specs applies to them only")
+	}
 	if got := (Cosmos{Kind: CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}).Summary(); got != "unsupported: 501 NotImplemented" {
 		t.Errorf("Summary %q", got)
 	}
