@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"time"
 )
 
 // ErrorCode is one documented error: its code, HTTP status, the message the service sends
@@ -36,6 +37,9 @@ type Error struct {
 	RequestID   string
 	FailedIndex int
 	Indexed     bool
+	// RetryAfter is the wait a throttling answer asked for (retry-after-ms,
+	// x-ms-retry-after-ms or Retry-After; EVIDENCE.md E-sdk-retry), zero when it asked none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -128,6 +132,10 @@ const (
 	MsgTopOutOfRange        = "The $top query option must be between 1 and 1000."
 	MsgBatchMixedRetrieve   = "A retrieve operation must be the only operation in a batch."
 	MsgBatchPayloadTooLarge = "The batch request body exceeds the maximum size of 4 MiB."
+	// MsgValueNotProcessed is Storage's InvalidInput message for a value it cannot store:
+	// a Double beyond its range (E-double-out-of-range), an Int64 beyond 64 bits
+	// (E-int64-overflow), an empty Edm.DateTime (E-datetime-empty).
+	MsgValueNotProcessed = "An error occurred while processing this request."
 )
 
 var errorCodes = map[string]ErrorCode{}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -64,7 +65,8 @@ func responseError(re *azcore.ResponseError) *spec.Error {
 	if h := resp.Header.Get(wire.HeaderErrorCode); h != "" {
 		code = h
 	}
-	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID)}
+	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID),
+		RetryAfter: wire.RetryAfter(resp.Header, time.Now())}
 	if e.Status == 0 {
 		e.Status = resp.StatusCode
 	}
