@@ -155,6 +155,7 @@ var cosmos = map[string]Cosmos{
 	"limits.entity.size":                      cosmosItemLimits,
 	"limits.entity.size-edge":                 cosmosItemLimits,
 	"limits.entity.size-merged":               cosmosItemLimits,
+	"limits.entity.size-first":                cosmosItemLimits,
 	"pattern.large-entities.entity-too-large": cosmosItemLimits,
 	"batch.limit.payload":                     cosmosItemLimits,
 	"query.top.over-max": {Kind: CosmosUnpromised,
