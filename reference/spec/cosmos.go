@@ -176,7 +176,7 @@ var cosmos = map[string]Cosmos{
 	// Item 17: the header set.
 	"protocol.error.code-header": {Kind: CosmosDiffers, Accepts: true,
 		Answer: "Errors carry their code only in the odata.error body: no x-ms-error-code header.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
-	"protocol.version.answered": {Kind: CosmosDiffers, Accepts: true,
+	"protocol.version.echo": {Kind: CosmosDiffers, Accepts: true,
 		Answer: "No answer carries x-ms-version.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
 	// Item 19: request ids.
 	"protocol.client-request-id": {Kind: CosmosDiffers, Accepts: true,

@@ -67,10 +67,6 @@ func init() {
 		Rule{ID: "protocol.error.code-header", Level: Must, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "A failure MUST carry its error code in the x-ms-error-code header too, equal to the odata.error code of its body.",
 			Source: SrcTableErrors},
-		// EVIDENCE.md 2.1; E-cosmos-headers.
-		Rule{ID: "protocol.version.answered", Level: Must, Area: AreaProtocol, Feature: FProtocol,
-			Text:   "Every answer, success or failure, MUST carry the x-ms-version header.",
-			Source: SrcTraffic},
 		Rule{ID: "protocol.accept.nometadata", Level: Must, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "With Accept: application/json;odata=nometadata an entity MUST carry no odata.* members and no type annotations, and Int64 values MUST come as JSON strings.",
 			Source: SrcPayloadFormat},

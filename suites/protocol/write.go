@@ -195,17 +195,5 @@ var _ = framework.Describe("Request identifiers", func(f *framework.F) {
 			Expect(a.status).To(Equal(c.status), "%s", a)
 			Expect(strings.TrimSpace(a.header.Get("x-ms-request-id"))).NotTo(BeEmpty(), "the x-ms-request-id header of %s", a)
 		})
-		f.It("protocol.version.answered", "sends x-ms-version on "+c.name, func(ctx context.Context) {
-			raw := f.Raw()
-			table := f.NewTable(ctx)
-			var a answer
-			if c.method == "POST" {
-				a = send(ctx, raw, "POST", table, body("p", "r"), nil)
-			} else {
-				a = send(ctx, raw, c.method, entityPath(table, "p", c.path), nil, map[string]string{"If-Match": "*"})
-			}
-			Expect(a.status).To(Equal(c.status), "%s", a)
-			Expect(strings.TrimSpace(a.header.Get("x-ms-version"))).NotTo(BeEmpty(), "the x-ms-version header of %s", a)
-		})
 	}
 })
