@@ -55,7 +55,7 @@ func TestListJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	var rules []map[string]string
+	var rules []map[string]any
 	if err := json.Unmarshal([]byte(out), &rules); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestListJSON(t *testing.T) {
 		t.Fatalf("only %d rules listed", len(rules))
 	}
 	for _, k := range []string{"id", "level", "area", "source"} {
-		if rules[0][k] == "" {
+		if s, _ := rules[0][k].(string); s == "" {
 			t.Errorf("rule lacks %q: %v", k, rules[0])
 		}
 	}
