@@ -97,9 +97,15 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	isWrite := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == "MERGE" || r.Method == http.MethodPatch
 	if isWrite && r.Body != nil && r.Body != http.NoBody && !isBatchPath(r.URL.Path) && !isTablesPath(r.URL.Path) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, spec.MaxRequestBodyBytes+1))
-		if err == nil {
+		if err != nil || len(body) > spec.MaxRequestBodyBytes {
+			// Not read whole: the server gets the body as sent and refuses or reads it itself.
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		} else {
 			if emptyKey(body) || emptyKeyInPath(r.URL.Path) {
-				writeCosmosError(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), nil)
+				writeCosmosErrorTo(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), true)
 				return
 			}
 			body = dropCaseDuplicates(body)
@@ -108,7 +114,7 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		}
 	} else if isWrite && emptyKeyInPath(r.URL.Path) {
-		writeCosmosError(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), nil)
+		writeCosmosErrorTo(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), true)
 		return
 	}
 	rec := &bufferedAnswer{header: http.Header{}, status: http.StatusOK}
@@ -205,9 +211,16 @@ func isWriteMethod(m string) bool {
 	return m == http.MethodPost || m == http.MethodPut || m == "MERGE" || m == http.MethodPatch || m == http.MethodDelete
 }
 
-// cosmosContentType writes JSON media types as Cosmos does: "application/json; odata=...".
+// cosmosContentType writes JSON media types as Cosmos does: "application/json; odata=..."
+// without Storage's streaming and charset parameters.
 func cosmosContentType(ct string) string {
-	return strings.Replace(strings.Replace(ct, ";odata=", "; odata=", 1), ";charset=utf-8", "", 1)
+	media, params, _ := strings.Cut(ct, ";")
+	for _, p := range strings.Split(params, ";") {
+		if level, ok := strings.CutPrefix(strings.TrimSpace(p), "odata="); ok {
+			return media + "; odata=" + level
+		}
+	}
+	return media
 }
 
 var (
