@@ -495,7 +495,11 @@ func (r *Replayer) send(ctx context.Context, st *state, x Exchange) (answer, err
 		}
 	}
 	if f := q.Get("$filter"); f != "" {
-		q.Set("$filter", st.rewriteTimes(st.rewriteQuoted(f)))
+		f = st.rewriteQuoted(f)
+		if strings.EqualFold(p, "Tables") {
+			f = st.rewriteTableNameLiterals(f)
+		}
+		q.Set("$filter", st.rewriteTimes(f))
 	}
 	sas, err := r.reissueSAS(st, recordedSAS, recordedTime(x))
 	if err != nil {
@@ -605,6 +609,41 @@ func (s *state) rewriteQuoted(f string) string {
 		})
 	}
 	return f
+}
+
+// tableNameLiteral is a comparison of TableName with a string literal in a Query Tables
+// filter ("TableName ge 'mytable'", either side).
+var tableNameLiteral = regexp.MustCompile(`(?i)(\bTableName\s+(?:eq|ne|gt|ge|lt|le)\s+)'((?:[^']|'')*)'|'((?:[^']|'')*)'(\s+(?:eq|ne|gt|ge|lt|le)\s+TableName\b)`)
+
+// rewriteTableNameLiterals gives every literal a Query Tables filter compares TableName with
+// the replay's prefix, as the tables of the recording got it: a range of names
+// ("TableName ge 'pytables' and TableName lt 'pytablet'") then selects the replay's tables
+// the recording's selected. A literal already renamed (a recorded table, rewriteQuoted) is
+// left as it is.
+func (s *state) rewriteTableNameLiterals(f string) string {
+	return tableNameLiteral.ReplaceAllStringFunc(f, func(m string) string {
+		sub := tableNameLiteral.FindStringSubmatch(m)
+		lit, before, after := sub[2], sub[1], ""
+		if sub[1] == "" {
+			lit, after = sub[3], sub[4]
+		}
+		if _, known := s.back[strings.ToLower(lit)]; !known {
+			lit = s.prefixed(lit)
+		}
+		return before + "'" + lit + "'" + after
+	})
+}
+
+// prefixed is a name with the replay's prefix, as table gives a recorded table name, for a
+// literal that need not be a valid table name ("pytablet", "mytable{").
+func (s *state) prefixed(lit string) string {
+	if live, ok := s.tables[strings.ToLower(lit)]; ok {
+		return live
+	}
+	if runTablePrefix.MatchString(lit) && len(s.prefix) == 10 {
+		return s.prefix + lit[10:]
+	}
+	return s.prefix + lit
 }
 
 var datetimeLiteral = regexp.MustCompile(`(?i)datetime'([^']+)'`)
