@@ -314,7 +314,7 @@ func compareProperties(rec, live api.Entity) []string {
 func describe(v api.Value) string { return v.Type.String() + " " + v.String() }
 
 func compareBatch(x Exchange, live answer) []string {
-	rb, err := wire.ParseBatchResponse(hget(x.ResponseHeader, "Content-Type"), x.ResponseBody)
+	rb, err := recordedBatchResponse(x)
 	if err != nil {
 		return nil // a recorded answer conform cannot read says nothing about the target
 	}
@@ -390,7 +390,7 @@ func summarize(st *state, status int, h http.Header, body []byte, live bool) *An
 	switch {
 	case status >= 300:
 	case strings.Contains(ct, "multipart/mixed"):
-		if br, err := wire.ParseBatchResponse(ct, body); err == nil {
+		if br, err := wire.ParseBatchResponse(batchContentType(ct, body), body); err == nil {
 			for i, p := range append(br.Changeset, br.Retrieves...) {
 				line := fmt.Sprintf("part %d: %d", i, p.Status)
 				if c := partCode(p); c != "" {
