@@ -303,6 +303,9 @@ func ReadShardFiles(paths []string) ([]ShardResults, error) {
 			return nil, fmt.Errorf("%s: format %q, want %q", f, s.Format, ShardFormat)
 		}
 		for i := range s.Outcomes {
+			if n := len(s.Outcomes[i].Measures.Series); n > MaxSeconds {
+				return nil, fmt.Errorf("%s: %s: %d seconds, more than the %d a series holds", f, s.Outcomes[i].Case, n, MaxSeconds)
+			}
 			if err := s.Outcomes[i].Measures.Decode(); err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", f, s.Outcomes[i].Case, err)
 			}

@@ -227,11 +227,15 @@ func checkProperty(name string, v api.Value, knownName bool, maxNameLength int) 
 	return checkValue(v)
 }
 
-// checkEntity validates an entity to be written: its keys, the number of properties that
+// checkEntity validates an entity to be written: that it has both keys, the keys, the number of properties that
 // will be stored, then each property in ordinal name order (so that the answer does not
 // depend on map order); a value too large in an entity over 1 MiB is EntityTooLarge. The
 // size of what is stored is checked by checkStoredSize.
 func (s *Service) checkEntity(e api.Entity) *spec.Error {
+	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// An entity without both keys (E-insert-no-keys).
+		return spec.ErrPropertiesNeedValue.New()
+	}
 	if err := checkKey(e.PartitionKey); err != nil {
 		return err
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -30,10 +32,14 @@ func serveCmd() *cobra.Command {
 	var allowAnonymous, oauth bool
 	var deleteHold time.Duration
 	var dataDir string
+	var repair bool
+	var snapshotEvery int
 	var pprofAddr string
 	var flavor string
 	var ruPerSecond int
 	var closers []func() error
+	var useTLS bool
+	var tlsDir, certFile, keyFile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -49,10 +55,25 @@ properties are its alone. Requests name the account in the path (path style,
 http://127.0.0.1:10002/devstoreaccount1/Tables) or as the first label of the Host (host
 style, Host: devstoreaccount1.table.core.windows.net, as production URLs do).
 
+With --tls it serves https (HTTP/1.1), so that SAS tokens signed with spr=https and clients
+that require https work: the certificate is generated for localhost, *.localhost,
+*.table.localhost, 127.0.0.1 and ::1 and signed by a local CA that --tls-dir keeps across
+restarts; the CA may sign only those names, so trusting its ca.pem trusts nothing else.
+--cert and --key serve a certificate of your own instead. The printed connection string
+then uses https.
+
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
 applied) and snapshots are taken periodically and on exit (see reference/persist); the
-accounts given with --account keep theirs in DIR/accounts/NAME.`,
+accounts given with --account keep theirs in DIR/accounts/NAME. A torn last record (a write
+a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
+that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
+and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
+damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
+ServerBusy.
+
+Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
+public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
@@ -91,9 +112,22 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				}
 				defer stopProfiles()
 			}
+			if repair && dataDir == "" {
+				return usageErr("--repair needs --data DIR")
+			}
+			var served servedTLS
+			if useTLS || certFile != "" || keyFile != "" {
+				var err error
+				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
+					return usageErr("--tls: %v", err)
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
+			}
+			if w := exposureWarning(ln.Addr()); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}
 			// Each account is a namespace of its own (E-account-namespace): its own backend,
 			// and with --data its own directory.
@@ -105,8 +139,22 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				if dataDir == "" {
 					return reference.New(serviceOpts...), 0, nil
 				}
-				store, err := persist.Open(dir, persist.WithServiceOptions(serviceOpts...))
+				popts := []persist.Option{persist.WithServiceOptions(serviceOpts...), persist.WithLog(cmd.ErrOrStderr())}
+				if repair {
+					popts = append(popts, persist.WithRepair())
+				}
+				if snapshotEvery > 0 {
+					popts = append(popts, persist.WithSnapshotEvery(snapshotEvery))
+				}
+				if mark := os.Getenv(testDiskFullEnv); mark != "" {
+					popts = append(popts, persist.WithFaults(diskFullWhile(mark)))
+				}
+				store, err := persist.Open(dir, popts...)
 				if err != nil {
+					var de *persist.DamageError
+					if errors.As(err, &de) {
+						return nil, 0, fmt.Errorf("%w. Nothing was changed; --repair moves the damaged files into %s and starts from what is intact", err, filepath.Join(dir, "damaged-<time>"))
+					}
 					return nil, 0, err
 				}
 				closers = append(closers, store.Close)
@@ -143,18 +191,32 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				srv.Handler = cosmos
 				where += ", " + cosmos.String()
 			}
-			base := "http://" + ln.Addr().String()
+			scheme := "http"
+			if served.config != nil {
+				scheme = "https"
+				srv.TLSConfig = served.config
+				// HTTP/1.1 only, as the Table service speaks it.
+				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+				ln = tls.NewListener(ln, served.config)
+			}
+			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
-			fmt.Fprintf(out, "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
-				tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
+			switch {
+			case served.caFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+			case served.certFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
+			}
+			fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
+				scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
 			for _, n := range names {
 				fmt.Fprintf(out, "account %s: TableEndpoint=%s/%s (key as given)\n", n, base, n)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
+			go func() { errc <- srv.Serve(tableserver.Listener(ln)) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
@@ -173,9 +235,15 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
+	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
 	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests with x-ms-retry-after-ms past this many request units a second (one per request; 0: no budget)")
+	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
+	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
+	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
+	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
 }
@@ -198,4 +266,31 @@ func validAccountName(name string) bool {
 		}
 	}
 	return true
+}
+
+// exposureWarning is the one line serve prints when it listens beyond loopback: every
+// server accepts the development account, whose key is public.
+func exposureWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("conform serve: warning: listening on %s, beyond this machine, with the development account's public key: anyone who can reach it can read and change the data (use --addr 127.0.0.1:PORT to stay local)", a)
+}
+
+// testDiskFullEnv names a file while which every write to the --data directory fails as on
+// a full disk (ENOSPC, through persist.WithFaults). The soak test (soak_test.go) fills the
+// disk this way: mounting a small filesystem needs privileges.
+const testDiskFullEnv = "CONFORM_TEST_DISK_FULL_WHILE"
+
+func diskFullWhile(mark string) func(persist.FileOp, string) error {
+	return func(op persist.FileOp, file string) error {
+		if op != persist.OpWrite && op != persist.OpCreate {
+			return nil
+		}
+		if _, err := os.Stat(mark); err == nil {
+			return &os.PathError{Op: string(op), Path: file, Err: syscall.ENOSPC}
+		}
+		return nil
+	}
 }

@@ -488,8 +488,8 @@ func (s *Store) Snapshot() error {
 	for s.snapRunning {
 		done := s.snapDone
 		s.mu.Unlock()
-		<-done
-		done <- nil // let another waiter through
+		err := <-done
+		done <- err // for another waiter
 		s.mu.Lock()
 	}
 	if s.broken != nil || s.closed {

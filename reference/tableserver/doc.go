@@ -14,11 +14,18 @@
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
 // stored policies in sas_account.go (EVIDENCE.md, Service surface).
 //
-// Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout
-// (WithLimits shortens them). At most Limits.MaxConcurrentRequests requests are served at
-// once; past it a request is answered 503 ServerBusy at once (Busy counts them).
-// Request bodies are bounded before they are read (spec.MaxRequestBodyBytes, 413
-// RequestBodyTooLarge); malformed requests get the documented 4xx, never a 5xx.
+// Serve it with (*Server).HTTPServer on a listener made by Listener (framing.go), or with
+// ListenAndServe, which set every http.Server timeout (WithLimits shortens them). At most
+// Limits.MaxConcurrentRequests requests are served at once; past it a request is answered
+// 503 ServerBusy at once (Busy counts them). Request bodies are bounded before they are read
+// (spec.MaxRequestBodyBytes, 413 RequestBodyTooLarge) and must arrive at Limits.MinBodyRate
+// (pace.go; a request waiting for its body does not count against the bound); malformed
+// requests get the documented 4xx, never a 5xx. A request with both Content-Length and
+// Transfer-Encoding is answered and its connection closed (RFC 9112 6.3). Backend work is
+// bounded by the request's timeout (at most 30 s), not by its connection: a client that
+// half-closes after its request still gets the answer. A large Query Entities answer is
+// written as it is rendered (writeEntitySet), so that a client that does not read holds
+// about a MiB of it, not the page.
 //
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for

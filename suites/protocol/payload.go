@@ -28,7 +28,9 @@ func typed(ctx context.Context, raw driver.RawHTTP, table string) {
 		"Id", "a455c695-df98-5678-aaaa-81d3367e5a34", "Id@odata.type", "Edm.Guid",
 		"Bin", "AAEC", "Bin@odata.type", "Edm.Binary",
 	), map[string]string{"Prefer": "return-no-content"})
-	Expect(a.status).To(Equal(204), "setting up: %s", a)
+	framework.Requires("modify.insert.stores", "insert the typed entity", func() {
+		Expect(a.status).To(insertAccepted, "setting up: %s", a)
+	})
 }
 
 // needAnnotation are the properties of typed() whose type JSON cannot show.
@@ -230,7 +232,7 @@ var _ = framework.Describe("Edm.Double on the wire", func(f *framework.F) {
 			raw, b := f.Raw(), f.Backend()
 			table := f.NewTable(ctx)
 			a := send(ctx, raw, "POST", table, body("p", "r", c.sent...), map[string]string{"Prefer": "return-no-content"})
-			Expect(a.status).To(Equal(204), "%s", a)
+			Expect(a.status).To(insertAccepted, "%s", a)
 			got := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
 			Expect(got.status).To(Equal(200), "%s", got)
 			n, ok := object(got)["D"].(json.Number)
@@ -250,7 +252,7 @@ var _ = framework.Describe("Edm.Double in exponent form", func(f *framework.F) {
 			raw, b := f.Raw(), f.Backend()
 			table := f.NewTable(ctx)
 			a := send(ctx, raw, "POST", table, body("p", "r", "D", v, "D@odata.type", "Edm.Double"), map[string]string{"Prefer": "return-no-content"})
-			Expect(a.status).To(Equal(204), "%s", a)
+			Expect(a.status).To(insertAccepted, "%s", a)
 			got := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
 			Expect(got.status).To(Equal(200), "%s", got)
 			e := object(got)

@@ -72,7 +72,7 @@ func serveFlavored(ctx context.Context, backend api.Backend, flavor string) (str
 		srv.Handler = tableserver.NewCosmos(server)
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	go func() { served <- srv.Serve(tableserver.Listener(l)) }()
 	var once sync.Once
 	var closeErr error
 	stop := func() error {

@@ -79,6 +79,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			existing, _ := fixtures.FindEmployee(emps, "000223")
+			scenario.RequireTransactions(ctx, f, b, table)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: dept.ETag},
 				{Kind: api.BatchInsert, Entity: existing.Entity()},
@@ -122,6 +123,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			emps := fixtures.EmployeeRecords(0)
 			sales := apartDepartment(departmentOf(emps, "Sales"))
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), sales))
+			scenario.RequireTransactions(ctx, f, b, table)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
 				{Kind: api.BatchMerge, Entity: scenario.Entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: api.IfMatchAny},

@@ -202,7 +202,7 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 	st := StyleOf(c.Outcome)
 	e := evidenceView{RuleIndex: ri, BackendIndex: bi, ID: row.ID, Backend: b.Name, Word: st.Word, Class: outcomeClass(c.Outcome),
 		Text: row.Text, Level: row.Level, Area: row.Area, Source: row.Source}
-	if c.Outcome == DocumentedDiff || c.Outcome == NotApplicable {
+	if c.Outcome == DocumentedDiff {
 		e.Cosmos = row.CosmosDifference
 	}
 	for _, s := range c.Specs {
@@ -311,7 +311,6 @@ svg.bar{vertical-align:middle;background:#f6f8fa}
 .o-error,.o-blocked,.o-interrupted,.o-inconclusive{background:#fff1c2}
 .o-expected-failure,.o-flaky{background:#eaeef2}
 .o-documented-difference{background:#f3e8ff;color:#512a97;box-shadow:inset 3px 0 #8250df}
-.o-not-applicable{background:#f6f0ff;color:#512a97}
 .o-skipped,.o-not-run,.o-partial{background:#f6f8fa;color:#57606a}
 .tag{padding:0 4px;border-radius:3px}
 #evidence article{border:1px solid #d0d7de;border-radius:6px;padding:4px 10px;margin:8px 0;background:#fff}
