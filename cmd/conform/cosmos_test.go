@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,4 +145,33 @@ func TestCosmosProfileVerdicts(t *testing.T) {
 			t.Errorf("not applicable under the Storage profile: %v", na)
 		}
 	})
+}
+
+// `conform serve --flavor cosmos` answers as Cosmos DB does, through the official Go SDK's
+// connection string, and past --cosmos-ru-per-second answers 429 with x-ms-retry-after-ms.
+func TestServeCosmosFlavor(t *testing.T) {
+	conn, base := startServe(t, "--flavor", "cosmos", "--cosmos-ru-per-second", "3")
+	if !strings.Contains(conn, "AccountKey=") {
+		t.Fatalf("connection string %q", conn)
+	}
+	throttled := 0
+	for range 8 {
+		resp, err := http.Get(base + "/" + "devstoreaccount1/Tables")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.Header.Get("X-Ms-Version") != "" || resp.Header.Get("Server") != "" {
+			t.Errorf("Storage's headers on a Cosmos answer: %v", resp.Header)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			throttled++
+			if resp.Header.Get("X-Ms-Retry-After-Ms") == "" {
+				t.Errorf("429 without x-ms-retry-after-ms: %v", resp.Header)
+			}
+		}
+	}
+	if throttled == 0 {
+		t.Error("8 requests within a budget of 3 request units a second were not throttled")
+	}
 }

@@ -74,6 +74,10 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 		{"run", "--no-such-flag"},
 		{"run", "--profile", "nonsense"},
 		{"list", "--format", "yaml"},
+		{"list", "--profile", "azure"},
+		{"serve", "--addr", "127.0.0.1:0", "--flavor", "mongo"},
+		{"serve", "--addr", "127.0.0.1:0", "--cosmos-ru-per-second", "5"},
+		{"serve", "--addr", "127.0.0.1:0", "--flavor", "cosmos", "--cosmos-ru-per-second", "-1"},
 		{"frobnicate"},
 		{"clean", "--backend", "reference", "--prefix", "prod"},
 	} {
