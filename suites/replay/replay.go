@@ -61,11 +61,14 @@ const maxAnswerBytes = 16 << 20
 // counterparts of recorded ETags, continuation tokens and entity Timestamps.
 type state struct {
 	prefix string
-	tables map[string]string   // lower-case recorded name -> live name
-	back   map[string]string   // lower-case live name -> recorded name
-	etags  map[string]string   // recorded -> live
-	tokens map[string]string   // recorded continuation value -> live
-	times  map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
+	// unordered: the recorded service promises no order of results (Cosmos DB,
+	// E-cosmos-order), so entities and tables are compared as sets.
+	unordered bool
+	tables    map[string]string   // lower-case recorded name -> live name
+	back      map[string]string   // lower-case live name -> recorded name
+	etags     map[string]string   // recorded -> live
+	tokens    map[string]string   // recorded continuation value -> live
+	times     map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
 }
 
 // Replay sends every exchange of rec to the target in order and compares the answers; what
@@ -86,7 +89,7 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 		prefix += "x"
 	}
 	st := &state{prefix: fmt.Sprintf("%s%03d", prefix[:7], r.seq%1000), tables: map[string]string{}, back: map[string]string{},
-		etags: map[string]string{}, tokens: map[string]string{}, times: map[int64]time.Time{}}
+		etags: map[string]string{}, tokens: map[string]string{}, times: map[int64]time.Time{}, unordered: r.Profile == ProfileCosmos}
 	for _, name := range recordedTables(rec) {
 		st.table(name)
 	}
@@ -233,6 +236,8 @@ func skipExchange(x Exchange) string {
 		return fmt.Sprintf("the recorded answer is a server error (%d)", x.Status)
 	case x.Status == http.StatusRequestTimeout:
 		return "the recorded answer is a timeout"
+	case x.Status == http.StatusTooManyRequests:
+		return "the recorded answer is throttling (429): the client sent the request again (E-cosmos-throttling)"
 	}
 	return ""
 }
