@@ -87,6 +87,10 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q.Del("$format")
 		r.URL.RawQuery = q.Encode()
 	}
+	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && q.Get("NextTableName") == cosmosLastTablePage {
+		c.emptyTablePage(w, r)
+		return
+	}
 	if next := q.Get("NextPartitionKey"); strings.HasPrefix(next, "{") || strings.HasPrefix(next, "[") {
 		if pk, rk, ok := decodeCosmosContinuation(next); ok {
 			q.Set("NextPartitionKey", pk)
@@ -195,6 +199,13 @@ func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAns
 	}
 	if status == http.StatusCreated && r.Method == http.MethodPost && isTablesPath(r.URL.Path) && h.Get(wire.KeyETag) == "" {
 		h.Set(wire.KeyETag, `W/"datetime'`+strings.ReplaceAll(time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z"), ":", "%3A")+`'"`)
+	}
+	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && status == http.StatusOK && h.Get("X-Ms-Continuation-Nexttablename") == "" {
+		// A page that ends exactly at $top still carries a NextTableName, which leads to an
+		// empty page (E-cosmos-order).
+		if top, err := strconv.Atoi(r.URL.Query().Get("$top")); err == nil && top > 0 && tablesOnPage(body) == top {
+			h.Set("X-Ms-Continuation-Nexttablename", cosmosLastTablePage)
+		}
 	}
 	if pk := h.Get("X-Ms-Continuation-Nextpartitionkey"); pk != "" {
 		h.Set("X-Ms-Continuation-Nextpartitionkey", encodeCosmosContinuation(pk, h.Get("X-Ms-Continuation-Nextrowkey"), r.URL.Query().Has("NextPartitionKey")))
@@ -520,6 +531,45 @@ func cosmosBatchAnswer(body []byte, id string) []byte {
 		}
 	}
 	return []byte(s)
+}
+
+// cosmosLastTablePage is the NextTableName of a Query Tables page that ended exactly at
+// $top with no table left: following it gives an empty page.
+const cosmosLastTablePage = "cosmos-end-of-tables"
+
+// tablesOnPage counts the tables of a Query Tables answer.
+func tablesOnPage(body []byte) int {
+	var page struct {
+		Value []json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(body, &page) != nil {
+		return -1
+	}
+	return len(page.Value)
+}
+
+// emptyTablePage answers the page after cosmosLastTablePage: no tables, no continuation.
+func (c *Cosmos) emptyTablePage(w http.ResponseWriter, r *http.Request) {
+	body := []byte(`{"value":[]}`)
+	accept := r.Header.Get("Accept")
+	if !strings.Contains(accept, "nometadata") {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base := strings.TrimSuffix(r.URL.Path, "Tables")
+		body = []byte(`{"value":[],"odata.metadata":"` + scheme + "://" + r.Host + base + `$metadata#Tables"}`)
+	}
+	level := "minimalmetadata"
+	for _, l := range []string{"nometadata", "fullmetadata"} {
+		if strings.Contains(accept, l) {
+			level = l
+		}
+	}
+	w.Header().Set("Content-Type", "application/json; odata="+level)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // String describes the flavour for logs.

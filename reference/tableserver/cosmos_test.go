@@ -288,3 +288,27 @@ func clientWith(t *testing.T, b *rest.Backend, tr http.RoundTripper) *rest.Backe
 	}
 	return nb
 }
+
+// A table page that ends exactly at $top still carries a NextTableName, and the page it
+// leads to is empty (E-cosmos-order).
+func TestCosmosTablePageAtTop(t *testing.T) {
+	b, _ := serveCosmos(t)
+	for _, n := range []string{"cosmostopa", "cosmostopb"} {
+		if err := b.CreateTable(ctx(t), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := rawSend(t, b, "GET", "Tables?$top=2", nil, nil)
+	next := first.header.Get("X-Ms-Continuation-Nexttablename")
+	if first.status != 200 || next == "" {
+		t.Fatalf("a page of exactly $top tables without NextTableName: %d %v", first.status, first.header)
+	}
+	last := rawSend(t, b, "GET", "Tables?$top=2&NextTableName="+next, nil, nil)
+	if last.status != 200 || !strings.Contains(last.body, `"value":[]`) || last.header.Get("X-Ms-Continuation-Nexttablename") != "" {
+		t.Errorf("the page after it: %d %v %s", last.status, last.header, last.body)
+	}
+	var page struct{ Value []json.RawMessage }
+	if err := json.Unmarshal([]byte(rawSend(t, b, "GET", "Tables?$top=3", nil, nil).body), &page); err != nil || len(page.Value) != 2 {
+		t.Errorf("$top above the count: %v %d", err, len(page.Value))
+	}
+}
