@@ -2,6 +2,7 @@ package tableserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 )
@@ -86,6 +88,12 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Accept wins over $format (E-cosmos-format).
 		q.Del("$format")
 		r.URL.RawQuery = q.Encode()
+	}
+	if c.otherCase(r) {
+		// Table names are case-sensitive on Cosmos DB: the name in another letter case names
+		// a table that does not exist (E-cosmos-documented).
+		writeCosmosErrorTo(w, id, spec.ErrResourceNotFound.New(), isWriteMethod(r.Method))
+		return
 	}
 	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && q.Get("NextTableName") == cosmosLastTablePage {
 		c.emptyTablePage(w, r)
@@ -531,6 +539,42 @@ func cosmosBatchAnswer(body []byte, id string) []byte {
 		}
 	}
 	return []byte(s)
+}
+
+// otherCase reports whether r addresses an existing table (its entities, or Delete Table)
+// through its name in another letter case than the one it was created with. It asks the
+// account's backend, as the server would resolve it.
+func (c *Cosmos) otherCase(r *http.Request) bool {
+	x := &exchange{s: c.next, r: r}
+	res, err := x.resolve(rawPath(r))
+	if err != nil || x.backend == nil || res.Table == "" {
+		return false
+	}
+	switch res.Kind {
+	case wire.ResourceTable, wire.ResourceEntitySet, wire.ResourceEntity:
+	default:
+		return false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), spec.MaxServerTimeout)
+	defer cancel()
+	// The names that differ from it only in case lie between its upper-case and its
+	// lower-case spelling, in the ordinal order Query Tables compares names by.
+	filter := fmt.Sprintf("TableName ge '%s' and TableName le '%s'", strings.ToUpper(res.Table), strings.ToLower(res.Table))
+	var next string
+	for {
+		page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: filter, NextTableName: next})
+		if err != nil {
+			return false
+		}
+		for _, t := range page.Tables {
+			if strings.EqualFold(t, res.Table) {
+				return t != res.Table
+			}
+		}
+		if next = page.NextTableName; next == "" {
+			return false
+		}
+	}
 }
 
 // cosmosLastTablePage is the NextTableName of a Query Tables page that ended exactly at

@@ -312,3 +312,24 @@ func TestCosmosTablePageAtTop(t *testing.T) {
 		t.Errorf("$top above the count: %v %d", err, len(page.Value))
 	}
 }
+
+// Table names are case-sensitive: a table addressed in another letter case is not found,
+// for its entities and for Delete Table (E-cosmos-documented).
+func TestCosmosTableNamesAreCaseSensitive(t *testing.T) {
+	b, _ := serveCosmos(t)
+	c := ctx(t)
+	if err := b.CreateTable(c, "CosmosCase"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.InsertEntity(c, "CosmosCase", api.NewEntity("p", "r", nil)); err != nil {
+		t.Fatalf("insert through the created name: %v", err)
+	}
+	_, err := b.InsertEntity(c, "cosmoscase", api.NewEntity("p", "r2", nil))
+	wantErr(t, err, 404, "ResourceNotFound")
+	_, err = b.GetEntity(c, "COSMOSCASE", "p", "r", nil)
+	wantErr(t, err, 404, "ResourceNotFound")
+	wantErr(t, b.DeleteTable(c, "cosmoscase"), 404, "ResourceNotFound")
+	if err := b.DeleteTable(c, "CosmosCase"); err != nil {
+		t.Errorf("delete through the created name: %v", err)
+	}
+}
