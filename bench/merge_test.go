@@ -217,3 +217,21 @@ func TestShardsSplitOperationsAndKeys(t *testing.T) {
 		names[n] = true
 	}
 }
+
+func TestThrottlingOnsetIsTheFirstSecondOverOnePercent(t *testing.T) {
+	series := []Second{{Requests: 1000}, {Requests: 1500, Throttles: 5}, {Requests: 1900, Throttles: 40}, {Requests: 1200, Throttles: 900}}
+	got := throttlingOnset(series)
+	if got == nil || *got != (Onset{Second: 2, Requests: 1900, Throttles: 40}) {
+		t.Fatalf("onset %+v, want second 2 (40 of 1940 answers; second 1's 5 of 1505 are under 1%%)", got)
+	}
+	if throttlingOnset(series[:2]) != nil {
+		t.Error("an onset below 1% of a second's answers")
+	}
+	m := &Merged{Run: ShardRun{RunID: "r", Shard: Shard{0, 2}, TargetRate: 100, TargetRateTo: 2000}, Outcomes: []MergedOutcome{{Case: "Insert/x", Series: series, ThrottlingFrom: got}}}
+	if md := string(m.Markdown()); !strings.Contains(md, "second 2, at 1,900 requests/s") || !strings.Contains(md, "ramped from 100 to 2,000") {
+		t.Errorf("bench.md:\n%s", md)
+	}
+	if svg := string(m.SVG()); !strings.Contains(svg, "throttling from second 2") {
+		t.Error("bench.svg does not mark where throttling started")
+	}
+}

@@ -198,6 +198,10 @@ public, so anyone who can reach the port can read and change the data.`,
 				// HTTP/1.1 only, as the Table service speaks it.
 				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 				ln = tls.NewListener(ln, served.config)
+			} else {
+				// The framing check reads the plain bytes; under TLS http.Server must see the
+				// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
+				ln = tableserver.Listener(ln)
 			}
 			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
@@ -216,7 +220,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(tableserver.Listener(ln)) }()
+			go func() { errc <- srv.Serve(ln) }()
 			select {
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {

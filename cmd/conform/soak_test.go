@@ -218,7 +218,6 @@ type soakWriter struct {
 	mu      sync.Mutex
 	ents    map[api.Key]*entityState
 	batch   map[string]bool // partition -> acknowledged
-	refused map[string]bool // partitions of transactions refused with a documented error
 	acks    int
 	failed  int
 	inBatch atomic.Int64 // transactions being sent now

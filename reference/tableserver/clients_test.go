@@ -39,8 +39,9 @@ func servedOn(t *testing.T, srv *tableserver.Server) string {
 	return ln.Addr().String()
 }
 
-// anonymous is an in-memory server that lets requests through without credentials.
-func anonymous(t *testing.T, b api.Backend, limits tableserver.Limits) (*tableserver.Server, string) {
+// servedAnonymously serves b on a loopback port, letting requests through without
+// credentials.
+func servedAnonymously(t *testing.T, b api.Backend, limits tableserver.Limits) (*tableserver.Server, string) {
 	t.Helper()
 	srv := tableserver.New(b, tableserver.WithAllowAnonymous(), tableserver.WithLimits(limits))
 	return srv, servedOn(t, srv)
@@ -59,7 +60,7 @@ func createTable(t *testing.T, addr, name string) {
 // larger overflowed into a deadline in the past: every operation answered 500
 // OperationTimedOut.
 func TestHugeTimeoutIsCappedNotOverflowed(t *testing.T) {
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{})
 	for _, v := range []string{"31", "9223372036", "9223372037", "9223372036854775807"} {
 		out := rawExchange(addr, request("GET", acct+"/Tables?timeout="+v, nil, nil), nil, false, 10*time.Second)
 		if len(out.statuses) != 1 || out.statuses[0] != http.StatusOK {
@@ -100,7 +101,7 @@ func (b slowBackend) QueryEntities(ctx context.Context, table string, q api.Quer
 // cancelled the request's context at the half-close and the work answered 500
 // InternalError.
 func TestHalfClosedClientsGetTheirAnswer(t *testing.T) {
-	_, addr := anonymous(t, slowBackend{reference.New()}, tableserver.Limits{})
+	_, addr := servedAnonymously(t, slowBackend{reference.New()}, tableserver.Limits{})
 	createTable(t, addr, "half")
 	body := []byte(`{"PartitionKey":"p","RowKey":"r"}`)
 	out := rawExchange(addr, request("POST", acct+"/half", []string{"Content-Type: application/json"}, body), nil, true, 10*time.Second)
@@ -117,7 +118,7 @@ func TestHalfClosedClientsGetTheirAnswer(t *testing.T) {
 // answered (by its Transfer-Encoding) and its connection closed (RFC 9112 6.3); an ordinary
 // request keeps its connection. Before, the connection was kept open.
 func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{})
 	createTable(t, addr, "framing")
 	exchange := func(framing string, body string) (*http.Response, bool) {
 		t.Helper()
@@ -135,7 +136,7 @@ func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_ = conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 		_, err = br.ReadByte()
 		return resp, err == io.EOF
 	}
@@ -158,7 +159,7 @@ func TestContentLengthWithTransferEncodingClosesTheConnection(t *testing.T) {
 // a request waiting for its body held one of the 512 slots: the others got 503 ServerBusy.
 func TestSlowBodiesDoNotStarveOthers(t *testing.T) {
 	const slow = 600
-	_, addr := anonymous(t, reference.New(), tableserver.Limits{BodyGrace: 3 * time.Second, ReadTimeout: time.Minute})
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{BodyGrace: 3 * time.Second, ReadTimeout: time.Minute})
 	createTable(t, addr, "slow")
 	var wg sync.WaitGroup
 	results := make(chan outcome, slow)
@@ -235,17 +236,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // written at once with its Content-Length. Before, every answer was rendered whole before
 // its first byte was written: 20 clients that did not read held a GiB.
 func TestLargePagesAreStreamed(t *testing.T) {
-	svc := reference.New()
-	c := context.Background()
-	if err := svc.CreateTable(c, "big"); err != nil {
-		t.Fatal(err)
-	}
-	pad := strings.Repeat("x", 25_000) // two of them: 50 KB of JSON per entity
-	for i := range 1000 {
-		if _, err := svc.InsertEntity(c, "big", api.NewEntity("p", fmt.Sprintf("%04d", i), map[string]api.Value{"a": api.String(pad), "b": api.String(pad)})); err != nil {
-			t.Fatal(err)
-		}
-	}
+	svc := bigTable(t)
 	srv := tableserver.New(svc, tableserver.WithAllowAnonymous())
 	get := func(top int) *countingWriter {
 		w := &countingWriter{h: http.Header{}}
@@ -265,5 +256,50 @@ func TestLargePagesAreStreamed(t *testing.T) {
 	w = get(5)
 	if w.status != http.StatusOK || w.h.Get("Content-Length") != fmt.Sprint(w.all) {
 		t.Errorf("a small page: %d, Content-Length %q for %d bytes", w.status, w.h.Get("Content-Length"), w.all)
+	}
+}
+
+// bigTable is a Service with a table "big" of 1,000 entities of 50 KB of JSON each.
+func bigTable(t testing.TB) *reference.Service {
+	svc := reference.New()
+	c := context.Background()
+	if err := svc.CreateTable(c, "big"); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 25_000) // two of them: 50 KB of JSON per entity
+	for i := range 1000 {
+		if _, err := svc.InsertEntity(c, "big", api.NewEntity("p", fmt.Sprintf("%04d", i), map[string]api.Value{"a": api.String(pad), "b": api.String(pad)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return svc
+}
+
+// TestClientsThatDoNotReadDoNotStarveOthers: while clients that never read hold large
+// streamed answers, ordinary requests are served: a request waiting for its client to take
+// its answer does not count against MaxConcurrentRequests. Before, each held a slot.
+func TestClientsThatDoNotReadDoNotStarveOthers(t *testing.T) {
+	srv, addr := servedAnonymously(t, bigTable(t), tableserver.Limits{MaxConcurrentRequests: 2})
+	req := fmt.Sprintf("GET %s/big()?$top=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-ms-version: 2019-02-02\r\nAccept: application/json;odata=nometadata\r\n\r\n", acct)
+	for range 4 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 16), nil); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%v %v", resp, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // their answers fill the sockets
+	for i := range 5 {
+		out := rawExchange(addr, request("GET", acct+"/big()?$top=1", nil, nil), nil, false, 10*time.Second)
+		if len(out.statuses) != 1 || out.statuses[0] != http.StatusOK {
+			t.Fatalf("ordinary request %d while 4 clients do not read: %+v (busy %d)", i, out, srv.Busy())
+		}
 	}
 }

@@ -6,9 +6,12 @@
 // service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
 // and error bodies, and authenticates Shared Key, Shared Key Lite, service SAS (with stored
 // access policies, sip and spr) and account SAS for the development account and the accounts
-// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Paths may be emulator
-// style (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`);
-// `ACCOUNT-secondary` names the account's secondary location.
+// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Each account is a
+// namespace of its own: its own backend, table ACLs and service properties. Paths may be
+// emulator style (`/ACCOUNT/Tables`) or host style, as production URLs name the account
+// (`ACCOUNT.table.core.windows.net` or `ACCOUNT.table.localhost`, `/Tables`);
+// `ACCOUNT-secondary` names the account's secondary location. Served over TLS, spr=https
+// SAS tokens are accepted (cmd/conform's serve --tls).
 //
 // The account-wide XML resources live in their own files: the table ACL (acl.go), service
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
@@ -25,7 +28,7 @@
 // bounded by the request's timeout (at most 30 s), not by its connection: a client that
 // half-closes after its request still gets the answer. A large Query Entities answer is
 // written as it is rendered (writeEntitySet), so that a client that does not read holds
-// about a MiB of it, not the page.
+// about a MiB of it, not the page, and no concurrency slot while the answer waits for it.
 //
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for

@@ -928,7 +928,7 @@ func (x *exchange) writeEntitySet(ents []api.Entity, doc wire.Document) error {
 			x.setHeader(wire.HeaderContentType, x.level.ContentType())
 			x.send(http.StatusOK, nil)
 		}
-		if _, werr := x.w.Write(b); werr != nil {
+		if werr := x.writeStreamed(b); werr != nil {
 			abort = true // the client is gone
 			break
 		}
@@ -938,7 +938,7 @@ func (x *exchange) writeEntitySet(ents []api.Entity, doc wire.Document) error {
 	case abort:
 	case err != nil:
 	case streaming:
-		_, _ = x.w.Write(wire.AppendEntitySetEnd(b))
+		_ = x.writeStreamed(wire.AppendEntitySetEnd(b))
 	default:
 		x.writeJSON(http.StatusOK, wire.AppendEntitySetEnd(b))
 	}
@@ -949,6 +949,18 @@ func (x *exchange) writeEntitySet(ents []api.Entity, doc wire.Document) error {
 	if abort {
 		panic(http.ErrAbortHandler)
 	}
+	return err
+}
+
+// writeStreamed writes a part of a streamed answer. While the client takes it, the request
+// does not count against Limits.MaxConcurrentRequests: clients that read slowly cannot
+// starve the others.
+func (x *exchange) writeStreamed(b []byte) error {
+	if x.s.maxInflight > 0 {
+		x.s.inflight.Add(-1)
+		defer x.s.inflight.Add(1)
+	}
+	_, err := x.w.Write(b)
 	return err
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
-// anonymous sends one request to an anonymous server and returns the answer, its body read.
-func anonymousRequest(t *testing.T, base, method, path string, headers map[string]string, body string) (*http.Response, string) {
+// sendAnonymous sends one request to an anonymous server and returns the answer, its body read.
+func sendAnonymous(t *testing.T, base, method, path string, headers map[string]string, body string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, base+"/"+tableserver.DevAccountName+path, strings.NewReader(body))
 	req.Header.Set("x-ms-version", "2019-02-02")
@@ -46,7 +46,7 @@ func TestXMLErrorFormPerOperation(t *testing.T) {
 		if c.method == "OPTIONS" {
 			h["Origin"] = "https://conform.example"
 		}
-		resp, body := anonymousRequest(t, ts.URL, c.method, c.path, h, c.body)
+		resp, body := sendAnonymous(t, ts.URL, c.method, c.path, h, c.body)
 		if resp.StatusCode != c.status || (c.code != "" && resp.Header.Get("x-ms-error-code") != c.code) {
 			t.Errorf("%s: %d %s", c.name, resp.StatusCode, resp.Header.Get("x-ms-error-code"))
 		}
@@ -57,11 +57,11 @@ func TestXMLErrorFormPerOperation(t *testing.T) {
 			t.Errorf("%s: Content-Type %s", c.name, ct)
 		}
 	}
-	resp, body := anonymousRequest(t, ts.URL, "GET", "/missing(PartitionKey='p',RowKey='r')", map[string]string{"Accept": "*/*"}, "")
+	resp, body := sendAnonymous(t, ts.URL, "GET", "/missing(PartitionKey='p',RowKey='r')", map[string]string{"Accept": "*/*"}, "")
 	if resp.StatusCode != 404 || !strings.Contains(body, `<error xmlns="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"><code>`) {
 		t.Errorf("an entity read in XML: %d %s", resp.StatusCode, body)
 	}
-	_, body = anonymousRequest(t, ts.URL, "OPTIONS", "/Tables", map[string]string{"Origin": "https://conform.example"}, "")
+	_, body = sendAnonymous(t, ts.URL, "OPTIONS", "/Tables", map[string]string{"Origin": "https://conform.example"}, "")
 	if !strings.Contains(body, "A required CORS header is not present.") {
 		t.Errorf("the preflight's message: %s", body)
 	}
@@ -73,7 +73,7 @@ func TestVaryOrigin(t *testing.T) {
 	_, ts := serve(t, tableserver.WithAllowAnonymous())
 	setCORS := func(origins string) {
 		t.Helper()
-		resp, body := anonymousRequest(t, ts.URL, "PUT", "/?restype=service&comp=properties", nil,
+		resp, body := sendAnonymous(t, ts.URL, "PUT", "/?restype=service&comp=properties", nil,
 			`<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><Cors><CorsRule><AllowedOrigins>`+origins+
 				`</AllowedOrigins><AllowedMethods>GET,PUT</AllowedMethods><AllowedHeaders></AllowedHeaders><ExposedHeaders></ExposedHeaders><MaxAgeInSeconds>5</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>`)
 		if resp.StatusCode != 202 {
@@ -82,7 +82,7 @@ func TestVaryOrigin(t *testing.T) {
 	}
 	get := func(origin string) http.Header {
 		t.Helper()
-		resp, _ := anonymousRequest(t, ts.URL, "GET", "/Tables", map[string]string{"Origin": origin, "Accept": "application/json;odata=nometadata"}, "")
+		resp, _ := sendAnonymous(t, ts.URL, "GET", "/Tables", map[string]string{"Origin": origin, "Accept": "application/json;odata=nometadata"}, "")
 		return resp.Header
 	}
 	setCORS("*")

@@ -252,7 +252,7 @@ func needsAnnotation(v api.Value, request bool) bool {
 			return true
 		}
 		var room [32]byte
-		return bytes.IndexAny(appendDouble(room[:0], v.Float()), ".eE") < 0
+		return !bytes.ContainsAny(appendDouble(room[:0], v.Float()), ".eE")
 	}
 	return false
 }
