@@ -39,8 +39,8 @@
 //
 // NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos
-// traffic does (the facts E-cosmos-* of docs/EVIDENCE.md), with an optional request-unit
-// budget answered 429. It holds no data of its own.
+// traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
+// optional request-unit budget answered 429. It holds no data of its own.
 //
 // It may import reference/api, reference/spec, reference/wire and reference/odata.
 package tableserver
