@@ -333,3 +333,33 @@ func TestCosmosTableNamesAreCaseSensitive(t *testing.T) {
 		t.Errorf("delete through the created name: %v", err)
 	}
 }
+
+// Malformed requests get a clear 4xx from the Cosmos flavour too, never a 5xx or a panic.
+func TestCosmosMalformedRequests(t *testing.T) {
+	b, _ := serveCosmos(t)
+	if err := b.CreateTable(ctx(t), "cosmosbad"); err != nil {
+		t.Fatal(err)
+	}
+	json := map[string]string{"Content-Type": "application/json"}
+	for _, c := range []struct {
+		method, path, body string
+	}{
+		{"POST", "cosmosbad", `{`},
+		{"POST", "cosmosbad", `[]`},
+		{"POST", "cosmosbad", `{"PartitionKey":1,"RowKey":"r"}`},
+		{"POST", "cosmosbad", `{"PartitionKey":"p","RowKey":"r","a":1,"A":2,"a@odata.type":"Edm.Int64"}`},
+		{"PUT", "cosmosbad(PartitionKey='',RowKey='r')", `{}`},
+		{"GET", "cosmosbad()?NextPartitionKey=%5B&NextRowKey=NA", ""},
+		{"GET", "cosmosbad()?NextPartitionKey=%7B%22token%22%3A1%7D&NextRowKey=NA", ""},
+		{"GET", "cosmosbad()?NextPartitionKey=%5B%7B%7D%2C%7B%7D%5D&NextRowKey=NA", ""},
+		{"GET", "Tables?$top=abc", ""},
+		{"GET", "Tables?NextTableName=cosmos-end-of-tables&$top=1", ""},
+		{"POST", "$batch", "--x\r\n"},
+		{"GET", "COSMOSBAD(PartitionKey='p',RowKey='r')", ""},
+	} {
+		a := rawSend(t, b, c.method, c.path, []byte(c.body), json)
+		if a.status >= 500 {
+			t.Errorf("%s %s %q: %d %s", c.method, c.path, c.body, a.status, a.body)
+		}
+	}
+}
