@@ -18,18 +18,28 @@ type listedRule struct {
 	Feature string `json:"feature"`
 	Source  string `json:"source"`
 	Text    string `json:"text"`
+	// Cosmos is what Cosmos DB for Table does about the rule (spec.Cosmos).
+	Cosmos spec.Cosmos `json:"cosmos"`
 }
 
 func listCmd() *cobra.Command {
-	var format, filter string
+	var format, filter, profile string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "Print the rule catalogue: id, level, area, source",
-		Long: `Print the rule catalogue: id, level, area, source (and, with --format json, feature and
-text). --label-filter selects rules as conform run selects their specs, e.g.
-'area:query && level:MUST'.`,
+		Short: "Print the rule catalogue: id, level, area, what Cosmos DB does, source",
+		Long: `Print the rule catalogue: id, level, area, what Cosmos DB for Table does about the rule
+(same as Storage; differs: the answer Cosmos is recorded or documented to give; unsupported:
+Cosmos refuses the feature; unpromised: Cosmos promises nothing there), and source (and,
+with --format json, feature and text).
+
+--label-filter selects rules as conform run selects their specs, e.g.
+'area:query && level:MUST'. With --profile cosmos only the rules where Cosmos DB does not
+answer as Storage are listed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if profile != "" && profile != "storage" && profile != "cosmos" {
+				return usageErr("--profile must be storage or cosmos, not %q", profile)
+			}
 			var lf func([]string) bool
 			if filter != "" {
 				var err error
@@ -42,7 +52,11 @@ text). --label-filter selects rules as conform run selects their specs, e.g.
 				if lf != nil && !lf(ruleLabels(r, "")) {
 					continue
 				}
-				out = append(out, listedRule{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()), Source: r.Source, Text: r.Text})
+				if profile == "cosmos" && r.Cosmos.KindOrSame() == spec.CosmosSame {
+					continue
+				}
+				out = append(out, listedRule{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()),
+					Source: r.Source, Text: r.Text, Cosmos: r.Cosmos})
 			}
 			switch format {
 			case "json":
@@ -51,9 +65,9 @@ text). --label-filter selects rules as conform run selects their specs, e.g.
 				return enc.Encode(out)
 			case "text":
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tLEVEL\tAREA\tSOURCE")
+				fmt.Fprintln(w, "ID\tLEVEL\tAREA\tCOSMOS\tSOURCE")
 				for _, r := range out {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.ID, r.Level, r.Area, r.Source)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Level, r.Area, r.Cosmos.Summary(), r.Source)
 				}
 				return w.Flush()
 			}
@@ -62,5 +76,6 @@ text). --label-filter selects rules as conform run selects their specs, e.g.
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&filter, "label-filter", "", "only the rules this Ginkgo label expression selects, e.g. 'area:query && level:MUST'")
+	cmd.Flags().StringVar(&profile, "profile", "", "cosmos: only the rules where Cosmos DB for Table does not answer as Storage")
 	return cmd
 }

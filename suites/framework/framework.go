@@ -337,7 +337,7 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.mu.Lock()
 	f.recorder = nil
 	f.mu.Unlock()
-	run := &specRun{f: f, rule: r, exp: verdict.ExpectationOf(r, f.Profile())}
+	run := &specRun{f: f, rule: r, exp: verdict.ExpectationOf(r, f.Profile(), SpecText(ginkgo.CurrentSpecReport()))}
 	ginkgo.DeferCleanup(func() {
 		// A failure outside the body's assertions (a timeout, a panic): its evidence.
 		if sr := ginkgo.CurrentSpecReport(); sr.Failed() && !run.isConcluded() {
@@ -455,6 +455,9 @@ func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 	res.Choices = choices
 	if res.State != verdict.Passed {
 		res.Signature, res.Failure = FailureSignature(message, calls), message
+		for _, a := range record.ErrorAnswers(calls) {
+			res.Answers = append(res.Answers, fixtures.Signature{Status: a.Status, Code: a.Code})
+		}
 		switch {
 		case hasMark(calls, record.MarkTransport):
 			res.State = verdict.NoAnswer
