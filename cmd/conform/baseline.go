@@ -64,13 +64,14 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 // the rule that blocked it; a spec that passed, or answered as the profile documents, is
 // not listed. An entry for a spec the run did not judge (left out by the filter, skipped,
 // no answer, interrupted) stays as it was, and so does every flaky entry (flakiness is
-// decided from evidence, by hand).
+// decided from evidence, by hand); an entry that names no spec of the suite (stale) goes.
 func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Baseline {
 	b := r.Backends[bi]
 	next := fixtures.Baseline{Backend: fixtures.BaselineBackend(b.Name), Version: b.Version}
-	judged := map[string]bool{}
+	judged, present := map[string]bool{}, map[string]bool{}
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[bi].Specs {
+			present[row.ID+"\x00"+s.Text], present[row.ID] = true, true
 			if e, ok := old.Lookup(row.ID, s.Text); ok && e.Flaky {
 				continue
 			}
@@ -96,6 +97,8 @@ func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Basel
 	}
 	for _, e := range old.Expected {
 		switch {
+		case e.Spec != "" && !present[e.Rule+"\x00"+e.Spec], e.Spec == "" && !present[e.Rule]:
+			continue // stale: no spec of the suite is the one it names
 		case e.Flaky:
 		case e.Spec != "" && judged[e.Rule+"\x00"+e.Spec]:
 			continue
