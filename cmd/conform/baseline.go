@@ -64,7 +64,8 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 // the rule that blocked it; a spec that passed, or answered as the profile documents, is
 // not listed. An entry for a spec the run did not judge (left out by the filter, skipped,
 // no answer, interrupted) stays as it was, and so does every flaky entry (flakiness is
-// decided from evidence, by hand); an entry that names no spec of the suite (stale) goes.
+// decided from evidence, by hand); an entry that names a spec its rule no longer has
+// (stale) goes.
 func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Baseline {
 	b := r.Backends[bi]
 	next := fixtures.Baseline{Backend: fixtures.BaselineBackend(b.Name), Version: b.Version}
@@ -97,8 +98,8 @@ func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Basel
 	}
 	for _, e := range old.Expected {
 		switch {
-		case e.Spec != "" && !present[e.Rule+"\x00"+e.Spec], e.Spec == "" && !present[e.Rule]:
-			continue // stale: no spec of the suite is the one it names
+		case e.Spec != "" && present[e.Rule] && !present[e.Rule+"\x00"+e.Spec]:
+			continue // stale: its rule's specs are in the run, and none is the one it names
 		case e.Flaky:
 		case e.Spec != "" && judged[e.Rule+"\x00"+e.Spec]:
 			continue
