@@ -243,8 +243,11 @@ func TestCosmosBatches(t *testing.T) {
 	if _, err := rb.SubmitBatch(c, "cosmosbatch", []api.BatchOp{{Kind: api.BatchInsert, Entity: api.NewEntity("p", "x", nil)}}); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(rec.last, []byte("Content-Type: application/http\nContent-Transfer-Encoding: binary\n\n")) {
+	if !bytes.Contains(rec.last, []byte("Content-Type: application/http\nContent-Transfer-Encoding: binary\n\nHTTP/1.1 204 No Content\r\n")) {
 		t.Errorf("part headers do not end in LF only:\n%q", rec.last)
+	}
+	if !bytes.Contains(rec.last, []byte("Content-ID: 1\r\n")) || bytes.Contains(rec.last, []byte("DataServiceId")) || bytes.Contains(rec.last, []byte("X-Content-Type-Options")) {
+		t.Errorf("a success part is not Cosmos's (Content-ID, no Storage headers):\n%q", rec.last)
 	}
 }
 
