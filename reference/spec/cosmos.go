@@ -136,11 +136,10 @@ var cosmos = map[string]Cosmos{
 	"entities.key.empty-partition-key": cosmosEmptyKeys,
 	"ordering.empty-partition-key":     cosmosEmptyKeys,
 	"ordering.empty-row-key":           cosmosEmptyKeys,
-	// Item 6: names that differ only in case.
-	"entities.property.name-case": {Kind: CosmosDiffers, Accepts: true,
-		Answer: "Of property names that differ only in case, the first is stored and the others are dropped silently.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
+	// Item 6: names that differ only in case are distinct properties (Birthday, birthday) but
+	// for etag: entities.property.name-case is the same as Storage.
 	"entities.property.name-cosmos-reserved": {Kind: CosmosUnpromised,
-		Answer: "The Cosmos FAQ says the names id, ID, rid, etag and ResourceId are not supported, but recorded traffic shows etag stored as an ordinary property; the evidence is in conflict.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
+		Answer: "The Cosmos FAQ says the names id, ID, rid, etag and ResourceId are not supported, but recorded traffic shows etag stored as an ordinary property (and Etag, sent beside it, dropped); the evidence is in conflict.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
 	// Item 5: property count and name length.
 	"limits.properties.count":        cosmosOver(cosmosManyProps, "one over"),
 	"limits.properties.count-merged": cosmosOver(cosmosManyProps, "one over", "adding one to 252"),

@@ -394,8 +394,13 @@ func encodeMembers(ms []member) []byte {
 	return b.Bytes()
 }
 
-// dropCaseDuplicates keeps, of property names that differ only in case, the first one (with
-// its annotations) and drops the others without an error (E-cosmos-name-case).
+// cosmosFoldedNames are the property names of which Cosmos keeps one spelling only: with
+// etag and Etag sent, Etag was dropped without an error; other names that differ only in
+// case (Birthday, birthday) were both stored (E-cosmos-name-case).
+var cosmosFoldedNames = map[string]bool{"etag": true}
+
+// dropCaseDuplicates keeps, of the spellings of a name of cosmosFoldedNames, the first one
+// (with its annotations) and drops the others without an error (E-cosmos-name-case).
 func dropCaseDuplicates(body []byte) []byte {
 	ms, ok := objectMembers(body)
 	if !ok {
@@ -407,8 +412,8 @@ func dropCaseDuplicates(body []byte) []byte {
 	for _, m := range ms {
 		prop, _, _ := strings.Cut(m.name, "@")
 		lower := strings.ToLower(prop)
-		if lower == "partitionkey" || lower == "rowkey" || lower == "timestamp" || strings.HasPrefix(lower, "odata.") {
-			out = append(out, m) // system names are not folded: nothing recorded says how
+		if !cosmosFoldedNames[lower] {
+			out = append(out, m)
 			continue
 		}
 		if kept, ok := seen[lower]; ok && kept != prop {
