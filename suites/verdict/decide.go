@@ -112,7 +112,7 @@ func ExpectationOf(r spec.Rule, profile, specText string) Expectation {
 	}
 	switch c.KindOrSame() {
 	case spec.CosmosDiffers:
-		e := Expectation{Kind: Differs, Difference: difference}
+		e := Expectation{Kind: Differs, Difference: difference, StorageAllowed: c.StorageToo}
 		if len(c.Statuses) > 0 {
 			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
 		}

@@ -156,6 +156,7 @@ func TestExpectationOf(t *testing.T) {
 		want   Expectation
 	}{
 		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true}, "s", Expectation{Kind: Differs}},
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, StorageToo: true}, "s", Expectation{Kind: Differs, StorageAllowed: true}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}, "s", Expectation{Kind: NotSupported, Answer: sig501}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501, 405}}, "s", Expectation{Kind: NotSupported}},
 		{spec.Cosmos{Kind: spec.CosmosUnpromised}, "s", Expectation{Kind: NotPromised}},
