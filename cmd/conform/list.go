@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/reference/spec"
@@ -23,22 +23,35 @@ type listedRule struct {
 }
 
 func listCmd() *cobra.Command {
-	var format, profile string
+	var format, filter, profile string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Print the rule catalogue: id, level, area, what Cosmos DB does, source",
 		Long: `Print the rule catalogue: id, level, area, what Cosmos DB for Table does about the rule
 (same as Storage; differs: the answer Cosmos is recorded or documented to give; unsupported:
-Cosmos refuses the feature; unpromised: Cosmos promises nothing there), and source.
+Cosmos refuses the feature; unpromised: Cosmos promises nothing there), and source (and,
+with --format json, feature and text).
 
-With --profile cosmos only the rules where Cosmos DB does not answer as Storage are listed.`,
+--label-filter selects rules as conform run selects their specs, e.g.
+'area:query && level:MUST'. With --profile cosmos only the rules where Cosmos DB does not
+answer as Storage are listed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile != "" && profile != "storage" && profile != "cosmos" {
 				return usageErr("--profile must be storage or cosmos, not %q", profile)
 			}
+			var lf func([]string) bool
+			if filter != "" {
+				var err error
+				if lf, err = types.ParseLabelFilter(filter); err != nil {
+					return usageErr("--label-filter %q is not a valid label expression: %s", filter, firstLine(ansi.ReplaceAllString(err.Error(), "")))
+				}
+			}
 			var out []listedRule
 			for _, r := range spec.Rules() {
+				if lf != nil && !lf(ruleLabels(r, "")) {
+					continue
+				}
 				if profile == "cosmos" && r.Cosmos.KindOrSame() == spec.CosmosSame {
 					continue
 				}
@@ -62,7 +75,7 @@ With --profile cosmos only the rules where Cosmos DB does not answer as Storage 
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&filter, "label-filter", "", "only the rules this Ginkgo label expression selects, e.g. 'area:query && level:MUST'")
 	cmd.Flags().StringVar(&profile, "profile", "", "cosmos: only the rules where Cosmos DB for Table does not answer as Storage")
-	_ = os.Stdout
 	return cmd
 }
