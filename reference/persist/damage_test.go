@@ -229,3 +229,37 @@ func TestGapBetweenLogsIsRefused(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 }
+
+// TestRepairCutsALogOnlyAfterItsCopyIsDurable: a repair cuts a damaged log at its last
+// intact record only once the whole log's copy kept aside is fsync'd; when that copy cannot
+// be made durable (here its fsync fails), Open fails and the log keeps every record, the
+// intact ones after the damage among them. Before, the cut could reach the disk before the
+// copy did, and a crash then lost those records.
+func TestRepairCutsALogOnlyAfterItsCopyIsDurable(t *testing.T) {
+	dir := t.TempDir()
+	fillLog(t, dir, 300, 0)
+	flipAt(0.5)(t, dir)
+	before, err := os.ReadFile(filepath.Join(dir, walName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	failCopySync := func(op FileOp, file string) error {
+		if op == OpSync && strings.HasPrefix(file, "damaged-") {
+			syncs++
+			return errors.New("sync failed")
+		}
+		return nil
+	}
+	if s, err := Open(dir, WithRepair(), WithFaults(failCopySync)); err == nil {
+		s.abandon()
+		t.Fatalf("the repair went on though the copy of the damaged log was never made durable (%d syncs of it)", syncs)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, walName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatalf("the damaged log was cut to %d of its %d bytes though its copy is not durable", len(after), len(before))
+	}
+}
