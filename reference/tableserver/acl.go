@@ -68,9 +68,12 @@ func (x *exchange) tableACL(method, table string) error {
 		if err != nil {
 			return err
 		}
-		x.s.aclMu.Lock()
-		x.s.acls[key] = ids
-		x.s.aclMu.Unlock()
+		if ids == nil {
+			ids = []SignedIdentifier{} // an empty list is kept, not removed
+		}
+		if err := x.s.setACL(key, ids); err != nil {
+			return err
+		}
 		x.write(http.StatusNoContent, nil)
 		return nil
 	}

@@ -187,9 +187,9 @@ func (x *exchange) deleteTable(name string) error {
 	if err := x.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
-	x.s.aclMu.Lock()
-	delete(x.s.acls, aclKey{x.account, strings.ToLower(name)})
-	x.s.aclMu.Unlock()
+	// The table is gone: its policies go too. Should they fail to be kept, the next start
+	// drops the policies of tables that do not exist (conform serve).
+	_ = x.s.setACL(aclKey{x.account, strings.ToLower(name)}, nil)
 	x.write(http.StatusNoContent, nil)
 	return nil
 }
