@@ -68,9 +68,6 @@ func (x *exchange) tableACL(method, table string) error {
 		if err != nil {
 			return err
 		}
-		if ids == nil {
-			ids = []SignedIdentifier{} // an empty list is kept, not removed
-		}
 		if err := x.s.setACL(key, ids); err != nil {
 			return err
 		}

@@ -187,9 +187,7 @@ func (x *exchange) deleteTable(name string) error {
 	if err := x.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
-	// The table is gone: its policies go too. Should they fail to be kept, the next start
-	// drops the policies of tables that do not exist (conform serve).
-	_ = x.s.setACL(aclKey{x.account, strings.ToLower(name)}, nil)
+	x.s.dropACL(aclKey{x.account, strings.ToLower(name)})
 	x.write(http.StatusNoContent, nil)
 	return nil
 }

@@ -79,18 +79,30 @@ func (s *Server) settingsOf(account string) Settings {
 	return out
 }
 
-// setACL replaces (ids non-nil) or removes (nil) the stored access policies of the table
-// of key, kept by the account's keeper.
+// dropACL removes the stored access policies of a deleted table, and has the account's
+// keeper keep that when there were any. The table is gone whatever happens: should keeping
+// fail, the policies stay kept until the next start drops those of tables that do not exist
+// (conform serve).
+func (s *Server) dropACL(key aclKey) {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	s.aclMu.Lock()
+	_, had := s.acls[key]
+	delete(s.acls, key)
+	s.aclMu.Unlock()
+	if k := s.keepers[key.account]; k != nil && had {
+		_ = k.SaveSettings(key.account, s.settingsOf(key.account))
+	}
+}
+
+// setACL replaces the stored access policies of the table of key, kept by the account's
+// keeper.
 func (s *Server) setACL(key aclKey, ids []SignedIdentifier) error {
 	return s.changeSettings(key.account, func() func() {
 		s.aclMu.Lock()
 		defer s.aclMu.Unlock()
 		old, had := s.acls[key]
-		if ids == nil {
-			delete(s.acls, key)
-		} else {
-			s.acls[key] = ids
-		}
+		s.acls[key] = ids
 		return func() {
 			s.aclMu.Lock()
 			defer s.aclMu.Unlock()

@@ -68,3 +68,46 @@ func TestSettingsAreKeptBeforeTheAnswer(t *testing.T) {
 		t.Fatalf("a server started with the kept settings: %d %s", status, body)
 	}
 }
+
+// TestDeletingATableDropsItsKeptPolicies: deleting a table drops its stored access
+// policies from what is kept, and a delete of a table without policies keeps nothing
+// (no write of the data directory).
+func TestDeletingATableDropsItsKeptPolicies(t *testing.T) {
+	saves := 0
+	keeper := &countingKeeper{saves: &saves}
+	ts := httptest.NewServer(tableserver.New(reference.New(reference.WithDeleteHold(0)), tableserver.WithSettings(tableserver.DevAccountName, tableserver.Settings{}, keeper)))
+	defer ts.Close()
+	dev := client(t, ts)
+	for _, name := range []string{"withpolicy", "without"} {
+		if err := dev.CreateTable(ctx(t), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status, _ := aclCall(t, dev, "PUT", "withpolicy", `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>p</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`); status != 204 {
+		t.Fatalf("Set Table ACL: %d", status)
+	}
+	if err := dev.DeleteTable(ctx(t), "without"); err != nil {
+		t.Fatal(err)
+	}
+	if saves != 1 {
+		t.Fatalf("%d saves after a delete of a table without policies, want 1 (the Set Table ACL)", saves)
+	}
+	if err := dev.DeleteTable(ctx(t), "withpolicy"); err != nil {
+		t.Fatal(err)
+	}
+	if saves != 2 || len(keeper.last.ACLs) != 0 {
+		t.Fatalf("after deleting the table with policies: %d saves, kept %+v", saves, keeper.last)
+	}
+}
+
+// countingKeeper counts saves and keeps the last; the server calls it one save at a time.
+type countingKeeper struct {
+	saves *int
+	last  tableserver.Settings
+}
+
+func (k *countingKeeper) SaveSettings(_ string, s tableserver.Settings) error {
+	*k.saves++
+	k.last = s
+	return nil
+}
