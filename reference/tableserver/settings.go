@@ -21,7 +21,7 @@ type SettingsKeeper interface {
 // WithSettings starts the account with s (what its keeper kept) and has keeper keep every
 // change of its Settings before the change is answered: a change keeper fails to keep is
 // undone and answered 503 ServerBusy, as a write the data directory cannot take is
-// (EVIDENCE.md 9). Give it after the account's WithAccount.
+// (EVIDENCE.md 9).
 func WithSettings(account string, s Settings, keeper SettingsKeeper) Option {
 	return func(srv *Server) {
 		for table, ids := range s.ACLs {
