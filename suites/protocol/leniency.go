@@ -142,7 +142,7 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		expectNothingStored(ctx, raw, table)
 	})
 
-	f.It("protocol.double.out-of-range", "refuses an Edm.Double string beyond the range of a Double with 400 InvalidInput and stores nothing", func(ctx context.Context) {
+	f.It("protocol.double.out-of-range", "refuses an Edm.Double beyond the range of a Double with 400 InvalidInput and stores nothing", func(ctx context.Context) {
 		raw, table := f.Raw(), f.NewTable(ctx)
 		for _, v := range []json.RawMessage{json.RawMessage(`"13e7705"`), json.RawMessage(`"-1e400"`)} {
 			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Double"))
