@@ -853,7 +853,8 @@ func failureLine(msg string) string {
 			continue
 		}
 		parts = append(parts, l)
-		if !strings.HasSuffix(l, ":") || len(parts) == 4 {
+		announces := strings.HasSuffix(l, ":") || l == "Expected" || (len(parts) > 1 && parts[0] == "Expected" && len(parts) < 4)
+		if !announces || len(parts) == 4 {
 			break
 		}
 	}
