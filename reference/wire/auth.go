@@ -285,7 +285,7 @@ func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery st
 	st := macs.get(key)
 	st.text = appendStringToSignQuery(st.text[:0], a.Scheme, method, FirstValue(h, KeyContentMD5), FirstValue(h, HeaderContentType), date, a.Account, escapedPath, rawQuery, query)
 	var want, got [signatureLen]byte
-	st.appendSignature(want[:0])
+	verified.appendSignature(want[:0], key, st)
 	macs.put(key, st)
 	// Compared in constant time; a signature of another length never matches.
 	n := copy(got[:], a.Signature)

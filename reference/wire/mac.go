@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"hash"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -90,4 +92,50 @@ func (c *macCache) pool(key []byte) *sync.Pool {
 		return (*m)[string(key)]
 	}
 	return nil
+}
+
+// verified keeps the signatures of the texts verified last: a client's requests to one
+// resource within one second have the same string to sign (Shared Key Lite signs the date
+// and the resource alone), so that a stream of them costs one HMAC, not one each. A slot
+// holds one key, text and signature; a text whose slot holds another is signed afresh and
+// takes the slot. Nothing is allocated once a slot's buffers are as long as its texts.
+var verified signatureCache
+
+// signatureSlots is how many texts the cache holds (a power of two).
+const signatureSlots = 256
+
+// maxCachedText bounds the texts the cache keeps, so that a slot holds on to little memory.
+const maxCachedText = 512
+
+type signatureCache struct {
+	seed  maphash.Seed
+	slots [signatureSlots]signatureSlot
+}
+
+type signatureSlot struct {
+	mu   sync.Mutex
+	key  []byte
+	text []byte
+	sig  [signatureLen]byte
+}
+
+func init() { verified.seed = maphash.MakeSeed() }
+
+// appendSignature appends Base64(HMAC-SHA256(st.text)) to dst, st being keyed with key,
+// from the cache when the slot of the text holds it.
+func (c *signatureCache) appendSignature(dst, key []byte, st *macState) []byte {
+	text := st.text
+	if len(text) > maxCachedText {
+		return st.appendSignature(dst)
+	}
+	s := &c.slots[maphash.Bytes(c.seed, text)&(signatureSlots-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
+		return append(dst, s.sig[:]...)
+	}
+	st.appendSignature(s.sig[:0])
+	s.key = append(s.key[:0], key...)
+	s.text = append(s.text[:0], text...)
+	return append(dst, s.sig[:]...)
 }
