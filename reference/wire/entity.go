@@ -358,6 +358,14 @@ func appendMember(b []byte, first *bool, name string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// loadWord reads eight bytes as a little-endian word; indexing a string of known length
+// lets the compiler read them in one load.
+func loadWord(w string) uint64 {
+	_ = w[7]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
 // plainWord says whether eight bytes are all printable ASCII other than '"' and '\\', which
 // a JSON string holds as they are.
 func plainWord(w uint64) bool {
@@ -378,14 +386,13 @@ func appendString(b []byte, s string) []byte {
 func appendEscaped(b []byte, s string) []byte {
 	start := 0
 	i := 0
-	for ; i+8 <= len(s); i += 8 { // skip words that need no escape
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if !plainWord(w) {
+	for i < len(s) {
+		for i+8 <= len(s) && plainWord(loadWord(s[i:i+8])) { // skip words that need no escape
+			i += 8
+		}
+		if i == len(s) {
 			break
 		}
-	}
-	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
