@@ -324,8 +324,8 @@ func BenchmarkSDKCeilingServer(b *testing.B) {
 }
 
 // startReplayServer serves every request with the recorded answer raw (status line,
-// header fields, body), reading and discarding the request's body, and returns a
-// connection to it.
+// header fields, body), reading and discarding the request's body, from an http.Server
+// configured as the reference's, and returns a connection to it.
 func startReplayServer(tb testing.TB, raw []byte) *sdkConn {
 	tb.Helper()
 	ans, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
@@ -349,7 +349,10 @@ func startReplayServer(tb testing.TB, raw []byte) *sdkConn {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hs := &http.Server{Handler: replay}
+	// The reference's http.Server (timeouts, connection context), so that the two servers
+	// differ by their handlers alone.
+	hs := tableserver.New(reference.New()).HTTPServer("")
+	hs.Handler = replay
 	go func() { _ = hs.Serve(ln) }()
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
