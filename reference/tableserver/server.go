@@ -280,7 +280,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.inflight.Add(-1)
 	}
 	if x.r.Body != nil && x.r.Body != http.NoBody {
-		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now()}
+		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now(), http1: r.ProtoMajor == 1}
 		x.r.Body = &x.paced
 	}
 	defer func() {
