@@ -80,3 +80,41 @@ func TestInt64LiteralsBlameTheirRule(t *testing.T) {
 		}
 	}
 }
+
+// Issue 20, item 8: a backend that ignores Prefer (every insert answers 201 with the
+// entity) fails the two rules about Prefer, and no protocol rule whose spec merely stores a
+// value with Prefer: return-no-content.
+func TestIgnoredPreferBlamesOnlyThePreferRules(t *testing.T) {
+	cells, _, out := blameRun(t, "mutant:prefer-ignored", "area:protocol")
+	prefer := map[string]bool{"protocol.insert.prefer-no-content": true, "protocol.insert.prefer-content": true}
+	for id, c := range cells {
+		switch {
+		case prefer[id] && c.Outcome != report.Fail:
+			t.Errorf("%s: %s, want fail", id, c.Outcome)
+		case !prefer[id] && (c.Against || c.Outcome == report.Fail):
+			t.Errorf("%s: %s, but the backend only ignores Prefer", id, c.Outcome)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
+
+// Issue 20, item 9, for SAS: against a backend that refuses every service SAS, the rules
+// whose specs expect a SAS to be refused (expired, not yet valid, another table, a missing
+// permission) are blocked by auth.sas.permission.read, never passed.
+func TestRefusedSASBlocksNeverPasses(t *testing.T) {
+	blocked := []string{"auth.sas.expired", "auth.sas.not-yet-valid", "auth.sas.other-table", "auth.sas.no-table-management", "auth.sas.permission.add"}
+	cells, code, out := blameRun(t, "mutant:sas-refused", append(blocked, "auth.sas.permission.read")...)
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	if c := cells["auth.sas.permission.read"]; c.Outcome != report.Fail {
+		t.Errorf("auth.sas.permission.read: %s, want fail", c.Outcome)
+	}
+	for _, id := range blocked {
+		if c := cells[id]; c.Outcome != report.Blocked || c.Against {
+			t.Errorf("%s: %s, want blocked by auth.sas.permission.read", id, c.Outcome)
+		}
+	}
+}

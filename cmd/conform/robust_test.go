@@ -395,6 +395,9 @@ func TestRunEndsAgainstMisbehavingBackends(t *testing.T) {
 	t.Cleanup(func() { close(stop) })
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			if b.name == "probe-then-hang" && testing.Short() {
+				t.Skip("every spec waits for its timeout: a minute or more; make test-all runs it")
+			}
 			out := t.TempDir()
 			cmd := exec.Command(conformBin, "run", "--backend", b.name+"="+devConn(b.base), "--out", out,
 				"--spec-timeout", "3s", "--label-filter", "modify.delete.missing || modify.etag.changes")
@@ -632,6 +635,9 @@ func sigValues(data string) []string {
 // the key nor any signature that worked may appear in conform's output or in any file it
 // wrote. conform clean and conform serve's errors are held to the same.
 func TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole suite against a server in this (race-instrumented) process: minutes; make test-all runs it")
+	}
 	key := []byte("distinctive-secret-key-0123456789-abcdefghij")
 	key64 := base64.StdEncoding.EncodeToString(key)
 	const account = "secretacct"

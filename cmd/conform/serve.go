@@ -20,6 +20,7 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -34,6 +35,8 @@ func serveCmd() *cobra.Command {
 	var repair bool
 	var snapshotEvery int
 	var pprofAddr string
+	var flavor string
+	var ruPerSecond int
 	var closers []func() error
 	var useTLS bool
 	var tlsDir, certFile, keyFile string
@@ -88,6 +91,14 @@ public, so anyone who can reach the port can read and change the data.`,
 				keys[name] = decoded
 				names = append(names, name)
 			}
+			switch {
+			case flavor != tableserver.FlavorStorage && flavor != tableserver.FlavorCosmos:
+				return usageErr("--flavor must be %s or %s, not %q", tableserver.FlavorStorage, tableserver.FlavorCosmos, flavor)
+			case ruPerSecond < 0:
+				return usageErr("--cosmos-ru-per-second must be 0 (no budget) or more, not %d", ruPerSecond)
+			case ruPerSecond > 0 && flavor != tableserver.FlavorCosmos:
+				return usageErr("--cosmos-ru-per-second needs --flavor cosmos")
+			}
 			if allowAnonymous {
 				opts = append(opts, tableserver.WithAllowAnonymous())
 			}
@@ -120,11 +131,15 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			// Each account is a namespace of its own (E-account-namespace): its own backend,
 			// and with --data its own directory.
+			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
+			if flavor == tableserver.FlavorCosmos {
+				serviceOpts = append(serviceOpts, cosmosServiceOptions()...)
+			}
 			openBackend := func(dir string) (api.Backend, int, error) {
 				if dataDir == "" {
-					return reference.New(reference.WithDeleteHold(deleteHold)), 0, nil
+					return reference.New(serviceOpts...), 0, nil
 				}
-				popts := []persist.Option{persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)), persist.WithLog(cmd.ErrOrStderr())}
+				popts := []persist.Option{persist.WithServiceOptions(serviceOpts...), persist.WithLog(cmd.ErrOrStderr())}
 				if repair {
 					popts = append(popts, persist.WithRepair())
 				}
@@ -169,7 +184,13 @@ public, so anyone who can reach the port can read and change the data.`,
 			if dataDir != "" {
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
-			srv := tableserver.New(backend, opts...).HTTPServer(addr)
+			server := tableserver.New(backend, opts...)
+			srv := server.HTTPServer(addr)
+			if flavor == tableserver.FlavorCosmos {
+				cosmos := tableserver.NewCosmos(server, tableserver.WithRequestUnitsPerSecond(ruPerSecond))
+				srv.Handler = cosmos
+				where += ", " + cosmos.String()
+			}
 			scheme := "http"
 			if served.config != nil {
 				scheme = "https"
@@ -221,12 +242,20 @@ public, so anyone who can reach the port can read and change the data.`,
 	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
 	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
+	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
+	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests with x-ms-retry-after-ms past this many request units a second (one per request; 0: no budget)")
 	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
 	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
 	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
 	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
+}
+
+// cosmosServiceOptions are the model's limits under the Cosmos flavour (spec.CosmosMax*).
+func cosmosServiceOptions() []reference.Option {
+	return []reference.Option{reference.WithPropertyLimits(reference.PropertyLimits{
+		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength})}
 }
 
 // validAccountName reports whether name is a storage account name: 3 to 24 lower-case

@@ -72,6 +72,10 @@ type Rule struct {
 	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
 	// that explains a failure of this rule (EVIDENCE.md 8), in words a user understands.
 	CosmosDifference string
+	// Cosmos is what Cosmos DB for Table does about the rule (cosmos.go): the same as
+	// Storage, a recorded or documented different answer, not supported, or not promised.
+	// It is filled in when the rule is looked up; rules files never set it.
+	Cosmos Cosmos
 	// Unbreakable, when set, says why no wrong-backend decorator can break this rule (from
 	// the list in unbreakable.go; a rule declares none itself).
 	Unbreakable string
@@ -96,6 +100,9 @@ func AddRules(rules ...Rule) {
 	for _, r := range rules {
 		if err := r.validate(); err != nil {
 			panic("spec: " + err.Error())
+		}
+		if r.Cosmos.Kind != "" {
+			panic("spec: rule " + r.ID + ": its Cosmos expectation belongs in the table of cosmos.go")
 		}
 		if r.Unbreakable != "" {
 			panic("spec: rule " + r.ID + ": its Unbreakable reason belongs in the list of unbreakable.go")
@@ -126,14 +133,14 @@ func (r Rule) validate() error {
 // LookupRule returns the rule with the given id.
 func LookupRule(id string) (Rule, bool) {
 	r, ok := catalogue[id]
-	return withUnbreakable(r), ok
+	return withCosmos(withUnbreakable(r)), ok
 }
 
 // Rules returns the whole catalogue ordered by area, then id.
 func Rules() []Rule {
 	out := make([]Rule, 0, len(catalogue))
 	for _, r := range catalogue {
-		out = append(out, withUnbreakable(r))
+		out = append(out, withCosmos(withUnbreakable(r)))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Area != out[j].Area {

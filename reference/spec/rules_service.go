@@ -138,3 +138,9 @@ func init() {
 			Source: SrcOAuth},
 	)
 }
+
+// AccountWide says whether r's specs read or change settings of the whole account (service
+// properties, statistics, CORS) rather than tables of their own: conform runs them alone,
+// after a backend's other specs, and against an endpoint that is not the reference or an
+// emulator only with CONFORM_ALLOW_ACCOUNT_CHANGES=1.
+func (r Rule) AccountWide() bool { return r.Area == AreaService && r.Feature == FService }

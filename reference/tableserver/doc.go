@@ -37,5 +37,10 @@
 // out of their request), its service URLs (for Hosts of up to 300 bytes), answer lengths'
 // texts and request ids cut from batches (ids.go). Nothing it keeps refers to a request.
 //
+// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
+// limits layer in front of the same Server, store and model that answers as recorded Cosmos
+// traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
+// optional request-unit budget answered 429. It holds no data of its own.
+//
 // It may import reference/api, reference/spec, reference/wire and reference/odata.
 package tableserver

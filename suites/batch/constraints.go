@@ -120,7 +120,8 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 
 	Context("when the table does not exist", func() {
 		f.It("batch.table.missing", "fails with 404 TableNotFound", func(ctx context.Context) {
-			b, name := f.Backend(), f.TableName()
+			b, _ := transactionTable(ctx, f) // transactions work where the table exists
+			name := f.TableName()
 			f.CleanupTable(name)
 			_, err := b.SubmitBatch(ctx, name, []api.BatchOp{insertOp("a"), insertOp("b")})
 			Expect(err).To(HaveFailedWith(404, "TableNotFound"))

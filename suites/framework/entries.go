@@ -64,7 +64,7 @@ func Blocked(rule, step string, err error) {
 		ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	}
 	run := currentRun.Load()
-	if run == nil || run.concluded {
+	if run == nil || run.isConcluded() {
 		ginkgo.Fail(msg)
 		return
 	}

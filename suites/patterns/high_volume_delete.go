@@ -77,7 +77,7 @@ var _ = framework.Describe("High volume delete pattern", func(f *framework.F) {
 			f.CleanupTable(next)
 			Expect(b.CreateTable(ctx, next)).To(SucceedOnBackend())
 			es := fixtures.LoginAttempts(1, 0, 0)
-			Expect(fixtures.InsertAll(ctx, b, next, es)).To(SucceedOnBackend())
+			scenario.Load(ctx, b, next, es)
 			Expect(next).To(HoldExactly(ctx, b, es...))
 		})
 	})
@@ -114,7 +114,7 @@ var _ = framework.Describe("High volume delete pattern", func(f *framework.F) {
 			}
 			Expect(names[0]).To(HoldExactly(ctx, b))
 			fresh := fixtures.LoginAttempts(5, 1, 2)
-			Expect(fixtures.InsertAll(ctx, b, names[0], fresh)).To(SucceedOnBackend())
+			scenario.Load(ctx, b, names[0], fresh)
 			Expect(names[0]).To(HoldExactly(ctx, b, fresh...))
 		})
 	})
@@ -122,6 +122,7 @@ var _ = framework.Describe("High volume delete pattern", func(f *framework.F) {
 	Context("with every day in one table, deleted entity by entity", func() {
 		f.It("pattern.high-volume-delete.batched-deletes", "removes exactly the old entities with transactions of up to 100 deletes", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			old := fixtures.LoginAttempts(0, 2, 130) // 130 attempts per user: two transactions each
 			kept := append(fixtures.LoginAttempts(1, 0, 0), fixtures.LoginAttempts(2, 0, 0)...)
 			scenario.Load(ctx, b, table, append(append([]api.Entity(nil), kept...), old...))

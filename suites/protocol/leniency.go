@@ -127,8 +127,8 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 			return
 		}
 		Expect(a.status).To(Equal(400), "%s", a)
-		Expect(a.header.Get("x-ms-error-code")).NotTo(BeEmpty(), "a refusal without an error code: %s", a)
-		f.Choice("Edm.Int64 as a JSON number", "refused with 400 "+a.header.Get("x-ms-error-code"))
+		Expect(a.errorCode()).NotTo(BeEmpty(), "a refusal without an error code: %s", a)
+		f.Choice("Edm.Int64 as a JSON number", "refused with 400 "+a.errorCode())
 		expectNothingStored(ctx, raw, table)
 	})
 
@@ -137,7 +137,7 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		for _, v := range []string{"9223372036854775808", "-9223372036854775809"} {
 			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Int64"))
 			Expect(a.status).To(Equal(400), "insert of the Int64 %s: %s", v, a)
-			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "%s", a)
+			Expect(a.errorCode()).To(Equal("InvalidInput"), "%s", a)
 		}
 		expectNothingStored(ctx, raw, table)
 	})
@@ -147,7 +147,7 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		for _, v := range []json.RawMessage{json.RawMessage(`"13e7705"`), json.RawMessage("1e400"), json.RawMessage(`"-1e400"`)} {
 			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Double"))
 			Expect(a.status).To(Equal(400), "insert of the Double %s: %s", v, a)
-			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "%s", a)
+			Expect(a.errorCode()).To(Equal("InvalidInput"), "%s", a)
 		}
 		expectNothingStored(ctx, raw, table)
 	})
@@ -156,8 +156,8 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		raw, table := f.Raw(), f.NewTable(ctx)
 		a := insertRaw(ctx, raw, table, body("p", "r", "D", "", "D@odata.type", "Edm.DateTime"))
 		Expect(a.status).To(Equal(400), "insert of an empty DateTime: %s", a)
-		Expect(a.header.Get("x-ms-error-code")).NotTo(BeEmpty(), "a refusal without an error code: %s", a)
-		f.Choice("empty Edm.DateTime", "refused with 400 "+a.header.Get("x-ms-error-code"))
+		Expect(a.errorCode()).NotTo(BeEmpty(), "a refusal without an error code: %s", a)
+		f.Choice("empty Edm.DateTime", "refused with 400 "+a.errorCode())
 		expectNothingStored(ctx, raw, table)
 	})
 
@@ -190,7 +190,7 @@ var _ = framework.Describe("Bodies and headers Storage refuses", func(f *framewo
 		b.WriteString("}")
 		a := insertRaw(ctx, raw, table, b.Bytes())
 		Expect(a.status).To(Equal(413), "insert of a %d-byte body: %s", b.Len(), a)
-		Expect(a.header.Get("x-ms-error-code")).To(Equal("RequestBodyTooLarge"), "%s", a)
+		Expect(a.errorCode()).To(Equal("RequestBodyTooLarge"), "%s", a)
 		expectNothingStored(ctx, raw, table)
 	})
 
@@ -200,7 +200,7 @@ var _ = framework.Describe("Bodies and headers Storage refuses", func(f *framewo
 		a := send(ctx, raw, "POST", "Tables", []byte(fmt.Sprintf(`{"TableName":%q}`, name)),
 			map[string]string{"x-ms-version": "invalid", "Content-Type": "application/json", "Prefer": "return-no-content"})
 		Expect(a.status).To(Equal(400), "Create Table with x-ms-version: invalid: %s", a)
-		Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidHeaderValue"), "%s", a)
+		Expect(a.errorCode()).To(Equal("InvalidHeaderValue"), "%s", a)
 		filter := strings.ReplaceAll(url.Values{"$filter": {"TableName eq '" + name + "'"}}.Encode(), "+", "%20")
 		q := send(ctx, raw, "GET", "Tables?"+filter, nil, map[string]string{"Accept": noMetadata})
 		Expect(q.status).To(Equal(200), "%s", q)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 // Mutants that lack a whole feature: every spec that relies on the feature without being
@@ -66,3 +67,13 @@ var (
 		LabelFilter: "query.compare.int64 || query.logic.parentheses || query.logic.precedence || query.logic.not",
 	}, func(b api.Backend) api.Backend { return refuseInt64Literals{b} }, hooks{})
 )
+
+var _ = define(Mutant{
+	Name:        "sas-refused",
+	Description: "refuses every request signed with a service SAS with 403 AuthenticationFailed, valid or not",
+	Breaks:      []string{"auth.sas.permission.read"},
+	Base:        "reference-http",
+	LabelFilter: "area:auth",
+}, identity, hooks{sasDerived: func(derived, _ api.Backend, _ driver.SASOptions) api.Backend {
+	return &failing{Backend: derived, fail: func(context.Context, string) error { return spec.ErrAuthenticationFailed.New() }}
+}})

@@ -225,6 +225,12 @@ var (
 	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Set("x-ms-version", spec.APIVersion) })
 
 	_ = rawMutant(Mutant{
+		Name:        "error-code-header-dropped",
+		Description: "sends the error code only in the odata.error body, without the x-ms-error-code header (as Cosmos DB does)",
+		Breaks:      []string{"protocol.error.code-header"},
+	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("x-ms-error-code") })
+
+	_ = rawMutant(Mutant{
 		Name:        "empty-datetime-stored",
 		Description: "stores an empty Edm.DateTime as 1601-01-01T00:00:00Z instead of refusing it",
 		Breaks:      []string{"protocol.datetime.empty"},

@@ -1,7 +1,9 @@
 package record
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +30,11 @@ type Call struct {
 	Mark string `json:"mark,omitempty"`
 	// Err is the call's error, when it failed.
 	Err string `json:"error,omitempty"`
+	// RawStatus and RawCode are the error status (300 or more) and code of a raw HTTP
+	// exchange, which Status and Code leave out: a raw request's error answer is often what
+	// its spec asked for. The code is x-ms-error-code, or the odata.error code of the body.
+	RawStatus int    `json:"rawStatus,omitempty"`
+	RawCode   string `json:"rawCode,omitempty"`
 }
 
 // Marks of failed calls (Call.Mark): reports classify specs by them, never by the text of
@@ -106,7 +113,12 @@ func (r *history) History() string {
 }
 
 func (r *history) add(op, sent string, start time.Time, got string, err error) {
-	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start)}
+	r.addRaw(op, sent, start, got, err, 0, "")
+}
+
+// addRaw is add for a raw HTTP exchange whose answer had error status rawStatus (or 0).
+func (r *history) addRaw(op, sent string, start time.Time, got string, err error, rawStatus int, rawCode string) {
+	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start), RawStatus: rawStatus, RawCode: rawCode}
 	if err != nil {
 		c.Got = "error: " + err.Error()
 		c.Err, c.Mark = err.Error(), MarkOf(err)
@@ -288,7 +300,24 @@ func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
 		// specs reach may not include reference/wire (internal/archtest).
 		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
 	}
-	w.r.add("HTTP", req.Method+" "+req.URL.Path, start, got, err)
+	var rawStatus int
+	var rawCode string
+	if resp != nil && resp.StatusCode >= 300 {
+		rawStatus, rawCode = resp.StatusCode, resp.Header.Get("x-ms-error-code")
+		if rawCode == "" && resp.Body != nil {
+			// The code of a JSON error body (Cosmos DB for Table sends no header); the body is
+			// read here, bounded, and handed on unchanged.
+			b, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(b), resp.Body), resp.Body}
+			if rerr == nil {
+				rawCode = odataErrorCode(b)
+			}
+		}
+	}
+	w.r.addRaw("HTTP", req.Method+" "+req.URL.Path, start, got, err, rawStatus, rawCode)
 	if resp != nil && resp.Body != nil {
 		resp.Body = &readRecorder{ReadCloser: resp.Body, r: w.r, what: req.Method + " " + req.URL.Path, start: start}
 	}
@@ -312,4 +341,39 @@ func (b *readRecorder) Read(p []byte) (int, error) {
 		b.r.add("HTTP read", b.what, b.start, "", &driver.TransportError{Op: "read the answer to " + b.what, Err: err})
 	}
 	return n, err
+}
+
+// maxErrorBody bounds what the recorder reads of a raw error answer to find its code.
+const maxErrorBody = 64 << 10
+
+// odataErrorCode is the code of a JSON odata.error body, or "".
+func odataErrorCode(body []byte) string {
+	var doc struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"odata.error"`
+	}
+	_ = json.Unmarshal(body, &doc)
+	return doc.Error.Code
+}
+
+// ErrorAnswers lists the error answers (status 300 or more, with their codes) of calls,
+// oldest first: the service errors of backend calls and the error answers of raw exchanges.
+func ErrorAnswers(calls []Call) []Answer {
+	var out []Answer
+	for _, c := range calls {
+		switch {
+		case c.Status >= 300:
+			out = append(out, Answer{Status: c.Status, Code: c.Code})
+		case c.RawStatus >= 300:
+			out = append(out, Answer{Status: c.RawStatus, Code: c.RawCode})
+		}
+	}
+	return out
+}
+
+// Answer is one error answer: its HTTP status and error code.
+type Answer struct {
+	Status int    `json:"status"`
+	Code   string `json:"code,omitempty"`
 }
