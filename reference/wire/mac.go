@@ -101,10 +101,12 @@ func (c *macCache) pool(key []byte) *sync.Pool {
 // takes the slot. Nothing is allocated once a slot's buffers are as long as its texts.
 var verified signatureCache
 
-// signatureSlots is how many texts the cache holds (a power of two).
-const signatureSlots = 256
+// signatureSlots is how many texts the cache holds (a power of two): enough that the
+// resources a client writes to within a second seldom share a slot.
+const signatureSlots = 1024
 
-// maxCachedText bounds the texts the cache keeps, so that a slot holds on to little memory.
+// maxCachedText bounds the texts the cache keeps, so that the cache holds on to well under
+// a megabyte (signatureSlots times the text and a key).
 const maxCachedText = 512
 
 type signatureCache struct {
