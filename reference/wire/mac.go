@@ -123,12 +123,11 @@ type signatureSlot struct {
 
 func init() { verified.seed = maphash.MakeSeed() }
 
-// appendSignature appends Base64(HMAC-SHA256(st.text)) to dst, st being keyed with key,
-// from the cache when the slot of the text holds it.
-func (c *signatureCache) appendSignature(dst, key []byte, st *macState) []byte {
-	text := st.text
+// appendSignature appends Base64(HMAC-SHA256(key, text)) to dst, from the cache when the
+// slot of text holds it.
+func (c *signatureCache) appendSignature(dst, key, text []byte) []byte {
 	if len(text) > maxCachedText {
-		return st.appendSignature(dst)
+		return appendFreshSignature(dst, key, text)
 	}
 	s := &c.slots[maphash.Bytes(c.seed, text)&(signatureSlots-1)]
 	s.mu.Lock()
@@ -136,8 +135,18 @@ func (c *signatureCache) appendSignature(dst, key []byte, st *macState) []byte {
 	if len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
 		return append(dst, s.sig[:]...)
 	}
-	st.appendSignature(s.sig[:0])
+	appendFreshSignature(s.sig[:0], key, text)
 	s.key = append(s.key[:0], key...)
 	s.text = append(s.text[:0], text...)
 	return append(dst, s.sig[:]...)
+}
+
+// appendFreshSignature appends Base64(HMAC-SHA256(key, text)) to dst, signed with a kept
+// state.
+func appendFreshSignature(dst, key, text []byte) []byte {
+	st := macs.get(key)
+	st.text = append(st.text[:0], text...)
+	dst = st.appendSignature(dst)
+	macs.put(key, st)
+	return dst
 }
