@@ -731,7 +731,11 @@ func (x *exchange) decodeBody(decode func([]byte) error) error {
 // AtomFormatNotSupported (PF), any other media type with 400 InvalidInput. A body without a
 // Content-Type is taken as JSON.
 func (x *exchange) checkJSONContent() error {
-	ct := strings.ToLower(strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType)))
+	ct := strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType))
+	if strings.HasPrefix(ct, wire.ContentTypeJSON) {
+		return nil // as clients write it, in lower case: no lowering needed
+	}
+	ct = strings.ToLower(ct)
 	switch {
 	case ct == "", strings.HasPrefix(ct, wire.ContentTypeJSON):
 		return nil
