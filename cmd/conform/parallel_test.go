@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/report"
 )
 
 // The shards of a backend together hold every rule the filter selects, each once; the
@@ -93,5 +98,50 @@ func TestProgressSaysElapsedTimeEstimateAndInterruption(t *testing.T) {
 	}
 	if strings.Contains(out, "exit 1") {
 		t.Errorf("an interrupted backend's line gives its process's status:\n%s", out)
+	}
+}
+
+// A backend's specs run in several processes give every spec and rule the outcome one
+// process gives, on a correct backend and on a deliberately wrong one (issue 24, found 13).
+func TestParallelRunGivesTheOutcomesOfOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole suite four times: make test-all runs it")
+	}
+	srv := startServeProcess(t)
+	for _, backend := range []string{"served=env:CONFORM_TEST_SERVED", "mutant:batch-not-atomic"} {
+		outcomes := map[int]map[string]report.Outcome{}
+		verdicts := map[int]string{}
+		for _, n := range []int{1, 4} {
+			out := t.TempDir()
+			_, stderr, _ := conformIn(t, t.TempDir(), []string{"CONFORM_TEST_SERVED=" + srv.conn},
+				"run", "--backend", backend, "--parallel", strconv.Itoa(n), "--no-corpus", "--out", out)
+			rep, err := report.ReadJSON(filepath.Join(out, report.FileJSON))
+			if err != nil {
+				t.Fatalf("%s --parallel %d: no report: %v\n%s", backend, n, err, lastLines(stderr, 20))
+			}
+			if n > 1 && !strings.Contains(stderr, fmt.Sprintf("%d processes at once", n)) {
+				t.Errorf("%s --parallel %d did not run in %d processes:\n%s", backend, n, n, lastLines(stderr, 20))
+			}
+			outcomes[n], verdicts[n] = specOutcomes(rep, 0), rep.Backends[0].Verdict
+			for _, row := range rep.Rules {
+				outcomes[n]["rule "+row.ID] = row.Cells[0].Outcome
+			}
+		}
+		if verdicts[1] != verdicts[4] {
+			t.Errorf("%s: verdict %q in one process, %q in four", backend, verdicts[1], verdicts[4])
+		}
+		if len(outcomes[1]) < 1000 {
+			t.Errorf("%s: only %d outcomes", backend, len(outcomes[1]))
+		}
+		var diffs []string
+		for k, o := range outcomes[1] {
+			if outcomes[4][k] != o {
+				diffs = append(diffs, fmt.Sprintf("  %s: %s in one process, %s in four", k, o, outcomes[4][k]))
+			}
+		}
+		sort.Strings(diffs)
+		if len(diffs) > 0 || len(outcomes[1]) != len(outcomes[4]) {
+			t.Errorf("%s: %d outcomes differ (%d and %d outcomes):\n%s", backend, len(diffs), len(outcomes[1]), len(outcomes[4]), strings.Join(firstN(diffs, 20), "\n"))
+		}
 	}
 }

@@ -109,6 +109,9 @@ func TestFailureLineCarriesWhatItAnnounces(t *testing.T) {
 	if strings.HasSuffix(got, ":") || !strings.Contains(got, "property x: 1, want 2") {
 		t.Errorf("failureLine = %q", got)
 	}
+	if got := failureLine("Expected\n    <int>: 2\nto equal\n    <int>: 1\nmore"); got != "Expected <int>: 2 to equal <int>: 1" {
+		t.Errorf("failureLine of Gomega's message = %q", got)
+	}
 	if got := failureLine("expected 409, but it answered 400\nmore"); got != "expected 409, but it answered 400" {
 		t.Errorf("failureLine of a one-line failure = %q", got)
 	}

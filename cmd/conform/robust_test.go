@@ -678,7 +678,9 @@ func TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret(t *testing.T) {
 	cmd := exec.Command(conformBin, "run", "--backend", "secret="+conn, "--out", out)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "CONFORM_RUN_ID="+runID)
-	output, err := runBounded(cmd, 4*time.Minute)
+	// Eight processes (the default for an endpoint) against a server in this process, which
+	// runs under the race detector in make test-all: minutes on two cores.
+	output, err := runBounded(cmd, 8*time.Minute)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
 		t.Fatalf("conform run: %v, want exit %d (the broken SAS specs fail)\n%.3000s", err, exitFailed, output)

@@ -223,10 +223,11 @@ func CellSummary(row RuleRow, c Cell) string {
 		return s
 	}
 	if ch := cellChoices(c); len(ch) > 0 {
+		words := shortChoices(ch)
 		if c.Outcome == Info {
-			return strings.Join(ch, "; ")
+			return words
 		}
-		return s + ": " + strings.Join(ch, "; ")
+		return s + ": " + words
 	}
 	return s
 }

@@ -70,6 +70,11 @@ func failureWords(msg string) string {
 		}
 	}
 	for i, l := range lines {
+		if l == "Expected" {
+			// Gomega's own message: "Expected", the actual value, the matcher's words, the
+			// expected value, one per line.
+			return strings.Join(lines[i:min(i+4, len(lines))], " ")
+		}
 		if !strings.HasSuffix(l, ":") {
 			return l
 		}
@@ -103,4 +108,20 @@ func cut(s string, n int) string {
 		s = s[:i]
 	}
 	return strings.TrimRight(s, " ,;:") + "…"
+}
+
+// shortChoices joins a cell's choices in words for the matrix: an answer's body (JSON or
+// XML) and this run's table names left out, the whole cut at twice cellWordsLimit (the
+// evidence panel has each choice in full).
+func shortChoices(choices []string) string {
+	var out []string
+	for _, ch := range choices {
+		for _, body := range []string{" {", " <?xml", " <"} {
+			if i := strings.Index(ch, body); i > 0 {
+				ch = ch[:i]
+			}
+		}
+		out = append(out, runTableName.ReplaceAllString(ch, "<table>"))
+	}
+	return cut(strings.Join(out, "; "), 2*cellWordsLimit)
 }

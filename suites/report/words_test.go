@@ -29,6 +29,11 @@ func TestCellSaysWhatTheBackendDidInTheFailingSpec(t *testing.T) {
 		}}, "known divergence: server error 500 InternalError"},
 		{"a blocked spec names the rule", Cell{Outcome: Blocked, Specs: []SpecResult{{Outcome: Blocked, BlockedBy: "tables.create.basic"}}},
 			"blocked: blocked by tables.create.basic"},
+		{"gomega's own message", Cell{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail, Failure: "Expected\n    <int>: 2\nto equal\n    <int>: 1"}}},
+			"FAIL: Expected <int>: 2 to equal <int>: 1"},
+		{"a passing cell's choices without their bodies", Cell{Outcome: Pass, Specs: []SpecResult{{Outcome: Pass, Choices: []string{
+			`answer: DELETE cfabcdefghp1t301(PartitionKey='p',RowKey='r') answered 400 (x-ms-error-code "InvalidInput") {"odata.error":{"code":"InvalidInput"}}`}}}},
+			`pass: DELETE <table>(PartitionKey='p',RowKey='r') answered 400 (x-ms-error-code "InvalidInput")`},
 		{"a raw body is cut", Cell{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail, Failure: "the answer's body is " + body}}}, ""},
 	} {
 		got := CellSummary(RuleRow{}, c.cell)
