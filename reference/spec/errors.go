@@ -115,6 +115,21 @@ var (
 	ErrServerBusy               = register(ErrorCode{"ServerBusy", http.StatusServiceUnavailable, "The server is currently unable to receive requests. Please retry your request.", SrcCommonErrors})
 )
 
+// MissingEntityAnswers are the answers a MUST rule accepts for an entity that does not exist
+// (EVIDENCE.md 11.3): 404 ResourceNotFound, which Storage sends (traffic), and 404
+// EntityNotFound, which the documentation lists (TERR). Which of the two a backend sends is
+// rule modify.missing.code's subject (SHOULD ResourceNotFound), no other rule's.
+var MissingEntityAnswers = []ErrorCode{ErrResourceNotFound, ErrEntityNotFound}
+
+// Codes returns the codes of errs, in order.
+func Codes(errs ...ErrorCode) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Code
+	}
+	return out
+}
+
 // Messages for InvalidInput cases the documentation names (TERR) or traffic shows.
 const (
 	MsgBatchTooManyOps      = "The batch request operation exceeds the maximum 100 changes per change set."

@@ -355,7 +355,16 @@ func TestMutants(t *testing.T) {
 		data.Caught, data.Total, 100*float64(data.Caught)/float64(max(data.Total, 1)), len(data.Unkilled), time.Since(start).Round(time.Second))
 
 	if os.Getenv("CONFORM_MUTANTS") != "" && os.Getenv("CONFORM_MUTANTS") != "1" {
-		return // a selection says nothing about the stored results
+		if !*update {
+			return // a selection says nothing about the stored results
+		}
+		// With -update, a selection replaces the stored results of the mutants it ran (a
+		// mutant added or changed is recorded without rerunning all of them).
+		merged, err := mergeSelection(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = merged
 	}
 	js, err := json.MarshalIndent(data, "", "  ")
 	if err != nil {
@@ -382,6 +391,47 @@ func TestMutants(t *testing.T) {
 		}
 	}
 	logDifferences(t, data)
+}
+
+// mergeSelection returns the stored mutation data with the results of a selection of
+// mutants in place of their stored ones, and the rules they showed to have specs added.
+func mergeSelection(sel MutationData) (MutationData, error) {
+	raw, err := os.ReadFile(mutationDataFile)
+	if err != nil {
+		return MutationData{}, err
+	}
+	var stored MutationData
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return MutationData{}, err
+	}
+	byName := map[string]MutantOutcome{}
+	for _, m := range stored.Mutants {
+		byName[m.Name] = m
+	}
+	for _, m := range sel.Mutants {
+		byName[m.Name] = m
+	}
+	out := MutationData{}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if _, ok := mutant.Lookup(name); !ok {
+			continue
+		}
+		m := byName[name]
+		out.Mutants = append(out.Mutants, m)
+		out.Total++
+		if len(m.Killed) > 0 {
+			out.Caught++
+		}
+	}
+	specified := map[string]bool{}
+	for _, id := range append(stored.Specified, sel.Specified...) {
+		if _, ok := spec.LookupRule(id); ok {
+			specified[id] = true
+		}
+	}
+	out.Specified = slices.Sorted(maps.Keys(specified))
+	out.Unkilled, out.Pending = unkilled(out)
+	return out, nil
 }
 
 // logDifferences says how this run's results differ from the stored ones, mutant by mutant.

@@ -135,6 +135,7 @@ func (f *F) Backend() api.Backend {
 			backendUnavailable(err)
 		}
 		f.recorder = record.New(t.Backend)
+		record.Track(f.recorder)
 	}
 	return f.recorder.Capable()
 }
@@ -339,6 +340,7 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.mu.Lock()
 	f.recorder = nil
 	f.mu.Unlock()
+	record.Track(nil)
 	ginkgo.DeferCleanup(func() {
 		if sr := ginkgo.CurrentSpecReport(); sr.Failed() {
 			var calls []record.Call

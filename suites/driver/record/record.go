@@ -2,12 +2,14 @@ package record
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
@@ -71,6 +73,11 @@ type history struct {
 	mu      sync.Mutex
 	calls   []Call
 	dropped int
+	// written holds the names of the properties the spec sent in its writes; stray the
+	// names that came back in an entity before the spec wrote them (a write that copies an
+	// entity read back does not make its stray members the spec's own).
+	written map[string]bool
+	stray   map[string]bool
 }
 
 // DefaultLimit is the number of calls a Recorder keeps.
@@ -78,7 +85,109 @@ const DefaultLimit = 64
 
 // New wraps b.
 func New(b api.Backend) *Recorder {
-	return &Recorder{inner: b, history: &history{limit: DefaultLimit}}
+	return &Recorder{inner: b, history: &history{limit: DefaultLimit, written: map[string]bool{}}}
+}
+
+// Wrote reports whether a write through the recorder (or a recorder derived from it) sent a
+// property named name: an entity of Insert, Update or Merge Entity, of an operation of a
+// transaction, or a JSON entity body sent over raw HTTP.
+func (r *history) Wrote(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written[name]
+}
+
+func (r *history) noteWritten(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+	for _, n := range names {
+		if !r.stray[n] {
+			r.written[n] = true
+		}
+	}
+}
+
+// noteRead notes the names of properties an answer carried that the spec had not written.
+func (r *history) noteRead(es ...api.Entity) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range es {
+		for n := range e.Properties {
+			if !r.written[n] {
+				if r.stray == nil {
+					r.stray = map[string]bool{}
+				}
+				r.stray[n] = true
+			}
+		}
+	}
+}
+
+func (r *history) noteEntity(e api.Entity) {
+	names := make([]string, 0, len(e.Properties))
+	for n := range e.Properties {
+		names = append(names, n)
+	}
+	r.noteWritten(names...)
+}
+
+// noteJSONBody notes the member names of a JSON object sent as an entity body, without
+// their annotations ("Age@odata.type" notes "Age").
+func (r *history) noteJSONBody(req *http.Request) {
+	switch req.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, "MERGE":
+	default:
+		return
+	}
+	if req.GetBody == nil {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, 8<<20))
+	if err != nil {
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return
+	}
+	names := make([]string, 0, len(members))
+	for n := range members {
+		name, _, _ := strings.Cut(n, "@")
+		names = append(names, name)
+	}
+	r.noteWritten(names...)
+}
+
+// running is the history of the spec running in this process (Track), which entity
+// comparisons consult (WrittenByRunningSpec). Ginkgo runs one spec at a time per process.
+var running atomic.Pointer[history]
+
+// Track makes r the recorder of the spec running in this process; nil ends tracking.
+func Track(r *Recorder) {
+	if r == nil {
+		running.Store(nil)
+		return
+	}
+	running.Store(r.history)
+}
+
+// WrittenByRunningSpec reports whether the running spec wrote a property named name
+// (Recorder.Wrote); tracked is false when no spec's recorder is tracked, and then written
+// says nothing.
+func WrittenByRunningSpec(name string) (written, tracked bool) {
+	h := running.Load()
+	if h == nil {
+		return false, false
+	}
+	return h.Wrote(name), true
 }
 
 // Unwrap returns the wrapped backend.
@@ -119,10 +228,24 @@ func (r *history) add(op, sent string, start time.Time, got string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.calls) >= r.limit {
-		r.calls = r.calls[1:]
-		r.dropped++
+		r.dropOne()
 	}
 	r.calls = append(r.calls, c)
+}
+
+// dropOne drops the oldest call that carries no mark, else the oldest call: a marked call
+// (no answer, an unreadable answer, a retry) decides a spec's outcome and must outlive a long
+// history.
+func (r *history) dropOne() {
+	i := 0
+	for j, c := range r.calls {
+		if c.Mark == "" {
+			i = j
+			break
+		}
+	}
+	r.calls = append(r.calls[:i], r.calls[i+1:]...)
+	r.dropped++
 }
 
 func (r *Recorder) CreateTable(ctx context.Context, name string) error {
@@ -148,13 +271,16 @@ func (r *Recorder) QueryTables(ctx context.Context, q api.TableQuery) (api.Table
 }
 
 func (r *Recorder) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	r.noteEntity(e)
 	start := time.Now()
 	out, err := r.inner.InsertEntity(ctx, table, e)
+	r.noteRead(out)
 	r.add("InsertEntity", table+" "+e.String(), start, "etag "+out.ETag, err)
 	return out, err
 }
 
 func (r *Recorder) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	r.noteEntity(e)
 	start := time.Now()
 	etag, err := r.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
 	r.add("UpdateEntity("+mode.String()+")", fmt.Sprintf("%s %s If-Match=%q", table, e, ifMatch), start, "etag "+etag, err)
@@ -171,6 +297,7 @@ func (r *Recorder) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch stri
 func (r *Recorder) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
 	start := time.Now()
 	e, err := r.inner.GetEntity(ctx, table, pk, rk, sel)
+	r.noteRead(e)
 	r.add("GetEntity", fmt.Sprintf("%s (%q,%q) select=%v", table, pk, rk, sel), start, e.String(), err)
 	return e, err
 }
@@ -178,6 +305,7 @@ func (r *Recorder) GetEntity(ctx context.Context, table, pk, rk string, sel []st
 func (r *Recorder) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
 	start := time.Now()
 	p, err := r.inner.QueryEntities(ctx, table, q)
+	r.noteRead(p.Entities...)
 	got := fmt.Sprintf("%d entities", len(p.Entities))
 	if n := len(p.Entities); n > 0 {
 		got += fmt.Sprintf(" first (%q,%q) last (%q,%q)", p.Entities[0].PartitionKey, p.Entities[0].RowKey,
@@ -192,8 +320,16 @@ func (r *Recorder) QueryEntities(ctx context.Context, table string, q api.Query)
 }
 
 func (r *Recorder) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	for _, op := range ops {
+		r.noteEntity(op.Entity)
+	}
 	start := time.Now()
 	res, err := r.inner.SubmitBatch(ctx, table, ops)
+	for _, x := range res {
+		if x.Entity != nil {
+			r.noteRead(*x.Entity)
+		}
+	}
 	var sent strings.Builder
 	fmt.Fprintf(&sent, "%s %d ops:", table, len(ops))
 	for i, op := range ops {
@@ -280,6 +416,7 @@ func (w rawRecorder) NewRequest(ctx context.Context, method, path string, body [
 }
 
 func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
+	w.r.noteJSONBody(req)
 	start := time.Now()
 	resp, err := w.raw.Do(req)
 	got := ""
