@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
+	"time"
 )
 
 // ErrorCode is one documented error: its code, HTTP status, the message the service sends
@@ -36,6 +38,9 @@ type Error struct {
 	RequestID   string
 	FailedIndex int
 	Indexed     bool
+	// RetryAfter is the wait the answer asked for before a retry (Retry-After in seconds,
+	// x-ms-retry-after-ms or retry-after-ms in milliseconds); zero when it named none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -169,4 +174,34 @@ func ErrorCodes() []ErrorCode {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
 	return out
+}
+
+// RetryAfter reads the wait an answer asks for before a retry (Error.RetryAfter), as the
+// Azure SDKs do:
+// x-ms-retry-after-ms, then retry-after-ms (milliseconds), then Retry-After (seconds, or an
+// HTTP date). Zero when none is given or readable.
+func RetryAfter(h http.Header) time.Duration {
+	for _, name := range []string{"x-ms-retry-after-ms", "retry-after-ms"} {
+		if v := h.Get(name); v != "" {
+			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+				return time.Duration(ms * float64(time.Millisecond))
+			}
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s > 0 {
+			return time.Duration(s) * time.Second
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
 }

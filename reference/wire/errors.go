@@ -56,7 +56,7 @@ var indexPrefix = regexp.MustCompile(`^(\d{1,9}):`)
 // trailer, the request id from x-ms-request-id or else the trailer, and a leading "N:" batch
 // index as FailedIndex.
 func DecodeError(status int, h http.Header, body []byte) *spec.Error {
-	e := &spec.Error{Status: status, Code: h.Get(HeaderErrorCode), RequestID: h.Get(HeaderRequestID)}
+	e := &spec.Error{Status: status, Code: h.Get(HeaderErrorCode), RequestID: h.Get(HeaderRequestID), RetryAfter: spec.RetryAfter(h)}
 	code, msg := errorBody(body)
 	if e.Code == "" {
 		e.Code = code

@@ -25,6 +25,7 @@ func Build(cfg Config) error {
 		return fmt.Errorf("no backend selected")
 	}
 	c := cfg
+	setupPolicy = retryPolicy(cfg)
 	seen := map[string]bool{}
 	registryMu.Lock()
 	areas := append([]area(nil), registry...)

@@ -36,6 +36,9 @@ type Config struct {
 	KeepFailedTables bool
 	// IgnoreBaselines runs without expected failures (used to rewrite a baseline).
 	IgnoreBaselines bool
+	// RetryDelay, when set, replaces the first delay of the retry policy
+	// (driver.DefaultRetry): tests under injected faults keep their time small.
+	RetryDelay time.Duration
 }
 
 // DefaultSpecTimeout bounds a spec when Config.SpecTimeout is zero.
@@ -44,7 +47,7 @@ const DefaultSpecTimeout = 90 * time.Second
 // ConfigFromEnv reads the configuration of a `go test` run:
 // CONFORM_BACKENDS (comma-separated; default "reference"), CONFORM_PROFILE,
 // CONFORM_BASELINE_DIR, CONFORM_SPEC_TIMEOUT (a Go duration), CONFORM_KEEP_FAILED=1,
-// CONFORM_IGNORE_BASELINES=1. Connection strings hold ';' but never ',' so the comma split
+// CONFORM_IGNORE_BASELINES=1, CONFORM_RETRY_DELAY (RetryDelayEnv). Connection strings hold ';' but never ',' so the comma split
 // is safe.
 func ConfigFromEnv(open Opener) Config {
 	c := Config{Open: open, Profile: os.Getenv("CONFORM_PROFILE"), BaselineDir: os.Getenv("CONFORM_BASELINE_DIR")}
@@ -61,6 +64,7 @@ func ConfigFromEnv(open Opener) Config {
 	}
 	c.KeepFailedTables = os.Getenv("CONFORM_KEEP_FAILED") == "1"
 	c.IgnoreBaselines = os.Getenv("CONFORM_IGNORE_BASELINES") == "1"
+	c.RetryDelay = RetryDelayFromEnv()
 	return c
 }
 

@@ -73,10 +73,12 @@ type FlakyEntry struct {
 
 // Blocked fails the running spec as blocked by rule: a setup step (step, e.g. "load 40
 // entities") failed with err, an answer of the backend, on a behaviour that rule covers.
-// A transport error is not a block: it fails the spec as an error.
+// An error that stayed unanswered after the retries (no answer, or a service still busy),
+// or the answer to a retry after an attempt that may have been carried out, is not a block:
+// it fails the spec as an error.
 func Blocked(rule, step string, err error) {
 	ginkgo.GinkgoHelper()
-	if driver.IsTransport(err) && !errors.Is(err, driver.ErrNotExpressible) {
+	if (driver.Unanswered(err) || record.AfterRetryOfApplied(err)) && !errors.Is(err, driver.ErrNotExpressible) {
 		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 		ginkgo.Fail(fmt.Sprintf("setting up (%s): %v", step, err))
 	}
@@ -91,14 +93,25 @@ func markCalls(calls []record.Call) {
 	var transport, notExpressible bool
 	for _, c := range calls {
 		switch {
-		case c.Mark == record.MarkTransport && !transport:
+		case (c.Mark == record.MarkTransport || c.Mark == record.MarkRetried) && !transport:
 			transport = true
-			ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
+			why := c.Err
+			if c.Mark == record.MarkRetried {
+				why = "answered to a retry after an attempt that may have been carried out: " + c.Got
+			}
+			ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: c.Op, Error: why}, ginkgo.ReportEntryVisibilityNever)
 		case c.Mark == record.MarkNotExpressible && !notExpressible:
 			notExpressible = true
 			ginkgo.AddReportEntry(EntryNotExpressible, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
 		}
 	}
+}
+
+// inconclusive reports whether a failed spec's calls make its failure say nothing about
+// its rule: a call stayed unanswered, or answered a retry after an attempt that may have
+// been carried out.
+func inconclusive(calls []record.Call) bool {
+	return hasMark(calls, record.MarkTransport) || hasMark(calls, record.MarkRetried)
 }
 
 func hasMark(calls []record.Call, mark string) bool {
@@ -142,4 +155,9 @@ func backendUnavailable(err error) {
 	ginkgo.GinkgoHelper()
 	ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: "open backend", Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	ginkgo.Fail(fmt.Sprintf("the backend could not be opened: %v", err))
+}
+
+func isStatus(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status
 }

@@ -64,7 +64,7 @@ func responseError(re *azcore.ResponseError) *spec.Error {
 	if h := resp.Header.Get(wire.HeaderErrorCode); h != "" {
 		code = h
 	}
-	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID)}
+	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID), RetryAfter: spec.RetryAfter(resp.Header)}
 	if e.Status == 0 {
 		e.Status = resp.StatusCode
 	}
