@@ -323,16 +323,33 @@ func (t attempt) dur(all []attempt, i int) time.Duration {
 	return time.Since(t.start)
 }
 
+// settledBy reports whether err answered a retry after an attempt that may have been
+// carried out (RetriedError) with the status that attempt's effect explains: 409 to a
+// create, 404 to a delete. The call then did what it was asked; it stays marked MarkRetried,
+// so that a spec failing later is inconclusive, never a rule's failure.
+func settledBy(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status && AfterRetryOfApplied(err)
+}
+
 func (r *Recorder) CreateTable(ctx context.Context, name string) error {
-	return r.retry(ctx, "CreateTable", name, func(ctx context.Context) (string, error) {
+	err := r.retry(ctx, "CreateTable", name, func(ctx context.Context) (string, error) {
 		return "created", r.inner.CreateTable(ctx, name)
 	})
+	if settledBy(err, http.StatusConflict) {
+		return nil
+	}
+	return err
 }
 
 func (r *Recorder) DeleteTable(ctx context.Context, name string) error {
-	return r.retry(ctx, "DeleteTable", name, func(ctx context.Context) (string, error) {
+	err := r.retry(ctx, "DeleteTable", name, func(ctx context.Context) (string, error) {
 		return "deleted", r.inner.DeleteTable(ctx, name)
 	})
+	if settledBy(err, http.StatusNotFound) {
+		return nil
+	}
+	return err
 }
 
 func (r *Recorder) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
@@ -353,8 +370,29 @@ func (r *Recorder) InsertEntity(ctx context.Context, table string, e api.Entity)
 		out, err = r.inner.InsertEntity(ctx, table, e)
 		return "etag " + out.ETag, err
 	})
+	if settledBy(err, http.StatusConflict) {
+		// A lost first attempt may have stored it: what is stored says whether it did.
+		if got, gerr := r.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil); gerr == nil && sameProperties(e, got) {
+			return got, nil
+		}
+	}
 	r.noteRead(out)
 	return out, err
+}
+
+// sameProperties reports whether got holds exactly the custom properties of sent.
+func sameProperties(sent, got api.Entity) bool {
+	for _, n := range api.UnionPropertyNames(sent, got) {
+		w, inSent := sent.Properties[n]
+		g, inGot := got.Properties[n]
+		if w.Null && !inGot {
+			continue
+		}
+		if !inSent || !inGot || !w.Equal(g) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Recorder) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
@@ -369,9 +407,13 @@ func (r *Recorder) UpdateEntity(ctx context.Context, table string, e api.Entity,
 }
 
 func (r *Recorder) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
-	return r.retry(ctx, "DeleteEntity", fmt.Sprintf("%s (%q,%q) If-Match=%q", table, pk, rk, ifMatch), func(ctx context.Context) (string, error) {
+	err := r.retry(ctx, "DeleteEntity", fmt.Sprintf("%s (%q,%q) If-Match=%q", table, pk, rk, ifMatch), func(ctx context.Context) (string, error) {
 		return "deleted", r.inner.DeleteEntity(ctx, table, pk, rk, ifMatch)
 	})
+	if settledBy(err, http.StatusNotFound) {
+		return nil
+	}
+	return err
 }
 
 func (r *Recorder) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
