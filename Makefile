@@ -85,11 +85,17 @@ report: deps build
 ## test: vet, then every package's tests with -race, with the conformance suite against
 ## the reference in process, the reference over HTTP and Azurite; then the mutation test
 ## (the suite against every deliberately wrong backend, one process each), without the race
-## detector: it re-runs the suite's own specs, which the first step ran with it. Nothing is
+## detector: it re-runs the suite's own specs, which the first step ran with it. A spec that
+## fails once against Azurite is run once more (never against the reference), and every spec
+## that passed only when retried is printed at the end. Nothing is
 ## taken from Go's test cache: a backend outside the process (Azurite from npm or Docker)
 ## can change without any file the cache watches changing.
 test: deps vet
-	CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@log=$$(mktemp) && \
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; \
+	if [ -s $$log ]; then echo "Specs that passed only when retried (never on the reference):"; cat $$log; fi; \
+	rm -f $$log; exit $$status
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
 vet:

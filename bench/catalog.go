@@ -70,3 +70,9 @@ func matches(c Case, pattern string) bool {
 	ok, err := path.Match(p, name)
 	return err == nil && ok
 }
+
+// ServerInProcess reports whether the backend named target runs its server in the
+// benchmark's own process: the reference, in process or behind its HTTP server.
+func ServerInProcess(target string) bool {
+	return target == "reference" || target == "reference-http"
+}

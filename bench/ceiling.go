@@ -282,6 +282,7 @@ func (c *Ceiling) Run(ctx context.Context, op CeilingOp, limit Limit, t Timer) (
 	t.ResetTimer()
 	t.StartTimer()
 	start, cpu0 := time.Now(), processCPU()
+	meter.Begin(start)
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
@@ -318,7 +319,7 @@ func (c *Ceiling) Run(ctx context.Context, op CeilingOp, limit Limit, t Timer) (
 	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 	s := meter.Summary(elapsed)
-	s.setCPU(cpu)
+	s.setCPU(cpu, false)
 	if wrongs != nil {
 		return s, fmt.Errorf("sdk ceiling %s: %w", op, wrongs)
 	}
@@ -361,17 +362,17 @@ func (c *Ceiling) step(ctx context.Context, m *Measured, op CeilingOp, worker, n
 	case CeilingInsert:
 		rk := fmt.Sprintf("i%02d-%d-%010d", worker, c.runs, c.seq.Add(1))
 		_, err := c.client.AddEntity(ctx, ceilingBody("w", rk, int64(n)), nil)
-		m.record(KindInsert, begin, 1, err)
+		m.record(KindInsert, "w", begin, 1, err)
 		return rk, err
 	case CeilingMergeUpsert:
 		rk := fmt.Sprintf("u%04d", (worker*7919+n)%1000)
 		_, err := c.client.UpsertEntity(ctx, ceilingBody("u", rk, int64(n)), &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge})
-		m.record(KindUpdate, begin, 1, err)
+		m.record(KindUpdate, "u", begin, 1, err)
 		return rk, err
 	case CeilingGet:
 		rk := ceilingRowKey((worker + n) % ceilingRows)
 		resp, err := c.client.GetEntity(ctx, ceilingPartition, rk, nil)
-		m.record(KindGet, begin, 1, err)
+		m.record(KindGet, ceilingPartition, begin, 1, err)
 		if err != nil {
 			return "", err
 		}
@@ -382,7 +383,7 @@ func (c *Ceiling) step(ctx context.Context, m *Measured, op CeilingOp, worker, n
 	case CeilingQuery20:
 		filter := "PartitionKey eq '" + ceilingPartition + "'"
 		resp, err := c.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter}).NextPage(ctx)
-		m.record(KindQuery, begin, len(resp.Entities), err)
+		m.record(KindQuery, PartitionQuery, begin, len(resp.Entities), err)
 		if err != nil {
 			return "", err
 		}

@@ -52,32 +52,68 @@ type tally struct {
 	requests int64
 	entities int64
 	errors   int64
+	// throttles counts throttling answers (each retried or given up on); gaveUp counts
+	// requests still throttled when the retries ran out.
+	throttles int64
+	gaveUp    int64
 }
+
+// Second is what all workers completed in one second of a run (counted from the run's
+// start): requests, throttling answers and errors.
+type Second struct {
+	Requests  int64 `json:"requests"`
+	Throttles int64 `json:"throttles,omitempty"`
+	Errors    int64 `json:"errors,omitempty"`
+}
+
+// PartitionTally is what one partition answered: requests and throttling answers.
+// Queries and table requests are filed under PartitionQuery and PartitionTable.
+type PartitionTally struct {
+	Partition string `json:"partition"`
+	Requests  int64  `json:"requests"`
+	Throttles int64  `json:"throttles"`
+}
+
+// Pseudo-partitions of requests that address no single partition, and of partitions past
+// maxPartitions.
+const (
+	PartitionQuery = "(queries)"
+	PartitionTable = "(table requests)"
+	PartitionOther = "(other partitions)"
+)
+
+// maxPartitions bounds the partitions a worker tallies one by one.
+const maxPartitions = 1024
 
 // Meter hands out measuring decorators, one per worker, and merges what they measured. A
 // Meter's workers are not safe for concurrent use with each other's histograms: each
 // goroutine must use its own Worker.
 type Meter struct {
 	workers []*Measured
+	start   time.Time
 }
 
-// NewMeter returns an empty meter.
-func NewMeter() *Meter { return &Meter{} }
+// NewMeter returns an empty meter whose per-second series start now.
+func NewMeter() *Meter { return &Meter{start: time.Now()} }
+
+// Begin restarts the per-second series at start (the start of the timed phase). Call it
+// before the workers start.
+func (m *Meter) Begin(start time.Time) { m.start = start }
 
 // Worker returns a decorator around b that records every request into histograms of its
 // own. It must be used by one goroutine at a time; call it before the run starts.
 func (m *Meter) Worker(b api.Backend) *Measured {
-	w := &Measured{inner: b}
+	w := &Measured{inner: b, meter: m, retry: sdkRetry}
 	m.workers = append(m.workers, w)
 	return w
 }
 
-// Summary merges every worker's histograms. Call it after the workers have stopped.
-func (m *Meter) Summary(elapsed time.Duration) Summary {
-	var s Summary
-	s.Elapsed = elapsed
-	all := newHistogram()
+// Raw merges every worker's tallies into encodable form: per kind its histogram and counts,
+// the per-second series and the per-partition tallies. Call it after the workers stopped.
+func (m *Meter) Raw() RawMeasures {
 	perKind := map[Kind]*tally{}
+	var series []Second
+	parts := map[string]*PartitionTally{}
 	for _, w := range m.workers {
 		for k := range w.tallies {
 			t := w.tallies[k]
@@ -93,16 +129,84 @@ func (m *Meter) Summary(elapsed time.Duration) Summary {
 			agg.requests += t.requests
 			agg.entities += t.entities
 			agg.errors += t.errors
-			all.Merge(t.hist)
+			agg.throttles += t.throttles
+			agg.gaveUp += t.gaveUp
+		}
+		for i, sec := range w.series {
+			for len(series) <= i {
+				series = append(series, Second{})
+			}
+			series[i].Requests += sec.Requests
+			series[i].Throttles += sec.Throttles
+			series[i].Errors += sec.Errors
+		}
+		for pk, pt := range w.partitions {
+			agg := parts[pk]
+			if agg == nil {
+				agg = &PartitionTally{Partition: pk}
+				parts[pk] = agg
+			}
+			agg.Requests += pt.Requests
+			agg.Throttles += pt.Throttles
 		}
 	}
+	var r RawMeasures
 	for k, t := range perKind {
-		s.Kinds = append(s.Kinds, kindSummary(k, t, elapsed))
-		s.Requests += t.requests
-		s.Entities += t.entities
-		s.Errors += t.errors
+		r.Kinds = append(r.Kinds, RawKind{Kind: k.String(), Requests: t.requests, Entities: t.entities, Errors: t.errors,
+			Throttles: t.throttles, GaveUp: t.gaveUp, hist: t.hist})
 	}
-	sort.Slice(s.Kinds, func(i, j int) bool { return s.Kinds[i].Kind < s.Kinds[j].Kind })
+	sortKinds(r.Kinds)
+	r.Series = series
+	for _, pt := range parts {
+		r.Partitions = append(r.Partitions, *pt)
+	}
+	sortPartitions(r.Partitions)
+	return r
+}
+
+// sortPartitions orders partitions by throttles, then requests, then name.
+func sortPartitions(ps []PartitionTally) {
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.Throttles != b.Throttles {
+			return a.Throttles > b.Throttles
+		}
+		if a.Requests != b.Requests {
+			return a.Requests > b.Requests
+		}
+		return a.Partition < b.Partition
+	})
+}
+
+func kindOrder(name string) int {
+	for i, n := range kindNames {
+		if n == name {
+			return i
+		}
+	}
+	return len(kindNames)
+}
+
+// Summary merges every worker's histograms. Call it after the workers have stopped.
+func (m *Meter) Summary(elapsed time.Duration) Summary {
+	return m.Raw().Summary(elapsed)
+}
+
+// Summary computes the figures of raw measures taken over elapsed.
+func (r RawMeasures) Summary(elapsed time.Duration) Summary {
+	var s Summary
+	s.Elapsed = elapsed
+	all := newHistogram()
+	for _, k := range r.Kinds {
+		h := k.Histogram()
+		s.Kinds = append(s.Kinds, kindSummary(k, h, elapsed))
+		s.Requests += k.Requests
+		s.Entities += k.Entities
+		s.Errors += k.Errors
+		s.Throttles += k.Throttles
+		s.GaveUp += k.GaveUp
+		all.Merge(h)
+	}
 	s.Latency = latencyOf(all)
 	if secs := elapsed.Seconds(); secs > 0 {
 		s.OpsPerSec = float64(s.Requests) / secs
@@ -111,10 +215,11 @@ func (m *Meter) Summary(elapsed time.Duration) Summary {
 	return s
 }
 
-func kindSummary(k Kind, t *tally, elapsed time.Duration) KindSummary {
-	ks := KindSummary{Kind: k.String(), Requests: t.requests, Entities: t.entities, Errors: t.errors, Latency: latencyOf(t.hist)}
+func kindSummary(k RawKind, h *hdrhistogram.Histogram, elapsed time.Duration) KindSummary {
+	ks := KindSummary{Kind: k.Kind, Requests: k.Requests, Entities: k.Entities, Errors: k.Errors, Throttles: k.Throttles,
+		GaveUp: k.GaveUp, Latency: latencyOf(h)}
 	if secs := elapsed.Seconds(); secs > 0 {
-		ks.OpsPerSec = float64(t.requests) / secs
+		ks.OpsPerSec = float64(k.Requests) / secs
 	}
 	return ks
 }
@@ -148,45 +253,79 @@ type KindSummary struct {
 	Requests  int64   `json:"requests"`
 	Entities  int64   `json:"entities"`
 	Errors    int64   `json:"errors"`
+	Throttles int64   `json:"throttles,omitempty"`
+	GaveUp    int64   `json:"gave_up_throttled,omitempty"`
 	OpsPerSec float64 `json:"ops_per_sec"`
 	Latency   Latency `json:"latency"`
 }
 
 // Summary is what a run measured: every request of every worker, merged.
 type Summary struct {
-	Elapsed        time.Duration `json:"elapsed_ns"`
-	Requests       int64         `json:"requests"`
-	Entities       int64         `json:"entities"`
-	Errors         int64         `json:"errors"`
-	OpsPerSec      float64       `json:"ops_per_sec"`
-	EntitiesPerSec float64       `json:"entities_per_sec"`
-	Latency        Latency       `json:"latency"`
-	// CPUPerOp is the CPU time this process spent per request, in microseconds: the client,
-	// plus the server when it runs in this process (reference, reference-http). Unlike
-	// throughput it does not depend on how much of the machine other processes take.
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Requests int64         `json:"requests"`
+	Entities int64         `json:"entities"`
+	Errors   int64         `json:"errors"`
+	// Throttles counts throttling answers (429, 503 ServerBusy, 500 OperationTimedOut), each
+	// retried as the SDKs retry (EVIDENCE.md E-sdk-retry); GaveUp counts the requests still
+	// throttled when the retries ran out. Neither is an error.
+	Throttles      int64   `json:"throttles,omitempty"`
+	GaveUp         int64   `json:"gave_up_throttled,omitempty"`
+	OpsPerSec      float64 `json:"ops_per_sec"`
+	EntitiesPerSec float64 `json:"entities_per_sec"`
+	Latency        Latency `json:"latency"`
+	// CPUPerOp is the CPU time this process spent per request, in microseconds, and CPUScope
+	// says what it counts: CPUClient, or CPUClientServer when the server runs in this
+	// process (reference, reference-http). Unlike throughput it does not depend on how much
+	// of the machine other processes take.
 	CPUPerOp float64       `json:"cpu_us_per_op"`
+	CPUScope string        `json:"cpu_scope,omitempty"`
 	Kinds    []KindSummary `json:"kinds"`
 }
 
-// setCPU records the process CPU time spent during the run.
-func (s *Summary) setCPU(cpu time.Duration) {
+// What Summary.CPUPerOp counts.
+const (
+	CPUClient       = "client"
+	CPUClientServer = "client+server"
+)
+
+// setCPU records the process CPU time spent during the run; serverInProcess says the
+// server ran in this process too.
+func (s *Summary) setCPU(cpu time.Duration, serverInProcess bool) {
 	if s.Requests > 0 && cpu > 0 {
 		s.CPUPerOp = float64(cpu.Nanoseconds()) / 1e3 / float64(s.Requests)
+		s.CPUScope = CPUClient
+		if serverInProcess {
+			s.CPUScope = CPUClientServer
+		}
 	}
 }
 
+// CPUMetric is the benchmark unit of CPUPerOp, named for what it counts:
+// "client-cpu-µs/op" or "client+server-cpu-µs/op".
+func (s *Summary) CPUMetric() string { return s.CPUScope + "-cpu-µs/op" }
+
 // Measured is an api.Backend decorator that records the latency, entity count and outcome of
 // every request into its worker's histograms. Entities count one per single-entity
-// request, the entities returned by a query and the operations of a batch.
+// request, the entities returned by a query and the operations of a batch. A throttling
+// answer is retried as the SDKs retry (retryPolicy) and counted as a throttle; the latency
+// recorded is the whole call's, retries and waits included, as an application sees it.
 type Measured struct {
-	inner   api.Backend
-	tallies [numKinds]*tally
+	inner      api.Backend
+	meter      *Meter
+	retry      retryPolicy
+	tallies    [numKinds]*tally
+	series     []Second
+	partitions map[string]*PartitionTally
 }
 
 var _ api.Backend = (*Measured)(nil)
 
-func (m *Measured) record(k Kind, start time.Time, entities int, err error) {
-	d := time.Since(start).Nanoseconds()
+// record files one request: its kind, the partition it addressed, when it began, the
+// entities it carried and its outcome. A throttling outcome is a request given up on,
+// not an error.
+func (m *Measured) record(k Kind, pk string, start time.Time, entities int, err error) {
+	now := time.Now()
+	d := now.Sub(start).Nanoseconds()
 	t := m.tallies[k]
 	if t == nil {
 		t = &tally{hist: newHistogram()}
@@ -195,81 +334,145 @@ func (m *Measured) record(k Kind, start time.Time, entities int, err error) {
 	d = max(histMinNanos, min(d, histMaxNanos))
 	_ = t.hist.RecordValue(d) // in range by construction
 	t.requests++
-	if err != nil {
+	sec := m.second(now)
+	sec.Requests++
+	m.partition(pk).Requests++
+	switch {
+	case err == nil:
+		t.entities += int64(entities)
+	case Throttled(err):
+		t.gaveUp++
+	default:
 		t.errors++
-		return
+		sec.Errors++
 	}
-	t.entities += int64(entities)
+}
+
+// throttled files one throttling answer to a request of kind k on partition pk.
+func (m *Measured) throttled(k Kind, pk string) {
+	t := m.tallies[k]
+	if t == nil {
+		t = &tally{hist: newHistogram()}
+		m.tallies[k] = t
+	}
+	t.throttles++
+	m.second(time.Now()).Throttles++
+	m.partition(pk).Throttles++
+}
+
+func (m *Measured) second(now time.Time) *Second {
+	i := 0
+	if m.meter != nil {
+		i = max(0, int(now.Sub(m.meter.start)/time.Second))
+	}
+	for len(m.series) <= i {
+		m.series = append(m.series, Second{})
+	}
+	return &m.series[i]
+}
+
+func (m *Measured) partition(pk string) *PartitionTally {
+	if m.partitions == nil {
+		m.partitions = map[string]*PartitionTally{}
+	}
+	p := m.partitions[pk]
+	if p == nil {
+		if len(m.partitions) >= maxPartitions {
+			pk = PartitionOther
+			if p = m.partitions[pk]; p != nil {
+				return p
+			}
+		}
+		p = &PartitionTally{Partition: pk}
+		m.partitions[pk] = p
+	}
+	return p
+}
+
+// do performs one request through call, retrying throttling answers, and records it.
+func (m *Measured) do(ctx context.Context, k Kind, pk string, call func() (int, error)) error {
+	start := time.Now()
+	for try := 1; ; try++ {
+		n, err := call()
+		if err == nil || !Throttled(err) {
+			m.record(k, pk, start, n, err)
+			return err
+		}
+		m.throttled(k, pk)
+		wait, again := m.retry.wait(err, try)
+		if !again {
+			m.record(k, pk, start, n, err)
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			m.record(k, pk, start, n, err)
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // CreateTable is measured as a table request.
 func (m *Measured) CreateTable(ctx context.Context, name string) error {
-	start := time.Now()
-	err := m.inner.CreateTable(ctx, name)
-	m.record(KindTable, start, 0, err)
-	return err
+	return m.do(ctx, KindTable, PartitionTable, func() (int, error) { return 0, m.inner.CreateTable(ctx, name) })
 }
 
 // DeleteTable is measured as a table request.
 func (m *Measured) DeleteTable(ctx context.Context, name string) error {
-	start := time.Now()
-	err := m.inner.DeleteTable(ctx, name)
-	m.record(KindTable, start, 0, err)
-	return err
+	return m.do(ctx, KindTable, PartitionTable, func() (int, error) { return 0, m.inner.DeleteTable(ctx, name) })
 }
 
 // QueryTables is measured as a table request.
-func (m *Measured) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
-	start := time.Now()
-	p, err := m.inner.QueryTables(ctx, q)
-	m.record(KindTable, start, 0, err)
+func (m *Measured) QueryTables(ctx context.Context, q api.TableQuery) (p api.TablePage, err error) {
+	err = m.do(ctx, KindTable, PartitionTable, func() (int, error) { p, err = m.inner.QueryTables(ctx, q); return 0, err })
 	return p, err
 }
 
 // InsertEntity is measured as an insert of one entity.
-func (m *Measured) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
-	start := time.Now()
-	out, err := m.inner.InsertEntity(ctx, table, e)
-	m.record(KindInsert, start, 1, err)
+func (m *Measured) InsertEntity(ctx context.Context, table string, e api.Entity) (out api.Entity, err error) {
+	err = m.do(ctx, KindInsert, e.PartitionKey, func() (int, error) { out, err = m.inner.InsertEntity(ctx, table, e); return 1, err })
 	return out, err
 }
 
 // UpdateEntity is measured as an update of one entity.
-func (m *Measured) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
-	start := time.Now()
-	etag, err := m.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
-	m.record(KindUpdate, start, 1, err)
+func (m *Measured) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (etag string, err error) {
+	err = m.do(ctx, KindUpdate, e.PartitionKey, func() (int, error) {
+		etag, err = m.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
+		return 1, err
+	})
 	return etag, err
 }
 
 // DeleteEntity is measured as a delete of one entity.
 func (m *Measured) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
-	start := time.Now()
-	err := m.inner.DeleteEntity(ctx, table, pk, rk, ifMatch)
-	m.record(KindDelete, start, 1, err)
-	return err
+	return m.do(ctx, KindDelete, pk, func() (int, error) { return 1, m.inner.DeleteEntity(ctx, table, pk, rk, ifMatch) })
 }
 
 // GetEntity is measured as a read of one entity.
-func (m *Measured) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
-	start := time.Now()
-	e, err := m.inner.GetEntity(ctx, table, pk, rk, sel)
-	m.record(KindGet, start, 1, err)
+func (m *Measured) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (e api.Entity, err error) {
+	err = m.do(ctx, KindGet, pk, func() (int, error) { e, err = m.inner.GetEntity(ctx, table, pk, rk, sel); return 1, err })
 	return e, err
 }
 
 // QueryEntities is measured as one query page; its entities are those returned.
-func (m *Measured) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
-	start := time.Now()
-	p, err := m.inner.QueryEntities(ctx, table, q)
-	m.record(KindQuery, start, len(p.Entities), err)
+func (m *Measured) QueryEntities(ctx context.Context, table string, q api.Query) (p api.Page, err error) {
+	err = m.do(ctx, KindQuery, PartitionQuery, func() (int, error) {
+		p, err = m.inner.QueryEntities(ctx, table, q)
+		return len(p.Entities), err
+	})
 	return p, err
 }
 
-// SubmitBatch is measured as one batch request; its entities are its operations.
-func (m *Measured) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
-	start := time.Now()
-	r, err := m.inner.SubmitBatch(ctx, table, ops)
-	m.record(KindBatch, start, len(ops), err)
+// SubmitBatch is measured as one batch request; its entities are its operations, its
+// partition that of its first operation (a batch holds one partition).
+func (m *Measured) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (r []api.BatchResult, err error) {
+	pk := ""
+	if len(ops) > 0 {
+		pk = ops[0].Entity.PartitionKey
+	}
+	err = m.do(ctx, KindBatch, pk, func() (int, error) { r, err = m.inner.SubmitBatch(ctx, table, ops); return len(ops), err })
 	return r, err
 }

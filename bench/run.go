@@ -33,7 +33,12 @@ const (
 // (a throttling service answers 503 ServerBusy under a hot partition; EVIDENCE.md 9).
 const MaxErrorRate = 0.10
 
-var runID = newRunID()
+// tableRun names the tables this process creates (UseRun).
+var tableRun = struct {
+	id      string
+	sharded bool
+	shard   int
+}{id: newRunID()}
 
 func newRunID() string {
 	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -50,8 +55,12 @@ var tableSeq atomic.Int64
 
 // newTableName returns a fresh table name: TablePrefix, the run id, "b" and a sequence
 // number (letters and digits only, at most 63 characters; EVIDENCE.md 1.1).
+// A shard's tables carry its index before a 6-digit sequence number (UseRun).
 func newTableName() string {
-	return fmt.Sprintf("%s%sb%d", TablePrefix, runID, tableSeq.Add(1))
+	if tableRun.sharded {
+		return fmt.Sprintf("%s%sb%d%06d", TablePrefix, tableRun.id, tableRun.shard, tableSeq.Add(1))
+	}
+	return fmt.Sprintf("%s%sb%d", TablePrefix, tableRun.id, tableSeq.Add(1))
 }
 
 // Param is one parameter of a case, shown in its name as key=value.
@@ -117,6 +126,9 @@ type Env struct {
 	Seed uint64
 	// Workers overrides each case's default worker count when positive.
 	Workers int
+	// ServerInProcess says the backend's server runs in this process (reference,
+	// reference-http), so that the CPU time measured is the client's and the server's.
+	ServerInProcess bool
 	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
 	// tests of the workloads themselves, never for measurement.
 	Quick bool
@@ -232,6 +244,20 @@ func (l *Load) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// WarmupOps is how many operations Warm runs: a few per worker, so that every worker's
+// connection is open and both sides' pools and caches are warm before anything is measured.
+func (l *Load) WarmupOps() int { return 8 * l.Workers() }
+
+// Warm runs the load for WarmupOps operations, unmeasured, as a run before the first
+// measured one; its results are checked like any run's.
+func (l *Load) Warm(ctx context.Context) error {
+	_, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	return nil
+}
+
 // Workers returns how many workers a run of the load uses.
 func (l *Load) Workers() int {
 	w := l.Case.Workers
@@ -245,9 +271,13 @@ func (l *Load) Workers() int {
 }
 
 // Limit bounds a run: by a number of steps (testing.B's b.N), by a duration, or both.
+// Rate, when positive, paces the run at that many steps per second over all its workers
+// (`conform bench --target-rate`): step n starts no earlier than n/Rate seconds into the
+// run, so that the rate where throttling starts can be found.
 type Limit struct {
 	Ops      int
 	Duration time.Duration
+	Rate     float64
 }
 
 // Timer is the part of testing.B a run uses to exclude preparation and verification from
@@ -269,7 +299,11 @@ type Result struct {
 	// read-modify-write, a scan over pages).
 	Steps int64  `json:"steps"`
 	Note  string `json:"note,omitempty"`
+	// Started is when the timed phase began, by this machine's clock.
+	Started time.Time `json:"started"`
 	Summary
+	// Raw is what the run measured in mergeable form (histograms, series, partitions).
+	Raw RawMeasures `json:"-"`
 }
 
 // Run drives the load until limit is reached and returns what the decorator measured. It
@@ -314,6 +348,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	t.ResetTimer()
 	t.StartTimer()
 	start, cpu0 := time.Now(), processCPU()
+	meter.Begin(start)
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
@@ -324,7 +359,11 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 			var myFailed int64
 			var myFirst error
 			for !stop.Load() {
-				if bound > 0 && issued.Add(1) > int64(bound) {
+				n := issued.Add(1)
+				if bound > 0 && n > int64(bound) {
+					break
+				}
+				if limit.Rate > 0 && !pace(ctx, start.Add(time.Duration(float64(n-1)/limit.Rate*float64(time.Second))), deadline) {
 					break
 				}
 				if !deadline.IsZero() && time.Now().After(deadline) {
@@ -335,7 +374,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 				}
 				err := l.wl.step(w)
 				w.steps++
-				if err == nil {
+				if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
 					continue
 				}
 				var we *WrongResultError
@@ -369,9 +408,10 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	for _, w := range workers {
 		steps += w.steps
 	}
+	raw := meter.Raw()
 	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
-		Workers: nw, Steps: steps, Note: l.Case.Note, Summary: meter.Summary(elapsed)}
-	res.setCPU(cpu)
+		Workers: nw, Steps: steps, Note: l.Case.Note, Started: start, Summary: raw.Summary(elapsed), Raw: raw}
+	res.setCPU(cpu, l.env.ServerInProcess)
 	if wrongErr != nil {
 		return res, l.named(wrongErr)
 	}
@@ -412,6 +452,26 @@ func (l *Load) named(err error) error {
 		return &WrongResultError{Case: l.Case.Name(), Detail: we.Detail}
 	}
 	return err
+}
+
+// pace waits until at, and reports false when the run should stop first (ctx is done, or
+// at lies past a deadline).
+func pace(ctx context.Context, at, deadline time.Time) bool {
+	if !deadline.IsZero() && at.After(deadline) {
+		return false
+	}
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 type nopTimer struct{}

@@ -107,10 +107,10 @@ func TestMeterMergesWorkers(t *testing.T) {
 	w1, w2 := m.Worker(nil), m.Worker(nil)
 	now := time.Now()
 	for i := 0; i < 99; i++ {
-		w1.record(KindGet, now, 1, nil)
+		w1.record(KindGet, "p", now, 1, nil)
 	}
-	w2.record(KindQuery, now.Add(-50*time.Millisecond), 20, nil)
-	w2.record(KindQuery, now, 0, errors.New("boom"))
+	w2.record(KindQuery, PartitionQuery, now.Add(-50*time.Millisecond), 20, nil)
+	w2.record(KindQuery, PartitionQuery, now, 0, errors.New("boom"))
 	s := m.Summary(time.Second)
 	if s.Requests != 101 || s.Entities != 119 || s.Errors != 1 {
 		t.Fatalf("requests %d entities %d errors %d", s.Requests, s.Entities, s.Errors)
@@ -450,11 +450,15 @@ func TestCeilingClientProcess(t *testing.T) {
 		{name: ceilingNoop, endpoint: noop.URL + "/" + wire.DevAccountName, canned: true, inProcess: true},
 		{name: "reference-http", endpoint: ref.URL + "/" + wire.DevAccountName, inProcess: true},
 	} {
-		p, err := runCeilingPhase(ctx, tgt, CeilingGet, 150*time.Millisecond)
+		l, err := StartSDKLoad(ctx, SDKLoadSpec{Endpoint: tgt.endpoint, Canned: tgt.canned, Op: CeilingGet, Ops: 200, Warmup: CeilingWorkers})
 		if err != nil {
 			t.Fatalf("%s: %v", tgt.name, err)
 		}
-		if p.load.Summary.Requests == 0 || p.load.Summary.Errors != 0 || p.serverCPU <= 0 || p.load.ClientCPU <= 0 {
+		p, err := runCeilingPhase(l, tgt)
+		if err != nil {
+			t.Fatalf("%s: %v", tgt.name, err)
+		}
+		if p.load.Summary.Requests != 200 || p.load.Summary.Errors != 0 || p.serverCPU <= 0 || p.load.ClientCPU <= 0 {
 			t.Fatalf("%s: %d requests, %d errors, server CPU %v, client CPU %v", tgt.name, p.load.Summary.Requests, p.load.Summary.Errors, p.serverCPU, p.load.ClientCPU)
 		}
 		phases[tgt.name] = append(phases[tgt.name], p)

@@ -25,14 +25,17 @@ import (
 // load client.
 const SDKLoadEnv = "CONFORM_BENCH_SDKLOAD"
 
-// SDKLoadSpec is what a load client does: one ceiling operation against one endpoint for a
-// while. Canned says the endpoint stores nothing (the do-nothing server): no table is
-// created and nothing is read back.
+// SDKLoadSpec is what a load client does: one ceiling operation against one endpoint, for a
+// number of operations (Ops) or for a while (Duration), after Warmup untimed operations.
+// Canned says the endpoint stores nothing (the do-nothing server): no table is created and
+// nothing is read back.
 type SDKLoadSpec struct {
 	Endpoint string        `json:"endpoint"`
 	Canned   bool          `json:"canned"`
 	Op       CeilingOp     `json:"op"`
-	Duration time.Duration `json:"duration"`
+	Ops      int           `json:"ops,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+	Warmup   int           `json:"warmup,omitempty"`
 }
 
 // SDKLoadResult is what a load client measured: the summary of its timed phase, its own
@@ -45,8 +48,8 @@ type SDKLoadResult struct {
 	Error       string        `json:"error,omitempty"`
 }
 
-// The child's protocol on its standard streams: it writes "ready" once its table is loaded,
-// waits for a line on its standard input, runs the phase, then writes the JSON of an
+// The child's protocol on its standard streams: it writes "ready" once its table is loaded
+// and its warm-up has run, waits for a line on its standard input, runs the phase, then writes the JSON of an
 // SDKLoadResult on one line and deletes its table.
 const sdkLoadReady = "ready"
 
@@ -68,7 +71,7 @@ func RunSDKLoadChild(stdin io.Reader, stdout io.Writer) int {
 }
 
 func runSDKLoad(spec SDKLoadSpec, stdin io.Reader, stdout io.Writer) SDKLoadResult {
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeoutLoad(spec.Duration))
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeoutLoad(spec))
 	defer cancel()
 	counter := &countingTransport{inner: NewCeilingTransport()}
 	c, err := NewCeiling(ctx, spec.Endpoint, spec.Canned, &http.Client{Transport: counter})
@@ -76,12 +79,17 @@ func runSDKLoad(spec SDKLoadSpec, stdin io.Reader, stdout io.Writer) SDKLoadResu
 		return SDKLoadResult{Error: err.Error()}
 	}
 	defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+	if spec.Warmup > 0 {
+		if _, err := c.Run(ctx, spec.Op, Limit{Ops: spec.Warmup}, nil); err != nil {
+			return SDKLoadResult{Error: "warm-up: " + err.Error()}
+		}
+	}
 	fmt.Fprintln(stdout, sdkLoadReady)
 	if _, err := bufio.NewReader(stdin).ReadString('\n'); err != nil {
 		return SDKLoadResult{Error: "no go-ahead: " + err.Error()}
 	}
 	phase := &phaseTimer{counter: counter}
-	s, err := c.Run(ctx, spec.Op, Limit{Duration: spec.Duration}, phase)
+	s, err := c.Run(ctx, spec.Op, Limit{Ops: spec.Ops, Duration: spec.Duration}, phase)
 	res := SDKLoadResult{Summary: s, ClientCPU: phase.cpu, AnswerBytes: phase.bytes, Answers: phase.answers}
 	if err != nil {
 		res.Error = err.Error()
@@ -115,8 +123,12 @@ func (p *phaseTimer) StopTimer() {
 
 func (p *phaseTimer) ResetTimer() {}
 
-// runTimeoutLoad bounds a load client's whole life: loading, the phase and read-backs.
-func runTimeoutLoad(phase time.Duration) time.Duration { return 2*time.Minute + 2*phase }
+// runTimeoutLoad bounds a load client's whole life: loading, warm-up, the phase and
+// read-backs. A phase bounded by operations gets a millisecond per operation on top (the
+// slowest backend the ceiling drives answers in well under that with 16 workers).
+func runTimeoutLoad(spec SDKLoadSpec) time.Duration {
+	return 2*time.Minute + 2*spec.Duration + time.Duration(spec.Ops+spec.Warmup)*time.Millisecond
+}
 
 // countingTransport counts the answers and the bytes of their bodies as the server declared
 // them (Content-Length).

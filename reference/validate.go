@@ -229,7 +229,8 @@ func checkProperty(name string, v api.Value, knownName bool) *spec.Error {
 
 // checkEntity validates an entity to be written: its keys, the number of properties that
 // will be stored, then each property in ordinal name order (so that the answer does not
-// depend on map order). The entity's size is checked by checkStoredSize on what is stored.
+// depend on map order); a value too large in an entity over 1 MiB is EntityTooLarge. The
+// size of what is stored is checked by checkStoredSize.
 func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	if err := checkKey(e.PartitionKey); err != nil {
 		return err
@@ -259,6 +260,11 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	slices.Sort(names)
 	for _, name := range names {
 		if err := checkProperty(name, e.Properties[name], false); err != nil {
+			if err.Code == spec.ErrPropertyValueTooLarge.Code && api.EntitySize(e) > spec.MaxEntityBytes {
+				// Storage judges the entity's size before its values' sizes
+				// (EVIDENCE.md 13, E-entity-size-first).
+				return spec.ErrEntityTooLarge.New()
+			}
 			return err
 		}
 	}

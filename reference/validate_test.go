@@ -190,6 +190,22 @@ func TestEntitySize(t *testing.T) {
 	wantError(t, err, http.StatusBadRequest, "EntityTooLarge")
 }
 
+// TestEntitySizeBeforeValueSize: an entity over 1 MiB made of strings each one unit over
+// the value limit is EntityTooLarge, as Storage answered (E-entity-size-first); one such
+// string in a small entity stays PropertyValueTooLarge.
+func TestEntitySizeBeforeValueSize(t *testing.T) {
+	s, _ := newTestService(t)
+	over := api.String(strings.Repeat("a", spec.MaxStoredStringUnits+1))
+	props := map[string]api.Value{}
+	for i := range 20 {
+		props[fmt.Sprintf("s%02d", i)] = over
+	}
+	_, err := s.InsertEntity(bg, "Tbl", api.NewEntity("p", "r", props))
+	wantError(t, err, http.StatusBadRequest, "EntityTooLarge")
+	_, err = s.InsertEntity(bg, "Tbl", ent("p", "r", "s", over))
+	wantError(t, err, http.StatusBadRequest, "PropertyValueTooLarge")
+}
+
 func TestValidationOrderIsDeterministic(t *testing.T) {
 	s, _ := newTestService(t)
 	e := ent("p", "r",

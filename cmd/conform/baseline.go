@@ -12,12 +12,11 @@ import (
 	"github.com/tableconform/conform/suites/report"
 )
 
-// updateBaselines rewrites each backend's baseline from a run made without baselines:
-// every spec that failed (an answer that breaks its rule, or a documented difference)
-// becomes an expected failure with its signature and one line of evidence. A transport
-// error or timeout is never recorded: an old entry for such a spec is kept as it was, and
-// so is every flaky entry (flakiness is decided from evidence, by hand). The reference
-// has no baseline: it must pass every spec.
+// updateBaselines rewrites each backend's baseline from a run made without baselines
+// (nextBaseline): every spec that failed becomes an expected failure with its signature and
+// one line of evidence, every blocked spec an entry naming the rule that blocked it. What
+// the run did not judge keeps its entry. The reference has no baseline: it must pass every
+// spec.
 func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	for bi, b := range r.Backends {
 		if b.StartError != "" {
@@ -60,44 +59,50 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	return nil
 }
 
-// nextBaseline is the baseline of backend bi of r, given its old baseline.
+// nextBaseline is the baseline of backend bi of r, given its old baseline: it changes only
+// what the run judged. A spec that failed is listed with its signature, one blocked with
+// the rule that blocked it; a spec that passed, or answered as the profile documents, is
+// not listed. An entry for a spec the run did not judge (left out by the filter, skipped,
+// no answer, interrupted) stays as it was, and so does every flaky entry (flakiness is
+// decided from evidence, by hand).
 func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Baseline {
 	b := r.Backends[bi]
 	next := fixtures.Baseline{Backend: fixtures.BaselineBackend(b.Name), Version: b.Version}
-	oldEntry := func(rule, spec string) (fixtures.ExpectedFailure, bool) {
-		for _, e := range old.Expected {
-			if e.Rule == rule && e.Spec == spec {
-				return e, true
-			}
-		}
-		return fixtures.ExpectedFailure{}, false
-	}
-	// Flaky entries stay as they were (flakiness is decided from evidence, by hand), and
-	// what they cover is not recorded again.
-	for _, e := range old.Expected {
-		if e.Flaky {
-			next.Expected = append(next.Expected, e)
-		}
-	}
+	judged := map[string]bool{}
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[bi].Specs {
 			if e, ok := old.Lookup(row.ID, s.Text); ok && e.Flaky {
 				continue
 			}
-			prev, had := oldEntry(row.ID, s.Text)
-			switch {
-			case s.Outcome == report.Error || s.Outcome == report.Interrupted:
-				if had {
-					next.Expected = append(next.Expected, prev)
-				}
-			case s.Outcome == report.Fail || s.Outcome == report.DocumentedDiff:
+			switch s.Outcome {
+			case report.Error, report.Interrupted, report.Skipped, report.NotRun:
+				continue
+			case report.Fail:
 				e := fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure)}
 				if s.Signature != nil {
 					e.Signature = *s.Signature
 				}
 				next.Expected = append(next.Expected, e)
+			case report.Blocked:
+				e := fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure), Blocked: s.BlockedBy}
+				if s.Signature != nil {
+					e.Signature = *s.Signature
+				}
+				next.Expected = append(next.Expected, e)
 			}
+			judged[row.ID+"\x00"+s.Text] = true
+			judged[row.ID] = true
 		}
+	}
+	for _, e := range old.Expected {
+		switch {
+		case e.Flaky:
+		case e.Spec != "" && judged[e.Rule+"\x00"+e.Spec]:
+			continue
+		case e.Spec == "" && judged[e.Rule]:
+			continue
+		}
+		next.Expected = append(next.Expected, e)
 	}
 	return next
 }

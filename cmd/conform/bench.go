@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -31,6 +33,11 @@ type benchOptions struct {
 	driver    string
 	seed      uint64
 	list      bool
+	// Sharded runs and pacing (bench.Shard).
+	shard      string
+	runID      string
+	ops        int
+	targetRate float64
 }
 
 // benchOpenTimeout bounds opening one backend, an npm install of Azurite included.
@@ -52,6 +59,18 @@ Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or
 NAME=CONNECTION_STRING. Each workload runs in its own table ("cf" + a run id), deleted
 afterwards, and checks a sample of its results.
 
+Throttling answers (429, 503 ServerBusy) are retried as the SDKs retry them and counted as
+throttles, never as errors. --target-rate paces each workload at that many operations per
+second, to find where throttling starts. --ops runs each workload for a number of operations
+instead of --duration.
+
+Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
+CONFORM_SHARD_COUNT) makes this process shard I of N of one run, named by --run-id (or
+CONFORM_RUN_ID), which every shard must share. Each shard runs every selected workload in
+tables of its own, its part of --ops (or for --duration, at its own --target-rate), and
+writes its raw results to --out/shard-I-of-N.json; "conform bench merge" adds the shards up.
+See deploy/kubernetes/README.md.
+
 Exit status: 0 when every workload ran and checked out; 1 when a workload returned wrong
 results or failed too often; 2 for a usage error or a backend that cannot be opened.`,
 		Args: cobra.NoArgs,
@@ -67,6 +86,11 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.StringVar(&o.driver, "driver", provision.DriverREST, "driver for HTTP backends: rest or sdk")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
 	f.BoolVar(&o.list, "list", false, "list the workloads and exit")
+	f.StringVar(&o.shard, "shard", "", "run as shard I/N of a sharded run (default: from JOB_COMPLETION_INDEX and CONFORM_SHARD_COUNT when set)")
+	f.StringVar(&o.runID, "run-id", "", "the id every shard of a run shares (default $CONFORM_RUN_ID; a fresh one for a single process)")
+	f.IntVar(&o.ops, "ops", 0, "operations per workload, over all shards (instead of --duration)")
+	f.Float64Var(&o.targetRate, "target-rate", 0, "operations per second per shard for each workload (0: as fast as the backend answers)")
+	cmd.AddCommand(benchMergeCmd())
 	return cmd
 }
 
@@ -123,6 +147,31 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if o.duration <= 0 {
 		return usageErr("--duration must be positive")
 	}
+	if o.ops < 0 || o.targetRate < 0 {
+		return usageErr("--ops and --target-rate must not be negative")
+	}
+	shard, sharded, err := benchShard(o)
+	if err != nil {
+		return err
+	}
+	if sharded {
+		if len(targets) != 1 {
+			return usageErr("a shard benchmarks one backend; %d given", len(targets))
+		}
+		if o.runID == "" {
+			o.runID = os.Getenv(bench.EnvRunID)
+		}
+		if o.runID == "" && shard.Count > 1 {
+			return usageErr("the shards of one run need a common --run-id (or %s)", bench.EnvRunID)
+		}
+		if o.runID == "" {
+			o.runID = bench.TableRunID(fmt.Sprint(time.Now().UnixNano()))
+		}
+		if o.seed == 0 { // every shard derives the same seed from the run id
+			o.seed = binary.LittleEndian.Uint64([]byte(bench.TableRunID(o.runID)))
+		}
+		bench.UseRun(o.runID, shard)
+	}
 	if o.driver != provision.DriverREST && o.driver != provision.DriverSDK {
 		return usageErr("--driver must be %s or %s", provision.DriverREST, provision.DriverSDK)
 	}
@@ -134,7 +183,17 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	fmt.Fprintf(out, "conform bench: %d workloads × %d backends, %s each, seed %d (replay with --seed %d)\n", len(cases), len(targets), o.duration, o.seed, o.seed)
+	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: o.targetRate}
+	if o.ops > 0 {
+		limit.Duration = 0
+		if sharded {
+			limit.Ops = bench.ShardOps(o.ops, shard)
+		}
+	}
+	if sharded {
+		return runShard(ctx, cmd, o, shard, cases, targets[0], limit)
+	}
+	fmt.Fprintf(out, "conform bench: %d workloads × %d backends, %s each, seed %d (replay with --seed %d)\n", len(cases), len(targets), describeLimit(limit), o.seed, o.seed)
 	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large}
 	unavailable, failed := false, false
 	for _, t := range targets {
@@ -150,12 +209,12 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		}
 		info := tgt.Info
 		rep.Backends = append(rep.Backends, bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint})
-		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers}
+		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers, ServerInProcess: bench.ServerInProcess(t)}
 		for _, c := range cases {
 			if ctx.Err() != nil {
 				break
 			}
-			oc := benchOne(ctx, env, c, o.duration)
+			oc := benchOne(ctx, env, c, limit)
 			rep.Outcomes = append(rep.Outcomes, oc)
 			printOutcome(out, oc)
 			if oc.Error != "" {
@@ -182,9 +241,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 }
 
 // benchOne prepares, runs and cleans up one workload on one backend.
-func benchOne(ctx context.Context, env *bench.Env, c bench.Case, d time.Duration) bench.Outcome {
+func benchOne(ctx context.Context, env *bench.Env, c bench.Case, limit bench.Limit) bench.Outcome {
 	oc := bench.Outcome{Result: bench.Result{Backend: env.Name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Minute+limit.Duration)
 	defer cancel()
 	load, err := bench.Prepare(pctx, env, c)
 	if err != nil {
@@ -196,7 +255,11 @@ func benchOne(ctx context.Context, env *bench.Env, c bench.Case, d time.Duration
 		defer cancel()
 		_ = load.Close(cctx)
 	}()
-	res, err := load.Run(pctx, bench.Limit{Duration: d}, nil)
+	if err := load.Warm(pctx); err != nil {
+		oc.Error = err.Error()
+		return oc
+	}
+	res, err := load.Run(pctx, limit, nil)
 	oc.Result = res
 	if err != nil {
 		oc.Error = err.Error()
@@ -213,6 +276,150 @@ func printOutcome(w io.Writer, oc bench.Outcome) {
 		fmt.Fprintf(w, "  %-16s %-58s FAILED: %s\n", oc.Backend, oc.Case, oc.Error)
 		return
 	}
-	fmt.Fprintf(w, "  %-16s %-58s %10.0f ops/s %10.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d\n",
-		oc.Backend, oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors)
+	fmt.Fprintf(w, "  %-16s %-58s %10.0f ops/s %10.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
+		oc.Backend, oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+}
+
+func describeLimit(l bench.Limit) string {
+	s := l.Duration.String()
+	if l.Ops > 0 {
+		s = fmt.Sprintf("%d operations", l.Ops)
+	}
+	if l.Rate > 0 {
+		s += fmt.Sprintf(" at %g/s", l.Rate)
+	}
+	return s
+}
+
+// benchShard is the shard this process runs: --shard, else the Indexed Job's environment.
+func benchShard(o benchOptions) (bench.Shard, bool, error) {
+	if o.shard != "" {
+		s, err := bench.ParseShard(o.shard)
+		if err != nil {
+			return s, false, usageErr("--shard: %v", err)
+		}
+		return s, true, nil
+	}
+	s, ok, err := bench.ShardFromEnv(os.Getenv)
+	if err != nil {
+		return s, false, usageErr("%v", err)
+	}
+	return s, ok, nil
+}
+
+// clockSamples and clockGap: five answers 200 ms apart bound a shard's clock offset to
+// about ±0.1 s through the backend's one-second Date header.
+const (
+	clockSamples = 5
+	clockGap     = 200 * time.Millisecond
+)
+
+// runShard runs every workload as one shard of a sharded run on target and writes the
+// shard's raw results into o.out.
+func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard bench.Shard, cases []bench.Case, target string, limit bench.Limit) error {
+	out := cmd.OutOrStdout()
+	name := backendLabel(target)
+	octx, cancel := context.WithTimeout(ctx, benchOpenTimeout)
+	tgt, err := provision.Open(octx, target, provision.WithDriver(o.driver), provision.WithDirectSender())
+	cancel()
+	if err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	defer func() {
+		if err := tgt.Close(); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "conform: stop %s: %v\n", name, err)
+		}
+	}()
+	info := tgt.Info
+	res := bench.ShardResults{Run: bench.ShardRun{RunID: o.runID, Shard: shard, Backend: bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint},
+		Seed: o.seed, Ops: o.ops, TargetRate: o.targetRate, Workers: o.workers, Large: o.large}}
+	if o.ops == 0 {
+		res.Run.Duration = o.duration
+	}
+	for _, c := range cases {
+		res.Run.Workloads = append(res.Run.Workloads, c.Name())
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	res.Clock, err = bench.MeasureClockOffset(cctx, &http.Client{Timeout: 10 * time.Second}, info.Endpoint, clockSamples, clockGap)
+	cancel()
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "clock offset: " + err.Error()}
+	}
+	fmt.Fprintf(out, "conform bench: shard %s of run %s on %s (tables %s...): %d workloads, %s each, seed %d; clock offset to the backend %v ± %v (%s)\n",
+		shard, o.runID, name, bench.TableRunPrefix(), len(cases), describeLimit(limit), o.seed,
+		res.Clock.Offset.Round(time.Millisecond), res.Clock.Uncertainty.Round(time.Millisecond), res.Clock.Source)
+	env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed ^ uint64(shard.Index+1)*0x9e3779b97f4a7c15,
+		Workers: o.workers, ServerInProcess: bench.ServerInProcess(target)}
+	res.Started = time.Now().UTC()
+	failed := false
+	for _, c := range cases {
+		if ctx.Err() != nil {
+			break
+		}
+		var so bench.ShardOutcome
+		if limit.Ops == 0 && limit.Duration == 0 { // this shard's part of --ops is nothing
+			so.Outcome = bench.Outcome{Result: bench.Result{Backend: name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
+		} else {
+			so.Outcome = benchOne(ctx, env, c, limit)
+			so.Measures = so.Raw
+		}
+		res.Outcomes = append(res.Outcomes, so)
+		printOutcome(out, so.Outcome)
+		failed = failed || so.Error != ""
+	}
+	res.Finished = time.Now().UTC()
+	path, err := res.Write(o.out)
+	if err != nil {
+		return &exitError{code: exitInternal, msg: "write the shard's results: " + err.Error()}
+	}
+	fmt.Fprintf(out, "wrote %s\n", path)
+	switch {
+	case ctx.Err() != nil:
+		return &exitError{code: exitUsage, msg: "interrupted"}
+	case failed:
+		return &exitError{code: exitFailed, msg: "some workloads failed on this shard"}
+	}
+	return nil
+}
+
+func benchMergeCmd() *cobra.Command {
+	var outDir string
+	cmd := &cobra.Command{
+		Use:   "merge DIR_OR_FILE...",
+		Short: "Merge the shards of a sharded benchmark run into one report",
+		Long: `Read the shard-I-of-N.json files in each DIR (or the files given) and write bench.md,
+bench.json and bench.svg into --out: per workload the shards' HdrHistograms merged, counts
+summed, throughput over time on the backend's clock, p50/p99/p99.9, and the throttled share
+per partition.
+
+It refuses shards of different runs, workloads or settings and a shard given twice, and
+names the shards that are missing (exit 2). Exit 1 when a shard's run of a workload failed.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			shards, err := bench.ReadShardFiles(args)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			m, err := bench.Merge(shards)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if err := m.WriteFiles(outDir); err != nil {
+				return &exitError{code: exitInternal, msg: err.Error()}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "conform bench merge: run %s on %s, %d shards\n", m.Run.RunID, m.Run.Backend.Name, m.Run.Shard.Count)
+			for _, oc := range m.Outcomes {
+				fmt.Fprintf(out, "  %-58s %9d requests %10.0f ops/s  p50 %8.1f µs  p99 %9.1f µs  p99.9 %9.1f µs  errors %d  throttles %d\n",
+					oc.Case, oc.Requests, oc.OpsPerSec, oc.Latency.P50, oc.Latency.P99, oc.Latency.P999, oc.Errors, oc.Throttles)
+			}
+			fmt.Fprintf(out, "wrote %s/%s, %s and %s\n", outDir, bench.ReportMarkdown, bench.ReportJSON, bench.ReportSVG)
+			if m.Failed() {
+				return &exitError{code: exitFailed, msg: "some shards' workloads failed (see " + bench.ReportMarkdown + ")"}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&outDir, "out", "conform-report", "directory to write bench.md, bench.json and bench.svg into")
+	return cmd
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 func init() { extraCommands = append(extraCommands, replayCmd) }
@@ -91,10 +92,18 @@ func runReplay(cmd *cobra.Command, o replayOptions, args []string) error {
 		fmt.Fprintln(cmd.OutOrStdout(), "  disagree: "+d)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Report: %s\n", filepath.Join(o.out, "replay.md"))
-	if rep.Totals.Disagree > 0 {
-		return &exitError{code: exitFailed}
+	switch code := verdict.ReplayExit(verdict.Replay{Agree: rep.Totals.Agree, Disagree: rep.Totals.Disagree, Stopped: rep.Totals.Stopped}); code {
+	case exitOK:
+		return nil
+	case exitInconclusive:
+		msg := "inconclusive: no exchange was compared"
+		if rep.Totals.Stopped != "" {
+			msg = "inconclusive: the replay " + rep.Totals.Stopped
+		}
+		return &exitError{code: code, msg: msg}
+	default:
+		return &exitError{code: code}
 	}
-	return nil
 }
 
 func writeReplayReport(dir string, rep replay.Report) error {

@@ -662,7 +662,7 @@ func TestRunTouchesOnlyItsOwnTablesAndLeaksNoSecret(t *testing.T) {
 		return b.String()
 	}
 	before := snapshot()
-	watcher := &secretWatcher{inner: tableserver.New(ref, tableserver.WithAccount(account, key)), breakSAS: true, secrets: map[string]bool{}}
+	watcher := &secretWatcher{inner: tableserver.New(ref, tableserver.WithAccount(account, key, ref)), breakSAS: true, secrets: map[string]bool{}}
 	ts := httptest.NewServer(watcher)
 	defer ts.Close()
 	conn := "DefaultEndpointsProtocol=http;AccountName=" + account + ";AccountKey=" + key64 + ";TableEndpoint=" + ts.URL + "/" + account + ";"

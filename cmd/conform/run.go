@@ -23,6 +23,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 type runOptions struct {
@@ -51,7 +52,9 @@ var optionalByDefault = map[string]bool{"azurite": true}
 const runExitStatus = `Exit status:
   0    every backend meets its baseline (failures it lists, flaky entries), nothing else failed
   1    a backend fails a spec its baseline does not list, fails a listed spec differently,
-       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failure
+       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failed
+       precondition its baseline does not list (a documented difference of the profile
+       counts as a pass)
   2    a usage error (unknown backend or mutant, malformed connection string, bad or empty
        label filter), or a backend that cannot be started or reached; nothing is written
        for a usage error
@@ -281,9 +284,24 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 }
 
 // retryErrors re-runs, up to --retry-errors times, the rules whose specs got no answer on
-// each backend, merging each retry into the run (report.MergeRuns).
+// each backend (a process per backend and attempt, its raw result under raw/retryN), and
+// merges into the first pass only the specs that got no answer there (retryMerge): what
+// the first pass judged stays. A retry that cannot be started changes nothing and says so.
 func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress, children *backendProcesses) []report.Run {
-	for attempt := 1; attempt <= p.o.retryErrors && !children.wasInterrupted(); attempt++ {
+	rerun := func(i int, filter, dir string) report.Run {
+		retried, _ := startRuns(p, []string{p.backends[i]}, filter, dir, progress, children)
+		return retried[0]
+	}
+	return retryErrorsWith(p, runs, rawDir, progress.w, children.wasInterrupted, rerun)
+}
+
+func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, interrupted func() bool, rerun func(i int, filter, dir string) report.Run) []report.Run {
+	for attempt := 1; attempt <= p.o.retryErrors && !interrupted(); attempt++ {
+		dir := filepath.Join(rawDir, fmt.Sprintf("retry%d", attempt))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(w, "retry %d: %v; the first pass stands\n", attempt, err)
+			return runs
+		}
 		for i, run := range runs {
 			ids := erroredRules(run, p.o.profile)
 			if len(ids) == 0 || run.StartError != "" {
@@ -293,12 +311,45 @@ func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress
 			if p.filter != "" {
 				filter = "(" + p.filter + ") && " + filter
 			}
-			fmt.Fprintf(progress.w, "[%s] retry %d of %d: %d rules with transport errors\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
-			retried, _ := startRuns(p, []string{p.backends[i]}, filter, filepath.Join(rawDir, fmt.Sprintf("retry%d", attempt)), progress, children)
-			runs[i] = report.MergeRuns(run, retried[0])
+			fmt.Fprintf(w, "[%s] retry %d of %d: %d rules with specs that got no answer\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
+			retried := rerun(i, filter, dir)
+			if retried.StartError != "" {
+				fmt.Fprintf(w, "[%s] retry %d could not run (%s); the first pass stands\n", run.Backend.Name, attempt, retried.StartError)
+				continue
+			}
+			runs[i] = retryMerge(run, retried, p.o.profile)
 		}
 	}
 	return runs
+}
+
+// retryMerge merges a retry into run: only the specs that got no answer in run are
+// replaced by their retry.
+func retryMerge(run, retried report.Run, profile string) report.Run {
+	errored := map[string]bool{}
+	for _, s := range run.Ginkgo.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt && specOutcome(s, profile) == report.Error {
+			errored[framework.SpecText(s)] = true
+		}
+	}
+	kept := retried
+	kept.Ginkgo.SpecReports = nil
+	for _, s := range retried.Ginkgo.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || errored[framework.SpecText(s)] {
+			kept.Ginkgo.SpecReports = append(kept.Ginkgo.SpecReports, s)
+		}
+	}
+	return report.MergeRuns(run, kept)
+}
+
+// specOutcome is a spec's outcome as the report decides it.
+func specOutcome(s types.SpecReport, profile string) report.Outcome {
+	for _, l := range s.Labels() {
+		if r, ok := spec.LookupRule(l); ok {
+			return report.SpecOutcome(s, r, profile).Outcome
+		}
+	}
+	return ""
 }
 
 // erroredRules lists the rules with a spec that got no answer in run.
@@ -385,36 +436,31 @@ func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
 	return nil
 }
 
-// exitStatus decides the exit status from the judged report (runExitStatus).
+// exitStatus is the exit status of the judged report (verdict.Exit, runExitStatus).
 func exitStatus(p runPlan, rep report.Report, runs []report.Run, status int, interrupted bool) error {
 	if status != exitOK {
 		return &exitError{code: status}
 	}
-	if interrupted {
-		return &exitError{code: exitInterrupted, msg: "interrupted; the report holds the specs that ran"}
-	}
-	failed, errored := false, false
+	tallies := []verdict.Tally{{Interrupted: interrupted}}
 	for _, b := range rep.Backends {
-		c := b.Counts
-		if c.Failed+c.UnexpectedPasses+c.DocumentedDiffs+c.Blocked > 0 {
-			failed = true
-		}
-		if c.Errors > 0 {
-			errored = true
-		}
+		tallies = append(tallies, verdict.Tally{Unexpected: b.Counts.Unexpected, Errors: b.Counts.Errors})
 	}
 	for _, run := range runs {
 		if suiteNodeFailed(run) {
-			failed = true // a baseline problem (stale entry, rule-level unexpected pass)
+			// A baseline problem (stale entry, rule-level unexpected pass).
+			tallies = append(tallies, verdict.Tally{BaselineProblems: 1})
 		}
 	}
-	switch {
-	case failed && !p.o.updateBaseline:
-		return &exitError{code: exitFailed}
-	case errored:
-		return &exitError{code: exitInconclusive, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
+	switch code := verdict.Exit(tallies, p.o.updateBaseline); code {
+	case exitOK:
+		return nil
+	case exitInterrupted:
+		return &exitError{code: code, msg: "interrupted; the report holds the specs that ran"}
+	case exitInconclusive:
+		return &exitError{code: code, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
+	default:
+		return &exitError{code: code}
 	}
-	return nil
 }
 
 // failedRules returns the rules that failed, errored, were blocked or passed unexpectedly
@@ -484,9 +530,12 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot))
 	ownProcessGroup(c)
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+		return report.Run{Backend: driver.Info{Name: name}, StartError: "create " + rawDir + ": " + err.Error()}, exitUsage
+	}
 	logFile, err := os.Create(filepath.Join(rawDir, safe+".log"))
 	if err != nil {
-		return report.Run{StartError: "create log: " + err.Error()}, exitUsage
+		return report.Run{Backend: driver.Info{Name: name}, StartError: "create log: " + err.Error()}, exitUsage
 	}
 	defer logFile.Close()
 	c.Stdout = logFile

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +30,7 @@ func serveCmd() *cobra.Command {
 	var deleteHold time.Duration
 	var dataDir string
 	var pprofAddr string
+	var closers []func() error
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -39,20 +41,30 @@ SAS, and with --oauth bearer tokens for the storage audience. Table ACLs, servic
 properties, statistics (on <account>-secondary) and CORS are served too.
 Any SDK can use the printed connection string as it would use Azurite's.
 
+Each account is a namespace of its own, as on Azure: its tables, table ACLs and service
+properties are its alone. Requests name the account in the path (path style,
+http://127.0.0.1:10002/devstoreaccount1/Tables) or as the first label of the Host (host
+style, Host: devstoreaccount1.table.core.windows.net, as production URLs do).
+
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
-applied) and snapshots are taken periodically and on exit (see reference/persist).`,
+applied) and snapshots are taken periodically and on exit (see reference/persist); the
+accounts given with --account keep theirs in DIR/accounts/NAME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
 			var names []string
+			keys := map[string][]byte{}
 			for _, a := range accounts {
 				name, key, ok := strings.Cut(a, ":")
 				decoded, err := base64.StdEncoding.DecodeString(key)
-				if !ok || name == "" || err != nil || len(decoded) == 0 {
-					return usageErr("--account wants NAME:BASE64KEY (the key is not printed)")
+				if !ok || !validAccountName(name) || err != nil || len(decoded) == 0 {
+					return usageErr("--account wants NAME:BASE64KEY, NAME 3 to 24 lower-case letters and digits (the key is not printed)")
 				}
-				opts = append(opts, tableserver.WithAccount(name, decoded))
+				if _, dup := keys[name]; dup || name == tableserver.DevAccountName {
+					return usageErr("--account %s is given twice", name)
+				}
+				keys[name] = decoded
 				names = append(names, name)
 			}
 			if allowAnonymous {
@@ -72,18 +84,42 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
-			var backend api.Backend = reference.New(reference.WithDeleteHold(deleteHold))
-			where := "in memory"
-			if dataDir != "" {
-				store, err := persist.Open(dataDir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+			// Each account is a namespace of its own (E-account-namespace): its own backend,
+			// and with --data its own directory.
+			openBackend := func(dir string) (api.Backend, int, error) {
+				if dataDir == "" {
+					return reference.New(reference.WithDeleteHold(deleteHold)), 0, nil
+				}
+				store, err := persist.Open(dir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				if err != nil {
+					return nil, 0, err
+				}
+				closers = append(closers, store.Close)
+				return store, store.Stats().Tables, nil
+			}
+			defer func() {
+				for _, c := range closers {
+					_ = c()
+				}
+			}()
+			started := time.Now()
+			backend, restored, err := openBackend(dataDir)
+			if err != nil {
+				_ = ln.Close()
+				return usageErr("--data: %v", err)
+			}
+			for _, n := range names {
+				b, tables, err := openBackend(filepath.Join(dataDir, "accounts", n))
 				if err != nil {
 					_ = ln.Close()
-					return usageErr("--data: %v", err)
+					return usageErr("--data: account %s: %v", n, err)
 				}
-				defer func() { _ = store.Close() }()
-				st := store.Stats()
-				backend = store
-				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, st.Tables, st.Restore.Round(time.Millisecond))
+				restored += tables
+				opts = append(opts, tableserver.WithAccount(n, keys[n], b))
+			}
+			where := "in memory"
+			if dataDir != "" {
+				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
 			srv := tableserver.New(backend, opts...).HTTPServer(addr)
 			base := "http://" + ln.Addr().String()
@@ -119,4 +155,18 @@ applied) and snapshots are taken periodically and on exit (see reference/persist
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
+}
+
+// validAccountName reports whether name is a storage account name: 3 to 24 lower-case
+// letters and digits.
+func validAccountName(name string) bool {
+	if len(name) < 3 || len(name) > 24 {
+		return false
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }

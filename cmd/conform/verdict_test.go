@@ -70,9 +70,13 @@ func TestExitStatusSeparatesInconclusiveFromFailures(t *testing.T) {
 	}{
 		{"clean", report.Counts{Passed: 3}, false, exitOK},
 		{"errors only", report.Counts{Passed: 3, Errors: 2}, false, exitInconclusive},
-		{"errors and a failure", report.Counts{Failed: 1, Errors: 2}, false, exitFailed},
-		{"blocked", report.Counts{Blocked: 1}, false, exitFailed},
+		{"errors and a failure", report.Counts{Failed: 1, Errors: 2, Unexpected: 1}, false, exitFailed},
+		{"blocked, not listed", report.Counts{Blocked: 1, Unexpected: 1}, false, exitFailed},
+		{"blocked as the baseline lists", report.Counts{Blocked: 1}, false, exitOK},
 		{"expected failures only", report.Counts{ExpectedFailures: 4, Flaky: 1}, false, exitOK},
+		// Issue 20, item 3: a documented difference, which the verdict counts as a pass,
+		// does not fail the run either.
+		{"documented differences only", report.Counts{Passed: 2, DocumentedDiffs: 3}, false, exitOK},
 		{"interrupted", report.Counts{Passed: 1}, true, exitInterrupted},
 	} {
 		if got := code(backendWith(tc.counts), tc.interrupted); got != tc.want {
@@ -108,12 +112,17 @@ func TestUpdateBaselineNeverRecordsTransportErrors(t *testing.T) {
 			{Text: "no answer, listed", Outcome: report.Error, Failure: "context deadline exceeded"},
 			{Text: "flaky", Outcome: report.Pass},
 			{Text: "passes now", Outcome: report.Pass},
+			{Text: "blocked", Outcome: report.Blocked, BlockedBy: "modify.insert.stores", Failure: "blocked by modify.insert.stores: load", Signature: &sig},
+			{Text: "documented", Outcome: report.DocumentedDiff},
+			{Text: "left out", Outcome: report.Skipped},
 		}}}}},
 	}
 	old := fixtures.Baseline{Backend: "emu", Version: "1", Expected: []fixtures.ExpectedFailure{
 		{Rule: "r", Spec: "no answer, listed", Evidence: "old"},
 		{Rule: "r", Spec: "flaky", Evidence: "old", Flaky: true, Reason: "clock"},
 		{Rule: "r", Spec: "passes now", Evidence: "old"},
+		{Rule: "r", Spec: "left out", Evidence: "old", Signature: sig},
+		{Rule: "other", Spec: "not in this run", Evidence: "old", Signature: sig},
 	}}
 	next := nextBaseline(old, rep, 0)
 	got := map[string]fixtures.ExpectedFailure{}
@@ -134,6 +143,16 @@ func TestUpdateBaselineNeverRecordsTransportErrors(t *testing.T) {
 	}
 	if _, ok := got["passes now"]; ok {
 		t.Error("an entry of a passing spec was kept")
+	}
+	if e := got["blocked"]; e.Blocked != "modify.insert.stores" || e.Signature != sig {
+		t.Errorf("a blocked spec is listed with the rule that blocked it: %+v", e)
+	}
+	if _, ok := got["documented"]; ok {
+		t.Error("a documented difference was listed as a failure")
+	}
+	// --update-baseline changes only what it ran.
+	if got["left out"].Evidence != "old" || got["not in this run"].Evidence != "old" {
+		t.Errorf("entries of specs the run did not judge were dropped: %+v", next.Expected)
 	}
 }
 

@@ -20,7 +20,7 @@ func oneOf(names ...string) func(string) bool {
 }
 
 // infrastructure are the packages under suites/ that are not spec packages.
-var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true, "replay": true}
+var infrastructure = map[string]bool{"driver": true, "provision": true, "framework": true, "matchers": true, "scenario": true, "report": true, "all": true, "replay": true, "verdict": true}
 
 // isSpecPackage says p is a spec package: suites/<area> other than the infrastructure.
 func isSpecPackage(p string) bool {
@@ -161,6 +161,14 @@ var rules = []rule{
 				own(d, "suites/provision", "suites/scenario", "suites/matchers", "suites/all")
 		},
 		Why: "the report reads outcomes and the catalogue: it runs, opens and judges no backend",
+	},
+	{
+		Name:      "verdict",
+		AppliesTo: func(p string) bool { return under(p, "suites/verdict") },
+		Forbids: func(_ string, d dependency) bool {
+			return !d.stdlib() && d.Path != "reference/spec" && d.Path != "reference/api" && d.Path != "fixtures"
+		},
+		Why: "the verdict is pure functions over the contract and the baselines: it runs, opens and records nothing",
 	},
 	{
 		Name:      "drivers",

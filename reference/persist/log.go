@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -28,12 +29,11 @@ func frame(payload []byte) []byte {
 	return append(out, payload...)
 }
 
-// errTorn marks the end of the valid frames: an incomplete frame, or one that fails its
-// check.
-var errTorn = errors.New("torn or corrupt frame")
+// errBadFrame marks a frame that is cut short or fails its length or checksum check.
+var errBadFrame = errors.New("torn or corrupt frame")
 
-// readFrame reads one frame. It returns io.EOF at a clean end and errTorn at a frame that
-// is cut short or fails its length or checksum check.
+// readFrame reads one frame. It returns io.EOF at a clean end and errBadFrame at a frame
+// that is cut short or fails its length or checksum check.
 func readFrame(r *bufio.Reader) ([]byte, error) {
 	var h [frameHeader]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
@@ -41,60 +41,123 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 			return nil, io.EOF
 		}
 		if err == io.ErrUnexpectedEOF {
-			return nil, errTorn
+			return nil, errBadFrame
 		}
 		return nil, err
 	}
 	n := binary.LittleEndian.Uint32(h[0:4])
 	if n > maxPayload {
-		return nil, errTorn
+		return nil, errBadFrame
 	}
 	p := make([]byte, n)
 	if _, err := io.ReadFull(r, p); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, errTorn
+			return nil, errBadFrame
 		}
 		return nil, err
 	}
 	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(h[4:8]) {
-		return nil, errTorn
+		return nil, errBadFrame
 	}
 	return p, nil
 }
 
-// replayLog calls apply for every valid record of the log at path, in order, and returns
-// the offset just past the last valid frame and how many records it applied. A missing
-// file is an empty log.
-func replayLog(path string, apply func(record) error) (valid int64, n int, err error) {
+// logScan is what reading one log found.
+type logScan struct {
+	valid   int64  // offset just past the last good record
+	records int    // good records, all applied
+	size    int64  // the file's size
+	damage  string // what is wrong at valid, or "" when the log ends cleanly there
+	torn    bool   // the damage can only be a torn last write: nothing intact follows it
+}
+
+// scanLog calls apply for every good record of the log at path, in order, up to the first
+// frame that is bad (cut short, failing its check, not decoding) or whose record does not
+// apply, and says what it found there. A bad frame is a torn tail (torn) only when nothing
+// intact follows it: a write that a crash tore is the last one, so intact records after a
+// bad frame mean the log was damaged, not torn. Only an error reading the file is returned
+// as an error.
+func scanLog(path string, apply func(record) error) (logScan, error) {
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
-	}
 	if err != nil {
-		return 0, 0, err
+		return logScan{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return logScan{}, err
+	}
+	sc := logScan{size: fi.Size()}
 	r := bufio.NewReaderSize(f, 1<<20)
 	for {
 		p, err := readFrame(r)
-		if err == io.EOF || err == errTorn {
-			return valid, n, nil
+		if err == io.EOF {
+			return sc, nil
 		}
-		if err != nil {
-			return valid, n, fmt.Errorf("read %s: %w", path, err)
+		if err != nil && err != errBadFrame {
+			return sc, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err == errBadFrame {
+			return classifyBadFrame(f, sc)
 		}
 		rec, err := decodeRecord(p)
 		if err != nil {
-			// A frame whose checksum holds but whose content does not decode was written by
-			// something else: stop as at a torn frame rather than guess.
-			return valid, n, nil
+			// Its checksum holds, so it was written whole: damaged, or written by something else.
+			sc.damage = fmt.Sprintf("the record at offset %d has a valid checksum but does not decode", sc.valid)
+			return sc, nil
 		}
 		if err := apply(rec); err != nil {
-			return valid, n, fmt.Errorf("replay record %d of %s: %w", n+1, path, err)
+			sc.damage = fmt.Sprintf("record %d at offset %d does not apply: %v", sc.records+1, sc.valid, err)
+			return sc, nil
 		}
-		valid += int64(frameHeader + len(p))
-		n++
+		sc.valid += int64(frameHeader + len(p))
+		sc.records++
 	}
+}
+
+// classifyBadFrame decides whether the bad frame at sc.valid is a torn tail: no more than
+// one frame's bytes follow it, and no intact frame starts anywhere in them.
+func classifyBadFrame(f *os.File, sc logScan) (logScan, error) {
+	rest := sc.size - sc.valid
+	if rest > frameHeader+maxPayload {
+		sc.damage = fmt.Sprintf("a bad frame at offset %d is followed by %d bytes, more than one write", sc.valid, rest)
+		return sc, nil
+	}
+	b := make([]byte, rest)
+	if _, err := f.ReadAt(b, sc.valid); err != nil && err != io.EOF {
+		return sc, err
+	}
+	if at := nextIntactFrame(b); at >= 0 {
+		sc.damage = fmt.Sprintf("a bad frame at offset %d is followed by intact records (the first at offset %d)", sc.valid, sc.valid+int64(at))
+		return sc, nil
+	}
+	sc.torn = true
+	sc.damage = fmt.Sprintf("a torn last record at offset %d (%d bytes)", sc.valid, rest)
+	return sc, nil
+}
+
+// nextIntactFrame returns the offset of the first intact frame in b after offset 0 (a frame
+// whose length fits, whose checksum holds and whose record decodes), or -1.
+func nextIntactFrame(b []byte) int {
+	for i := 1; i+frameHeader < len(b); i++ {
+		n := int(binary.LittleEndian.Uint32(b[i:]))
+		if n == 0 || n > len(b)-i-frameHeader {
+			continue
+		}
+		p := b[i+frameHeader : i+frameHeader+n]
+		switch p[0] {
+		case kindCreateTable, kindDeleteTable, kindEntities:
+		default:
+			continue
+		}
+		if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[i+4:]) {
+			continue
+		}
+		if _, err := decodeRecord(bytes.Clone(p)); err == nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // syncDir makes a rename or a file creation in dir durable.

@@ -28,31 +28,32 @@ const (
 
 func walName(gen uint64) string { return "wal-" + strconv.FormatUint(gen, 10) }
 
-// writeSnapshot writes every table and entity of svc to dir/snapshot, naming gen as the
-// log that continues it: to a temporary file, fsync'd, then renamed over the old snapshot
-// and the directory fsync'd. The caller holds the write lock.
-func writeSnapshot(ctx context.Context, dir string, svc *reference.Service, gen uint64) error {
-	tmp := filepath.Join(dir, snapshotFile+".tmp")
+// writeSnapshotFile writes every table and entity of the frozen view to
+// dir/snapshot.tmp, naming gen as the log that continues it, and fsyncs it; the caller
+// puts it in place.
+func writeSnapshotFile(s *Store, frozen []reference.FrozenTable, gen uint64) error {
+	tmp := filepath.Join(s.dir, snapshotFile+".tmp")
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriterSize(faultWriter{s: s, w: f}, 1<<20)
 	head := &encoder{}
 	head.string(snapshotMagic)
 	head.uvarint(gen)
 	if _, err := w.Write(frame(head.b)); err != nil {
 		return err
 	}
-	tables, err := allTables(ctx, svc)
-	if err != nil {
-		return err
-	}
-	for _, t := range tables {
+	for _, t := range frozen {
 		e := &encoder{}
-		if err := e.record(record{Kind: kindCreateTable, Table: t}); err != nil {
+		if err := e.record(record{Kind: kindCreateTable, Table: t.Name}); err != nil {
 			return err
 		}
 		if _, err := w.Write(frame(e.b)); err != nil {
@@ -65,36 +66,29 @@ func writeSnapshot(ctx context.Context, dir string, svc *reference.Service, gen 
 			}
 			out := &encoder{}
 			out.byte(kindSnapshotEntities)
-			out.string(t)
+			out.string(t.Name)
 			out.uvarint(uint64(n))
 			out.b = append(out.b, chunk.b...)
 			chunk.b, n = chunk.b[:0], 0
 			_, err := w.Write(frame(out.b))
 			return err
 		}
-		q := api.Query{}
-		for {
-			page, err := svc.QueryEntities(ctx, t, q)
-			if err != nil {
-				return fmt.Errorf("snapshot of table %s: %w", t, err)
+		one := &encoder{}
+		var failed error
+		t.Entities(func(x api.Entity) bool {
+			one.b = one.b[:0]
+			if failed = one.entity(x); failed != nil {
+				return false
 			}
-			for _, x := range page.Entities {
-				one := &encoder{}
-				if err := one.entity(x); err != nil {
-					return err
-				}
-				chunk.bytes(one.b)
-				n++
-				if len(chunk.b) >= snapshotChunkBytes {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
+			chunk.bytes(one.b)
+			n++
+			if len(chunk.b) >= snapshotChunkBytes {
+				failed = flush()
 			}
-			if page.Continuation.IsZero() {
-				break
-			}
-			q.Continuation = page.Continuation
+			return failed == nil
+		})
+		if failed != nil {
+			return fmt.Errorf("table %s: %w", t.Name, failed)
 		}
 		if err := flush(); err != nil {
 			return err
@@ -110,16 +104,27 @@ func writeSnapshot(ctx context.Context, dir string, svc *reference.Service, gen 
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if err := s.fault(OpSync, snapshotFile+".tmp"); err != nil {
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	ok = true
+	return f.Close()
+}
+
+// faultWriter passes writes of a snapshot through the Store's fault hook.
+type faultWriter struct {
+	s *Store
+	w io.Writer
+}
+
+func (fw faultWriter) Write(p []byte) (int, error) {
+	if err := fw.s.fault(OpWrite, snapshotFile+".tmp"); err != nil {
+		return 0, err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, snapshotFile)); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return fw.w.Write(p)
 }
 
 func allTables(ctx context.Context, svc *reference.Service) ([]string, error) {
@@ -146,21 +151,33 @@ type snapshotEntity struct {
 	enc   []byte
 }
 
-// loadSnapshot restores dir/snapshot into the empty svc through apply and returns the
-// generation of the log that continues it (0 without a snapshot). Entities are restored in
-// the order of their Timestamps, so that the Service's strictly increasing clock gives
-// each the Timestamp it had.
-func loadSnapshot(dir string, r *restorer) (gen uint64, entities int, err error) {
-	f, err := os.Open(filepath.Join(dir, snapshotFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
+// loadSnapshot restores dir/snapshot into the empty Service of r and returns the
+// generation of the log that continues it. Entities are restored in the order of their
+// Timestamps, so that the Service's strictly increasing clock gives each the Timestamp it
+// had. Damage is returned as problem (one line naming it), an error reading the file as
+// err.
+func loadSnapshot(dir string, r *restorer) (gen uint64, entities int, problem string, err error) {
+	gen, entities, err = readSnapshot(dir, r)
+	var d snapshotDamage
+	if errors.As(err, &d) {
+		return 0, 0, string(d), nil
 	}
+	return gen, entities, "", err
+}
+
+// snapshotDamage is a damaged snapshot, said in one line.
+type snapshotDamage string
+
+func (d snapshotDamage) Error() string { return string(d) }
+
+func readSnapshot(dir string, r *restorer) (gen uint64, entities int, err error) {
+	f, err := os.Open(filepath.Join(dir, snapshotFile))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
-	bad := func(what string) error { return fmt.Errorf("snapshot %s: %s", filepath.Join(dir, snapshotFile), what) }
+	bad := func(what string) error { return snapshotDamage(snapshotFile + ": " + what) }
 	p, err := readFrame(br)
 	if err != nil {
 		return 0, 0, bad("no header")
@@ -178,8 +195,8 @@ func loadSnapshot(dir string, r *restorer) (gen uint64, entities int, err error)
 	complete := false
 	for !complete {
 		p, err := readFrame(br)
-		if err == io.EOF || err == errTorn {
-			return 0, 0, bad("incomplete (it was renamed into place only once complete: the file was damaged)")
+		if err == io.EOF || err == errBadFrame {
+			return 0, 0, bad("damaged or incomplete (it was put in place only once complete)")
 		}
 		if err != nil {
 			return 0, 0, err
@@ -215,7 +232,7 @@ func loadSnapshot(dir string, r *restorer) (gen uint64, entities int, err error)
 		case kindCreateTable:
 			tables = append(tables, rec.Table)
 			if err := r.createTable(rec.Table, time.Unix(0, 0)); err != nil {
-				return 0, 0, err
+				return 0, 0, bad(fmt.Sprintf("table %s does not restore: %v", rec.Table, err))
 			}
 		case kindSnapshotEnd:
 			complete = true
@@ -232,7 +249,7 @@ func loadSnapshot(dir string, r *restorer) (gen uint64, entities int, err error)
 		}
 		all[i].enc = nil
 		if err := r.put(tables[all[i].table], x); err != nil {
-			return 0, 0, err
+			return 0, 0, bad(err.Error())
 		}
 	}
 	return gen, len(all), nil

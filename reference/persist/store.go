@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +38,9 @@ type config struct {
 	snapshotEvery int
 	clock         func() time.Time
 	service       []reference.Option
+	repair        bool
+	log           io.Writer
+	faults        func(op FileOp, file string) error
 }
 
 // Option configures Open.
@@ -54,42 +59,101 @@ func WithServiceOptions(opts ...reference.Option) Option {
 	return func(c *config) { c.service = append(c.service, opts...) }
 }
 
+// WithRepair lets Open start from a damaged directory: the damaged files are moved into a
+// new directory damaged-<time> inside it (a damaged log is copied there whole and cut at
+// its last intact record), and the Store starts from what is intact. Without it Open refuses
+// damage with a *DamageError and changes nothing.
+func WithRepair() Option { return func(c *config) { c.repair = true } }
+
+// WithLog sets where the Store writes what it repaired and what failed (one line each);
+// default: nowhere.
+func WithLog(w io.Writer) Option { return func(c *config) { c.log = w } }
+
+// WithClock sets the clock of record times and of the delays between retries (default
+// time.Now).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
+
+// FileOp is a file operation a fault hook (WithFaults) can fail.
+type FileOp string
+
+// The file operations a fault hook sees.
+const (
+	OpCreate FileOp = "create" // creating a log
+	OpWrite  FileOp = "write"  // writing a log record or a part of a snapshot
+	OpSync   FileOp = "sync"   // fsync of a log or a snapshot
+	OpRename FileOp = "rename" // putting a snapshot in place
+)
+
+// WithFaults calls fault before each file operation on the directory with the operation and
+// the file's name; an error it returns is that operation's error (a failed log write
+// first writes half the record, as a full disk may). It is for tests that simulate a full
+// or failing disk.
+func WithFaults(fault func(op FileOp, file string) error) Option {
+	return func(c *config) { c.faults = fault }
+}
+
 // Stats describes what Open restored.
 type Stats struct {
 	Tables           int           // tables after restore
 	SnapshotEntities int           // entities restored from the snapshot
 	LogRecords       int           // log records replayed after it
-	TruncatedBytes   int64         // bytes of torn records cut from the end of the log
+	TruncatedBytes   int64         // bytes of a torn last record cut from the end of the log
 	Restore          time.Duration // how long Open took to restore
+	Warnings         []string      // what Open repaired, one line each (also written to WithLog)
+	SetAside         string        // WithRepair: the directory the damaged files were moved to
 }
+
+// Delays between retries after a failure to write the directory: writes are refused for
+// writeRetryMin, doubling to writeRetryMax, before one is tried again; a failed snapshot is
+// tried again after snapshotRetryMin, doubling to snapshotRetryMax.
+const (
+	writeRetryMin    = time.Second
+	writeRetryMax    = 30 * time.Second
+	snapshotRetryMin = 10 * time.Second
+	snapshotRetryMax = 10 * time.Minute
+)
 
 // Store is an api.Backend over a reference.Service whose every acknowledged change is in
 // the directory it was opened on (see the package documentation for the contract).
 type Store struct {
 	dir   string
 	cfg   config
-	svc   *reference.Service
 	at    atomic.Int64 // the Service's clock: Unix nanoseconds of the current write
 	lock  *os.File
 	stats Stats
 
-	mu          sync.RWMutex // writers exclusive, readers shared
-	wal         *os.File     // guarded by mu
-	gen         uint64       // generation of wal; guarded by mu
-	sinceSnap   int          // records since the last snapshot; guarded by mu
-	broken      error        // set when a record could not be written; guarded by mu
-	closed      bool         // guarded by mu
-	encodeBuf   encoder      // guarded by mu (write lock)
-	snapshotErr error        // the last failure of a periodic snapshot; guarded by mu
+	mu        sync.RWMutex       // writers exclusive, readers shared
+	svc       *reference.Service // replaced when a failed write is undone; guarded by mu
+	wal       *os.File           // guarded by mu
+	walSize   int64              // the end of the last whole record in wal; guarded by mu
+	gen       uint64             // generation of wal; guarded by mu
+	sinceSnap int                // records since the last snapshot started; guarded by mu
+	broken    error              // set when the durable state is uncertain; guarded by mu
+	closed    bool               // guarded by mu
+	encodeBuf encoder            // guarded by mu (write lock)
+
+	writeErr      error     // the last failure to log a write; guarded by mu
+	writeFailures int       // consecutive failures to log a write; guarded by mu
+	writeRetry    time.Time // writes are refused until then after writeErr; guarded by mu
+
+	snapRunning  bool          // a snapshot is being written; guarded by mu
+	snapDone     chan error    // its result; guarded by mu
+	snapErr      error         // the last failure of a periodic snapshot; guarded by mu
+	snapFailures int           // consecutive failed snapshots; guarded by mu
+	snapRetry    time.Time     // no periodic snapshot before then; guarded by mu
+	snapPause    time.Duration // how long the last snapshot held the write lock; guarded by mu
+
+	filesMu sync.Mutex // held while a snapshot is put in place and while the directory is read back
 }
 
 var _ api.Backend = (*Store)(nil)
 
 // Open restores the Store kept in dir (creating dir when it does not exist): the latest
-// snapshot, then the log after it, cut at its first torn record. Only one process may
-// have a directory open.
+// snapshot, then the logs that continue it. A torn last record (a write a crash cut short,
+// never acknowledged) is cut, with a warning; any other damage is refused with a
+// *DamageError unless WithRepair is given. Only one process may have a directory open.
 func Open(dir string, opts ...Option) (*Store, error) {
-	cfg := config{sync: SyncAlways, snapshotEvery: DefaultSnapshotEvery, clock: time.Now}
+	cfg := config{sync: SyncAlways, snapshotEvery: DefaultSnapshotEvery, clock: time.Now, log: io.Discard}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -102,130 +166,45 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
 	s := &Store{dir: dir, cfg: cfg, lock: lock}
-	svcOpts := append(slices.Clone(cfg.service), reference.WithClock(func() time.Time { return time.Unix(0, s.at.Load()).UTC() }))
-	s.svc = reference.New(svcOpts...)
 	if err := s.restore(); err != nil {
 		_ = lock.Close()
+		var de *DamageError
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("persist: restore %s: %w", dir, err)
 	}
 	s.stats.Restore = time.Since(start)
 	return s, nil
 }
 
+func (s *Store) newService() *reference.Service {
+	opts := append(slices.Clone(s.cfg.service), reference.WithClock(func() time.Time { return time.Unix(0, s.at.Load()).UTC() }))
+	return reference.New(opts...)
+}
+
+// warn writes one line to the log and keeps it in Stats.Warnings.
+func (s *Store) warn(line string) {
+	s.stats.Warnings = append(s.stats.Warnings, line)
+	s.logf("%s", line)
+}
+
+func (s *Store) logf(format string, args ...any) {
+	fmt.Fprintf(s.cfg.log, "persist: "+format+"\n", args...)
+}
+
+func (s *Store) fault(op FileOp, file string) error {
+	if s.cfg.faults == nil {
+		return nil
+	}
+	return s.cfg.faults(op, file)
+}
+
 // Stats returns what Open restored.
 func (s *Store) Stats() Stats { return s.stats }
 
-// restorer applies restored changes to the Service with its clock at each change's time.
-type restorer struct{ s *Store }
-
-func (r *restorer) ctx() context.Context { return context.Background() }
-
-func (r *restorer) createTable(name string, at time.Time) error {
-	r.s.at.Store(at.UnixNano())
-	return r.s.svc.CreateTable(r.ctx(), name)
-}
-
-func (r *restorer) deleteTable(name string, at time.Time) error {
-	r.s.at.Store(at.UnixNano())
-	return r.s.svc.DeleteTable(r.ctx(), name)
-}
-
-func (r *restorer) put(table string, x api.Entity) error {
-	r.s.at.Store(x.Timestamp.UnixNano())
-	if _, err := r.s.svc.UpdateEntity(r.ctx(), table, x, api.Replace, ""); err != nil {
-		return fmt.Errorf("restore %s (%q, %q): %w", table, x.PartitionKey, x.RowKey, err)
-	}
-	return nil
-}
-
-func (r *restorer) apply(rec record) error {
-	switch rec.Kind {
-	case kindCreateTable:
-		return r.createTable(rec.Table, rec.At)
-	case kindDeleteTable:
-		return r.deleteTable(rec.Table, rec.At)
-	case kindEntities:
-		puts := slices.Clone(rec.Puts)
-		slices.SortFunc(puts, func(a, b api.Entity) int { return a.Timestamp.Compare(b.Timestamp) })
-		for _, x := range puts {
-			if err := r.put(rec.Table, x); err != nil {
-				return err
-			}
-		}
-		for _, k := range rec.Deletes {
-			err := r.s.svc.DeleteEntity(r.ctx(), rec.Table, k.PartitionKey, k.RowKey, api.IfMatchAny)
-			var se *spec.Error
-			if err != nil && !(errors.As(err, &se) && se.Code == spec.ErrResourceNotFound.Code) {
-				return err
-			}
-		}
-		return nil
-	}
-	return fmt.Errorf("unexpected record kind %d", rec.Kind)
-}
-
-func (s *Store) restore() error {
-	r := &restorer{s: s}
-	gen, n, err := loadSnapshot(s.dir, r)
-	if err != nil {
-		return err
-	}
-	s.stats.SnapshotEntities = n
-	path := filepath.Join(s.dir, walName(gen))
-	valid, records, err := replayLog(path, r.apply)
-	if err != nil {
-		return err
-	}
-	s.stats.LogRecords = records
-	wal, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if fi, err := wal.Stat(); err == nil && fi.Size() > valid {
-		s.stats.TruncatedBytes = fi.Size() - valid
-	}
-	if err := wal.Truncate(valid); err != nil {
-		wal.Close()
-		return err
-	}
-	if _, err := wal.Seek(valid, 0); err != nil {
-		wal.Close()
-		return err
-	}
-	if err := wal.Sync(); err != nil {
-		wal.Close()
-		return err
-	}
-	if err := syncDir(s.dir); err != nil {
-		wal.Close()
-		return err
-	}
-	s.wal, s.gen, s.sinceSnap = wal, gen, records
-	removeStaleLogs(s.dir, gen)
-	tables, err := allTables(context.Background(), s.svc)
-	if err != nil {
-		return err
-	}
-	s.stats.Tables = len(tables)
-	return nil
-}
-
-// removeStaleLogs deletes the logs of other generations: older ones are in the snapshot,
-// a newer one belongs to a snapshot that was never put in place and holds nothing.
-func removeStaleLogs(dir string, gen uint64) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "wal-") && e.Name() != walName(gen) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
-// errUnavailable answers every request after a record could not be written, or after
-// Close.
+// unavailable answers every request once the durable state is uncertain (a failed log
+// write could not be undone), or after Close.
 func (s *Store) unavailable() error {
 	if s.closed {
 		return fmt.Errorf("persist: the store is closed")
@@ -235,47 +214,120 @@ func (s *Store) unavailable() error {
 	return e
 }
 
+// refuseWrite answers a write while writes are refused after a failure to write the log:
+// 503 ServerBusy, which Storage answers when it cannot serve a request for now and clients
+// retry (EVIDENCE.md 9); reads go on.
+func (s *Store) refuseWrite() error {
+	e := spec.ErrServerBusy.New()
+	e.Message += "\nWrites are refused for now: the data directory could not be written (is the disk full?). Reads are served."
+	return e
+}
+
 // read runs fn with the read lock: it sees only durable changes.
-func (s *Store) read(fn func() error) error {
+func (s *Store) read(fn func(svc *reference.Service) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.broken != nil || s.closed {
 		return s.unavailable()
 	}
-	return fn()
+	return fn(s.svc)
 }
 
 // write runs apply with the write lock and the Service's clock at now; when apply
-// succeeds it logs what apply returns before the write is acknowledged.
-func (s *Store) write(apply func() (record, bool, error)) error {
+// succeeds it logs what apply returns before the write is acknowledged. A write that
+// cannot be logged is undone (the Service is read back from the directory) and refused;
+// further writes are refused until a delay has passed, and reads go on.
+func (s *Store) write(apply func(svc *reference.Service) (record, bool, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken != nil || s.closed {
 		return s.unavailable()
 	}
 	now := s.cfg.clock()
+	if s.writeErr != nil && now.Before(s.writeRetry) {
+		return s.refuseWrite()
+	}
 	s.at.Store(now.UnixNano())
-	rec, changed, err := apply()
+	rec, changed, err := apply(s.svc)
 	if !changed {
 		return err
 	}
-	if err != nil {
-		// Applied but not loggable: the Service holds a change the log lacks.
-		s.broken = err
-		return s.unavailable()
+	if err == nil {
+		rec.At = now
+		err = s.append(rec)
 	}
-	rec.At = now
-	if err := s.append(rec); err != nil {
-		s.broken = err
-		return s.unavailable()
+	if err != nil {
+		return s.undoLocked(err)
+	}
+	if s.writeErr != nil {
+		s.logf("writes are logged again after %d failures", s.writeFailures)
+		s.writeErr, s.writeFailures = nil, 0
 	}
 	s.sinceSnap++
-	if s.cfg.snapshotEvery > 0 && s.sinceSnap >= s.cfg.snapshotEvery {
-		// A failed periodic snapshot loses nothing (the log still holds every record);
-		// it is kept for Snapshot and Close to report.
-		s.snapshotErr = s.snapshotLocked()
+	if s.cfg.snapshotEvery > 0 && s.sinceSnap >= s.cfg.snapshotEvery && !s.snapRunning && !now.Before(s.snapRetry) {
+		s.startSnapshotLocked()
 	}
 	return nil
+}
+
+// undoLocked handles a change the Service holds but the log does not: the log is cut back
+// to its last whole record and the Service is read back from the directory, so that
+// nothing unacknowledged is ever read; writes are then refused for a while. When either
+// fails the durable state is uncertain and the Store refuses everything until reopened.
+func (s *Store) undoLocked(cause error) error {
+	if err := s.wal.Truncate(s.walSize); err != nil {
+		s.broken = fmt.Errorf("%v; cutting the log back: %w", cause, err)
+		s.logf("a write could not be logged (%v) nor undone (%v): every request is refused until restart", cause, err)
+		return s.unavailable()
+	}
+	if _, err := s.wal.Seek(s.walSize, io.SeekStart); err != nil {
+		s.broken = err
+		return s.unavailable()
+	}
+	s.filesMu.Lock()
+	res, err := s.load(dirFiles{snapshot: s.hasSnapshot(), logs: s.liveLogs()})
+	s.filesMu.Unlock()
+	if err == nil && len(res.problems) > 0 {
+		err = errors.New(strings.Join(res.problems, "; "))
+	}
+	if err != nil {
+		s.broken = fmt.Errorf("%v; reading the directory back: %w", cause, err)
+		s.logf("a write could not be logged (%v) nor undone (%v): every request is refused until restart", cause, err)
+		return s.unavailable()
+	}
+	s.svc = res.svc
+	s.writeErr = cause
+	s.writeFailures++
+	wait := backoff(writeRetryMin, writeRetryMax, s.writeFailures)
+	s.writeRetry = s.cfg.clock().Add(wait)
+	s.logf("a write could not be logged (%v): it was not applied; writes are refused with 503 ServerBusy for %v, reads go on", cause, wait)
+	return s.refuseWrite()
+}
+
+func (s *Store) hasSnapshot() bool {
+	_, err := os.Stat(filepath.Join(s.dir, snapshotFile))
+	return err == nil
+}
+
+// liveLogs lists the logs in the directory up to the one being written.
+func (s *Store) liveLogs() []uint64 {
+	files, _ := listDir(s.dir)
+	var out []uint64
+	for _, g := range files.logs {
+		if g <= s.gen {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// backoff is min doubled for each failure after the first, at most max.
+func backoff(min, max time.Duration, failures int) time.Duration {
+	d := min
+	for i := 1; i < failures && d < max; i++ {
+		d *= 2
+	}
+	return time.Duration(math.Min(float64(d), float64(max)))
 }
 
 // append writes one framed record to the log and, under SyncAlways, fsyncs it.
@@ -287,77 +339,205 @@ func (s *Store) append(rec record) error {
 	if len(s.encodeBuf.b) > maxPayload {
 		return fmt.Errorf("record of %d bytes exceeds %d", len(s.encodeBuf.b), maxPayload)
 	}
-	if _, err := s.wal.Write(frame(s.encodeBuf.b)); err != nil {
-		return err
-	}
+	f := frame(s.encodeBuf.b)
 	if cap(s.encodeBuf.b) > 8<<20 {
 		s.encodeBuf.b = nil
 	}
-	if s.cfg.sync == SyncAlways {
-		return s.wal.Sync()
+	name := walName(s.gen)
+	if err := s.fault(OpWrite, name); err != nil {
+		_, _ = s.wal.Write(f[:len(f)/2])
+		return err
 	}
+	if _, err := s.wal.Write(f); err != nil {
+		return err
+	}
+	if s.cfg.sync == SyncAlways {
+		if err := s.fault(OpSync, name); err != nil {
+			return err
+		}
+		if err := s.wal.Sync(); err != nil {
+			return err
+		}
+	}
+	s.walSize += int64(len(f))
 	return nil
 }
 
-// Snapshot writes a snapshot now and starts a new log.
-func (s *Store) Snapshot() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.broken != nil || s.closed {
-		return s.unavailable()
+// createLog creates the empty log of generation gen, durably.
+func (s *Store) createLog(gen uint64) (*os.File, error) {
+	name := walName(gen)
+	if err := s.fault(OpCreate, name); err != nil {
+		return nil, err
 	}
-	return s.snapshotLocked()
-}
-
-// snapshotLocked: the new log is created (empty, durable) first, then the snapshot that
-// names it is renamed into place, then the old log is deleted.
-func (s *Store) snapshotLocked() error {
-	next := s.gen + 1
-	path := filepath.Join(s.dir, walName(next))
+	path := filepath.Join(s.dir, name)
 	wal, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := wal.Sync(); err != nil {
 		wal.Close()
-		return err
+		_ = os.Remove(path)
+		return nil, err
 	}
-	if err := writeSnapshot(context.Background(), s.dir, s.svc, next); err != nil {
+	if err := syncDir(s.dir); err != nil {
 		wal.Close()
 		_ = os.Remove(path)
-		return fmt.Errorf("persist: snapshot: %w", err)
+		return nil, err
 	}
+	return wal, nil
+}
+
+// startSnapshotLocked starts a snapshot, which goes on without the write lock but for one
+// short step: the next log is created (durably), then, under the write lock, writes are
+// switched to it and the Service is frozen (a copy-on-write view: no entity is copied);
+// the snapshot is then written from the frozen view while writes go on, put in place, and
+// the logs before the new one are deleted. Until it is in place the old snapshot and the
+// chain of logs after it hold every write. The caller holds the write lock; the returned
+// channel yields the snapshot's result (and must be given it back, for other waiters).
+func (s *Store) startSnapshotLocked() chan error {
+	next := s.gen + 1 // only a snapshot changes gen, and one runs at a time
+	done := make(chan error, 1)
+	s.snapRunning, s.snapDone = true, done
+	go func() {
+		err := s.snapshotTo(next)
+		s.mu.Lock()
+		s.snapRunning = false
+		if err != nil {
+			s.snapshotFailedLocked(err)
+		} else {
+			if s.snapFailures > 0 {
+				s.logf("a snapshot is in place again after %d failures", s.snapFailures)
+			}
+			s.snapErr, s.snapFailures = nil, 0
+		}
+		s.mu.Unlock()
+		done <- err
+	}()
+	return done
+}
+
+// snapshotTo runs the snapshot that startSnapshotLocked started.
+func (s *Store) snapshotTo(next uint64) error {
+	wal, err := s.createLog(next)
+	if err != nil {
+		return fmt.Errorf("snapshot: create %s: %w", walName(next), err)
+	}
+	s.mu.Lock()
+	if s.broken != nil {
+		s.mu.Unlock()
+		wal.Close()
+		_ = os.Remove(filepath.Join(s.dir, walName(next)))
+		return fmt.Errorf("snapshot: %w", s.broken)
+	}
+	start := time.Now()
+	frozen := s.svc.Freeze()
 	old := s.wal
-	s.wal, s.gen, s.sinceSnap = wal, next, 0
+	s.wal, s.gen, s.walSize, s.sinceSnap = wal, next, 0, 0
+	s.snapPause = time.Since(start)
+	s.mu.Unlock()
 	_ = old.Close()
-	removeStaleLogs(s.dir, next)
+	return s.writeSnapshot(frozen, next)
+}
+
+// snapshotFailedLocked records a failed snapshot: it loses nothing (the logs hold every
+// write), and the next periodic one waits for a delay that doubles with each failure.
+func (s *Store) snapshotFailedLocked(err error) {
+	s.snapErr = err
+	s.snapFailures++
+	wait := backoff(snapshotRetryMin, snapshotRetryMax, s.snapFailures)
+	s.snapRetry = s.cfg.clock().Add(wait)
+	s.logf("%v (failure %d; the log keeps every write; the next snapshot is tried in %v)", err, s.snapFailures, wait)
+}
+
+// writeSnapshot writes the frozen view as the snapshot naming gen, puts it in place and
+// deletes the logs before gen.
+func (s *Store) writeSnapshot(frozen []reference.FrozenTable, gen uint64) error {
+	if err := writeSnapshotFile(s, frozen, gen); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	if err := s.fault(OpRename, snapshotFile); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.Rename(filepath.Join(s.dir, snapshotFile+".tmp"), filepath.Join(s.dir, snapshotFile)); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	files, _ := listDir(s.dir)
+	for _, g := range files.logs {
+		if g < gen {
+			_ = os.Remove(filepath.Join(s.dir, walName(g)))
+		}
+	}
 	return nil
 }
 
-// Close takes a final snapshot (so that the next Open need not replay the log), closes the
-// log and releases the directory.
+// writeSnapshotNow writes a snapshot of the Service naming gen and waits for it; the
+// caller owns the Store.
+func (s *Store) writeSnapshotNow(gen uint64) error {
+	return s.writeSnapshot(s.svc.Freeze(), gen)
+}
+
+// Snapshot writes a snapshot now, starts a new log, and waits until the snapshot is in
+// place (writes go on meanwhile).
+func (s *Store) Snapshot() error {
+	s.mu.Lock()
+	for s.snapRunning {
+		done := s.snapDone
+		s.mu.Unlock()
+		<-done
+		done <- nil // let another waiter through
+		s.mu.Lock()
+	}
+	if s.broken != nil || s.closed {
+		defer s.mu.Unlock()
+		return s.unavailable()
+	}
+	done := s.startSnapshotLocked()
+	s.mu.Unlock()
+	err := <-done
+	done <- err
+	return err
+}
+
+// Close waits for a snapshot being written, takes a final one (so that the next Open need
+// not replay the log), closes the log and releases the directory.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
+	s.closed = true // every request is refused from here on
+	running := s.snapDone
+	s.mu.Unlock()
+	if running != nil {
+		err := <-running
+		running <- err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var err error
-	if s.broken == nil && s.sinceSnap > 0 {
-		err = s.snapshotLocked()
+	if s.broken == nil && s.writeErr == nil && s.sinceSnap > 0 {
+		done := s.startSnapshotLocked()
+		s.mu.Unlock()
+		err = <-done
+		s.mu.Lock()
 	}
 	if cerr := s.wal.Close(); err == nil {
 		err = cerr
 	}
-	s.closed = true
 	_ = s.lock.Close()
 	return err
 }
 
 // CreateTable creates a table and logs it.
 func (s *Store) CreateTable(ctx context.Context, name string) error {
-	return s.write(func() (record, bool, error) {
-		if err := s.svc.CreateTable(ctx, name); err != nil {
+	return s.write(func(svc *reference.Service) (record, bool, error) {
+		if err := svc.CreateTable(ctx, name); err != nil {
 			return record{}, false, err
 		}
 		return record{Kind: kindCreateTable, Table: name}, true, nil
@@ -366,8 +546,8 @@ func (s *Store) CreateTable(ctx context.Context, name string) error {
 
 // DeleteTable deletes a table and logs it.
 func (s *Store) DeleteTable(ctx context.Context, name string) error {
-	return s.write(func() (record, bool, error) {
-		if err := s.svc.DeleteTable(ctx, name); err != nil {
+	return s.write(func(svc *reference.Service) (record, bool, error) {
+		if err := svc.DeleteTable(ctx, name); err != nil {
 			return record{}, false, err
 		}
 		return record{Kind: kindDeleteTable, Table: name}, true, nil
@@ -376,14 +556,14 @@ func (s *Store) DeleteTable(ctx context.Context, name string) error {
 
 // QueryTables lists tables.
 func (s *Store) QueryTables(ctx context.Context, q api.TableQuery) (p api.TablePage, err error) {
-	err = s.read(func() error { p, err = s.svc.QueryTables(ctx, q); return err })
+	err = s.read(func(svc *reference.Service) error { p, err = svc.QueryTables(ctx, q); return err })
 	return p, err
 }
 
 // InsertEntity inserts an entity and logs it as stored.
 func (s *Store) InsertEntity(ctx context.Context, table string, e api.Entity) (stored api.Entity, err error) {
-	err = s.write(func() (record, bool, error) {
-		stored, err = s.svc.InsertEntity(ctx, table, e)
+	err = s.write(func(svc *reference.Service) (record, bool, error) {
+		stored, err = svc.InsertEntity(ctx, table, e)
 		if err != nil {
 			return record{}, false, err
 		}
@@ -394,12 +574,12 @@ func (s *Store) InsertEntity(ctx context.Context, table string, e api.Entity) (s
 
 // UpdateEntity replaces or merges an entity and logs its resulting state.
 func (s *Store) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (etag string, err error) {
-	err = s.write(func() (record, bool, error) {
-		etag, err = s.svc.UpdateEntity(ctx, table, e, mode, ifMatch)
+	err = s.write(func(svc *reference.Service) (record, bool, error) {
+		etag, err = svc.UpdateEntity(ctx, table, e, mode, ifMatch)
 		if err != nil {
 			return record{}, false, err
 		}
-		stored, err := s.readBack(table, e.PartitionKey, e.RowKey)
+		stored, err := readBack(svc, table, e.PartitionKey, e.RowKey)
 		if err != nil {
 			return record{}, true, err
 		}
@@ -410,8 +590,8 @@ func (s *Store) UpdateEntity(ctx context.Context, table string, e api.Entity, mo
 
 // readBack reads the state a write just gave an entity. It runs under the write lock,
 // without the caller's context: once applied, the change must be logged.
-func (s *Store) readBack(table, pk, rk string) (api.Entity, error) {
-	x, err := s.svc.GetEntity(context.Background(), table, pk, rk, nil)
+func readBack(svc *reference.Service, table, pk, rk string) (api.Entity, error) {
+	x, err := svc.GetEntity(context.Background(), table, pk, rk, nil)
 	if err != nil {
 		return api.Entity{}, fmt.Errorf("persist: read back (%q, %q) of %s: %w", pk, rk, table, err)
 	}
@@ -420,8 +600,8 @@ func (s *Store) readBack(table, pk, rk string) (api.Entity, error) {
 
 // DeleteEntity deletes an entity and logs the delete.
 func (s *Store) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, ifMatch string) error {
-	return s.write(func() (record, bool, error) {
-		if err := s.svc.DeleteEntity(ctx, table, partitionKey, rowKey, ifMatch); err != nil {
+	return s.write(func(svc *reference.Service) (record, bool, error) {
+		if err := svc.DeleteEntity(ctx, table, partitionKey, rowKey, ifMatch); err != nil {
 			return record{}, false, err
 		}
 		return record{Kind: kindEntities, Table: table, Deletes: []api.Key{{PartitionKey: partitionKey, RowKey: rowKey}}}, true, nil
@@ -430,29 +610,37 @@ func (s *Store) DeleteEntity(ctx context.Context, table, partitionKey, rowKey, i
 
 // GetEntity reads one entity.
 func (s *Store) GetEntity(ctx context.Context, table, partitionKey, rowKey string, sel []string) (x api.Entity, err error) {
-	err = s.read(func() error { x, err = s.svc.GetEntity(ctx, table, partitionKey, rowKey, sel); return err })
+	err = s.read(func(svc *reference.Service) error {
+		x, err = svc.GetEntity(ctx, table, partitionKey, rowKey, sel)
+		return err
+	})
 	return x, err
 }
 
 // QueryEntities returns one page of a query.
 func (s *Store) QueryEntities(ctx context.Context, table string, q api.Query) (p api.Page, err error) {
-	err = s.read(func() error { p, err = s.svc.QueryEntities(ctx, table, q); return err })
+	err = s.read(func(svc *reference.Service) error { p, err = svc.QueryEntities(ctx, table, q); return err })
 	return p, err
 }
 
 // RecyclePage hands a page QueryEntities returned back to the Service
 // (reference.Service.RecyclePage).
-func (s *Store) RecyclePage(p api.Page) { s.svc.RecyclePage(p) }
+func (s *Store) RecyclePage(p api.Page) {
+	s.mu.RLock()
+	svc := s.svc
+	s.mu.RUnlock()
+	svc.RecyclePage(p)
+}
 
 // SubmitBatch runs a transaction and logs its resulting states as one record. A lone
 // Retrieve is a read.
 func (s *Store) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (res []api.BatchResult, err error) {
 	if len(ops) == 1 && ops[0].Kind == api.BatchRetrieve {
-		err = s.read(func() error { res, err = s.svc.SubmitBatch(ctx, table, ops); return err })
+		err = s.read(func(svc *reference.Service) error { res, err = svc.SubmitBatch(ctx, table, ops); return err })
 		return res, err
 	}
-	err = s.write(func() (record, bool, error) {
-		res, err = s.svc.SubmitBatch(ctx, table, ops)
+	err = s.write(func(svc *reference.Service) (record, bool, error) {
+		res, err = svc.SubmitBatch(ctx, table, ops)
 		if err != nil {
 			return record{}, false, err
 		}
@@ -462,7 +650,7 @@ func (s *Store) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp
 				rec.Deletes = append(rec.Deletes, op.Entity.Key())
 				continue
 			}
-			stored, err := s.readBack(table, op.Entity.PartitionKey, op.Entity.RowKey)
+			stored, err := readBack(svc, table, op.Entity.PartitionKey, op.Entity.RowKey)
 			if err != nil {
 				return record{}, true, err
 			}

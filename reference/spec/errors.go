@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,8 +39,8 @@ type Error struct {
 	RequestID   string
 	FailedIndex int
 	Indexed     bool
-	// RetryAfter is the wait the answer asked for before a retry (Retry-After in seconds,
-	// x-ms-retry-after-ms or retry-after-ms in milliseconds); zero when it named none.
+	// RetryAfter is the wait a throttling answer asked for (retry-after-ms,
+	// x-ms-retry-after-ms or Retry-After; EVIDENCE.md E-sdk-retry), zero when it asked none.
 	RetryAfter time.Duration
 }
 
@@ -148,6 +149,10 @@ const (
 	MsgTopOutOfRange        = "The $top query option must be between 1 and 1000."
 	MsgBatchMixedRetrieve   = "A retrieve operation must be the only operation in a batch."
 	MsgBatchPayloadTooLarge = "The batch request body exceeds the maximum size of 4 MiB."
+	// MsgValueNotProcessed is Storage's InvalidInput message for a value it cannot store:
+	// a Double beyond its range (E-double-out-of-range), an Int64 beyond 64 bits
+	// (E-int64-overflow), an empty Edm.DateTime (E-datetime-empty).
+	MsgValueNotProcessed = "An error occurred while processing this request."
 )
 
 var errorCodes = map[string]ErrorCode{}
@@ -176,31 +181,25 @@ func ErrorCodes() []ErrorCode {
 	return out
 }
 
-// RetryAfter reads the wait an answer asks for before a retry (Error.RetryAfter), as the
-// Azure SDKs do:
-// x-ms-retry-after-ms, then retry-after-ms (milliseconds), then Retry-After (seconds, or an
-// HTTP date). Zero when none is given or readable.
-func RetryAfter(h http.Header) time.Duration {
-	for _, name := range []string{"x-ms-retry-after-ms", "retry-after-ms"} {
-		if v := h.Get(name); v != "" {
-			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-				return time.Duration(ms * float64(time.Millisecond))
+// RetryAfter is the wait an answer asks for before a retry, read as the SDKs read it
+// (EVIDENCE.md E-sdk-retry): retry-after-ms, then x-ms-retry-after-ms (milliseconds), then
+// Retry-After (seconds, or an HTTP date after now). Zero when none holds a positive wait.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	for _, f := range [...]struct {
+		name string
+		unit time.Duration
+	}{{"Retry-After-Ms", time.Millisecond}, {"X-Ms-Retry-After-Ms", time.Millisecond}, {"Retry-After", time.Second}} {
+		v := strings.TrimSpace(h.Get(f.name))
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n < int64(time.Hour/f.unit) {
+			return time.Duration(n) * f.unit
+		}
+		if f.unit == time.Second {
+			if t, err := http.ParseTime(v); err == nil && t.After(now) {
+				return t.Sub(now)
 			}
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s > 0 {
-			return time.Duration(s) * time.Second
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
 		}
 	}
 	return 0

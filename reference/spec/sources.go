@@ -51,6 +51,16 @@ const (
 	// SrcGoAnnotatedEntityTest is the Go SDK's live test that sent a DateTime with nine
 	// fractional digits.
 	SrcGoAnnotatedEntityTest = "https://github.com/Azure/azure-sdk-for-go/tree/main/sdk/data/aztables"
+	// SrcLegacyNodePayload is the legacy Node SDK's recording of its payload tests against
+	// Storage (2017): Doubles in exponent form answered without annotation.
+	SrcLegacyNodePayload = "https://github.com/Azure/azure-storage-node/blob/0833cdd1a59aba0efe19c6a926454066f7092454/test/recordings/tableservice-payload-tests.nock.js"
+	// SrcDoubleOutOfRange quotes Storage refusing an Edm.Double beyond its range.
+	SrcDoubleOutOfRange = "https://github.com/Azure/Azurite/issues/2387"
+	// SrcDateTimeEmpty is Azurite's issue, fixed by Microsoft, on an empty Edm.DateTime.
+	SrcDateTimeEmpty = "https://github.com/Azure/Azurite/issues/1757"
+	// SrcEntityTooLargeLive quotes Storage's answer to an entity over 1 MiB made of strings
+	// of 32 Ki characters, in Azurite's SDK tests.
+	SrcEntityTooLargeLive = "https://github.com/Azure/Azurite/blob/40b4d4b491a2cf954a86be74360e3b883abd5831/tests/table/apis/table.entity.azure.data-tables.test.ts"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )

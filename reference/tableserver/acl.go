@@ -39,7 +39,7 @@ func (x *exchange) tableACL(method, table string) error {
 		return err
 	}
 	defer ctx.cancel()
-	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(table)})
+	page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(table)})
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (x *exchange) tableACL(method, table string) error {
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
-	key := strings.ToLower(table)
+	key := aclKey{x.account, strings.ToLower(table)}
 	switch method {
 	case http.MethodGet, http.MethodHead:
 		x.s.aclMu.Lock()

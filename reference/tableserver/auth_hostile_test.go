@@ -48,7 +48,7 @@ func newAuthFixture(t *testing.T) authFixture {
 	if err := ref.CreateTable(c, "authzother"); err != nil {
 		t.Fatal(err)
 	}
-	srv := tableserver.New(ref, tableserver.WithClock(func() time.Time { return now }), tableserver.WithAccount("second", other))
+	srv := tableserver.New(ref, tableserver.WithClock(func() time.Time { return now }), tableserver.WithAccount("second", other, ref))
 	_, addr := serveHandler(t, srv)
 	devKey, _ := base64.StdEncoding.DecodeString(tableserver.DevAccountKey)
 	return authFixture{base: "http://" + addr, devKey: devKey, other: other, now: now}

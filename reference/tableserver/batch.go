@@ -77,7 +77,7 @@ func (x *exchange) batch() error {
 	for i, o := range ops {
 		apiOps[i] = o.op
 	}
-	results, err := x.s.backend.SubmitBatch(ctx, ops[0].table, apiOps)
+	results, err := x.backend.SubmitBatch(ctx, ops[0].table, apiOps)
 	if err != nil {
 		var se *spec.Error
 		if !errors.As(err, &se) {

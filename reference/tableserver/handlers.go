@@ -156,7 +156,7 @@ func (x *exchange) createTable() error {
 		return err
 	}
 	defer ctx.cancel()
-	if err := x.s.backend.CreateTable(ctx, name); err != nil {
+	if err := x.backend.CreateTable(ctx, name); err != nil {
 		return err
 	}
 	loc := x.serviceURL() + wire.TablePath(name)
@@ -184,11 +184,11 @@ func (x *exchange) deleteTable(name string) error {
 		return err
 	}
 	defer ctx.cancel()
-	if err := x.s.backend.DeleteTable(ctx, name); err != nil {
+	if err := x.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
 	x.s.aclMu.Lock()
-	delete(x.s.acls, strings.ToLower(name))
+	delete(x.s.acls, aclKey{x.account, strings.ToLower(name)})
 	x.s.aclMu.Unlock()
 	x.write(http.StatusNoContent, nil)
 	return nil
@@ -207,7 +207,7 @@ func (x *exchange) queryTables() error {
 		return err
 	}
 	defer ctx.cancel()
-	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: x.query.Get("$filter"), Top: top, NextTableName: x.query.Get(wire.ParamNextTableName)})
+	page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: x.query.Get("$filter"), Top: top, NextTableName: x.query.Get(wire.ParamNextTableName)})
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (x *exchange) getTable(name string) error {
 		return err
 	}
 	defer ctx.cancel()
-	page, err := x.s.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(name)})
+	page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: "TableName eq " + wire.FormatKeyLiteral(name)})
 	if err != nil {
 		return err
 	}
@@ -255,7 +255,7 @@ func (x *exchange) queryEntities(table string) error {
 		return err
 	}
 	defer ctx.cancel()
-	page, err := x.s.backend.QueryEntities(ctx, table, api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)})
+	page, err := x.backend.QueryEntities(ctx, table, api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)})
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (x *exchange) queryEntities(table string) error {
 	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
 	err = x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
-	if r, ok := x.s.backend.(pageRecycler); ok {
+	if r, ok := x.backend.(pageRecycler); ok {
 		r.RecyclePage(page) // the answer is written: nothing refers to the page any more
 	}
 	return err
@@ -293,7 +293,7 @@ func (x *exchange) getEntity(res wire.Resource) error {
 		return err
 	}
 	defer ctx.cancel()
-	e, err := x.s.backend.GetEntity(ctx, res.Table, res.PartitionKey, res.RowKey, sel)
+	e, err := x.backend.GetEntity(ctx, res.Table, res.PartitionKey, res.RowKey, sel)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func (x *exchange) insertEntity(table string) error {
 		return err
 	}
 	defer ctx.cancel()
-	stored, err := x.s.backend.InsertEntity(ctx, table, e)
+	stored, err := x.backend.InsertEntity(ctx, table, e)
 	if err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 		return err
 	}
 	defer ctx.cancel()
-	etag, err := x.s.backend.UpdateEntity(ctx, res.Table, e, mode, ifMatch)
+	etag, err := x.backend.UpdateEntity(ctx, res.Table, e, mode, ifMatch)
 	if err != nil {
 		return err
 	}
@@ -460,7 +460,7 @@ func (x *exchange) deleteEntity(res wire.Resource) error {
 		return err
 	}
 	defer ctx.cancel()
-	if err := x.s.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
+	if err := x.backend.DeleteEntity(ctx, res.Table, res.PartitionKey, res.RowKey, ifMatch); err != nil {
 		return err
 	}
 	x.setHeader(wire.KeyDataSvcVersion, "1.0;")

@@ -39,7 +39,7 @@ func (x *exchange) authenticateServiceSAS() error {
 		return err
 	}
 	if sas.Identifier != "" {
-		pol, ok := x.s.policy(sas.Table, sas.Identifier)
+		pol, ok := x.s.policy(x.account, sas.Table, sas.Identifier)
 		if !ok {
 			e := spec.ErrAuthenticationFailed.New()
 			e.Message += "\nThe signed identifier (si) names no stored access policy of the table."
@@ -107,11 +107,11 @@ func (x *exchange) permitQuery(table string) error {
 	return nil
 }
 
-// policy returns the stored access policy id of table.
-func (s *Server) policy(table, id string) (SignedIdentifier, bool) {
+// policy returns the stored access policy id of account's table.
+func (s *Server) policy(account, table, id string) (SignedIdentifier, bool) {
 	s.aclMu.Lock()
 	defer s.aclMu.Unlock()
-	for _, p := range s.acls[strings.ToLower(table)] {
+	for _, p := range s.acls[aclKey{account, strings.ToLower(table)}] {
 		if p.ID == id {
 			return p, true
 		}

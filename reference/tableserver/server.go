@@ -31,10 +31,11 @@ const (
 // ServerHeader is the Server header of every answer.
 const ServerHeader = "conform-tableserver/1.0"
 
-// Server is an http.Handler that serves the Table REST protocol over an api.Backend.
-// Every account it knows shares the backend's one table namespace.
+// Server is an http.Handler that serves the Table REST protocol over api.Backends, one per
+// account: each account is a namespace of its own, as on Azure (E-account-namespace), with
+// its own tables, table ACLs and service properties.
 type Server struct {
-	backend   api.Backend
+	backends  map[string]api.Backend // by account
 	keys      map[string][]byte
 	allowAnon bool
 	now       func() time.Time
@@ -47,7 +48,7 @@ type Server struct {
 	busy        atomic.Int64
 
 	aclMu sync.Mutex
-	acls  map[string][]SignedIdentifier // by lower-case table name
+	acls  map[aclKey][]SignedIdentifier
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
 	queries     *queryCache
@@ -60,10 +61,17 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// WithAccount adds an account and its (decoded) key. Requests name it in the path
-// (`/name/Tables`) or as the first label of the Host (`name.table.localhost`).
-func WithAccount(name string, key []byte) Option {
-	return func(s *Server) { s.keys[name] = append([]byte(nil), key...) }
+// aclKey names one table's ACL: its account and its lower-case name.
+type aclKey struct{ account, table string }
+
+// WithAccount adds an account, its (decoded) key and the backend that holds its tables
+// (give each account a backend of its own for separate namespaces). Requests name it in the path (`/name/Tables`) or as the
+// first label of the Host (`name.table.core.windows.net`, `name.table.localhost`).
+func WithAccount(name string, key []byte, backend api.Backend) Option {
+	return func(s *Server) {
+		s.keys[name] = append([]byte(nil), key...)
+		s.backends[name] = backend
+	}
 }
 
 // WithAllowAnonymous lets requests without credentials through (they are refused with 403
@@ -129,11 +137,11 @@ func WithLimits(l Limits) Option {
 	}
 }
 
-// New returns a Server for backend. It knows the development account (DevAccountName with
-// DevAccountKey) and every account added with WithAccount.
+// New returns a Server whose development account (DevAccountName with DevAccountKey) holds
+// its tables in backend; every account added with WithAccount has a backend of its own.
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
-	s := &Server{backend: backend, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[string][]SignedIdentifier{},
+	s := &Server{backends: map[string]api.Backend{DevAccountName: backend}, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[aclKey][]SignedIdentifier{},
 		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache()}
 	for _, o := range opts {
 		o(s)
@@ -194,6 +202,7 @@ type exchange struct {
 	wrote   bool
 
 	account   string
+	backend   api.Backend // the account's
 	pathStyle bool
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
@@ -207,6 +216,9 @@ type exchange struct {
 	// no allocation of its own; deadlineUsed says that context handed it out.
 	deadline     deadlineContext
 	deadlineUsed bool
+	// unbounded is the body of unknown length under the bound of r.Body, from which a
+	// refused body is drained (drainUnreadBody).
+	unbounded io.ReadCloser
 }
 
 // headerSlots is how many header values an exchange holds without allocating: the six of
@@ -276,7 +288,8 @@ func (x *exchange) serve() {
 	h := x.w.Header()
 	// The headers of every answer.
 	x.setHeader(wire.KeyRequestID, x.id)
-	x.setHeader(wire.KeyVersion, spec.APIVersion)
+	version, versionOK := answerVersion(x.r.Header[wire.KeyVersion])
+	x.setHeader(wire.KeyVersion, version)
 	x.setHeader("Date", httpDate(x.now))
 	x.setHeader("Server", ServerHeader)
 	x.setHeader("Cache-Control", "no-cache")
@@ -300,7 +313,7 @@ func (x *exchange) serve() {
 		}
 		h[wire.KeyClientRequestID] = ids[:1:1] // shared with the request, which nothing changes
 	}
-	if v := x.r.Header[wire.KeyVersion]; len(v) > 0 && (len(v) > 1 || !wellFormedVersion(v[0])) {
+	if !versionOK {
 		// Storage validates x-ms-version (EVIDENCE.md 13, E-version-invalid).
 		x.fail(spec.ErrInvalidHeaderValue.Newf("The value for the header x-ms-version is not in the correct format."))
 		return
@@ -312,6 +325,7 @@ func (x *exchange) serve() {
 	if x.r.Body != http.NoBody && x.r.ContentLength < 0 {
 		// A body of unknown length is bounded as it is read; one of known length is read
 		// with a bound (readBodyInto) and is no longer than its Content-Length.
+		x.unbounded = x.r.Body
 		x.r.Body = http.MaxBytesReader(x.w, x.r.Body, spec.MaxRequestBodyBytes)
 	}
 
@@ -336,6 +350,19 @@ func (x *exchange) serve() {
 		return
 	}
 	x.route(method, res)
+}
+
+// answerVersion is the x-ms-version of the answer to a request that sent values: the one
+// asked for, as Storage echoes it (E-version-echo), or spec.APIVersion when none was sent;
+// ok is false when the values are not one well-formed version.
+func answerVersion(values []string) (version string, ok bool) {
+	switch {
+	case len(values) == 0:
+		return spec.APIVersion, true
+	case len(values) > 1 || !wellFormedVersion(values[0]):
+		return spec.APIVersion, false
+	}
+	return values[0], true
 }
 
 // wellFormedVersion reports whether v has the form of a service version, a date
@@ -403,6 +430,7 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 		}
 		x.account, x.pathStyle, p = a, true, rest
 	}
+	x.backend = x.s.backends[x.account]
 	return wire.ParseResource(p)
 }
 
@@ -716,10 +744,11 @@ func (x *exchange) fail(err error) {
 		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)
 	}
-	if status == http.StatusRequestEntityTooLarge {
+	tooLarge := status == http.StatusRequestEntityTooLarge
+	if tooLarge {
 		x.setHeader("Connection", "close")
 	}
-	x.drainUnreadBody()
+	x.drainUnreadBody(tooLarge)
 	x.write(status, body)
 }
 
@@ -728,13 +757,31 @@ func (x *exchange) fail(err error) {
 // server itself reads after a handler returns).
 const maxDrainBeforeAnswer = 256 << 10
 
-// drainUnreadBody reads up to maxDrainBeforeAnswer bytes of a body nothing read. Go's
-// server closes a request's body once the answer starts (golang/go#15527); a client or
-// proxy still writing that body then loses the answer with the connection
-// (golang/go#40747). Reading a small body first lets every client see the refusal; a
-// larger one is refused with Connection: close (413) or cut off as before.
-func (x *exchange) drainUnreadBody() {
-	if x.r.Body == nil || x.r.Body == http.NoBody || x.wrote || x.r.ContentLength > maxDrainBeforeAnswer {
+// maxDrainTooLarge is how much of a body over spec.MaxRequestBodyBytes the server reads,
+// and discards, before its 413 when the client sends the body whole without waiting for
+// 100 Continue (E-body-too-large-drained): a few times the limit.
+const maxDrainTooLarge = 4 * spec.MaxRequestBodyBytes
+
+// drainUnreadBody reads and discards what is left of a body before a refusal. Go's server
+// closes a request's body once the answer starts (golang/go#15527); a client or proxy
+// still writing that body then loses the answer with the connection (golang/go#40747), and
+// a client that sends a large body whole (Python's http.client, the legacy Node SDK) sees a
+// broken pipe instead of the 413. A body of up to maxDrainBeforeAnswer is read; a body
+// refused as too large (tooLarge) up to maxDrainTooLarge, unless the client asked for
+// 100 Continue, which it is then never sent: it does not send the body.
+func (x *exchange) drainUnreadBody(tooLarge bool) {
+	if x.r.Body == nil || x.r.Body == http.NoBody || x.wrote {
+		return
+	}
+	if tooLarge && !strings.EqualFold(x.r.Header.Get("Expect"), "100-continue") {
+		body := x.r.Body
+		if x.unbounded != nil {
+			body = x.unbounded // the bound has been reached; read past it
+		}
+		_, _ = io.CopyN(io.Discard, body, maxDrainTooLarge)
+		return
+	}
+	if x.r.ContentLength > maxDrainBeforeAnswer {
 		return // a body too large to read whole is not asked for (no 100 Continue)
 	}
 	_, _ = io.CopyN(io.Discard, x.r.Body, maxDrainBeforeAnswer)

@@ -256,7 +256,7 @@ func TestDescribeRawHTTPAndSAS(t *testing.T) {
 
 func TestHostStyleAccounts(t *testing.T) {
 	key := []byte("another-account-key-of-32-bytes!")
-	_, ts := serve(t, tableserver.WithAccount("acct2", key))
+	_, ts := serve(t, tableserver.WithAccount("acct2", key, reference.New()))
 	addr := ts.Listener.Addr().String()
 	tr := rest.NewTransport()
 	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {

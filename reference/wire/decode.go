@@ -425,6 +425,9 @@ func scalarOfShape(raw []byte, s string) (api.Value, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		return api.Value{}, spec.ErrInvalidInput.Newf(spec.MsgValueNotProcessed) // E-double-out-of-range
+	}
 	if err != nil {
 		return api.Value{}, spec.ErrInvalidValueType.Newf("The number %s is not a valid Edm.Double.", raw)
 	}
@@ -559,7 +562,7 @@ func readInt64(v typedRaw) (api.Value, error) {
 	}
 	i, err := strconv.ParseInt(text, 10, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return api.Value{}, spec.ErrInvalidInput.Newf("The value %s is outside the range of Edm.Int64.", abbreviateRaw(v.raw))
+		return api.Value{}, spec.ErrInvalidInput.Newf(spec.MsgValueNotProcessed)
 	}
 	if err != nil {
 		return v.mismatch()
@@ -585,6 +588,10 @@ func readDouble(v typedRaw) (api.Value, error) {
 		return v.mismatch()
 	}
 	f, err := strconv.ParseFloat(text, 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		// Storage: 400 InvalidInput (EVIDENCE.md 13, E-double-out-of-range).
+		return api.Value{}, spec.ErrInvalidInput.Newf(spec.MsgValueNotProcessed)
+	}
 	if err != nil {
 		return v.mismatch()
 	}
@@ -595,6 +602,10 @@ func readDouble(v typedRaw) (api.Value, error) {
 func readDateTime(v typedRaw) (api.Value, error) {
 	if !v.isString {
 		return v.mismatch()
+	}
+	if v.text == "" && !v.answer {
+		// As Azurite answers, after Microsoft's fix of its issue 1757 (E-datetime-empty).
+		return api.Value{}, spec.ErrInvalidInput.Newf(spec.MsgValueNotProcessed)
 	}
 	parse := EntityDateTime
 	if v.answer {

@@ -26,7 +26,7 @@ func TestAppendersMatchFormatters(t *testing.T) {
 		if !oracleDoubleTextOK(text, f) {
 			t.Fatalf("FormatDouble(%v) = %s, which does not read back as that Double", f, text)
 		}
-		if got, want := needsAnnotation(api.Double(f), false), !strings.Contains(text, "."); got != want {
+		if got, want := needsAnnotation(api.Double(f), false), !strings.ContainsAny(text, ".eE"); got != want {
 			t.Fatalf("needsAnnotation(%v) = %v, want %v", f, got, want)
 		}
 	}

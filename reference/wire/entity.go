@@ -223,8 +223,9 @@ func appendProperties(b []byte, first *bool, e api.Entity, annotate, request boo
 }
 
 // needsAnnotation says whether v's type cannot be told from its JSON form: Int64, DateTime,
-// Guid and Binary always, a Double when it is special or its rendering looks like an integer
-// (EVIDENCE.md 1.5, PF). A request annotates every Double.
+// Guid and Binary always, a Double when it is special or its rendering looks like an integer,
+// that is has neither a decimal point nor an exponent (EVIDENCE.md 1.5, PF;
+// E-double-exponent). A request annotates every Double.
 func needsAnnotation(v api.Value, request bool) bool {
 	switch v.Type {
 	case api.EdmInt64, api.EdmDateTime, api.EdmGuid, api.EdmBinary:
@@ -234,7 +235,7 @@ func needsAnnotation(v api.Value, request bool) bool {
 			return true
 		}
 		var room [32]byte
-		return bytes.IndexByte(appendDouble(room[:0], v.Float()), '.') < 0
+		return bytes.IndexAny(appendDouble(room[:0], v.Float()), ".eE") < 0
 	}
 	return false
 }

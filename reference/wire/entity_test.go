@@ -219,7 +219,10 @@ func TestDecodeRejectsBadInput(t *testing.T) {
 		{`{"a@odata.type":"Edm.DateTime","a":"2020-01-01T00"}`, "InvalidValueType"},
 		{`{"a@odata.type":"Edm.Int32","a":2147483648}`, "InvalidValueType"},
 		{`{"a@odata.type":"Edm.Double","a":"nan"}`, "InvalidValueType"},
-		{`{"a@odata.type":"Edm.Double","a":1e400}`, "InvalidValueType"},
+		{`{"a@odata.type":"Edm.Double","a":1e400}`, "InvalidInput"},
+		{`{"a@odata.type":"Edm.Double","a":"13e7705"}`, "InvalidInput"},
+		{`{"a":-1e400}`, "InvalidInput"},
+		{`{"a@odata.type":"Edm.DateTime","a":""}`, "InvalidInput"},
 		{`{"a@odata.type":"Edm.Boolean","a":1}`, "InvalidValueType"},
 		{`{"a@odata.type":"Edm.Guid","a":"not-a-guid"}`, "InvalidValueType"},
 		{`{"a@odata.type":"Edm.Binary","a":"***"}`, "InvalidValueType"},
@@ -374,6 +377,31 @@ func TestEntityValuesTakeWhatStorageAccepts(t *testing.T) {
 	for _, in := range []string{"2012-01-02T23:00:00", "2021-04-01T01:01:01.000000001Z"} {
 		if _, err := ParseDateTime(in); err == nil {
 			t.Errorf("ParseDateTime(%q) accepted; header and ACL times stay strict", in)
+		}
+	}
+}
+
+// TestExponentDoublesAreNotAnnotated: a Double written in exponent form reads as a Double
+// without an annotation, so Storage sends none (E-double-exponent); whole numbers written
+// without a fraction still need one.
+func TestExponentDoublesAreNotAnnotated(t *testing.T) {
+	for _, c := range []struct {
+		v         float64
+		annotated bool
+	}{{math.SmallestNonzeroFloat64, false}, {1e-7, false}, {1e21, false}, {-1.5e300, false}, {2.5e-7, false}, {5, false}, {math.Inf(1), true}, {math.NaN(), true}} {
+		body, err := EncodeEntity(api.NewEntity("p", "r", map[string]api.Value{"D": api.Double(c.v)}), Document{Level: MinimalMetadata, ServiceURL: "http://h/acct", Table: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(body), `"D@odata.type"`); got != c.annotated {
+			t.Errorf("%v: annotated = %v, want %v: %s", c.v, got, c.annotated, body)
+		}
+		back, err := DecodeEntity(body)
+		if err != nil {
+			t.Fatalf("%v: %v", c.v, err)
+		}
+		if v := back.Properties["D"]; v.Type != api.EdmDouble {
+			t.Errorf("%v: read back as %v", c.v, v.Type)
 		}
 	}
 }

@@ -56,7 +56,7 @@ var indexPrefix = regexp.MustCompile(`^(\d{1,9}):`)
 // trailer, the request id from x-ms-request-id or else the trailer, and a leading "N:" batch
 // index as FailedIndex.
 func DecodeError(status int, h http.Header, body []byte) *spec.Error {
-	e := &spec.Error{Status: status, Code: h.Get(HeaderErrorCode), RequestID: h.Get(HeaderRequestID), RetryAfter: spec.RetryAfter(h)}
+	e := &spec.Error{Status: status, Code: h.Get(HeaderErrorCode), RequestID: h.Get(HeaderRequestID)}
 	code, msg := errorBody(body)
 	if e.Code == "" {
 		e.Code = code
@@ -82,8 +82,13 @@ func DecodeError(status int, h http.Header, body []byte) *spec.Error {
 	if e.Code == "" && e.Message == "" {
 		e.Message = http.StatusText(status)
 	}
+	e.RetryAfter = RetryAfter(h, time.Now())
 	return e
 }
+
+// RetryAfter is the wait an answer asks for before a retry (spec.RetryAfter, which the
+// suites' recorder reads too).
+func RetryAfter(h http.Header, now time.Time) time.Duration { return spec.RetryAfter(h, now) }
 
 func errorBody(body []byte) (code, msg string) {
 	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))

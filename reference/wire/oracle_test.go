@@ -285,7 +285,7 @@ func oracleDecodeValue(raw json.RawMessage) (api.Value, error) {
 		if f, err := strconv.ParseFloat(x.String(), 64); err == nil {
 			return api.Double(f), nil
 		}
-		return api.Value{}, spec.ErrInvalidValueType.New() // beyond the range of a Double
+		return api.Value{}, spec.ErrInvalidInput.New() // beyond the range of a Double (E-double-out-of-range)
 	}
 	return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
 }

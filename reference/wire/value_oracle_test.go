@@ -34,6 +34,9 @@ var oracleEDMForms = map[api.EdmType]oracleEDMForm{
 	api.EdmInt64:   {bare: oracleInteger(64), quoted: oracleInteger(64)},
 	api.EdmDouble:  {bare: oracleDouble, quoted: oracleDoubleQuoted},
 	api.EdmDateTime: {quoted: func(s string) (api.Value, error) {
+		if s == "" {
+			return api.Value{}, spec.ErrInvalidInput.New() // E-datetime-empty
+		}
 		t, err := oracleDateTime(s, oracleEntityDateTime)
 		return api.DateTime(t), err
 	}},
@@ -72,9 +75,13 @@ func oracleInteger(bits int) func(string) (api.Value, error) {
 	}
 }
 
-// oracleDouble reads a JSON number as a Double; one beyond its range is not a Double.
+// oracleDouble reads a JSON number as a Double; one beyond its range is 400 InvalidInput
+// (E-double-out-of-range).
 func oracleDouble(text string) (api.Value, error) {
 	f, err := strconv.ParseFloat(text, 64)
+	if math.IsInf(f, 0) {
+		return api.Value{}, spec.ErrInvalidInput.New()
+	}
 	if err != nil {
 		return oracleNotOfType()
 	}

@@ -50,13 +50,13 @@ func TestRetryHonoursTheWaitTheAnswerAsksFor(t *testing.T) {
 	p := RetryPolicy{MaxRetries: 3, Delay: time.Hour, MaxDelay: time.Second}
 	h := http.Header{}
 	h.Set("x-ms-retry-after-ms", "30")
-	busy := &spec.Error{Status: 503, Code: "ServerBusy", RetryAfter: spec.RetryAfter(h)}
+	busy := &spec.Error{Status: 503, Code: "ServerBusy", RetryAfter: spec.RetryAfter(h, time.Now())}
 	if d, ok := p.Wait(1, busy); !ok || d != 30*time.Millisecond {
 		t.Errorf("Wait after x-ms-retry-after-ms: 30 = %v, %v", d, ok)
 	}
 	h = http.Header{}
 	h.Set("Retry-After", "5")
-	if d, ok := p.Wait(1, &spec.Error{Status: 503, RetryAfter: spec.RetryAfter(h)}); ok {
+	if d, ok := p.Wait(1, &spec.Error{Status: 503, RetryAfter: spec.RetryAfter(h, time.Now())}); ok {
 		t.Errorf("a wait over MaxDelay must not be retried, got %v", d)
 	}
 	if _, ok := p.Wait(4, busy); ok {

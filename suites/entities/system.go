@@ -74,7 +74,7 @@ var _ = framework.Describe("System properties", func(f *framework.F) {
 				_, err := w.Do(ctx, b, table, e.With("V", api.Int32(2)))
 				Expect(err).To(SucceedOnBackend(), w.Name)
 				second := get(ctx, b, table, "p", "r").Timestamp
-				Expect(second).To(BeTemporally(">", first), "%s left the Timestamp at %s (was %s)", w.Name, second, first)
+				Expect(second).To(BeTemporally(">", first), "the Timestamp stayed at or went back to %s (was %s)", api.FormatDateTime7(second), api.FormatDateTime7(first))
 			},
 			writes...,
 		)

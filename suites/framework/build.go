@@ -1,13 +1,18 @@
 package framework
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 const backendContainerPrefix = "[backend "
@@ -24,6 +29,8 @@ func Build(cfg Config) error {
 	if len(cfg.Backends) == 0 {
 		return fmt.Errorf("no backend selected")
 	}
+	// A failed assertion concludes its spec through verdict.Decide (runRule).
+	gomega.RegisterFailHandler(failHandler)
 	c := cfg
 	setupPolicy = retryPolicy(cfg)
 	seen := map[string]bool{}
@@ -38,17 +45,36 @@ func Build(cfg Config) error {
 		seen[name] = true
 		t := &backendTarget{arg: arg, name: name, cfg: &c}
 		built = append(built, t)
-		ginkgo.Describe(backendContainerPrefix+name+"]", ginkgo.Label(LabelBackend+name), func() {
+		decorators := []any{ginkgo.Label(LabelBackend + name)}
+		if cfg.Retries != nil {
+			if n := cfg.Retries(name); n > 0 {
+				decorators = append(decorators, ginkgo.FlakeAttempts(n+1))
+			}
+		}
+		ginkgo.Describe(backendContainerPrefix+name+"]", append(decorators, func() {
 			for _, a := range areas {
 				f := &F{target: t}
 				ginkgo.Describe(a.text, append(append([]any(nil), a.decorators...), func() { a.body(f) })...)
 			}
-		})
+		})...)
 	}
 	ginkgo.AfterSuite(func() {
 		for _, t := range built {
 			if err := t.close(); err != nil {
 				ginkgo.GinkgoWriter.Printf("close backend %s: %v\n", t.name, err)
+			}
+		}
+	})
+	ginkgo.ReportAfterSuite("conform retries", func(r ginkgo.Report) {
+		retried := RetriedSpecs(r)
+		if len(retried) == 0 {
+			return
+		}
+		text := strings.Join(retried, "\n") + "\n"
+		fmt.Fprintf(os.Stderr, "conform: %d specs passed only when retried:\n%s", len(retried), text)
+		if c.RetryLog != "" {
+			if err := appendFile(c.RetryLog, text); err != nil {
+				fmt.Fprintf(os.Stderr, "conform: write the retry log: %v\n", err)
 			}
 		}
 	})
@@ -59,6 +85,39 @@ func Build(cfg Config) error {
 		}
 	})
 	return nil
+}
+
+// RetriedSpecs lists the specs of r that ran more than once (Config.Retries), one line
+// each: the backend and spec, how many attempts, and the first failure.
+func RetriedSpecs(r ginkgo.Report) []string {
+	var out []string
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || s.NumAttempts < 2 {
+			continue
+		}
+		first := s.Failure.Message
+		if len(s.AdditionalFailures) > 0 {
+			first = s.AdditionalFailures[0].Failure.Message
+		}
+		backend := ""
+		if len(s.ContainerHierarchyTexts) > 0 {
+			backend = s.ContainerHierarchyTexts[0] + " "
+		}
+		out = append(out, fmt.Sprintf("%s%s: %s after %d attempts; first: %s", backend, SpecText(s), s.State, s.NumAttempts, AssertionLine(strings.TrimPrefix(first, "Failure recorded during attempt 1:\n"))))
+	}
+	return out
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // UnexpectedPasses lists rule-level baseline entries (entries without Spec) whose rule ran
@@ -82,7 +141,7 @@ func UnexpectedPasses(r ginkgo.Report, targets []*backendTarget) []string {
 					continue
 				}
 				ran = true
-				if s.State != types.SpecStatePassed || hasEntry(s, EntryExpected) {
+				if res, ok := ResultOf(s); s.State != types.SpecStatePassed || ok && res.State != verdict.Passed {
 					failed = true
 				}
 			}
@@ -135,11 +194,44 @@ func hasLabel(s types.SpecReport, label string) bool {
 	return false
 }
 
-func hasEntry(s types.SpecReport, name string) bool {
-	for _, e := range s.ReportEntries {
-		if e.Name == name {
-			return true
+// ResultOf returns what happened to a spec as its runner recorded it (EntryResult), and
+// whether it did (a spec that never reached its body, or failed outside it, has none).
+func ResultOf(s types.SpecReport) (verdict.Result, bool) {
+	// A spec retried (Config.Retries) carries one result per attempt: the last one counts.
+	var r verdict.Result
+	found := false
+	for i := len(s.ReportEntries) - 1; i >= 0 && !found; i-- {
+		if s.ReportEntries[i].Name == EntryResult {
+			found = entryValue(types.SpecReport{ReportEntries: s.ReportEntries[i : i+1]}, EntryResult, &r)
 		}
+	}
+	return r, found
+}
+
+// BaselineOf returns the baseline entry that listed a spec, or nil.
+func BaselineOf(s types.SpecReport) *fixtures.ExpectedFailure {
+	var e fixtures.ExpectedFailure
+	if entryValue(s, EntryBaseline, &e) {
+		return &e
+	}
+	return nil
+}
+
+// entryValue decodes the first entry named name into v and reports whether there was one,
+// whether the report was decoded from a file or is the live one.
+func entryValue(s types.SpecReport, name string, v any) bool {
+	for _, e := range s.ReportEntries {
+		if e.Name != name {
+			continue
+		}
+		data := []byte(e.Value.AsJSON)
+		if len(data) == 0 {
+			var err error
+			if data, err = json.Marshal(e.Value.GetRawValue()); err != nil {
+				return false
+			}
+		}
+		return json.Unmarshal(data, v) == nil
 	}
 	return false
 }

@@ -36,7 +36,15 @@ type Config struct {
 	KeepFailedTables bool
 	// IgnoreBaselines runs without expected failures (used to rewrite a baseline).
 	IgnoreBaselines bool
-	// RetryDelay, when set, replaces the first delay of the retry policy
+	// Retries, when set, says how many times a failed spec is run again on a backend (0:
+	// never). Every spec that passed only when retried is listed by RetriedSpecs and
+	// written to RetryLog. `conform run` never retries a spec: it reports a transport
+	// error as such, and --retry-errors re-runs it on request.
+	Retries func(backend string) int
+	// RetryLog, when set, is a file that each spec passed only on a retry is appended to,
+	// one line each (CONFORM_RETRY_LOG), so that `make test` can show them.
+	RetryLog string
+	// RetryDelay, when set, replaces the first delay of the retry policy of calls
 	// (driver.DefaultRetry): tests under injected faults keep their time small.
 	RetryDelay time.Duration
 }
@@ -47,7 +55,8 @@ const DefaultSpecTimeout = 90 * time.Second
 // ConfigFromEnv reads the configuration of a `go test` run:
 // CONFORM_BACKENDS (comma-separated; default "reference"), CONFORM_PROFILE,
 // CONFORM_BASELINE_DIR, CONFORM_SPEC_TIMEOUT (a Go duration), CONFORM_KEEP_FAILED=1,
-// CONFORM_IGNORE_BASELINES=1, CONFORM_RETRY_DELAY (RetryDelayEnv). Connection strings hold ';' but never ',' so the comma split
+// CONFORM_IGNORE_BASELINES=1, CONFORM_RETRY_LOG (a file), CONFORM_RETRY_DELAY
+// (RetryDelayEnv). Connection strings hold ';' but never ',' so the comma split
 // is safe.
 func ConfigFromEnv(open Opener) Config {
 	c := Config{Open: open, Profile: os.Getenv("CONFORM_PROFILE"), BaselineDir: os.Getenv("CONFORM_BASELINE_DIR")}
@@ -64,6 +73,7 @@ func ConfigFromEnv(open Opener) Config {
 	}
 	c.KeepFailedTables = os.Getenv("CONFORM_KEEP_FAILED") == "1"
 	c.IgnoreBaselines = os.Getenv("CONFORM_IGNORE_BASELINES") == "1"
+	c.RetryLog = os.Getenv("CONFORM_RETRY_LOG")
 	c.RetryDelay = RetryDelayFromEnv()
 	return c
 }

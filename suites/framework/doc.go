@@ -8,12 +8,17 @@
 // Ginkgo labels and the rule is attached to the spec's report. The framework never imports
 // a spec package.
 //
-// What happened to a spec is attached as typed report entries (entries.go): transport
-// failures and requests the driver could not send (from the recorder's marks), a setup
-// blocked by another rule (Blocked), and the baseline's verdict on it (expected failure,
-// changed failure, flaky, unexpected pass). suites/report classifies specs by them only.
+// What happened to a spec is attached as typed report entries (entries.go): what the
+// runner saw (EntryResult: passed, failed with a signature, blocked by a precondition of
+// another rule, no answer), the baseline entry that lists it (EntryBaseline), transport
+// failures and requests the driver could not send (from the recorder's marks). The runner
+// concludes each spec through suites/verdict.Decide, and fails the Ginkgo spec exactly when
+// the decision is unexpected or got no answer; suites/report decides the same outcome from
+// the same entries. A spec declares what it relies on from other rules as preconditions:
+// Blocked for a setup step that returned an error, F.Requires for a check; a failed
+// precondition blocks the spec, never fails it.
 // Tables are named RunTableName and only names of RunTablePattern are ever deleted.
 //
-// It may import ginkgo, gomega, reference/api, reference/spec, fixtures and suites/driver
-// (with its decorators); never reference or a spec package.
+// It may import ginkgo, gomega, reference/api, reference/spec, fixtures, suites/verdict and
+// suites/driver (with its decorators); never reference or a spec package.
 package framework

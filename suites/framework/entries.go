@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/record"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Typed report entries: suites/report classifies a spec by them, never by the text of its
@@ -22,13 +23,12 @@ const (
 	EntryNotExpressible = "conform.not-expressible"
 	// EntryBlocked: the spec's setup failed on a behaviour another rule covers.
 	EntryBlocked = "conform.blocked"
-	// EntryUnexpectedPass: the baseline expects the spec to fail and it passed.
-	EntryUnexpectedPass = "conform.unexpected-pass"
-	// EntryChangedFailure: the baseline expects the spec to fail, and it failed differently.
-	EntryChangedFailure = "conform.changed-failure"
-	// EntryFlaky: the baseline says the spec is flaky on this backend (it passed or failed
-	// as listed).
-	EntryFlaky = "conform.flaky"
+	// EntryResult: what happened to the spec (verdict.Result): its state, failure
+	// signature, blocking rule and choices; verdict.Decide turns it into the outcome.
+	EntryResult = "conform.result"
+	// EntryBaseline: the backend's baseline entry for the spec (fixtures.ExpectedFailure),
+	// when one lists it.
+	EntryBaseline = "conform.baseline"
 	// EntrySignature: what a failed spec's failure looked like (fixtures.Signature), for
 	// baselines.
 	EntrySignature = "conform.signature"
@@ -48,43 +48,25 @@ type BlockedEntry struct {
 	Error string `json:"error"`
 }
 
-// UnexpectedPassEntry is the value of an EntryUnexpectedPass entry.
-type UnexpectedPassEntry struct {
-	Rule     string `json:"rule"`
-	Evidence string `json:"evidence"`
-	Baseline string `json:"baseline"`
-}
-
-// ChangedFailureEntry is the value of an EntryChangedFailure entry: the failure the
-// baseline lists and the one this run saw.
-type ChangedFailureEntry struct {
-	Rule        string             `json:"rule"`
-	Old         fixtures.Signature `json:"old"`
-	OldEvidence string             `json:"oldEvidence"`
-	New         fixtures.Signature `json:"new"`
-	NewFailure  string             `json:"newFailure"`
-}
-
-// FlakyEntry is the value of an EntryFlaky entry.
-type FlakyEntry struct {
-	Reason string `json:"reason"`
-	Failed bool   `json:"failed"`
-}
-
-// Blocked fails the running spec as blocked by rule: a setup step (step, e.g. "load 40
-// entities") failed with err, an answer of the backend, on a behaviour that rule covers.
-// An error that stayed unanswered after the retries (no answer, or a service still busy),
-// or the answer to a retry after an attempt that may have been carried out, is not a block:
-// it fails the spec as an error.
+// Blocked blocks the running spec by rule: a step the spec relies on (step, e.g. "load 40
+// entities") failed with err, an answer of the backend, on a behaviour that rule covers,
+// so the spec's own rule never ran. A transport error is not a block: the spec got no
+// answer (an error). The outcome is decided by verdict.Decide (blocked, expected when the
+// baseline lists the block).
 func Blocked(rule, step string, err error) {
 	ginkgo.GinkgoHelper()
 	if (driver.Unanswered(err) || record.AfterRetryOfApplied(err)) && !errors.Is(err, driver.ErrNotExpressible) {
 		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
-		ginkgo.Fail(fmt.Sprintf("setting up (%s): %v", step, err))
 	}
 	ruleOf(rule) // a blocking rule must exist
 	ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
-	ginkgo.Fail(fmt.Sprintf("blocked by %s: setting up (%s) failed: %v", rule, step, err))
+	msg := blockedMessage(rule, "setting up ("+step+")", err.Error())
+	run := currentRun.Load()
+	if run == nil || run.concluded {
+		ginkgo.Fail(msg)
+		return
+	}
+	run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, msg, 1)
 }
 
 // markCalls attaches typed entries for the failed calls of a failed spec: the first
@@ -108,10 +90,15 @@ func markCalls(calls []record.Call) {
 }
 
 // inconclusive reports whether a failed spec's calls make its failure say nothing about
-// its rule: a call stayed unanswered, or answered a retry after an attempt that may have
-// been carried out.
+// its rule: a call stayed unanswered after its retries (no answer, or a service still busy),
+// or answered a retry after an attempt that may have been carried out.
 func inconclusive(calls []record.Call) bool {
 	return hasMark(calls, record.MarkTransport) || hasMark(calls, record.MarkRetried)
+}
+
+func isStatus(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status
 }
 
 func hasMark(calls []record.Call, mark string) bool {
@@ -124,15 +111,17 @@ func hasMark(calls []record.Call, mark string) bool {
 }
 
 // FailureSignature is what a failure looked like (fixtures.Signature): the status and
-// code of the last call that came back with an error status, else the failure's assertion
-// line (the matcher's "but ..." line when there is one), masked.
+// code of the spec's last call when it came back with an error status (the answer the
+// failing assertion is about; an error earlier in the spec, such as an expected 409, is
+// not), and the failure's assertion line (the matcher's "but ..." line when there is one),
+// masked.
 func FailureSignature(failure string, calls []record.Call) fixtures.Signature {
-	for i := len(calls) - 1; i >= 0; i-- {
-		if calls[i].Status >= 300 {
-			return fixtures.Signature{Status: calls[i].Status, Code: calls[i].Code}
-		}
+	var s fixtures.Signature
+	if n := len(calls); n > 0 && calls[n-1].Status >= 300 {
+		s.Status, s.Code = calls[n-1].Status, calls[n-1].Code
 	}
-	return fixtures.Signature{Assertion: fixtures.MaskAssertion(AssertionLine(failure))}
+	s.Assertion = fixtures.MaskAssertion(AssertionLine(failure))
+	return s
 }
 
 // AssertionLine is the line of a failure that says what came back: the matcher's line
@@ -155,9 +144,4 @@ func backendUnavailable(err error) {
 	ginkgo.GinkgoHelper()
 	ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: "open backend", Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	ginkgo.Fail(fmt.Sprintf("the backend could not be opened: %v", err))
-}
-
-func isStatus(err error, status int) bool {
-	e, ok := driver.AsError(err)
-	return ok && e.Status == status
 }

@@ -15,22 +15,22 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/record"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Report entry names the framework attaches to specs; suites/report reads them.
 const (
-	EntryRule     = "conform.rule"
-	EntryBackend  = "conform.backend"
-	EntryChoice   = "conform.choice"
-	EntryExpected = "conform.expected-failure"
-	EntryHistory  = "conform.history"
-	EntryInfo     = "conform.info"
+	EntryRule    = "conform.rule"
+	EntryBackend = "conform.backend"
+	EntryChoice  = "conform.choice"
+	EntryHistory = "conform.history"
+	EntryInfo    = "conform.info"
 )
 
 // Label prefixes.
@@ -214,12 +214,10 @@ func RunTableName(slot int, n int64) string {
 func (f *F) NewTable(ctx context.Context) string {
 	ginkgo.GinkgoHelper()
 	name := f.TableName()
-	f.CleanupTable(name)                      // registered first: a create whose answer is lost may still have created it
-	err := f.Backend().CreateTable(ctx, name) // retried by the recorder
-	if isStatus(err, 409) && record.AfterRetryOfApplied(err) {
-		err = nil // the lost first attempt created it (issue 20: not a failure of tables.create.listed)
-	}
-	if err != nil {
+	f.CleanupTable(name) // registered first: a create whose answer is lost may still have created it
+	// The recorder retries the create; a retry that meets the table its lost first attempt
+	// created counts as created (issue 20: not a failure of tables.create.listed).
+	if err := f.Backend().CreateTable(ctx, name); err != nil {
 		Blocked("tables.create.listed", "create table "+name, err)
 	}
 	return name
@@ -257,6 +255,9 @@ func (f *F) specTimeout() time.Duration {
 // shows it as information.
 func (f *F) Choice(what, chosen string) {
 	ginkgo.AddReportEntry(EntryChoice, Choice{What: what, Chosen: chosen}, ginkgo.ReportEntryVisibilityNever)
+	if run := currentRun.Load(); run != nil {
+		run.choices++
+	}
 }
 
 // Choice is the value of an EntryChoice report entry.
@@ -273,13 +274,6 @@ type RuleEntry struct {
 	Feature string `json:"feature"`
 	Text    string `json:"text"`
 	Source  string `json:"source"`
-}
-
-// ExpectedEntry is the value of an EntryExpected report entry.
-type ExpectedEntry struct {
-	Rule     string `json:"rule"`
-	Evidence string `json:"evidence"`
-	Failure  string `json:"failure"`
 }
 
 func ruleOf(id string) spec.Rule {
@@ -338,12 +332,12 @@ func (f *F) DescribeTable(ruleID, text string, body any, entries ...any) bool {
 	return ginkgo.DescribeTable(text, args...)
 }
 
-// runRule runs a spec's body for rule r: it attaches the rule to the report and, to a
-// failure, the call history and typed marks of its failed calls. With a baseline entry for
-// the spec, a failure that matches the entry's signature becomes an expected failure, one
-// that does not is a changed failure (a new failure, with old and new evidence), a
-// transport error stays an error, and a pass fails the spec as an unexpected pass, unless
-// the entry is flaky.
+// runRule runs a spec's body for rule r and concludes it through verdict.Decide, the one
+// place an outcome is decided: it attaches the rule, the baseline's entry for the spec
+// (EntryBaseline) and what happened (EntryResult), and fails the Ginkgo spec exactly when
+// the decision is unexpected or got no answer. A failure the baseline lists with the same
+// signature, an answer the profile documents, and a block the baseline lists end the spec
+// without failing it; suites/report decides the same outcome from the same entries.
 func (f *F) runRule(r spec.Rule, body func()) {
 	ginkgo.AddReportEntry(EntryRule, RuleEntry{ID: r.ID, Level: string(r.Level), Area: string(r.Area),
 		Feature: string(r.FeatureOrCore()), Text: r.Text, Source: r.Source}, ginkgo.ReportEntryVisibilityNever)
@@ -351,8 +345,10 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.recorder = nil
 	f.mu.Unlock()
 	record.Track(nil)
+	run := &specRun{f: f, rule: r, exp: verdict.ExpectationOf(r, f.Profile())}
 	ginkgo.DeferCleanup(func() {
-		if sr := ginkgo.CurrentSpecReport(); sr.Failed() {
+		// A failure outside the body's assertions (a timeout, a panic): its evidence.
+		if sr := ginkgo.CurrentSpecReport(); sr.Failed() && !run.concluded {
 			var calls []record.Call
 			if rec := f.currentRecorder(); rec != nil {
 				calls = rec.Calls()
@@ -365,44 +361,137 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	if _, err := f.target.open(); err != nil {
 		backendUnavailable(err)
 	}
-	exp, expected := f.target.baseline.Lookup(r.ID, SpecText(ginkgo.CurrentSpecReport()))
-	if !expected {
-		body()
+	if e, listed := f.target.baseline.Lookup(r.ID, SpecText(ginkgo.CurrentSpecReport())); listed {
+		run.entry = &e
+		ginkgo.AddReportEntry(EntryBaseline, e, ginkgo.ReportEntryVisibilityNever)
+	}
+	currentRun.Store(run)
+	defer currentRun.CompareAndSwap(run, nil)
+	defer func() {
+		if e := recover(); e != nil {
+			if _, ok := e.(stopSpec); !ok {
+				panic(e)
+			}
+		}
+	}()
+	body()
+	run.conclude(verdict.Result{State: verdict.Passed}, "", 1)
+}
+
+// stopSpec ends a spec's body whose failure is expected (the baseline lists it, the
+// profile documents it): runRule recovers it, and the Ginkgo spec passes.
+type stopSpec struct{}
+
+// specRun is the running spec of this process, for the fail handler (specs of one
+// process run one at a time).
+type specRun struct {
+	f       *F
+	rule    spec.Rule
+	exp     verdict.Expectation
+	entry   *fixtures.ExpectedFailure
+	choices int
+	// precondition is the rule whose precondition check is running (Requires).
+	precondition, step string
+	concluded          bool
+}
+
+var currentRun atomic.Pointer[specRun]
+
+// failHandler is Gomega's fail handler while specs run: a failed assertion of a running
+// spec concludes it (as blocked inside a precondition check); anywhere else it fails the
+// Ginkgo node.
+func failHandler(message string, callerSkip ...int) {
+	skip := 0
+	if len(callerSkip) > 0 {
+		skip = callerSkip[0]
+	}
+	run := currentRun.Load()
+	if run == nil || run.concluded {
+		ginkgo.Fail(message, skip+1)
 		return
 	}
-	if err := gomega.InterceptGomegaFailure(body); err != nil {
-		var calls []record.Call
-		if rec := f.currentRecorder(); rec != nil {
-			calls = rec.Calls()
-		}
-		if inconclusive(calls) {
-			ginkgo.Fail(err.Error()) // no answer: an error, whatever the baseline lists
-		}
-		got := FailureSignature(err.Error(), calls)
-		if !exp.Signature.Matches(got) {
-			ginkgo.AddReportEntry(EntryChangedFailure, ChangedFailureEntry{Rule: r.ID, Old: exp.Signature, OldEvidence: exp.Evidence,
-				New: got, NewFailure: err.Error()}, ginkgo.ReportEntryVisibilityNever)
-			ginkgo.Fail(fmt.Sprintf("the baseline of %s lists this spec as failing with %s (%s), but it failed with %s:\n%s",
-				f.target.name, exp.Signature, exp.Evidence, got, err.Error()))
-		}
-		if exp.Flaky {
-			ginkgo.AddReportEntry(EntryFlaky, FlakyEntry{Reason: exp.Reason, Failed: true}, ginkgo.ReportEntryVisibilityNever)
-		}
-		ginkgo.AddReportEntry(EntryExpected, ExpectedEntry{Rule: r.ID, Evidence: exp.Evidence, Failure: err.Error()},
-			ginkgo.ReportEntryVisibilityNever)
+	if run.precondition != "" {
+		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: run.precondition}, blockedMessage(run.precondition, run.step, message), skip+2)
 		return
 	}
-	if exp.Flaky {
-		ginkgo.AddReportEntry(EntryFlaky, FlakyEntry{Reason: exp.Reason}, ginkgo.ReportEntryVisibilityNever)
+	run.conclude(verdict.Result{State: verdict.Failed}, message, skip+2)
+}
+
+func blockedMessage(rule, step, failure string) string {
+	return fmt.Sprintf("blocked by %s: %s failed: %s", rule, step, failure)
+}
+
+// conclude decides the spec's outcome from res (completed with its signature, its choices
+// and the marks of its calls), attaches it, and ends the spec as the decision says: a
+// Ginkgo failure when it is unexpected or got no answer, a skip when the driver could not
+// send a request, else a pass (stopSpec when the body is still running). skip is the
+// number of frames between conclude and the failing assertion.
+func (run *specRun) conclude(res verdict.Result, message string, skip int) {
+	ginkgo.GinkgoHelper()
+	run.concluded = true
+	var calls []record.Call
+	rec := run.f.currentRecorder()
+	if rec != nil {
+		calls = rec.Calls()
+	}
+	res.Choices = run.choices
+	if res.State != verdict.Passed {
+		res.Signature, res.Failure = FailureSignature(message, calls), message
+		switch {
+		case inconclusive(calls):
+			res.State = verdict.NoAnswer
+		case res.State == verdict.Failed && hasMark(calls, record.MarkNotExpressible):
+			res.State = verdict.NotExpressible
+		}
+		if rec != nil {
+			ginkgo.AddReportEntry(EntryHistory, rec.History(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		}
+		markCalls(calls)
+		ginkgo.AddReportEntry(EntrySignature, res.Signature, ginkgo.ReportEntryVisibilityNever)
+	}
+	ginkgo.AddReportEntry(EntryResult, res, ginkgo.ReportEntryVisibilityNever)
+	d := verdict.Decide(res, run.rule.Level, run.exp, run.entry)
+	switch {
+	case res.State == verdict.NotExpressible:
+		ginkgo.Skip("the driver cannot send this request: "+notExpressibleError(calls), skip+1)
+	case d.Unexpected || d.Outcome == verdict.Error:
+		if message == "" {
+			message = d.Why
+		} else if d.Why != "" {
+			message = d.Why + ":\n" + message
+		}
+		ginkgo.Fail(message, skip+1)
+	case res.State != verdict.Passed:
+		panic(stopSpec{})
+	}
+}
+
+func notExpressibleError(calls []record.Call) string {
+	for _, c := range calls {
+		if c.Mark == record.MarkNotExpressible {
+			return c.Err
+		}
+	}
+	return ""
+}
+
+// Requires runs check, a step the spec relies on whose behaviour rule covers (a
+// precondition: loading data with a filter of another rule, reading back with $select, a
+// batch being applied at all): when an assertion in check fails, the spec is blocked by
+// rule, with the failure as its evidence, and its own rule is neither passed nor failed.
+// step says what the spec was doing ("read the entity back with $select").
+func (f *F) Requires(rule, step string, check func()) {
+	ginkgo.GinkgoHelper()
+	ruleOf(rule)
+	run := currentRun.Load()
+	if run == nil {
+		check()
 		return
 	}
-	if exp.Spec != "" {
-		file := f.target.baselineFile
-		ginkgo.AddReportEntry(EntryUnexpectedPass, UnexpectedPassEntry{Rule: r.ID, Evidence: exp.Evidence, Baseline: file},
-			ginkgo.ReportEntryVisibilityNever)
-		ginkgo.Fail(fmt.Sprintf("the baseline of %s expects this spec of rule %s to fail (%s), but it passed; remove the entry from %s",
-			f.target.name, r.ID, exp.Evidence, file))
-	}
+	prevRule, prevStep := run.precondition, run.step
+	run.precondition, run.step = rule, step
+	defer func() { run.precondition, run.step = prevRule, prevStep }()
+	check()
 }
 
 func (f *F) currentRecorder() *record.Recorder {

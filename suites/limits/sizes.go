@@ -158,6 +158,21 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 		Entry("one byte over 1 MiB", spec.MaxEntityBytes+1),
 	)
 
+	// sizeFirstStrings strings of 32,768 characters are 25% over 1 MiB in UTF-16, each
+	// also over the value limit (E-entity-size-first).
+	const sizeFirstStrings = 20
+	f.DescribeTable("limits.entity.size-first", "judges the entity's size before its values' sizes",
+		func(ctx context.Context, w scenario.Write) {
+			bd := boundary{fmt.Sprintf("of %d strings of %d characters", sizeFirstStrings, spec.MaxStringChars), func() api.Entity {
+				return stringEntity(sizeFirstStrings, spec.MaxStringChars, "a")
+			}, false}
+			Expect(api.EntitySize(bd.entity())).To(BeNumerically(">=", spec.MaxEntityBytes*21/20), "the spec's entity is not clearly over 1 MiB")
+			checkWrite(ctx, f, w, bd, spec.ErrEntityTooLarge)
+		},
+		Entry("by Insert Entity", scenario.Insert),
+		Entry("by Merge Entity", scenario.Merge),
+	)
+
 	Context("when a merge grows a stored entity past 1 MiB", func() {
 		f.DescribeTable("limits.entity.size-merged", "refuses the merge and keeps the entity",
 			func(ctx context.Context, ifMatch string) {

@@ -136,6 +136,25 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 		expectNothingStored(ctx, raw, table)
 	})
 
+	f.It("protocol.double.out-of-range", "refuses an Edm.Double beyond the range of a Double with 400 InvalidInput and stores nothing", func(ctx context.Context) {
+		raw, table := f.Raw(), f.NewTable(ctx)
+		for _, v := range []any{"13e7705", json.RawMessage("1e400"), "-1e400"} {
+			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Double"))
+			Expect(a.status).To(Equal(400), "insert of the Double %v: %s", v, a)
+			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "%s", a)
+		}
+		expectNothingStored(ctx, raw, table)
+	})
+
+	f.It("protocol.datetime.empty", "refuses an empty Edm.DateTime with 400 and stores nothing", func(ctx context.Context) {
+		raw, table := f.Raw(), f.NewTable(ctx)
+		a := insertRaw(ctx, raw, table, body("p", "r", "D", "", "D@odata.type", "Edm.DateTime"))
+		Expect(a.status).To(Equal(400), "insert of an empty DateTime: %s", a)
+		Expect(a.header.Get("x-ms-error-code")).NotTo(BeEmpty(), "a refusal without an error code: %s", a)
+		f.Choice("empty Edm.DateTime", "refused with 400 "+a.header.Get("x-ms-error-code"))
+		expectNothingStored(ctx, raw, table)
+	})
+
 	f.It("protocol.annotation.nested", "ignores an annotation of an annotation and stores the entity", func(ctx context.Context) {
 		raw, table := f.Raw(), f.NewTable(ctx)
 		a := insertRaw(ctx, raw, table, []byte(`{"PartitionKey":"p","PartitionKey@odata.type":"Edm.String","PartitionKey@odata.type@odata.type":"Edm.String",`+
@@ -180,5 +199,14 @@ var _ = framework.Describe("Bodies and headers Storage refuses", func(f *framewo
 		q := send(ctx, raw, "GET", "Tables?"+filter, nil, map[string]string{"Accept": noMetadata})
 		Expect(q.status).To(Equal(200), "%s", q)
 		Expect(values(q)).To(BeEmpty(), "the table was created")
+	})
+
+	f.It("protocol.version.echo", "answers with the x-ms-version the request asked for", func(ctx context.Context) {
+		raw, table := f.Raw(), f.NewTable(ctx)
+		for _, v := range []string{"2019-02-02", "2019-07-07", "2020-12-06"} {
+			a := send(ctx, raw, "GET", queryPath(table, nil), nil, map[string]string{"x-ms-version": v})
+			Expect(a.status).To(Equal(200), "Query Entities with x-ms-version %s: %s", v, a)
+			Expect(a.header.Get("x-ms-version")).To(Equal(v), "the answer's x-ms-version: %s", a)
+		}
 	})
 })

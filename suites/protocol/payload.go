@@ -3,6 +3,8 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -226,6 +228,27 @@ var _ = framework.Describe("Edm.Double on the wire", func(f *framework.F) {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(v).To(Equal(5.0), "the value of D in %s", got)
 			Expect(table).To(HoldEntity(ctx, b, api.NewEntity("p", "r", map[string]api.Value{"D": api.Double(5)})))
+		})
+	}
+})
+
+var _ = framework.Describe("Edm.Double in exponent form", func(f *framework.F) {
+	for _, v := range []float64{5e-324, 1e-7, 1e21, -1.5e300} {
+		f.It("protocol.double.exponent", fmt.Sprintf("answers the Double %g as a number without annotation", v), func(ctx context.Context) {
+			raw, b := f.Raw(), f.Backend()
+			table := f.NewTable(ctx)
+			a := send(ctx, raw, "POST", table, body("p", "r", "D", v, "D@odata.type", "Edm.Double"), map[string]string{"Prefer": "return-no-content"})
+			Expect(a.status).To(Equal(204), "%s", a)
+			got := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
+			Expect(got.status).To(Equal(200), "%s", got)
+			e := object(got)
+			Expect(e).NotTo(HaveKey("D@odata.type"), "a Double in exponent form needs no annotation: %s", got)
+			n, ok := e["D"].(json.Number)
+			Expect(ok).To(BeTrue(), "D is not a JSON number: %s", got)
+			back, err := n.Float64()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(back).To(BeNumerically("~", v, math.Abs(v)*1e-14), "the value of D in %s", got)
+			Expect(table).To(HoldEntity(ctx, b, api.NewEntity("p", "r", map[string]api.Value{"D": api.Double(v)})))
 		})
 	}
 })

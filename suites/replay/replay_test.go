@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/replay"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // referenceTarget serves a fresh reference over loopback HTTP as the development account.
@@ -95,4 +96,20 @@ func TestCosmosProfile(t *testing.T) {
 		t.Errorf("%d Cosmos recordings replayed", replayed)
 	}
 	t.Log(rep.Totals.Sentence())
+}
+
+// Issue 20, item 4: a replay against a backend that stops answering stops early, says so
+// in its totals, and (verdict.ReplayExit) never exits 0.
+func TestStopsEarlyVisibly(t *testing.T) {
+	srv := httptest.NewServer(nil)
+	target := replay.Target{Name: "gone", Endpoint: srv.URL + "/" + tableserver.DevAccountName, Account: tableserver.DevAccountName, Key: []byte("key")}
+	srv.Close() // nothing answers any more
+	r := &replay.Replayer{Target: target, TablePrefix: "cftest0000"}
+	rep := r.Run(context.Background(), corpus(t), nil)
+	if rep.Totals.Stopped == "" || !strings.Contains(rep.Totals.Sentence(), "stopped before") {
+		t.Fatalf("the replay did not say it stopped: %s", rep.Totals.Sentence())
+	}
+	if code := verdict.ReplayExit(verdict.Replay{Agree: rep.Totals.Agree, Disagree: rep.Totals.Disagree, Stopped: rep.Totals.Stopped}); code == verdict.ExitOK {
+		t.Fatalf("a replay that stopped early exits %d", code)
+	}
 }

@@ -36,6 +36,9 @@ type Totals struct {
 	Skipped          int      `json:"skipped"`
 	Unreadable       int      `json:"unreadable"`
 	DisagreeingFiles []string `json:"disagreeingFiles,omitempty"`
+	// Stopped says why the replay stopped before its last recording, when it did: the
+	// replay then covers less than it was given, and never exits 0.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // maxSilentRecordings is how many recordings in a row may end without an answer before a
@@ -107,7 +110,7 @@ func (r *Replayer) Run(ctx context.Context, sources []Source, log io.Writer) Rep
 	if rep.Profile == "" {
 		rep.Profile = ProfileStorage
 	}
-	silent := 0
+	silent, stopped := 0, ""
 	for i, s := range sources {
 		if ctx.Err() != nil || silent >= maxSilentRecordings {
 			line := fmt.Sprintf("stopped before %s and %d more recordings: ", s.Name, len(sources)-i-1)
@@ -120,6 +123,7 @@ func (r *Replayer) Run(ctx context.Context, sources []Source, log io.Writer) Rep
 			if log != nil {
 				fmt.Fprintln(log, line)
 			}
+			stopped = line
 			break
 		}
 		rec, err := Parse(s.Name, s.Data)
@@ -144,6 +148,7 @@ func (r *Replayer) Run(ctx context.Context, sources []Source, log io.Writer) Rep
 		rep.Recordings = append(rep.Recordings, res)
 	}
 	rep.Totals = rep.count()
+	rep.Totals.Stopped = stopped
 	return rep
 }
 
@@ -201,7 +206,11 @@ func (t Totals) Sentence() string {
 	if t.Unreadable > 0 {
 		s += fmt.Sprintf(", %d unreadable", t.Unreadable)
 	}
-	return s + ")"
+	s += ")"
+	if t.Stopped != "" {
+		s += "; " + t.Stopped
+	}
+	return s
 }
 
 // WriteMarkdown writes the report in the conformance report's style: the totals, then every

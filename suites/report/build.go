@@ -12,6 +12,7 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Meta is what a report says about the run that made it.
@@ -73,7 +74,9 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 				c = &Cell{Outcome: NotRun}
 			}
 			sort.SliceStable(c.Specs, func(i, j int) bool { return c.Specs[i].Text < c.Specs[j].Text })
-			c.Outcome = cellOutcome(c.Specs)
+			var d verdict.Decision
+			c.Outcome, d = decideCell(c.Specs)
+			c.Against, c.Unexpected = d.Against, d.Unexpected
 			cells[id] = append(cells[id], *c)
 		}
 		b.Coverage.Filter = run.Filter
@@ -155,8 +158,10 @@ func entries(s types.SpecReport, name string) []string {
 	return out
 }
 
-// classify decides one spec's outcome from its state and the typed entries the framework
-// attached (never from the text of its failure), and gathers its evidence.
+// classify gathers one spec's evidence and has its outcome decided by verdict.Decide,
+// from what its runner recorded (framework.ResultOf), the rule's level, the profile's
+// expectation and the baseline entry that listed it; a spec that never reached its body,
+// or failed outside it, gets its state from Ginkgo's (never from the text of its failure).
 func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	res := SpecResult{Text: framework.SpecText(s), RunTime: s.RunTime.Seconds()}
 	for _, c := range entries(s, framework.EntryChoice) {
@@ -172,7 +177,7 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		}
 	}
 	msg := s.Failure.Message
-	if s.State.Is(types.SpecStateFailureStates) || s.State == types.SpecStateSkipped {
+	if s.State.Is(types.SpecStateFailureStates) {
 		res.Failure = msg
 		if s.Failure.Location.FileName != "" {
 			res.Location = fmt.Sprintf("%s:%d", shortPath(s.Failure.Location.FileName), s.Failure.Location.LineNumber)
@@ -182,53 +187,82 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	if entryValue(s, framework.EntrySignature, &sig) && !sig.IsZero() {
 		res.Signature = &sig
 	}
-	var flaky framework.FlakyEntry
-	isFlaky := entryValue(s, framework.EntryFlaky, &flaky)
-	var blocked framework.BlockedEntry
-	var changed framework.ChangedFailureEntry
-	var unexpected framework.UnexpectedPassEntry
+	r := specState(s)
+	r.Choices = len(res.Choices)
+	entry := framework.BaselineOf(s)
+	d := verdict.Decide(r, rule.Level, verdict.ExpectationOf(rule, profile), entry)
+	res.Decision, res.Outcome = d, d.Outcome
 	var notExpressible framework.TransportEntry
-	switch {
-	case s.State == types.SpecStatePassed:
-		res.Outcome = Pass
-		var e framework.ExpectedEntry
-		if entryValue(s, framework.EntryExpected, &e) {
-			res.Outcome, res.Evidence, res.Failure = ExpectedFail, e.Evidence, e.Failure
+	switch d.Outcome {
+	case Skipped:
+		res.SkipReason, res.Failure = skipReason(msg), ""
+		if r.State == verdict.NotExpressible && entryValue(s, framework.EntryNotExpressible, &notExpressible) {
+			// The driver's client could not send the request (EVIDENCE.md 12): not the backend's.
+			res.SkipReason = "the driver cannot send this request: " + notExpressible.Error
 		}
-		if isFlaky {
-			res.Outcome = Flaky
-			res.Notes = append(res.Notes, "flaky on this backend: "+flaky.Reason)
+	case Blocked:
+		res.BlockedBy = r.BlockedBy
+		res.PreviousEvidence = d.Why
+	case DocumentedDiff, NotApplicable:
+		res.Difference = verdict.ExpectationOf(rule, profile).Difference
+	case ExpectedFail:
+		res.Evidence = entry.Evidence
+	case Flaky:
+		res.Notes = append(res.Notes, d.Why)
+	case UnexpectedPass:
+		res.PreviousEvidence = entry.Evidence
+	case Fail:
+		res.PreviousEvidence = d.Why
+	case Pass:
+		if rule.Level == spec.Must {
+			// A MUST rule's choice is a note on a pass, never information.
+			res.Notes = append(res.Notes, res.Choices...)
 		}
-		if res.Outcome == Pass && len(res.Choices) > 0 {
-			if rule.Level == spec.Must {
-				// A MUST rule's choice is a note on a pass, never information.
-				res.Notes = append(res.Notes, res.Choices...)
-			} else {
-				res.Outcome = Info
-			}
-		}
-	case s.State == types.SpecStateSkipped || s.State == types.SpecStatePending:
-		res.Outcome, res.SkipReason, res.Failure = Skipped, skipReason(msg), ""
-	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
-		res.Outcome = Interrupted
-	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && entryValue(s, framework.EntryNotExpressible, &notExpressible):
-		// The driver's client could not send the request (EVIDENCE.md 12): not the backend's.
-		res.Outcome, res.SkipReason, res.Failure = Skipped, "the driver cannot send this request: "+notExpressible.Error, ""
-	case entryValue(s, framework.EntryUnexpectedPass, &unexpected):
-		res.Outcome, res.PreviousEvidence = UnexpectedPass, unexpected.Evidence
-	case entryValue(s, framework.EntryChangedFailure, &changed):
-		res.Outcome = Fail
-		res.PreviousEvidence = fmt.Sprintf("the baseline listed %s (%s); now %s", changed.Old, changed.OldEvidence, changed.New)
-	case entryValue(s, framework.EntryBlocked, &blocked):
-		res.Outcome, res.BlockedBy = Blocked, blocked.Rule
-	case hasEntry(s, framework.EntryTransport) || s.State == types.SpecStateTimedout || s.State == types.SpecStatePanicked:
-		res.Outcome = Error
-	case profile == "cosmos" && rule.CosmosDifference != "":
-		res.Outcome, res.Difference = DocumentedDiff, rule.CosmosDifference
-	default:
-		res.Outcome = Fail
+	}
+	if res.Failure == "" && r.State != verdict.Passed && d.Outcome != Skipped {
+		// An expected failure ended the spec without failing it: its message is the
+		// signature's assertion.
+		res.Failure = r.Failure
 	}
 	return res
+}
+
+// specState is what happened to a spec: the runner's Result when the spec concluded in
+// its body, else Ginkgo's state with the framework's typed entries.
+func specState(s types.SpecReport) verdict.Result {
+	var blocked framework.BlockedEntry
+	var sig fixtures.Signature
+	if !entryValue(s, framework.EntrySignature, &sig) || sig.IsZero() {
+		sig = framework.FailureSignature(s.Failure.Message, nil)
+	}
+	switch {
+	case s.State == types.SpecStateSkipped && s.Failure.Message == "", s.State == types.SpecStatePending:
+		return verdict.Result{State: verdict.LeftOut}
+	case s.State == types.SpecStateSkipped:
+		return verdict.Result{State: verdict.SkippedState}
+	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
+		return verdict.Result{State: verdict.Stopped}
+	case s.State == types.SpecStateTimedout || s.State == types.SpecStatePanicked:
+		return verdict.Result{State: verdict.NoAnswer, Signature: sig}
+	}
+	if r, ok := framework.ResultOf(s); ok {
+		if r.State == verdict.Passed && s.State.Is(types.SpecStateFailureStates) && len(s.AdditionalFailures) > 0 {
+			// The body passed, then a later node failed: that failure is the spec's.
+			return verdict.Result{State: verdict.Failed, Signature: sig}
+		}
+		return r
+	}
+	switch {
+	case s.State == types.SpecStatePassed:
+		return verdict.Result{State: verdict.Passed}
+	case hasEntry(s, framework.EntryTransport):
+		return verdict.Result{State: verdict.NoAnswer, Signature: sig}
+	case entryValue(s, framework.EntryBlocked, &blocked):
+		return verdict.Result{State: verdict.BlockedState, BlockedBy: blocked.Rule, Signature: sig}
+	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && hasEntry(s, framework.EntryNotExpressible):
+		return verdict.Result{State: verdict.NotExpressible}
+	}
+	return verdict.Result{State: verdict.Failed, Signature: sig}
 }
 
 // entryValue decodes the first entry named name into v and reports whether there was one.
@@ -277,6 +311,9 @@ func count(c *Counts, res SpecResult) {
 		return
 	}
 	c.Selected++
+	if res.Decision.Unexpected {
+		c.Unexpected++
+	}
 	switch res.Outcome {
 	case Interrupted:
 		c.Interrupted++
@@ -304,35 +341,32 @@ func count(c *Counts, res SpecResult) {
 		c.UnexpectedPasses++
 	case DocumentedDiff:
 		c.DocumentedDiffs++
+	case NotApplicable:
+		c.NotApplicable++
 	}
 }
 
-// cellOutcome is a rule's outcome on a backend from its specs' outcomes: the worst of them;
-// a rule with specs that passed and specs that were skipped (not by the filter) is partial,
-// never pass.
-func cellOutcome(specs []SpecResult) Outcome {
-	out := NotRun
-	skipped, passed := false, false
-	for _, s := range specs {
-		switch {
-		case s.Outcome == Skipped && s.SkipReason == skipReason(""):
-			continue // left out by the filter: not part of what the verdict covers
-		case s.Outcome == Skipped:
-			skipped = true
-		case s.Outcome == Pass || s.Outcome == Info:
-			passed = true
-		}
-		if Worse(s.Outcome, out) {
-			out = s.Outcome
-		}
+// decideCell decides a rule's cell from its specs (verdict.Cell).
+func decideCell(specs []SpecResult) (Outcome, verdict.Decision) {
+	ds := make([]verdict.Decision, len(specs))
+	for i, s := range specs {
+		ds[i] = s.Decision
 	}
-	if out == NotRun && len(specs) > 0 {
-		out = Skipped
+	d := verdict.Cell(ds)
+	return d.Outcome, d
+}
+
+// judge gives backend bi its verdict (verdict.Judge) over its cells.
+func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, interrupted bool) {
+	rcs := make([]verdict.RuleCell, 0, len(rules))
+	for _, r := range rules {
+		c := cells[r.ID][bi]
+		rcs = append(rcs, verdict.RuleCell{Rule: r, Cell: verdict.Decision{Outcome: c.Outcome, Against: c.Against,
+			Unexpected: c.Unexpected, Selected: selected(c)}})
 	}
-	if skipped && passed && (out == Pass || out == Info) {
-		return Partial
-	}
-	return out
+	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: interrupted, Filter: b.Coverage.Filter,
+		Errors: b.Errors, ErrorCount: b.Counts.Errors})
+	b.VerdictKind, b.Verdict, b.Coverage, b.FailingFeatures = v.Kind, v.Sentence, v.Coverage, v.FailingFeatures
 }
 
 // selected reports whether any spec of a cell was selected (not left out by the filter).
@@ -343,79 +377,4 @@ func selected(c Cell) bool {
 		}
 	}
 	return false
-}
-
-// judge gives backend bi its verdict over the MUST rules: "conforms" only when every MUST
-// rule of the catalogue ran and passed; when fewer ran (a filter, skipped specs) and all of
-// those passed, "conforms on N of M MUST rules", saying what the verdict covers. Failing
-// MUST rules (outcomes that count against the backend) make it "does not conform", or
-// "conforms to core" when only extended features fail; with none failing, specs without an
-// answer make it "inconclusive", naming them. Documented differences of the profile do not
-// count against it.
-func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, interrupted bool) {
-	if b.StartError != "" {
-		b.VerdictKind, b.Verdict = VerdictNotRun, "not run"
-		return
-	}
-	cov := Coverage{Filter: b.Coverage.Filter}
-	coreOK := true
-	features := map[string]bool{}
-	for _, r := range rules {
-		if r.Level != spec.Must {
-			continue
-		}
-		cov.MustRules++
-		c := cells[r.ID][bi]
-		if !selected(c) {
-			continue
-		}
-		cov.Selected++
-		switch {
-		case c.Outcome == Pass:
-			cov.Passed++
-		case c.Outcome.Describe().AgainstBackend:
-			cov.Failing++
-			if r.FeatureOrCore() == spec.Core {
-				coreOK = false
-			} else {
-				features[string(r.Feature)] = true
-			}
-		case c.Outcome == DocumentedDiff:
-			cov.Passed++ // documented for the profile: not against the backend
-		default:
-			cov.Unjudged++
-		}
-	}
-	b.Coverage = cov
-	for f := range features {
-		b.FailingFeatures = append(b.FailingFeatures, f)
-	}
-	sort.Strings(b.FailingFeatures)
-	scope := ""
-	if cov.Filter != "" {
-		scope = " (filter " + cov.Filter + ")"
-	}
-	switch {
-	case cov.Failing > 0 && coreOK:
-		b.VerdictKind = ConformsToCore
-		b.Verdict = fmt.Sprintf("conforms to core: %d MUST rules of extended features fail; passed %d of %d%s", cov.Failing, cov.Passed, cov.Selected, scope)
-	case cov.Failing > 0:
-		b.VerdictKind = DoesNotConform
-		b.Verdict = fmt.Sprintf("does not conform: %d MUST rules fail; passed %d of %d%s", cov.Failing, cov.Passed, cov.Selected, scope)
-	case b.Counts.Errors > 0:
-		b.VerdictKind = Inconclusive
-		b.Verdict = fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", b.Counts.Errors, strings.Join(b.Errors, "; "))
-	case cov.Passed == cov.MustRules && cov.MustRules > 0:
-		b.VerdictKind, b.Verdict = Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", cov.MustRules)
-	default:
-		b.VerdictKind = ConformsOn
-		b.Verdict = fmt.Sprintf("conforms on %d of %d MUST rules%s", cov.Passed, cov.MustRules, scope)
-		if cov.Unjudged > 0 {
-			b.Verdict += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
-		}
-	}
-	if interrupted {
-		b.VerdictKind = VerdictStopped
-		b.Verdict = "interrupted: the run stopped before its end; so far " + b.Verdict
-	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Change is one rule's cell on one backend that differs between two reports.
@@ -22,7 +25,7 @@ type BackendDiff struct {
 	Backend string `json:"backend"`
 	// Missing says the backend is in only one of the reports; then nothing else is set.
 	Missing string `json:"missing,omitempty"`
-	// Worse are the rules whose outcome got worse (a higher rank, see Style.Rank): the
+	// Worse are the rules whose outcome got worse (verdict.Compare): the
 	// regressions. Better are those that got better.
 	Worse  []Change `json:"worse,omitempty"`
 	Better []Change `json:"better,omitempty"`
@@ -76,18 +79,18 @@ func Diff(old, new Report, oldName, newName string) DiffResult {
 				continue
 			}
 			o := orow.Cells[oi]
-			if signature(o) == signature(n) {
-				continue
-			}
-			ch := Change{Rule: row.ID, Level: row.Level, Old: o.Outcome, New: n.Outcome, OldSays: CellSummary(orow, o), NewSays: CellSummary(row, n)}
-			os, ns := StyleOf(o.Outcome), StyleOf(n.Outcome)
-			switch {
-			case !os.Comparable || !ns.Comparable:
-				ch.Why = "nothing was judged in " + map[bool]string{true: oldName, false: newName}[!os.Comparable]
+			// Per-run values (request ids, boundaries, times, table names) are masked before
+			// cells are compared or shown.
+			ch := Change{Rule: row.ID, Level: row.Level, Old: o.Outcome, New: n.Outcome,
+				OldSays: fixtures.MaskRunValues(CellSummary(orow, o)), NewSays: fixtures.MaskRunValues(CellSummary(row, n))}
+			switch verdict.Compare(o.Outcome, n.Outcome, ch.OldSays, ch.NewSays) {
+			case verdict.Same:
+			case verdict.Incomparable:
+				ch.Why = "nothing was judged in " + map[bool]string{true: oldName, false: newName}[!verdict.Comparable(o.Outcome)]
 				bd.Incomparable = append(bd.Incomparable, ch)
-			case ns.Rank > os.Rank:
+			case verdict.Regressed:
 				bd.Worse = append(bd.Worse, ch)
-			case ns.Rank < os.Rank:
+			case verdict.Improved:
 				bd.Better = append(bd.Better, ch)
 			default:
 				bd.ChangedChoice = append(bd.ChangedChoice, ch)

@@ -75,3 +75,29 @@ func TestCellsThatChoseDifferentlyDiffer(t *testing.T) {
 		t.Errorf("a 500 where the other refused must differ: %q", CellSummary(row, row.Cells[1]))
 	}
 }
+
+// Issue 20, item 16: two runs whose recorded choices differ only in request ids, multipart
+// boundaries, timestamps and table names show no change.
+func TestDiffMasksPerRunValues(t *testing.T) {
+	withChoice := func(chosen string) Report {
+		r := sample()
+		for i := range r.Rules {
+			if r.Rules[i].ID == "pagination.boundary.token" {
+				r.Rules[i].Cells[1] = Cell{Outcome: Info, Specs: []SpecResult{{Outcome: Info, Choices: []string{"answer: " + chosen}}}}
+			}
+		}
+		return r
+	}
+	old := withChoice(`it failed with 400 ("boundary=batchresponse_6e5f0c4d-1a2b-4c3d-8e9f-001122334455 in cfabcdefghp1t12 at 2026-11-27T13:27:13.1234567Z") [request id 5f1c0a]`)
+	cur := withChoice(`it failed with 400 ("boundary=batchresponse_aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee in cfzzzzzzzzp2t7 at 2026-11-28T01:02:03.7654321Z") [request id 77ab90]`)
+	d := Diff(old, cur, "old", "new")
+	for _, b := range d.Backends {
+		if n := len(b.Worse) + len(b.Better) + len(b.ChangedChoice) + len(b.Incomparable); n != 0 {
+			t.Errorf("%s: %d changes %+v", b.Backend, n, b)
+		}
+	}
+	changed := withChoice(`it failed with 404 ("x") [request id 77ab90]`)
+	if d := Diff(old, changed, "old", "new"); len(d.Backends[1].ChangedChoice) != 1 || strings.Contains(d.Backends[1].ChangedChoice[0].OldSays, "5f1c0a") {
+		t.Errorf("a real change: %+v", d.Backends[1])
+	}
+}

@@ -1,8 +1,10 @@
 // Package report turns Ginkgo's report of a run, plus the rule catalogue, into conform's
 // conformance report: one canonical report.json and, derived from it, report.md,
 // report.html (one self-contained file) and junit.xml. It also merges reports of earlier
-// runs into one comparison.
+// runs into one comparison. It decides no outcome itself: each spec's outcome, each cell
+// and each backend's verdict come from suites/verdict, from the typed evidence the
+// framework attached.
 //
 // It may import ginkgo's types, reference/spec, fixtures, suites/driver and
-// suites/framework (for the names of report entries and labels).
+// suites/framework (for the names of report entries and labels) and suites/verdict.
 package report

@@ -7,74 +7,41 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Schema identifies the format of report.json.
 const Schema = "conform.report/v1"
 
-// Outcome is the result of a spec, or of a rule on one backend.
-type Outcome string
+// Outcome is the result of a spec, or of a rule on one backend (suites/verdict decides it).
+type Outcome = verdict.Outcome
 
 // The outcomes a spec or cell can show; Outcomes describes each.
 const (
-	Pass           Outcome = "pass"
-	Fail           Outcome = "fail"
-	Error          Outcome = "error"
-	Blocked        Outcome = "blocked"
-	Skipped        Outcome = "skipped"
-	Partial        Outcome = "partial"
-	ExpectedFail   Outcome = "expected-failure"
-	Flaky          Outcome = "flaky"
-	UnexpectedPass Outcome = "unexpected-pass"
-	Info           Outcome = "info"
-	DocumentedDiff Outcome = "documented-difference"
-	Interrupted    Outcome = "interrupted"
-	NotRun         Outcome = "not-run"
+	Pass           = verdict.Pass
+	Fail           = verdict.Fail
+	Error          = verdict.Error
+	Blocked        = verdict.Blocked
+	Skipped        = verdict.Skipped
+	Partial        = verdict.Partial
+	ExpectedFail   = verdict.ExpectedFail
+	Flaky          = verdict.Flaky
+	UnexpectedPass = verdict.UnexpectedPass
+	Info           = verdict.Info
+	DocumentedDiff = verdict.DocumentedDiff
+	NotApplicable  = verdict.NotApplicable
+	Interrupted    = verdict.Interrupted
+	NotRun         = verdict.NotRun
 )
 
 // OutcomeInfo describes an outcome for the legend and the verdict.
-type OutcomeInfo struct {
-	Outcome Outcome `json:"outcome"`
-	// Meaning is the legend's sentence.
-	Meaning string `json:"meaning"`
-	// AgainstBackend is true when the outcome, on a MUST rule, counts against the
-	// backend's conformance.
-	AgainstBackend bool `json:"againstBackend"`
-	// NoAnswer is true when the rule's behaviour was not observed (nothing is known).
-	NoAnswer bool `json:"noAnswer"`
-	// severity orders outcomes when a rule's specs disagree: a cell shows its worst spec.
-	severity int
-}
+type OutcomeInfo = verdict.OutcomeInfo
 
 // Outcomes lists every outcome, from the least to the most severe.
-var Outcomes = []OutcomeInfo{
-	{NotRun, "no spec of the rule ran on this backend", false, true, 0},
-	{Skipped, "not run: the backend lacks a capability the rule needs, the driver cannot send the request, or a filter left it out", false, true, 1},
-	{Pass, "the backend behaves as the rule says (a MUST rule that records a choice shows it as a note)", false, false, 2},
-	{Info, "the documentation allows several behaviours (MAY or SHOULD); the cell says which one the backend chose", false, false, 3},
-	{Partial, "the specs that ran passed, but some of the rule's specs were skipped: the rule is not shown to hold", false, true, 4},
-	{Flaky, "the baseline lists the spec as flaky on this backend, with the reason: it passed or failed as listed", true, false, 5},
-	{ExpectedFail, "fails, as the backend's checked-in baseline expects (with its evidence)", true, false, 6},
-	{DocumentedDiff, "fails, and Microsoft documents this difference for the backend's profile (e.g. Cosmos DB)", false, false, 7},
-	{Interrupted, "the run was interrupted before or while the spec ran", false, true, 8},
-	{Blocked, "not judged: the spec's setup failed on a behaviour another rule covers (named), so this rule never ran", false, true, 9},
-	{Error, "no answer: the connection dropped or timed out (a transport error, not a failure of the rule)", false, true, 10},
-	{Fail, "the backend answered, and the answer breaks the rule (also when the answer could not be read)", true, false, 11},
-	{UnexpectedPass, "passes although the baseline expects a failure: the baseline is stale", false, false, 12},
-}
-
-// Describe returns o's description (the zero OutcomeInfo for an unknown outcome).
-func (o Outcome) Describe() OutcomeInfo {
-	for _, i := range Outcomes {
-		if i.Outcome == o {
-			return i
-		}
-	}
-	return OutcomeInfo{Outcome: o}
-}
+var Outcomes = verdict.Outcomes
 
 // Worse reports whether a is worse than b.
-func Worse(a, b Outcome) bool { return a.Describe().severity > b.Describe().severity }
+func Worse(a, b Outcome) bool { return verdict.Worse(a, b) }
 
 // Run is one backend's raw result, as the process that ran it writes it.
 type Run struct {
@@ -128,37 +95,22 @@ type Backend struct {
 	Counts      Counts `json:"counts"`
 }
 
-// VerdictKind is the kind of a backend's verdict.
-type VerdictKind string
+// VerdictKind is the kind of a backend's verdict (verdict.Kind).
+type VerdictKind = verdict.Kind
 
 // The verdicts.
 const (
-	Conforms       VerdictKind = "conforms"         // every MUST rule of the catalogue ran and passed
-	ConformsOn     VerdictKind = "conforms-on"      // every MUST rule that ran passed, but not all of them ran (filter, skips)
-	ConformsToCore VerdictKind = "conforms-to-core" // only MUST rules of extended features fail
-	DoesNotConform VerdictKind = "does-not-conform" // a core MUST rule fails
-	Inconclusive   VerdictKind = "inconclusive"     // nothing fails, but some specs got no answer
-	VerdictStopped VerdictKind = "interrupted"      // the run was interrupted
-	VerdictNotRun  VerdictKind = "not-run"          // the backend could not be started
+	Conforms       = verdict.Conforms
+	ConformsOn     = verdict.ConformsOn
+	ConformsToCore = verdict.ConformsToCore
+	DoesNotConform = verdict.DoesNotConform
+	Inconclusive   = verdict.Inconclusive
+	VerdictStopped = verdict.KindStopped
+	VerdictNotRun  = verdict.KindNotRun
 )
 
 // Coverage says which MUST rules a verdict covers.
-type Coverage struct {
-	// MustRules is the number of MUST rules in the catalogue.
-	MustRules int `json:"mustRules"`
-	// Selected is the number of MUST rules with at least one spec selected (not left out
-	// by the filter).
-	Selected int `json:"selected"`
-	// Passed is the number of selected MUST rules whose every spec ran and passed.
-	Passed int `json:"passed"`
-	// Failing is the number of selected MUST rules that fail (against the backend).
-	Failing int `json:"failing"`
-	// Unjudged is the number of selected MUST rules neither passed nor failing (skipped,
-	// partial, blocked, errors, interrupted).
-	Unjudged int `json:"unjudged"`
-	// Filter is the label filter of the run, if any.
-	Filter string `json:"filter,omitempty"`
-}
+type Coverage = verdict.Coverage
 
 // Counts are honest spec counts for one backend.
 type Counts struct {
@@ -170,12 +122,16 @@ type Counts struct {
 	ExpectedFailures  int `json:"expectedFailures"`
 	UnexpectedPasses  int `json:"unexpectedPasses"`
 	DocumentedDiffs   int `json:"documentedDifferences"`
+	NotApplicable     int `json:"notApplicable,omitempty"`
 	Information       int `json:"information"`
 	SkippedByFilter   int `json:"skippedByFilter"`
 	SkippedCapability int `json:"skippedByCapability"`
 	Blocked           int `json:"blocked"`
 	Flaky             int `json:"flaky"`
 	Interrupted       int `json:"interrupted"`
+	// Unexpected counts the specs whose outcome the baseline and the profile do not
+	// expect (verdict.Decision.Unexpected): each fails the run.
+	Unexpected int `json:"unexpected"`
 }
 
 // RuleRow is one rule and its cell for every backend, in the order of Report.Backends.
@@ -192,21 +148,27 @@ type RuleRow struct {
 
 // Cell is a rule's result on one backend.
 type Cell struct {
-	Outcome Outcome      `json:"outcome"`
-	Specs   []SpecResult `json:"specs,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	// Against is true when a spec of the cell counts against the backend; Unexpected when
+	// one's outcome is not what the baseline and the profile expect (verdict.Cell).
+	Against    bool         `json:"againstBackend,omitempty"`
+	Unexpected bool         `json:"unexpected,omitempty"`
+	Specs      []SpecResult `json:"specs,omitempty"`
 }
 
 // SpecResult is one spec of a rule on one backend, with its evidence.
 type SpecResult struct {
-	Text       string   `json:"text"`
-	Outcome    Outcome  `json:"outcome"`
-	Failure    string   `json:"failure,omitempty"`
-	Location   string   `json:"location,omitempty"`
-	History    string   `json:"history,omitempty"`
-	Evidence   string   `json:"baselineEvidence,omitempty"`
-	Choices    []string `json:"choices,omitempty"`
-	SkipReason string   `json:"skipReason,omitempty"`
-	Difference string   `json:"documentedDifference,omitempty"`
+	Text    string  `json:"text"`
+	Outcome Outcome `json:"outcome"`
+	// Decision is the whole of verdict.Decide's answer for the spec.
+	Decision   verdict.Decision `json:"decision"`
+	Failure    string           `json:"failure,omitempty"`
+	Location   string           `json:"location,omitempty"`
+	History    string           `json:"history,omitempty"`
+	Evidence   string           `json:"baselineEvidence,omitempty"`
+	Choices    []string         `json:"choices,omitempty"`
+	SkipReason string           `json:"skipReason,omitempty"`
+	Difference string           `json:"documentedDifference,omitempty"`
 	// Signature is what the failure looked like (status and code, or masked assertion),
 	// as baselines record it.
 	Signature *fixtures.Signature `json:"signature,omitempty"`

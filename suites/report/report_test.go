@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"github.com/tableconform/conform/fixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,7 @@ func sample() Report {
 		Profile: "cosmos", Command: "conform run",
 		Ginkgo: types.Report{StartTime: t0, SuiteSucceeded: false, SpecReports: types.SpecReports{
 			specReport("azurite", "entity.insert.conflict", "fails with 409", types.SpecStatePassed, "",
-				types.ReportEntry{Name: framework.EntryExpected, Value: types.WrapEntryValue(framework.ExpectedEntry{Rule: "entity.insert.conflict", Evidence: "answers 400", Failure: "got 400"})}),
+				listedFailure("entity.insert.conflict", "answers 400", fixtures.Signature{Status: 400, Code: "InvalidInput"})...),
 			specReport("azurite", "query.order.keys", "sorts keys", types.SpecStateFailed, "results are not sorted by PartitionKey, RowKey"),
 			specReport("azurite", "batch.max.operations", "refuses 101", types.SpecStateFailed, "transport error: unexpected EOF",
 				types.ReportEntry{Name: framework.EntryTransport, Value: types.WrapEntryValue(framework.TransportEntry{Op: "SubmitBatch", Error: "unexpected EOF"})}),

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tableconform/conform/fixtures"
 )
 
 // Group is a segment of the outcome bars: outcomes a reader acts on alike share one.
@@ -40,36 +42,33 @@ var Groups = []GroupStyle{
 	{groupUnlabeled, "#afb8c1", "an outcome this version of the report does not know"},
 }
 
-// Style is how one outcome looks in every format: the word in a cell, its CSS class, its
-// bar segment, its rank for comparing runs, and its plain-text symbol for Markdown.
+// Style is how one outcome looks in every format: the word in a cell, its plain-text
+// symbol for Markdown, and its bar segment. (How outcomes compare between runs is
+// verdict.Compare's.)
 type Style struct {
 	Word   string
 	Symbol string
 	Group  Group
-	// Rank orders outcomes from good to bad for `conform report --diff`: a higher rank in the
-	// newer report is a regression. Comparable is false for outcomes that judge nothing
-	// (no answer, not run): a change from or to them cannot be compared.
-	Rank       int
-	Comparable bool
 }
 
 // styles is the table every writer draws outcomes from. Outcomes not listed here (added
 // to the model later) are drawn with unknownStyle until they get an entry.
 var styles = map[Outcome]Style{
-	Pass:           {"pass", "✅", GroupPass, 0, true},
-	Info:           {"allowed choice", "ℹ️", GroupPass, 0, true},
-	"partial":      {"partial", "◐", GroupSkipped, 1, false},
-	DocumentedDiff: {"documented difference", "🟪", GroupDocument, 1, true},
-	ExpectedFail:   {"known divergence", "☑️", GroupKnown, 2, true},
-	"flaky":        {"flaky", "〰️", GroupKnown, 2, true},
-	UnexpectedPass: {"unexpected pass", "❗", GroupFail, 3, true},
-	Fail:           {"FAIL", "❌", GroupFail, 4, true},
-	Error:          {"no answer", "⚠️", GroupNoAnswer, 0, false},
-	"blocked":      {"blocked", "⛔", GroupNoAnswer, 0, false},
-	"interrupted":  {"interrupted", "⏹️", GroupNoAnswer, 0, false},
-	"inconclusive": {"inconclusive", "❔", GroupNoAnswer, 0, false},
-	Skipped:        {"skipped", "➖", GroupSkipped, 0, false},
-	NotRun:         {"not run", "·", GroupSkipped, 0, false},
+	Pass:           {"pass", "✅", GroupPass},
+	Info:           {"allowed choice", "ℹ️", GroupPass},
+	Partial:        {"partial", "◐", GroupSkipped},
+	DocumentedDiff: {"documented difference", "🟪", GroupDocument},
+	NotApplicable:  {"not applicable", "⊘", GroupDocument},
+	ExpectedFail:   {"known divergence", "☑️", GroupKnown},
+	Flaky:          {"flaky", "〰️", GroupKnown},
+	UnexpectedPass: {"unexpected pass", "❗", GroupFail},
+	Fail:           {"FAIL", "❌", GroupFail},
+	Error:          {"no answer", "⚠️", GroupNoAnswer},
+	Blocked:        {"blocked", "⛔", GroupNoAnswer},
+	Interrupted:    {"interrupted", "⏹️", GroupNoAnswer},
+	"inconclusive": {"inconclusive", "❔", GroupNoAnswer},
+	Skipped:        {"skipped", "➖", GroupSkipped},
+	NotRun:         {"not run", "·", GroupSkipped},
 }
 
 // StyleOf returns an outcome's style; an outcome without an entry is shown by its name.
@@ -225,7 +224,7 @@ func CellSummary(row RuleRow, c Cell) string {
 // signature is what two cells must share to read alike: the outcome and the choices in
 // words.
 func signature(c Cell) string {
-	return string(c.Outcome) + "|" + strings.Join(cellChoices(c), "|")
+	return string(c.Outcome) + "|" + fixtures.MaskRunValues(strings.Join(cellChoices(c), "|"))
 }
 
 // Differs reports whether a rule's backends disagree in outcome or recorded choice. With a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/tableconform/conform/fixtures"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -59,8 +60,7 @@ func syntheticSpec(backend string, r spec.Rule, i int) types.SpecReport {
 	case strings.HasPrefix(backend, "azurite") && r.ID == "batch.empty":
 		choice("answer to an empty transaction", `it failed with 500 ("Internal Server Error") [request id 5f1c]`)
 	case strings.HasPrefix(backend, "azurite") && n%6 == 0:
-		entries = append(entries, types.ReportEntry{Name: framework.EntryExpected, Value: types.WrapEntryValue(framework.ExpectedEntry{
-			Rule: r.ID, Evidence: "answers 400 InvalidInput where the rule asks otherwise", Failure: "the rule expects success, but it failed with 400 InvalidInput"})})
+		entries = append(entries, listedFailure(r.ID, "answers 400 InvalidInput where the rule asks otherwise", fixtures.Signature{Status: 400, Code: "InvalidInput"})...)
 	case strings.HasPrefix(backend, "mutant") && n%12 == 1 && i == 0:
 		s.State = types.SpecStateFailed
 		s.Failure = types.Failure{Message: "the rule expects 409 EntityAlreadyExists, but it succeeded"}

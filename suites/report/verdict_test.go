@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 	"strings"
 	"testing"
 
@@ -13,6 +15,15 @@ import (
 
 func entry(name string, v any) types.ReportEntry {
 	return types.ReportEntry{Name: name, Value: types.WrapEntryValue(v)}
+}
+
+// listedFailure are the entries the runner attaches to a spec that failed as its baseline
+// entry lists (an expected failure; the Ginkgo spec passes).
+func listedFailure(rule, evidence string, sig fixtures.Signature) []types.ReportEntry {
+	return []types.ReportEntry{
+		entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: sig}),
+		entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: rule, Evidence: evidence, Signature: sig}),
+	}
 }
 
 func build(name string, specs ...types.SpecReport) Backend {
@@ -136,9 +147,12 @@ func TestInterruptedRunSaysSo(t *testing.T) {
 // old evidence.
 func TestFlakyAndChangedFailure(t *testing.T) {
 	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
-		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "", entry(framework.EntryFlaky, framework.FlakyEntry{Reason: "clock"})),
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
+			entry(framework.EntryResult, verdict.Result{State: verdict.Passed}),
+			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "entity.insert.conflict", Flaky: true, Reason: "clock", Signature: fixtures.Signature{Status: 400}})),
 		specReport("x", "query.order.keys", "b", types.SpecStateFailed, "now 500",
-			entry(framework.EntryChangedFailure, framework.ChangedFailureEntry{OldEvidence: "answered 400"})),
+			entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: fixtures.Signature{Status: 500, Code: "InternalError"}}),
+			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "query.order.keys", Spec: "b", Evidence: "answered 400", Signature: fixtures.Signature{Status: 400}})),
 	}}}}, testRules, Meta{})
 	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Flaky {
 		t.Fatalf("flaky cell %s", c.Outcome)

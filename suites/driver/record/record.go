@@ -599,7 +599,7 @@ func (r *Recorder) exchange(send func(*http.Request) (*http.Response, error), re
 			}
 		}
 		if resp.StatusCode >= 400 {
-			busy := &spec.Error{Status: resp.StatusCode, Code: code, RetryAfter: spec.RetryAfter(resp.Header)}
+			busy := &spec.Error{Status: resp.StatusCode, Code: code, RetryAfter: spec.RetryAfter(resp.Header, time.Now())}
 			if driver.Retryable(ctx, busy) && (req.Body == nil || req.Body == http.NoBody || req.GetBody != nil) {
 				return got, busy
 			}

@@ -2,12 +2,18 @@ package sdk
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -51,6 +57,34 @@ func mapError(op string, err error) error {
 	return &driver.TransportError{Op: "sdk " + op, Err: err}
 }
 
+// mapAnswer is mapError for a call whose answer was captured (raw, nil when none came): an
+// answer of a success status that the SDK could not read (a body that is not JSON, a
+// shape it does not expect) is the backend's answer, unreadable, so it becomes a
+// driver.MalformedAnswerError with the status and bytes as evidence, never a transport
+// error (a spec that meets one fails the rule it checks).
+func mapAnswer(op string, err error, raw *http.Response) error {
+	if err == nil || raw == nil || raw.StatusCode >= 300 || noAnswer(err) {
+		return mapError(op, err)
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) || errors.Is(err, ErrUnsupported) {
+		return mapError(op, err)
+	}
+	payload, perr := runtime.Payload(raw)
+	if perr != nil {
+		return &driver.TransportError{Op: "sdk " + op, Err: perr}
+	}
+	return driver.NewMalformedAnswer("sdk "+op, raw.StatusCode, payload, err)
+}
+
+// noAnswer reports whether err says the exchange itself failed (the connection, the
+// context), rather than the SDK failing to read an answer that came.
+func noAnswer(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
 // responseError reads a *azcore.ResponseError into a *spec.Error: the status, the code
 // (x-ms-error-code, else the odata.error body), the message without the trailing
 // RequestId/Time lines, and the request id (EVIDENCE.md 5.1).
@@ -64,7 +98,8 @@ func responseError(re *azcore.ResponseError) *spec.Error {
 	if h := resp.Header.Get(wire.HeaderErrorCode); h != "" {
 		code = h
 	}
-	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID), RetryAfter: spec.RetryAfter(resp.Header)}
+	e := &spec.Error{Status: re.StatusCode, Code: code, Message: msg, RequestID: resp.Header.Get(wire.HeaderRequestID),
+		RetryAfter: wire.RetryAfter(resp.Header, time.Now())}
 	if e.Status == 0 {
 		e.Status = resp.StatusCode
 	}

@@ -126,15 +126,17 @@ func (b *Backend) Info() driver.Info { return b.info }
 // CreateTable creates a table through ServiceClient.CreateTable.
 func (b *Backend) CreateTable(ctx context.Context, name string) (err error) {
 	defer recovered("create table", &err)
-	_, err = b.svc.CreateTable(ctx, name, nil)
-	return mapError("create table", err)
+	var raw *http.Response
+	_, err = b.svc.CreateTable(policy.WithCaptureResponse(ctx, &raw), name, nil)
+	return mapAnswer("create table", err, raw)
 }
 
 // DeleteTable deletes a table through ServiceClient.DeleteTable.
 func (b *Backend) DeleteTable(ctx context.Context, name string) (err error) {
 	defer recovered("delete table", &err)
-	_, err = b.svc.DeleteTable(ctx, name, nil)
-	return mapError("delete table", err)
+	var raw *http.Response
+	_, err = b.svc.DeleteTable(policy.WithCaptureResponse(ctx, &raw), name, nil)
+	return mapAnswer("delete table", err, raw)
 }
 
 // QueryTables fetches exactly one page of Query Tables.
@@ -147,9 +149,10 @@ func (b *Backend) QueryTables(ctx context.Context, q api.TableQuery) (page api.T
 	if q.NextTableName != "" {
 		opts.NextTableName = &q.NextTableName
 	}
-	resp, err := b.svc.NewListTablesPager(opts).NextPage(ctx)
+	var raw *http.Response
+	resp, err := b.svc.NewListTablesPager(opts).NextPage(policy.WithCaptureResponse(ctx, &raw))
 	if err != nil {
-		return api.TablePage{}, mapError("query tables", err)
+		return api.TablePage{}, mapAnswer("query tables", err, raw)
 	}
 	for _, t := range resp.Tables {
 		if t != nil && t.Name != nil {
@@ -172,7 +175,7 @@ func (b *Backend) InsertEntity(ctx context.Context, table string, e api.Entity) 
 	var raw *http.Response
 	resp, err := b.svc.NewClient(table).AddEntity(policy.WithCaptureResponse(ctx, &raw), body, nil)
 	if err != nil {
-		return api.Entity{}, mapError("insert entity", err)
+		return api.Entity{}, mapAnswer("insert entity", err, raw)
 	}
 	out = e.Clone()
 	if raw != nil {
@@ -206,17 +209,18 @@ func (b *Backend) UpdateEntity(ctx context.Context, table string, e api.Entity, 
 		sdkMode = aztables.UpdateModeMerge
 	}
 	client := b.svc.NewClient(table)
+	var raw *http.Response
 	if ifMatch == "" {
-		resp, err := client.UpsertEntity(ctx, body, &aztables.UpsertEntityOptions{UpdateMode: sdkMode})
+		resp, err := client.UpsertEntity(policy.WithCaptureResponse(ctx, &raw), body, &aztables.UpsertEntityOptions{UpdateMode: sdkMode})
 		if err != nil {
-			return "", mapError("upsert entity", err)
+			return "", mapAnswer("upsert entity", err, raw)
 		}
 		return string(resp.ETag), nil
 	}
 	m := azcore.ETag(ifMatch)
-	resp, err := client.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{UpdateMode: sdkMode, IfMatch: &m})
+	resp, err := client.UpdateEntity(policy.WithCaptureResponse(ctx, &raw), body, &aztables.UpdateEntityOptions{UpdateMode: sdkMode, IfMatch: &m})
 	if err != nil {
-		return "", mapError("update entity", err)
+		return "", mapAnswer("update entity", err, raw)
 	}
 	return string(resp.ETag), nil
 }
@@ -229,8 +233,9 @@ func (b *Backend) DeleteEntity(ctx context.Context, table, partitionKey, rowKey,
 		return err
 	}
 	m := azcore.ETag(ifMatch)
-	_, err = b.svc.NewClient(table).DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &m})
-	return mapError("delete entity", err)
+	var raw *http.Response
+	_, err = b.svc.NewClient(table).DeleteEntity(policy.WithCaptureResponse(ctx, &raw), partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &m})
+	return mapAnswer("delete entity", err, raw)
 }
 
 // GetEntity reads one entity and decodes it from the raw answer. aztables v1.4.1 has no
@@ -246,7 +251,7 @@ func (b *Backend) GetEntity(ctx context.Context, table, partitionKey, rowKey str
 	var raw *http.Response
 	resp, err := b.svc.NewClient(table).GetEntity(policy.WithCaptureResponse(ctx, &raw), partitionKey, rowKey, nil)
 	if err != nil {
-		return api.Entity{}, mapError("get entity", err)
+		return api.Entity{}, mapAnswer("get entity", err, raw)
 	}
 	if raw == nil {
 		return api.Entity{}, &driver.TransportError{Op: "sdk get entity", Err: errors.New("no response captured")}
@@ -286,7 +291,7 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 	var raw *http.Response
 	resp, err := b.svc.NewClient(table).NewListEntitiesPager(opts).NextPage(policy.WithCaptureResponse(ctx, &raw))
 	if err != nil {
-		return api.Page{}, mapError("query entities", err)
+		return api.Page{}, mapAnswer("query entities", err, raw)
 	}
 	if raw == nil {
 		return api.Page{}, &driver.TransportError{Op: "sdk query entities", Err: errors.New("no response captured")}

@@ -1,0 +1,247 @@
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// State is what happened to a spec, as its runner saw it.
+type State string
+
+// The states of a spec's run.
+const (
+	// Passed: the spec's body ran to its end and every assertion held.
+	Passed State = "passed"
+	// Failed: the backend answered, and an assertion on the answer failed (an answer that
+	// could not be read is an answer).
+	Failed State = "failed"
+	// BlockedState: a precondition failed: a step the spec relies on, which another rule
+	// (Result.BlockedBy) covers, so the spec's own subject never ran.
+	BlockedState State = "blocked"
+	// NoAnswer: a call got no answer (transport error, timeout, throttling that outlasted
+	// its retries), or the spec itself timed out or panicked.
+	NoAnswer State = "no-answer"
+	// NotExpressible: the driver could not send a request the spec needs.
+	NotExpressible State = "not-expressible"
+	// SkippedState: the backend lacks a capability the spec needs.
+	SkippedState State = "skipped"
+	// LeftOut: the run's label filter or selection left the spec out.
+	LeftOut State = "left-out"
+	// Stopped: the run was interrupted before or while the spec ran.
+	Stopped State = "interrupted"
+)
+
+// Result is what a spec's run produced: its state and typed evidence.
+type Result struct {
+	State State `json:"state"`
+	// Signature is what a failure looked like (Failed, BlockedState).
+	Signature fixtures.Signature `json:"signature,omitzero"`
+	// BlockedBy is the rule whose precondition failed (BlockedState).
+	BlockedBy string `json:"blockedBy,omitempty"`
+	// Choices is how many choices among allowed behaviours the spec recorded.
+	Choices int `json:"choices,omitempty"`
+	// Failure is the failure's message, kept as evidence (Decide does not read it).
+	Failure string `json:"failure,omitempty"`
+}
+
+// ExpectationKind is what a profile expects of a rule, compared with Azure Table Storage.
+type ExpectationKind string
+
+// The kinds of expectation.
+const (
+	// SameAsStorage: the profile answers as Storage does (the spec as written).
+	SameAsStorage ExpectationKind = "same"
+	// Differs: the profile answers differently, as Expectation.Answer records.
+	Differs ExpectationKind = "differs"
+	// NotSupported: the profile does not support the rule's feature; the backend refuses
+	// it (501 NotImplemented or 405 MethodNotAllowed unless Expectation.Answer says
+	// otherwise), and the rule is not applicable.
+	NotSupported ExpectationKind = "not-supported"
+)
+
+// Expectation is what a profile expects of one rule.
+type Expectation struct {
+	Kind ExpectationKind `json:"kind"`
+	// Answer is the recorded different answer (Differs) or refusal (NotSupported): a
+	// status and, when not empty, an error code. A Differs expectation with a zero Answer
+	// is a difference of shape (order, format): the backend answered with success and the
+	// spec's assertion on the answer's shape failed; an error status never matches it.
+	Answer fixtures.Signature `json:"answer,omitzero"`
+	// StorageAllowed is true when a backend that answers as Storage does also meets the
+	// profile (a difference the profile allows rather than requires, e.g. unsorted
+	// results).
+	StorageAllowed bool `json:"storageAllowed,omitempty"`
+	// Difference says the difference in words, with its evidence.
+	Difference string `json:"difference,omitempty"`
+}
+
+// Storage is the expectation of the storage profile, for every rule.
+var Storage = Expectation{Kind: SameAsStorage}
+
+// The profiles.
+const (
+	ProfileStorage = "storage"
+	ProfileCosmos  = "cosmos"
+)
+
+// ExpectationOf is what profile expects of rule r: the storage profile (and "") expects
+// Storage's answer; the cosmos profile reads the rule's documented Cosmos DB difference, a
+// difference it allows rather than requires. The catalogue holds the differences; this is
+// the one place that turns them into expectations.
+func ExpectationOf(r spec.Rule, profile string) Expectation {
+	if profile == ProfileCosmos && r.CosmosDifference != "" {
+		return Expectation{Kind: Differs, StorageAllowed: true, Difference: r.CosmosDifference}
+	}
+	return Storage
+}
+
+// answered reports whether a failure with signature got is the answer e expects.
+func (e Expectation) answered(got fixtures.Signature) bool {
+	switch e.Kind {
+	case Differs:
+		if e.Answer.Status == 0 {
+			return got.Status == 0 && got.Assertion != ""
+		}
+		return got.Status == e.Answer.Status && (e.Answer.Code == "" || got.Code == e.Answer.Code)
+	case NotSupported:
+		if e.Answer.Status != 0 {
+			return got.Status == e.Answer.Status && (e.Answer.Code == "" || got.Code == e.Answer.Code)
+		}
+		return got.Status == 501 || got.Status == 405
+	}
+	return false
+}
+
+// Decision is what a spec's outcome is, and what it means for the run.
+type Decision struct {
+	Outcome Outcome `json:"outcome"`
+	// Against is true when the outcome counts against the backend's conformance: a
+	// failure (listed in the baseline or not) of a MUST rule.
+	Against bool `json:"against,omitempty"`
+	// Unexpected is true when the outcome is not what the baseline and the profile expect:
+	// a failure not listed, listed with another signature, a pass of a listed spec, a
+	// block not listed. An unexpected outcome fails the run (exit status 1).
+	Unexpected bool `json:"unexpected,omitempty"`
+	// Selected is false when the run's filter left the spec out: it is not part of what
+	// the verdict covers.
+	Selected bool `json:"selected"`
+	// Why says, when the baseline or the profile changed the outcome, how (the listed and
+	// the new failure, the profile's difference, a baseline entry the profile makes
+	// unnecessary).
+	Why string `json:"why,omitempty"`
+}
+
+// Decide is a spec's outcome: from what happened to it (r), its rule's level, the
+// profile's expectation of the rule and the backend's baseline entry for the spec (nil
+// when none lists it). In order:
+//
+//   - left out, skipped, not expressible, interrupted: not judged; no answer: an error,
+//     whatever the baseline lists;
+//   - blocked: blocked by the rule named, expected only when the baseline lists the spec
+//     as blocked by that rule;
+//   - failed: the profile's documented answer is a documented difference (or, for a
+//     feature the profile does not support, not applicable), whatever the baseline says;
+//     else a failure the baseline lists with the same signature is an expected failure
+//     (flaky when the entry is), any other a failure;
+//   - passed: a profile that requires a different answer fails it; a flaky entry makes it
+//     flaky, a spec-level entry an unexpected pass; a non-MUST rule that recorded a
+//     choice is information.
+//
+// A baseline entry without a signature matches no failure: it says nothing a failure
+// could be checked against.
+func Decide(r Result, level spec.Level, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
+	d := decide(r, level, exp, entry)
+	d.Selected = r.State != LeftOut
+	d.Against = d.Outcome.Describe().AgainstBackend && level == spec.Must
+	return d
+}
+
+func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
+	switch r.State {
+	case LeftOut, SkippedState, NotExpressible:
+		return Decision{Outcome: Skipped}
+	case Stopped:
+		return Decision{Outcome: Interrupted}
+	case NoAnswer:
+		return Decision{Outcome: Error}
+	case BlockedState:
+		if entry != nil && entry.Blocked != "" && entry.Blocked == r.BlockedBy {
+			return Decision{Outcome: Blocked, Why: "the baseline lists it as blocked by " + r.BlockedBy}
+		}
+		d := Decision{Outcome: Blocked, Unexpected: true}
+		if entry != nil {
+			d.Why = fmt.Sprintf("the baseline lists %s; now blocked by %s", listed(*entry), r.BlockedBy)
+		}
+		return d
+	case Failed:
+		return decideFailure(r.Signature, exp, entry)
+	case Passed:
+		return decidePass(r, level, exp, entry)
+	}
+	return Decision{Outcome: Error, Why: fmt.Sprintf("unknown state %q", r.State)}
+}
+
+func decideFailure(sig fixtures.Signature, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
+	if exp.answered(sig) {
+		d := Decision{Outcome: DocumentedDiff, Why: exp.Difference}
+		if exp.Kind == NotSupported {
+			d.Outcome = NotApplicable
+		}
+		if entry != nil {
+			d.Why += " (the baseline's entry for it is not needed under this profile)"
+		}
+		return d
+	}
+	switch {
+	case entry == nil:
+		d := Decision{Outcome: Fail, Unexpected: true}
+		if exp.Kind != SameAsStorage {
+			d.Why = "the profile expects " + exp.describe() + "; got " + sig.String()
+		}
+		return d
+	case entry.Blocked != "" || !entry.Signature.Matches(sig):
+		return Decision{Outcome: Fail, Unexpected: true, Why: fmt.Sprintf("the baseline lists %s; now %s", listed(*entry), sig)}
+	case entry.Flaky:
+		return Decision{Outcome: Flaky, Why: "flaky on this backend: " + entry.Reason}
+	}
+	return Decision{Outcome: ExpectedFail, Why: entry.Evidence}
+}
+
+func decidePass(r Result, level spec.Level, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
+	switch {
+	case exp.Kind == Differs && !exp.StorageAllowed:
+		return Decision{Outcome: Fail, Unexpected: true, Why: "answered as Azure Table Storage does; the profile expects " + exp.describe()}
+	case entry != nil && entry.Flaky:
+		return Decision{Outcome: Flaky, Why: "flaky on this backend: " + entry.Reason}
+	case entry != nil && entry.Spec != "":
+		return Decision{Outcome: UnexpectedPass, Unexpected: true, Why: "the baseline lists " + listed(*entry)}
+	case r.Choices > 0 && level != spec.Must:
+		return Decision{Outcome: Info}
+	}
+	return Decision{Outcome: Pass}
+}
+
+// listed says what a baseline entry expects.
+func listed(e fixtures.ExpectedFailure) string {
+	if e.Blocked != "" {
+		return "it as blocked by " + e.Blocked
+	}
+	s := "it as failing with " + e.Signature.String()
+	if e.Evidence != "" {
+		s += " (" + e.Evidence + ")"
+	}
+	return s
+}
+
+func (e Expectation) describe() string {
+	s := string(e.Kind)
+	if e.Answer != (fixtures.Signature{}) {
+		s += " " + e.Answer.String()
+	}
+	if e.Difference != "" {
+		s += " (" + e.Difference + ")"
+	}
+	return s
+}

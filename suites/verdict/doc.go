@@ -1,0 +1,19 @@
+// Package verdict decides what a run means, in one place, as pure functions: a spec's
+// outcome from what happened to it (Result, with its typed evidence), its rule's level, the
+// profile's expectation and the backend's baseline entry (Decide); a rule's cell from its
+// specs' decisions (Cell); a backend's verdict sentence from its cells (Judge); the exit
+// status of `conform run` (Exit) and of `conform replay` (ReplayExit); and how two outcomes
+// compare for `conform report --diff` (Compare).
+//
+// Everything upstream only records (the framework's runner attaches a Result to each spec,
+// the report reads it back); everything downstream only shows the decisions. No other code
+// decides an outcome.
+//
+// Profiles plug in through Expectation: for each rule, a profile (storage, cosmos) expects
+// the same answer as Azure Table Storage, a different recorded answer (status and code, or
+// a difference of shape), or that the feature is not supported (not applicable).
+// ExpectationOf reads it from the rule catalogue.
+//
+// It may import the standard library, the contract (reference/spec, reference/api) and
+// fixtures; nothing else.
+package verdict

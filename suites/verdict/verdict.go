@@ -1,0 +1,272 @@
+package verdict
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Cell is a rule's result on one backend, from its specs' decisions: the worst outcome,
+// except that a rule with specs that passed and specs that were skipped (not left out by
+// the filter) is partial, never pass. A cell counts against the backend when any of its
+// specs does, and is unexpected when any of them is, whatever outcome it shows.
+func Cell(specs []Decision) Decision {
+	c := Decision{Outcome: NotRun}
+	skipped, passed := false, false
+	for _, s := range specs {
+		if !s.Selected {
+			continue // left out by the filter: not part of what the verdict covers
+		}
+		c.Selected = true
+		c.Against = c.Against || s.Against
+		c.Unexpected = c.Unexpected || s.Unexpected
+		switch s.Outcome {
+		case Skipped:
+			skipped = true
+		case Pass, Info:
+			passed = true
+		}
+		if Worse(s.Outcome, c.Outcome) {
+			c.Outcome = s.Outcome
+		}
+	}
+	if c.Outcome == NotRun && len(specs) > 0 {
+		c.Outcome = Skipped
+	}
+	if skipped && passed && (c.Outcome == Pass || c.Outcome == Info) {
+		c.Outcome = Partial
+	}
+	return c
+}
+
+// Kind is the kind of a backend's verdict.
+type Kind string
+
+// The verdicts.
+const (
+	Conforms       Kind = "conforms"         // every applicable MUST rule of the catalogue ran and passed
+	ConformsOn     Kind = "conforms-on"      // every MUST rule that ran passed, but not all of them ran (filter, skips, blocks)
+	ConformsToCore Kind = "conforms-to-core" // only MUST rules of extended features fail
+	DoesNotConform Kind = "does-not-conform" // a core MUST rule fails
+	Inconclusive   Kind = "inconclusive"     // nothing fails, but some specs got no answer
+	KindStopped    Kind = "interrupted"      // the run was interrupted
+	KindNotRun     Kind = "not-run"          // the backend could not be started
+)
+
+// Coverage says which MUST rules a verdict covers.
+type Coverage struct {
+	// MustRules is the number of MUST rules in the catalogue.
+	MustRules int `json:"mustRules"`
+	// Selected is the number of MUST rules with at least one spec selected (not left out
+	// by the filter).
+	Selected int `json:"selected"`
+	// Passed is the number of selected MUST rules whose every spec ran and passed, or
+	// answered as the profile documents.
+	Passed int `json:"passed"`
+	// Failing is the number of selected MUST rules that fail (against the backend).
+	Failing int `json:"failing"`
+	// FailingUnexpected is how many of the failing rules fail in a way the baseline does
+	// not list.
+	FailingUnexpected int `json:"failingUnexpected,omitempty"`
+	// NotApplicable is the number of selected MUST rules the profile does not support.
+	NotApplicable int `json:"notApplicable,omitempty"`
+	// Unjudged is the number of selected MUST rules neither passed nor failing (skipped,
+	// partial, blocked, errors, interrupted).
+	Unjudged int `json:"unjudged"`
+	// Filter is the label filter of the run, if any.
+	Filter string `json:"filter,omitempty"`
+}
+
+// RuleCell is one rule's cell on a backend, as Judge reads it.
+type RuleCell struct {
+	Rule spec.Rule
+	Cell Decision
+}
+
+// Backend is what Judge knows of a backend's run beside its cells.
+type Backend struct {
+	// StartError is set when the backend could not be started or reached.
+	StartError string
+	// Interrupted is true when the run stopped before its end.
+	Interrupted bool
+	// Filter is the run's label filter.
+	Filter string
+	// Errors names the specs that got no answer (their count is len(Errors) unless
+	// ErrorCount is larger).
+	Errors     []string
+	ErrorCount int
+}
+
+// Verdict is a backend's verdict: its kind, the sentence the report shows, and what it
+// covers.
+type Verdict struct {
+	Kind            Kind
+	Sentence        string
+	Coverage        Coverage
+	FailingFeatures []string
+}
+
+// Judge gives a backend its verdict over the MUST rules: "conforms" only when every MUST
+// rule of the catalogue that applies to the profile ran and passed (a documented
+// difference of the profile is a pass; a rule the profile does not support is neither
+// passed nor failed); when fewer ran (a filter, skipped or blocked specs) and all of those
+// passed, "conforms on N of M MUST rules", saying what the verdict covers. Failing MUST
+// rules make it "does not conform", or "conforms to core" when only extended features
+// fail, and the sentence says whether the baseline lists every one of them; with none
+// failing, specs without an answer make it "inconclusive", naming them.
+func Judge(cells []RuleCell, b Backend) Verdict {
+	if b.StartError != "" {
+		return Verdict{Kind: KindNotRun, Sentence: "not run"}
+	}
+	cov := Coverage{Filter: b.Filter}
+	coreOK := true
+	features := map[string]bool{}
+	for _, rc := range cells {
+		r, c := rc.Rule, rc.Cell
+		if r.Level != spec.Must {
+			continue
+		}
+		cov.MustRules++
+		if !c.Selected {
+			continue
+		}
+		cov.Selected++
+		switch {
+		case c.Against:
+			cov.Failing++
+			if c.Unexpected {
+				cov.FailingUnexpected++
+			}
+			if r.FeatureOrCore() == spec.Core {
+				coreOK = false
+			} else {
+				features[string(r.Feature)] = true
+			}
+		case c.Outcome == Pass || c.Outcome == DocumentedDiff:
+			cov.Passed++
+		case c.Outcome == NotApplicable:
+			cov.NotApplicable++
+		default:
+			cov.Unjudged++
+		}
+	}
+	v := Verdict{Coverage: cov}
+	for f := range features {
+		v.FailingFeatures = append(v.FailingFeatures, f)
+	}
+	sort.Strings(v.FailingFeatures)
+	scope := ""
+	if cov.Filter != "" {
+		scope = " (filter " + cov.Filter + ")"
+	}
+	applicable := cov.MustRules - cov.NotApplicable
+	listed := ""
+	if cov.Failing > 0 && cov.FailingUnexpected == 0 {
+		listed = ", each as its baseline lists"
+	}
+	errors := b.ErrorCount
+	if errors < len(b.Errors) {
+		errors = len(b.Errors)
+	}
+	switch {
+	case cov.Failing > 0 && coreOK:
+		v.Kind = ConformsToCore
+		v.Sentence = fmt.Sprintf("conforms to core: %d MUST rules of extended features fail%s; passed %d of %d%s", cov.Failing, listed, cov.Passed, cov.Selected, scope)
+	case cov.Failing > 0:
+		v.Kind = DoesNotConform
+		v.Sentence = fmt.Sprintf("does not conform: %d MUST rules fail%s; passed %d of %d%s", cov.Failing, listed, cov.Passed, cov.Selected, scope)
+	case errors > 0:
+		v.Kind = Inconclusive
+		v.Sentence = fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, strings.Join(b.Errors, "; "))
+	case cov.Passed == applicable && applicable > 0 && cov.Selected == cov.MustRules:
+		v.Kind, v.Sentence = Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", applicable)
+		if cov.NotApplicable > 0 {
+			v.Sentence = fmt.Sprintf("conforms: all %d applicable MUST rules ran and passed (%d not applicable to the profile)", applicable, cov.NotApplicable)
+		}
+	default:
+		v.Kind = ConformsOn
+		v.Sentence = fmt.Sprintf("conforms on %d of %d MUST rules%s", cov.Passed, applicable, scope)
+		if cov.NotApplicable > 0 {
+			v.Sentence += fmt.Sprintf(" (%d not applicable to the profile)", cov.NotApplicable)
+		}
+		if cov.Unjudged > 0 {
+			v.Sentence += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
+		}
+	}
+	if b.Interrupted {
+		v.Kind = KindStopped
+		v.Sentence = "interrupted: the run stopped before its end; so far " + v.Sentence
+	}
+	return v
+}
+
+// Exit statuses of `conform run` and `conform replay`.
+const (
+	ExitOK           = 0
+	ExitFailed       = 1
+	ExitUsage        = 2
+	ExitInconclusive = 3
+	ExitInterrupted  = 130
+)
+
+// Tally is what Exit reads of one backend's run.
+type Tally struct {
+	// StartError is true when the backend could not be started or reached.
+	StartError bool
+	// Unexpected counts the specs whose decision is unexpected (Decision.Unexpected).
+	Unexpected int
+	// BaselineProblems counts what the baseline says that the run showed untrue (stale
+	// entries, a rule-level entry whose rule passed).
+	BaselineProblems int
+	// Errors counts the specs that got no answer.
+	Errors int
+	// Interrupted is true when the run stopped before its end.
+	Interrupted bool
+}
+
+// Exit is the exit status of `conform run` over its backends: 2 when one could not be
+// started or reached; 130 when the run was interrupted; 1 when anything is unexpected
+// (unless the run rewrites the baselines, which makes failures expected); 3 when some
+// spec got no answer; 0 only when everything ran and met the baseline and the profile.
+func Exit(backends []Tally, updatingBaseline bool) int {
+	failed, errored, interrupted := false, false, false
+	for _, b := range backends {
+		if b.StartError {
+			return ExitUsage
+		}
+		interrupted = interrupted || b.Interrupted
+		failed = failed || b.Unexpected+b.BaselineProblems > 0
+		errored = errored || b.Errors > 0
+	}
+	switch {
+	case interrupted:
+		return ExitInterrupted
+	case failed && !updatingBaseline:
+		return ExitFailed
+	case errored:
+		return ExitInconclusive
+	}
+	return ExitOK
+}
+
+// Replay is what ReplayExit reads of a replay.
+type Replay struct {
+	Agree, Disagree int
+	// Stopped says why the replay stopped before its last recording, if it did.
+	Stopped string
+}
+
+// ReplayExit is the exit status of `conform replay`: 1 when an exchange disagrees; 3
+// (inconclusive) when it stopped early or compared no exchange at all; 0 only when every
+// recording was replayed and at least one exchange was compared, and all agreed.
+func ReplayExit(r Replay) int {
+	switch {
+	case r.Disagree > 0:
+		return ExitFailed
+	case r.Stopped != "" || r.Agree == 0:
+		return ExitInconclusive
+	}
+	return ExitOK
+}
