@@ -9,10 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"syscall"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
