@@ -139,6 +139,8 @@ func runOneBackend(arg string, o childOptions) int {
 		writeCorpus(corpusPath(o.rawOut), replayCorpus(target, o.profile))
 	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
+	// A long documented wait (a deleted table's name) shows on the terminal as it goes.
+	framework.SetProgress(func(line string) { emit(event{Kind: "note", Text: line}) })
 	cfg := framework.Config{
 		Backends:         []string{arg},
 		Open:             func(context.Context, string) (*framework.Target, error) { return target, nil },
