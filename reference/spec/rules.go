@@ -72,6 +72,10 @@ type Rule struct {
 	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
 	// that explains a failure of this rule (EVIDENCE.md 8), in words a user understands.
 	CosmosDifference string
+	// Evidence lists the facts the rule rests on, each with its strength (docs/EVIDENCE.md);
+	// empty means the one fact its Source states (Facts). A MUST rests only on traffic or
+	// documentation (LevelOutrunsEvidence).
+	Evidence []Fact
 	// Unbreakable, when set, says why no wrong-backend decorator can break this rule (from
 	// the list in unbreakable.go; a rule declares none itself).
 	Unbreakable string
@@ -119,6 +123,11 @@ func (r Rule) validate() error {
 		return fmt.Errorf("rule %s: no text", r.ID)
 	case !strings.HasPrefix(r.Source, "https://"):
 		return fmt.Errorf("rule %s: source %q is not a URL", r.ID, r.Source)
+	}
+	for _, f := range r.Evidence {
+		if f.Cite == "" || !f.Strength.Valid() {
+			return fmt.Errorf("rule %s: fact %q has no citation or an unknown strength %q", r.ID, f.Cite, f.Strength)
+		}
 	}
 	return nil
 }

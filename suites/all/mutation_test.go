@@ -112,7 +112,10 @@ func runSuite(ctx context.Context, dir string, r *suiteRun) {
 	ctx, cancel := context.WithTimeout(ctx, mutationRunTimeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "CONFORM_BACKENDS="+r.target, "CONFORM_IGNORE_BASELINES=1", "CONFORM_KEEP_FAILED=0")
+	// Transport mutants drop connections on purpose: the retries of each call (as the SDKs
+	// retry) need not wait an SDK's delays for that.
+	cmd.Env = append(os.Environ(), "CONFORM_BACKENDS="+r.target, "CONFORM_IGNORE_BASELINES=1", "CONFORM_KEEP_FAILED=0",
+		"CONFORM_RETRY_DELAY=2ms")
 	if r.timeout > 0 {
 		cmd.Env = append(cmd.Env, "CONFORM_SPEC_TIMEOUT="+r.timeout.String())
 	}
@@ -394,7 +397,8 @@ func TestMutants(t *testing.T) {
 }
 
 // mergeSelection returns the stored mutation data with the results of a selection of
-// mutants in place of their stored ones, and the rules they showed to have specs added.
+// mutants in place of their stored ones, and the rules they claim or caught that showed to
+// have specs added.
 func mergeSelection(sel MutationData) (MutationData, error) {
 	raw, err := os.ReadFile(mutationDataFile)
 	if err != nil {
@@ -423,10 +427,26 @@ func mergeSelection(sel MutationData) (MutationData, error) {
 			out.Caught++
 		}
 	}
+	// The rules shown to have specs: the stored ones, and those the selection's mutants
+	// claim or caught that ran on their base (a full run settles the others).
 	specified := map[string]bool{}
-	for _, id := range append(stored.Specified, sel.Specified...) {
-		if _, ok := spec.LookupRule(id); ok {
-			specified[id] = true
+	selRan := map[string]bool{}
+	for _, id := range sel.Specified {
+		selRan[id] = true
+	}
+	for _, id := range stored.Specified {
+		specified[id] = true
+	}
+	for _, m := range sel.Mutants {
+		for _, id := range append(append([]string(nil), m.Breaks...), m.Killed...) {
+			if selRan[id] {
+				specified[id] = true
+			}
+		}
+	}
+	for id := range specified {
+		if _, ok := spec.LookupRule(id); !ok {
+			delete(specified, id)
 		}
 	}
 	out.Specified = slices.Sorted(maps.Keys(specified))

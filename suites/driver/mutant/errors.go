@@ -93,7 +93,7 @@ var (
 		Name:        "error-codes-scrambled",
 		Description: "answers every failure with its right HTTP status but another error code of that status",
 		Breaks: []string{"modify.insert.conflict", "concurrency.stale-etag.replace", "tables.create.conflict",
-			"tables.delete.not-found", "query.filter.syntax", "query.top.over-max",
+			"tables.delete.not-found", "query.filter.syntax",
 			// TableBeingDeleted becomes EntityAlreadyExists: the only wrong answers these MAY rules have.
 			"tables.delete.name-reuse", "pattern.high-volume-delete.name-reuse"},
 		Areas: []spec.Area{spec.AreaEntities, spec.AreaBatch, spec.AreaPatterns},
