@@ -90,9 +90,16 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 	for _, name := range recordedTables(rec) {
 		st.table(name)
 	}
-	// Even after an exchange got no answer: a lost answer may hide a table created (the
-	// cleanup is bounded in time, and retries as the SDKs do).
-	defer r.cleanup(st)
+	// Even after an exchange got no answer: a lost answer may hide a table created. The
+	// cleanup retries as the SDKs do, within a bound that is short when the backend has
+	// stopped answering.
+	defer func() {
+		budget := cleanupBudget
+		if res.NoAnswer {
+			budget = cleanupBudgetNoAnswer
+		}
+		r.cleanup(st, budget)
+	}()
 	created := map[string]bool{}
 	for _, name := range tablesToCreate(rec) {
 		if err := r.createTable(ctx, st.table(name)); err != nil {
@@ -841,14 +848,20 @@ func (r *Replayer) headers(req *http.Request) {
 	req.Header.Set("Accept", "application/json;odata=minimalmetadata")
 }
 
-// cleanupAttempts bounds the deletes of one table at the end of a recording's replay.
-const cleanupAttempts = 4
+// cleanupAttempts bounds the deletes of one table at the end of a recording's replay;
+// cleanupBudget bounds the whole cleanup of a recording, cleanupBudgetNoAnswer when one of
+// its exchanges got no answer (the backend may have stopped answering).
+const (
+	cleanupAttempts       = 4
+	cleanupBudget         = 30 * time.Second
+	cleanupBudgetNoAnswer = 3 * time.Second
+)
 
 // cleanup deletes every table the replay of one recording may have created. A delete that
 // gets no answer, or an answer that the service was busy or timed out, is sent again after
 // a growing pause, as the SDKs retry: a lost answer must not leave a table behind.
-func (r *Replayer) cleanup(st *state) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+func (r *Replayer) cleanup(st *state, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	for _, live := range st.tables {
 		pause := 100 * time.Millisecond
