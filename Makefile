@@ -1,7 +1,8 @@
 # conform: the two commands a newcomer needs are `make report` (the main job) and
-# `make test` (everything CI runs). Both install what they need: Go modules through the
-# module proxy, Azurite from the npm lock file. Neither installs system packages: Chromium
-# for the browser test comes from `make browser` (or CI's scripts/ci-deps.sh).
+# `make test` (the quick tests, minutes); `make test-all` is everything CI runs. All install
+# what they need: Go modules through the module proxy, Azurite from the npm lock file. None
+# installs system packages: Chromium for the browser test comes from `make browser` (or CI's
+# scripts/ci-deps.sh).
 
 GO            ?= go
 
@@ -18,6 +19,13 @@ MUTATION_SAMPLE ?= 0
 MUTATION_SEED  ?= 1
 # staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
 STATICCHECK_VERSION ?= v0.8.2
+# gotestsum prints a line per package and the closing summary of make test and test-all;
+# internal/testprogress, between it and go test, adds a line whenever 25 s pass without
+# one, each skip in one line, and the conformance runs' counts per backend.
+GOTESTSUM_VERSION ?= v1.13.0
+PROGRESS      = $(GO) run ./internal/testprogress
+GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format standard-quiet --hide-summary skipped \
+                --raw-command -- $(PROGRESS) $(GO) test -json
 # Stamped into the binaries by make build, dist and image (conform version prints them).
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -26,16 +34,16 @@ IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
+.PHONY: all report test test-all deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
 
-# Installs the Go modules, then the pinned npm packages (Azurite, the JavaScript SDK) through
-# the same installer the tests use (`conform setup`), which skips an install that matches
-# the committed lock file; idempotent.
-deps:
-	$(GO) mod download
-	$(GO) run ./cmd/conform setup
+# Builds bin/conform (which downloads the Go modules), then installs the pinned npm packages
+# (Azurite, the JavaScript SDK) with it, through the same installer the tests use
+# (`conform setup`), which skips an install that matches the committed lock file; idempotent.
+deps: build
+	@echo "make: installing the pinned npm packages (Azurite, the JavaScript SDK) unless the lock file's are there"
+	@$(PROGRESS) -plain "installing the npm packages" ./bin/conform setup
 
 # Chromium for the browser test of report.html: installs Debian's chromium with apt-get when
 # missing (root only; says so, and says truthfully whether it worked). The test skips
@@ -45,7 +53,8 @@ browser:
 
 ## build: bin/conform, static, stamped with VERSION and COMMIT.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/conform ./cmd/conform
+	@echo "make: building bin/conform (on a fresh clone the Go modules are downloaded and compiled first: a minute or more)"
+	@CGO_ENABLED=0 $(PROGRESS) -plain "building bin/conform" $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/conform ./cmd/conform
 
 ## install-check: `go install .../cmd/conform@INSTALL_CHECK_VERSION` from a scratch module,
 ## offline, with the committed HEAD served by a file-based module proxy.
@@ -79,27 +88,46 @@ browser-report: deps browser
 ## report: the main job: run the suites against the embedded default (the reference and,
 ## where it can be started, Azurite) and write conform-report/ (report.md, report.html,
 ## report.json, junit.xml).
-report: deps build
+report: deps
+	@echo "make: running the suites (the reference, and Azurite where it starts); progress follows"
 	./bin/conform run --out conform-report
 
-## test: vet, then every package's tests with -race, with the conformance suite against
-## the reference in process, the reference over HTTP and Azurite; then the mutation test
-## (the suite against every deliberately wrong backend, one process each), without the race
-## detector: it re-runs the suite's own specs, which the first step ran with it. A spec that
-## fails once against Azurite is run once more (never against the reference), and every spec
-## that passed only when retried is printed at the end. Nothing is
-## taken from Go's test cache: a backend outside the process (Azurite from npm or Docker)
-## can change without any file the cache watches changing.
+## test: vet, then every package's tests with -race and -short, with the conformance suite
+## against the reference in process, the reference over HTTP and Azurite; then the soak of
+## `conform serve --data` under faults (about half a minute), which prints its counts.
+## -short leaves out the tests that take minutes each (each skip is said in one line): the
+## suite through reverse proxies, against a secret-watching server and a backend that hangs
+## after its probe, the mutation test, Azurite started by the provision and SDK driver
+## tests, long randomised runs. A spec that fails once against Azurite is run once more
+## (never against the reference), and every spec that passed only when retried is listed
+## before the closing summary. Nothing is taken from Go's test cache: a backend outside the
+## process (Azurite from npm or Docker) can change without any file the cache watches
+## changing.
 test: deps vet
+	@echo "make: go test -short -race ./... (a line per package, and one at least every 30 s)"
 	@log=$$(mktemp) && \
-	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
-	status=$$?; \
-	if [ -s $$log ]; then echo "Specs that passed only when retried (never on the reference):"; cat $$log; fi; \
-	rm -f $$log; exit $$status
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -short -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; rm -f $$log; exit $$status
+	@echo "make: the soak of conform serve --data under faults"
+	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
+
+## test-all: what CI runs: every test without -short, with -race, and the soak; then the
+## mutation test (the suite against every deliberately wrong backend, one process each),
+## without the race detector: it re-runs the suite's own specs, which the first step ran
+## with it.
+test-all: deps vet
+	@echo "make: go test -race ./... (a line per package, and one at least every 30 s)"
+	@log=$$(mktemp) && \
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; rm -f $$log; exit $$status
+	@echo "make: the soak of conform serve --data under faults"
+	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
+	@echo "make: the mutation test (the suite against each deliberately wrong backend)"
+	$(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 
 vet:
-	$(GO) vet ./...
+	@echo "make: go vet ./..."
+	@$(PROGRESS) -plain "vetting" $(GO) vet ./...
 
 ## lint: vet, gofmt, staticcheck (staticcheck.conf), and the GitHub workflow files with the
 ## reusable action they use (staticcheck and actionlint from the module proxy; actionlint

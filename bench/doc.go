@@ -9,8 +9,13 @@
 // fast but wrong backend fails instead of winning.
 //
 // An operation is one request to the backend: figures (ops/s, entities/s, p50/p99/p99.9
-// latency, errors) come from per-worker HdrHistograms kept by the decorator and merged at
-// the end of a run.
+// latency, errors, throttles) come from per-worker HdrHistograms kept by the decorator and
+// merged at the end of a run. The decorator retries throttling answers as the Azure SDKs do
+// (throttle.go) and counts them per kind, per second and per partition, never as errors.
+//
+// A run can be one shard of many (shard.go): each shard runs every workload in tables of
+// its own and writes its raw measures (raw.go: encoded HdrHistograms, counts, series); Merge
+// (merge.go) adds a run's shards up into one report.
 //
 // It may import the standard library, hdrhistogram-go, aztables/azcore (the SDK ceiling),
 // reference/api, reference/spec, reference/tableserver and fixtures. The benchmark

@@ -360,10 +360,14 @@ func (m *Measured) throttled(k Kind, pk string) {
 	m.partition(pk).Throttles++
 }
 
+// MaxSeconds bounds a per-second series: a run (or a merge of shards) longer than a day
+// counts its later seconds in the last one.
+const MaxSeconds = 86400
+
 func (m *Measured) second(now time.Time) *Second {
 	i := 0
 	if m.meter != nil {
-		i = max(0, int(now.Sub(m.meter.start)/time.Second))
+		i = min(max(0, int(now.Sub(m.meter.start)/time.Second)), MaxSeconds-1)
 	}
 	for len(m.series) <= i {
 		m.series = append(m.series, Second{})

@@ -42,6 +42,9 @@ type MergedOutcome struct {
 	Summary
 	Series     []Second         `json:"per_second"`
 	Partitions []PartitionTally `json:"partitions,omitempty"`
+	// ThrottlingFrom is where throttling started: the first second whose answers were at
+	// least OnsetShare throttles. Nil when none was.
+	ThrottlingFrom *Onset `json:"throttling_from,omitempty"`
 	// Errors of shards whose run of this workload failed, as "shard I: ...".
 	Failures []string `json:"failures,omitempty"`
 	Note     string   `json:"note,omitempty"`
@@ -119,9 +122,33 @@ func Merge(shards []ShardResults) (*Merged, error) {
 		}
 		mo.Summary = mo.raw.Summary(end.Sub(begin))
 		mo.Series, mo.Partitions = mo.raw.Series, mo.raw.Partitions
+		mo.ThrottlingFrom = throttlingOnset(mo.Series)
 		m.Outcomes = append(m.Outcomes, mo)
 	}
 	return m, nil
+}
+
+// OnsetShare is the throttled share of a second's answers from which throttling counts as
+// started.
+const OnsetShare = 0.01
+
+// Onset is one second of a merged run: its index from the run's start, and the requests
+// (at that second's rate) and throttling answers all shards saw in it.
+type Onset struct {
+	Second    int   `json:"second"`
+	Requests  int64 `json:"requests"`
+	Throttles int64 `json:"throttles"`
+}
+
+// throttlingOnset returns the first second of series whose throttled share is at least
+// OnsetShare.
+func throttlingOnset(series []Second) *Onset {
+	for i, s := range series {
+		if s.Throttles > 0 && throttledShare(s.Requests, s.Throttles) >= OnsetShare {
+			return &Onset{Second: i, Requests: s.Requests, Throttles: s.Throttles}
+		}
+	}
+	return nil
 }
 
 func (s ShardResults) outcome(name string) (ShardOutcome, bool) {
@@ -181,7 +208,10 @@ func (m *Merged) Markdown() []byte {
 	} else {
 		fmt.Fprintf(&b, "each shard ran each workload for %s", r.Duration)
 	}
-	if r.TargetRate > 0 {
+	switch {
+	case r.TargetRate > 0 && r.TargetRateTo > 0:
+		fmt.Fprintf(&b, ", each shard's pace ramped from %s to %s operations/s", num(r.TargetRate), num(r.TargetRateTo))
+	case r.TargetRate > 0:
 		fmt.Fprintf(&b, ", paced at %s operations/s per shard", num(r.TargetRate))
 	}
 	fmt.Fprintf(&b, " (seed %d). Throughput is over the span from the first shard's start to the last one's end, on the backend's clock; "+
@@ -191,11 +221,15 @@ func (m *Merged) Markdown() []byte {
 		fmt.Fprintf(&b, "| %d | %s | %s ± %s | %s (%d samples) |\n", s.Index, s.Started.UTC().Format(time.RFC3339), s.Clock.Offset.Round(time.Millisecond), s.Clock.Uncertainty.Round(time.Millisecond), mdCell(s.Clock.Source), s.Clock.Samples)
 	}
 	b.WriteString("\n## Throughput, latency, throttling\n\n![throughput over time, latency percentiles and throttled share per partition](" + ReportSVG + ")\n\n")
-	b.WriteString("| workload | requests | ops/s | entities/s | p50 µs | p99 µs | p99.9 µs | errors | throttles | throttled share | gave up throttled |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | requests | ops/s | entities/s | p50 µs | p99 µs | p99.9 µs | errors | throttles | throttled share | gave up throttled | throttling from |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var failures, notes []string
 	for _, o := range m.Outcomes {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %.1f%% | %d |\n", mdCell(o.Case), o.Requests, num(o.OpsPerSec), num(o.EntitiesPerSec),
-			num(o.Latency.P50), num(o.Latency.P99), num(o.Latency.P999), o.Errors, o.Throttles, 100*throttledShare(o.Requests, o.Throttles), o.GaveUp)
+		onset := "never"
+		if t := o.ThrottlingFrom; t != nil {
+			onset = fmt.Sprintf("second %d, at %s requests/s", t.Second, num(float64(t.Requests)))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %.1f%% | %d | %s |\n", mdCell(o.Case), o.Requests, num(o.OpsPerSec), num(o.EntitiesPerSec),
+			num(o.Latency.P50), num(o.Latency.P99), num(o.Latency.P999), o.Errors, o.Throttles, 100*throttledShare(o.Requests, o.Throttles), o.GaveUp, onset)
 		for _, f := range o.Failures {
 			failures = append(failures, fmt.Sprintf("- %s, %s", o.Case, f))
 		}
@@ -280,6 +314,11 @@ func (m *Merged) SVG() []byte {
 				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", series.colour, strings.Join(pts, " "))
 			}
 			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555555">%d</text>`+"\n", x0+panelW, py+panelH+14, n)
+			if t := o.ThrottlingFrom; t != nil {
+				x := float64(x0) + float64(t.Second)*step
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="3,2"><title>throttling from second %d, at %d requests/s</title></line>`+"\n",
+					x, py, x, py+panelH, palette[3], t.Second, t.Requests)
+			}
 		}
 		// Panel 2: latency percentiles, bars on a linear axis up to p99.9.
 		x0 += panelW + gap

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"encoding/xml"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,6 +30,14 @@ func shardOf(i, n int, start time.Time, values []int64) ShardResults {
 		w.second(start.Add(time.Duration(v))).Requests++
 		w.partition("p").Requests++
 	}
+	if i == 0 && n == 4 { // shard 0 of 4 met throttling on partition "hot": ten answers, one request
+		for j := 0; j < 10; j++ {
+			w.throttled(KindGet, "hot")
+		}
+		w.partition("hot").Requests++
+		w.tallies[KindGet].requests++
+		_ = w.tallies[KindGet].hist.RecordValue(1_000_000)
+	}
 	raw := m.Raw()
 	res := Result{Case: "PointGet/x", Family: "PointGet", Steps: int64(len(values)), Started: start, Summary: raw.Summary(time.Second)}
 	return ShardResults{Format: ShardFormat, Run: ShardRun{RunID: "r1", Shard: Shard{i, n}, Workloads: []string{"PointGet/x"}, Backend: BackendRun{Name: "b"}, Ops: 4000},
@@ -39,7 +49,7 @@ func shardOf(i, n int, start time.Time, values []int64) ShardResults {
 // the histogram's precision: the same buckets), and every count adds up.
 func TestMergedShardsEqualOneHistogram(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Now().Truncate(time.Second)
 	all := newHistogram()
 	dir := t.TempDir()
 	for i := 0; i < 4; i++ {
@@ -48,6 +58,9 @@ func TestMergedShardsEqualOneHistogram(t *testing.T) {
 			v := int64(200_000 + r.ExpFloat64()*float64(i+1)*300_000) // shards of different speeds
 			vs = append(vs, v)
 			_ = all.RecordValue(v)
+		}
+		if i == 0 {
+			_ = all.RecordValue(1_000_000) // the throttled request
 		}
 		s := shardOf(i, 4, start.Add(time.Duration(i)*time.Second), vs)
 		if _, err := s.Write(dir); err != nil {
@@ -63,7 +76,7 @@ func TestMergedShardsEqualOneHistogram(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := m.Outcomes[0]
-	if o.Requests != 4000 || o.Entities != 4000 || o.Steps != 4000 || len(o.Kinds) != 1 || o.Kinds[0].Requests != 4000 {
+	if o.Requests != 4001 || o.Entities != 4000 || o.Steps != 4000 || o.Throttles != 10 || len(o.Kinds) != 1 || o.Kinds[0].Requests != 4001 {
 		t.Fatalf("merged counts: requests %d entities %d steps %d kinds %+v", o.Requests, o.Entities, o.Steps, o.Kinds)
 	}
 	merged := o.raw.Kinds[0].Histogram()
@@ -82,17 +95,31 @@ func TestMergedShardsEqualOneHistogram(t *testing.T) {
 	if o.Elapsed != 4*time.Second {
 		t.Errorf("span %v, want 4s (first start to last end)", o.Elapsed)
 	}
-	if len(o.Partitions) != 1 || o.Partitions[0].Requests != 4000 {
-		t.Errorf("partitions %+v", o.Partitions)
+	if len(o.Partitions) != 2 || o.Partitions[0] != (PartitionTally{"hot", 1, 10}) || o.Partitions[1] != (PartitionTally{"p", 4000, 0}) {
+		t.Errorf("partitions %+v, want the throttled one first", o.Partitions)
 	}
 	out := t.TempDir()
 	if err := m.WriteFiles(out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{ReportJSON, ReportMarkdown, ReportSVG} {
-		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
+	md, _ := os.ReadFile(filepath.Join(out, ReportMarkdown))
+	for _, want := range []string{"| PointGet/x | 4001 |", "| PointGet/x | hot | 1 | 10 | 90.9% |", "4 shards"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("bench.md lacks %q:\n%s", want, md)
 		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(out, ReportSVG))
+	dec := xml.NewDecoder(strings.NewReader(string(svg)))
+	for {
+		if _, err := dec.Token(); err != nil {
+			if err != io.EOF {
+				t.Fatalf("bench.svg is not well-formed: %v", err)
+			}
+			break
+		}
+	}
+	if !strings.Contains(string(svg), "polyline") || !strings.Contains(string(svg), "hot 90.9%") {
+		t.Errorf("bench.svg lacks the series or the throttled partition")
 	}
 }
 
@@ -188,5 +215,23 @@ func TestShardsSplitOperationsAndKeys(t *testing.T) {
 			t.Fatalf("shard %d: table %q", i, n)
 		}
 		names[n] = true
+	}
+}
+
+func TestThrottlingOnsetIsTheFirstSecondOverOnePercent(t *testing.T) {
+	series := []Second{{Requests: 1000}, {Requests: 1500, Throttles: 5}, {Requests: 1900, Throttles: 40}, {Requests: 1200, Throttles: 900}}
+	got := throttlingOnset(series)
+	if got == nil || *got != (Onset{Second: 2, Requests: 1900, Throttles: 40}) {
+		t.Fatalf("onset %+v, want second 2 (40 of 1940 answers; second 1's 5 of 1505 are under 1%%)", got)
+	}
+	if throttlingOnset(series[:2]) != nil {
+		t.Error("an onset below 1% of a second's answers")
+	}
+	m := &Merged{Run: ShardRun{RunID: "r", Shard: Shard{0, 2}, TargetRate: 100, TargetRateTo: 2000}, Outcomes: []MergedOutcome{{Case: "Insert/x", Series: series, ThrottlingFrom: got}}}
+	if md := string(m.Markdown()); !strings.Contains(md, "second 2, at 1,900 requests/s") || !strings.Contains(md, "ramped from 100 to 2,000") {
+		t.Errorf("bench.md:\n%s", md)
+	}
+	if svg := string(m.SVG()); !strings.Contains(svg, "throttling from second 2") {
+		t.Error("bench.svg does not mark where throttling started")
 	}
 }

@@ -120,7 +120,7 @@ func (r *RawMeasures) Add(o RawMeasures, offset int) {
 		k.hist.Merge(ok.Histogram())
 	}
 	for i, sec := range o.Series {
-		j := max(0, i+offset)
+		j := min(max(0, i+offset), MaxSeconds-1)
 		for len(r.Series) <= j {
 			r.Series = append(r.Series, Second{})
 		}

@@ -92,7 +92,8 @@ func (r *Report) Markdown() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# conform bench\n\n")
 	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
-	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results.\n\n")
+	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results. ")
+	fmt.Fprintf(&b, "A throttle is a 429 or 503 answer, retried as the SDKs retry it, never an error.\n\n")
 	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
 	for _, be := range r.Backends {
 		if be.Error != "" {
@@ -106,7 +107,7 @@ func (r *Report) Markdown() []byte {
 	b.WriteString("![throughput and p99 per workload](" + ReportSVG + ")\n\n")
 	b.WriteString("| workload |")
 	for _, n := range backends {
-		fmt.Fprintf(&b, " %s ops/s | %s entities/s | %s p50 µs | %s p99 µs | %s errors |", n, n, n, n, n)
+		fmt.Fprintf(&b, " %s ops/s | %s entities/s | %s p50 µs | %s p99 µs | %s errors / throttles |", n, n, n, n, n)
 	}
 	for _, n := range backends[min(1, len(backends)):] {
 		fmt.Fprintf(&b, " %s / %s |", backends[0], n)
@@ -126,7 +127,7 @@ func (r *Report) Markdown() []byte {
 				b.WriteString(" failed | | | | |")
 				failures = append(failures, fmt.Sprintf("- %s on %s: %s", c, n, o.Error))
 			default:
-				fmt.Fprintf(&b, " %s | %s | %s | %s | %d |", num(o.OpsPerSec), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors)
+				fmt.Fprintf(&b, " %s | %s | %s | %s | %d / %d |", num(o.OpsPerSec), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors, o.Throttles)
 			}
 			if ok && o.Note != "" && !contains(notes, o.Note) {
 				notes = append(notes, o.Note)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"strings"
 	"sync"
@@ -208,11 +209,14 @@ func wrong(format string, args ...any) error {
 // Load is a case prepared on a backend: its table created and its data loaded. It can be
 // run any number of times; Close deletes its tables.
 type Load struct {
-	Case  Case
-	env   *Env
-	table string
-	wl    *workload
-	runs  int
+	Case Case
+	// env's Backend retries throttling (loading, verification, clean-up); measured is the
+	// backend itself, which the measuring decorator wraps and retries as it counts.
+	env      *Env
+	measured api.Backend
+	table    string
+	wl       *workload
+	runs     int
 }
 
 // Prepare creates the case's table on env's backend and loads its data. ctx bounds the
@@ -221,6 +225,10 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 	if c.setup == nil {
 		return nil, fmt.Errorf("%s: case has no setup", c.Name())
 	}
+	measured := env.Backend
+	unmeasured := *env
+	unmeasured.Backend = retrying{env.Backend}
+	env = &unmeasured
 	table := newTableName()
 	if err := env.Backend.CreateTable(ctx, table); err != nil {
 		return nil, fmt.Errorf("%s: create table %s: %w", c.Name(), table, err)
@@ -230,7 +238,7 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 		_ = env.Backend.DeleteTable(context.WithoutCancel(ctx), table)
 		return nil, fmt.Errorf("%s: load: %w", c.Name(), err)
 	}
-	return &Load{Case: c, env: env, table: table, wl: wl}, nil
+	return &Load{Case: c, env: env, measured: measured, table: table, wl: wl}, nil
 }
 
 // Close deletes the load's tables.
@@ -273,11 +281,41 @@ func (l *Load) Workers() int {
 // Limit bounds a run: by a number of steps (testing.B's b.N), by a duration, or both.
 // Rate, when positive, paces the run at that many steps per second over all its workers
 // (`conform bench --target-rate`): step n starts no earlier than n/Rate seconds into the
-// run, so that the rate where throttling starts can be found.
+// run. With RateTo too, the pace ramps linearly from Rate to RateTo over the run (its
+// Duration, else the time its Ops take at the mean rate), so that one run shows the rate
+// where throttling starts.
 type Limit struct {
 	Ops      int
 	Duration time.Duration
 	Rate     float64
+	RateTo   float64
+}
+
+// startOf is when step n (from 0) may start, counted from the run's start, under the
+// limit's pace; zero when the run is not paced.
+func (l Limit) startOf(n int64) time.Duration {
+	if l.Rate <= 0 {
+		return 0
+	}
+	if l.RateTo <= 0 || l.RateTo == l.Rate {
+		return time.Duration(float64(n) / l.Rate * float64(time.Second))
+	}
+	span := l.Duration.Seconds()
+	if span <= 0 {
+		span = 2 * float64(l.Ops) / (l.Rate + l.RateTo)
+	}
+	if span <= 0 {
+		return 0
+	}
+	// The steps started by t <= span are r0·t + a·t²/2 with a = (r1−r0)/span; past the
+	// span the pace stays at r1.
+	r0, r1 := l.Rate, l.RateTo
+	if inSpan := (r0 + r1) / 2 * span; float64(n) >= inSpan {
+		return time.Duration((span + (float64(n)-inSpan)/r1) * float64(time.Second))
+	}
+	a := (r1 - r0) / span
+	t := (math.Sqrt(r0*r0+2*a*float64(n)) - r0) / a
+	return time.Duration(t * float64(time.Second))
 }
 
 // Timer is the part of testing.B a run uses to exclude preparation and verification from
@@ -333,7 +371,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	workers := make([]*Worker, nw)
 	for i := range workers {
 		seed := l.env.Seed ^ fnv64(uint64(l.runs)<<20|uint64(i))
-		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.env.Backend), Ctx: ctx, Table: l.table}
+		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.measured), Ctx: ctx, Table: l.table}
 	}
 	var (
 		issued   atomic.Int64
@@ -363,7 +401,7 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 				if bound > 0 && n > int64(bound) {
 					break
 				}
-				if limit.Rate > 0 && !pace(ctx, start.Add(time.Duration(float64(n-1)/limit.Rate*float64(time.Second))), deadline) {
+				if limit.Rate > 0 && !pace(ctx, start.Add(limit.startOf(n-1)), deadline) {
 					break
 				}
 				if !deadline.IsZero() && time.Now().After(deadline) {

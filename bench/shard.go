@@ -122,6 +122,24 @@ func UseRun(runID string, shard Shard) {
 	tableRun.shard = shard.Index
 }
 
+// ParseRate reads a --target-rate: "R" (operations per second) or "R1:R2" (a ramp from R1
+// to R2 over the run); "" and "0" mean unpaced.
+func ParseRate(v string) (from, to float64, err error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, 0, nil
+	}
+	a, b, ramp := strings.Cut(v, ":")
+	from, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+	if err == nil && ramp {
+		to, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
+	}
+	if err != nil || from < 0 || to < 0 || from > 1e9 || to > 1e9 || ramp && (from == 0 || to == 0) {
+		return 0, 0, fmt.Errorf("rate %q: want R or R1:R2, operations per second (positive for a ramp)", v)
+	}
+	return from, to, nil
+}
+
 // ClockOffset is how far a shard's clock is from the backend's, measured from the Date
 // header of its answers (one-second resolution): the backend's time is the shard's plus
 // Offset, within ±Uncertainty. Source says how it was measured.
@@ -188,15 +206,17 @@ type ShardRun struct {
 	Backend   BackendRun `json:"backend"`
 	Seed      uint64     `json:"seed"`
 	// Ops is each workload's operation count over all shards (0: each shard runs for
-	// Duration); TargetRate is each shard's pace in operations per second (0: unpaced).
-	Ops        int           `json:"ops,omitempty"`
-	Duration   time.Duration `json:"duration_ns,omitempty"`
-	TargetRate float64       `json:"target_rate,omitempty"`
-	Workers    int           `json:"workers,omitempty"`
-	Large      bool          `json:"large,omitempty"`
+	// Duration); TargetRate is each shard's pace in operations per second (0: unpaced),
+	// ramped to TargetRateTo over the run when that is set (Limit).
+	Ops          int           `json:"ops,omitempty"`
+	Duration     time.Duration `json:"duration_ns,omitempty"`
+	TargetRate   float64       `json:"target_rate,omitempty"`
+	TargetRateTo float64       `json:"target_rate_to,omitempty"`
+	Workers      int           `json:"workers,omitempty"`
+	Large        bool          `json:"large,omitempty"`
 }
 
-// sameRun reports how o differs from r as a run (not as a shard), or "".
+// differs says how o differs from r as a run (not as a shard), or "" when it does not.
 func (r ShardRun) differs(o ShardRun) string {
 	switch {
 	case r.RunID != o.RunID:
@@ -207,7 +227,7 @@ func (r ShardRun) differs(o ShardRun) string {
 		return "other workloads"
 	case r.Backend.Name != o.Backend.Name:
 		return fmt.Sprintf("backend %q, not %q", o.Backend.Name, r.Backend.Name)
-	case r.Ops != o.Ops || r.Duration != o.Duration || r.TargetRate != o.TargetRate || r.Workers != o.Workers || r.Large != o.Large || r.Seed != o.Seed:
+	case r.Ops != o.Ops || r.Duration != o.Duration || r.TargetRate != o.TargetRate || r.TargetRateTo != o.TargetRateTo || r.Workers != o.Workers || r.Large != o.Large || r.Seed != o.Seed:
 		return "other settings (operations, duration, target rate, workers, data size or seed)"
 	}
 	return ""
@@ -303,6 +323,9 @@ func ReadShardFiles(paths []string) ([]ShardResults, error) {
 			return nil, fmt.Errorf("%s: format %q, want %q", f, s.Format, ShardFormat)
 		}
 		for i := range s.Outcomes {
+			if n := len(s.Outcomes[i].Measures.Series); n > MaxSeconds {
+				return nil, fmt.Errorf("%s: %s: %d seconds, more than the %d a series holds", f, s.Outcomes[i].Case, n, MaxSeconds)
+			}
 			if err := s.Outcomes[i].Measures.Decode(); err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", f, s.Outcomes[i].Case, err)
 			}

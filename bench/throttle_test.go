@@ -47,6 +47,13 @@ func (t *throttler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // throttledRun runs PointGet through the REST driver against a reference server behind a
 // throttler that throttles one request in every.
 func throttledRun(t *testing.T, every int64, workers int, limit Limit) (Result, *throttler, error) {
+	return throttledCase(t, "PointGet", false, every, workers, limit)
+}
+
+// throttledCase runs the first case of family against a reference server behind a
+// throttler that throttles one request in every, from the loading on when always is set,
+// else during the timed phase only.
+func throttledCase(t *testing.T, family string, always bool, every int64, workers int, limit Limit) (Result, *throttler, error) {
 	th := &throttler{inner: tableserver.New(reference.New()), every: every}
 	srv := httptest.NewServer(th)
 	t.Cleanup(srv.Close)
@@ -60,14 +67,19 @@ func throttledRun(t *testing.T, every int64, workers int, limit Limit) (Result, 
 	}
 	t.Cleanup(func() { _ = tgt.Close() })
 	env := &Env{Backend: tgt.Backend, Name: "throttled", Seed: 3, Workers: workers, Quick: true}
-	l, err := Prepare(ctx, env, CasesOf("PointGet", false)[0])
+	th.on.Store(always)
+	l, err := Prepare(ctx, env, CasesOf(family, false)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { th.on.Store(false); _ = l.Close(context.Background()) })
+	t.Cleanup(func() {
+		if err := l.Close(context.Background()); err != nil {
+			t.Errorf("clean-up: %v", err)
+		}
+	})
 	th.on.Store(true)
 	res, err := l.Run(ctx, limit, nil)
-	th.on.Store(false)
+	th.on.Store(always)
 	return res, th, err
 }
 
@@ -111,6 +123,20 @@ func TestThrottlingThatNeverEndsIsGivenUp(t *testing.T) {
 	}
 }
 
+// TestThrottlingFailsNoLoadingOrCheck: loading, the read-backs that check a run's writes and
+// the clean-up are retried on throttling too, unmeasured: a throttling service fails none
+// of them, and only the timed phase's throttles are counted.
+func TestThrottlingFailsNoLoadingOrCheck(t *testing.T) {
+	res, th, err := throttledCase(t, "Insert", true, 2, 1, Limit{Ops: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 100 || res.Errors != 0 || res.GaveUp != 0 || res.Throttles == 0 || th.throttled.Load() <= res.Throttles {
+		t.Fatalf("requests %d errors %d given up %d throttles %d; the server throttled %d in all",
+			res.Requests, res.Errors, res.GaveUp, res.Throttles, th.throttled.Load())
+	}
+}
+
 func TestRetryPolicyWaitsAsTheSDKs(t *testing.T) {
 	busy := func(after time.Duration) error {
 		return wire.DecodeError(503, http.Header{"X-Ms-Retry-After-Ms": {strings.TrimSuffix(after.String(), "ms")}}, nil)
@@ -132,5 +158,33 @@ func TestRetryPolicyWaitsAsTheSDKs(t *testing.T) {
 	}
 	if Throttled(wire.DecodeError(500, http.Header{}, []byte(`{"odata.error":{"code":"InternalError"}}`))) || !Throttled(wire.DecodeError(500, http.Header{"X-Ms-Error-Code": {"OperationTimedOut"}}, nil)) {
 		t.Error("500: only OperationTimedOut is throttling")
+	}
+}
+
+func TestPaceRampsBetweenRates(t *testing.T) {
+	flat := Limit{Rate: 100}
+	if got := flat.startOf(250); got != 2500*time.Millisecond {
+		t.Errorf("flat 100/s: step 250 at %v, want 2.5s", got)
+	}
+	for _, l := range []Limit{{Duration: 10 * time.Second, Rate: 100, RateTo: 300}, {Duration: 10 * time.Second, Rate: 300, RateTo: 100}, {Ops: 2000, Rate: 100, RateTo: 300}} {
+		// Over 10 s the mean rate is 200/s: 2000 steps; after that, steps go at RateTo.
+		if got := l.startOf(2000); got < 9999*time.Millisecond || got > 10001*time.Millisecond {
+			t.Errorf("%+v: step 2000 at %v, want 10s", l, got)
+		}
+		if got := l.startOf(2000 + int64(l.RateTo)); got < 10999*time.Millisecond || got > 11001*time.Millisecond {
+			t.Errorf("%+v: a second past the ramp at %v, want 11s", l, got)
+		}
+		prev := time.Duration(-1)
+		for n := int64(0); n < 2500; n += 7 {
+			at := l.startOf(n)
+			if at <= prev {
+				t.Fatalf("%+v: step %d at %v, not after %v", l, n, at, prev)
+			}
+			prev = at
+		}
+		// The pace at the start is Rate: the first second holds about Rate steps.
+		if got := l.startOf(int64(l.Rate)); got < 900*time.Millisecond || got > 1100*time.Millisecond {
+			t.Errorf("%+v: step %v at %v, want about 1s", l, l.Rate, got)
+		}
 	}
 }

@@ -20,6 +20,7 @@ type Service struct {
 	clock                  func() time.Time
 	deleteHold             time.Duration
 	partitionBoundaryPages bool
+	propertyLimits         PropertyLimits
 
 	names       *store.Names // property names, for every table
 	storeConfig store.Config // the production tuning; tests narrow it
@@ -72,14 +73,34 @@ func WithPartitionBoundaryPages(on bool) Option {
 	return func(s *Service) { s.partitionBoundaryPages = on }
 }
 
+// PropertyLimits bound an entity's custom properties: how many it may have and how long a
+// name may be (in UTF-16 units; 0: no bound). The default is Storage's
+// (spec.MaxCustomProperties, spec.MaxPropertyNameLength).
+type PropertyLimits struct {
+	MaxCustomProperties   int
+	MaxPropertyNameLength int
+}
+
+// WithPropertyLimits replaces Storage's property limits, as the Cosmos flavour does with
+// spec.CosmosMaxCustomProperties and spec.CosmosMaxPropertyNameLength. A count above what the
+// store can hold (store.MaxProperties) is cut to it.
+func WithPropertyLimits(l PropertyLimits) Option {
+	return func(s *Service) {
+		l.MaxCustomProperties = min(l.MaxCustomProperties, store.MaxProperties)
+		s.propertyLimits = l
+	}
+}
+
 // New returns an empty Service.
 func New(opts ...Option) *Service {
 	s := &Service{
 		clock:      time.Now,
 		deleteHold: spec.DefaultTableDeleteHold,
-		names:      store.NewNames(),
-		tables:     map[string]*table{},
-		deleting:   map[string]time.Time{},
+		propertyLimits: PropertyLimits{MaxCustomProperties: spec.MaxCustomProperties,
+			MaxPropertyNameLength: spec.MaxPropertyNameLength},
+		names:    store.NewNames(),
+		tables:   map[string]*table{},
+		deleting: map[string]time.Time{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -214,3 +214,25 @@ func TestQueryTablesPageCap(t *testing.T) {
 		t.Fatalf("second page: %v, next %q, %v", page.Tables, page.NextTableName, err)
 	}
 }
+
+// TestQueryTablesBareBooleanFilter: Query Tables with $filter=false, as health checks probe
+// an account, answers no table; true answers them all (E-filter-bare-boolean).
+func TestQueryTablesBareBooleanFilter(t *testing.T) {
+	s, _ := newTestService(t)
+	for filter, want := range map[string]int{"false": 0, "true": 1} {
+		page, err := s.QueryTables(bg, api.TableQuery{Filter: filter})
+		if err != nil || len(page.Tables) != want {
+			t.Errorf("$filter=%s: %v, %v; want %d tables", filter, page.Tables, err, want)
+		}
+	}
+	e := api.NewEntity("p", "r", nil)
+	if _, err := s.InsertEntity(bg, "Tbl", e); err != nil {
+		t.Fatal(err)
+	}
+	for filter, want := range map[string]int{"false": 0, "true": 1} {
+		page, err := s.QueryEntities(bg, "Tbl", api.Query{Filter: filter})
+		if err != nil || len(page.Entities) != want {
+			t.Errorf("Query Entities $filter=%s: %v, %v; want %d entities", filter, page.Entities, err, want)
+		}
+	}
+}

@@ -116,8 +116,8 @@ func checkNonASCIIKey(key string) *spec.Error {
 // checkPropertyName validates a custom property name (DM, EVIDENCE.md 1.3): at most 255
 // characters, not PartitionKey or RowKey, and a C# identifier: a letter or '_', then
 // letters, decimal digits, connecting punctuation, combining marks and format characters.
-func checkPropertyName(name string) *spec.Error {
-	if utf16Len(name) > spec.MaxPropertyNameLength {
+func checkPropertyName(name string, maxLength int) *spec.Error {
+	if maxLength > 0 && utf16Len(name) > maxLength {
 		return spec.ErrPropertyNameTooLong.New()
 	}
 	if name == partitionKeyName || name == rowKeyName {
@@ -212,12 +212,12 @@ func isGuid(s string) bool {
 
 // checkProperty validates one property as sent, name first. A name the store has interned
 // (knownName) was valid when it was first stored, and is not checked again.
-func checkProperty(name string, v api.Value, knownName bool) *spec.Error {
+func checkProperty(name string, v api.Value, knownName bool, maxNameLength int) *spec.Error {
 	if name == timestampName {
 		return nil // ignored, see storedProperty
 	}
 	if !knownName {
-		if err := checkPropertyName(name); err != nil {
+		if err := checkPropertyName(name, maxNameLength); err != nil {
 			return err
 		}
 	}
@@ -227,11 +227,15 @@ func checkProperty(name string, v api.Value, knownName bool) *spec.Error {
 	return checkValue(v)
 }
 
-// checkEntity validates an entity to be written: its keys, the number of properties that
+// checkEntity validates an entity to be written: that it has both keys, the keys, the number of properties that
 // will be stored, then each property in ordinal name order (so that the answer does not
 // depend on map order); a value too large in an entity over 1 MiB is EntityTooLarge. The
 // size of what is stored is checked by checkStoredSize.
 func (s *Service) checkEntity(e api.Entity) *spec.Error {
+	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// An entity without both keys (E-insert-no-keys).
+		return spec.ErrPropertiesNeedValue.New()
+	}
 	if err := checkKey(e.PartitionKey); err != nil {
 		return err
 	}
@@ -244,10 +248,10 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 			count++
 		}
 		if !failed {
-			failed = checkProperty(name, v, s.names.Known(name)) != nil
+			failed = checkProperty(name, v, s.names.Known(name), s.propertyLimits.MaxPropertyNameLength) != nil
 		}
 	}
-	if count > spec.MaxCustomProperties {
+	if count > s.propertyLimits.MaxCustomProperties {
 		return spec.ErrTooManyProperties.New()
 	}
 	if !failed {
@@ -259,7 +263,7 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if err := checkProperty(name, e.Properties[name], false); err != nil {
+		if err := checkProperty(name, e.Properties[name], false, s.propertyLimits.MaxPropertyNameLength); err != nil {
 			if err.Code == spec.ErrPropertyValueTooLarge.Code && api.EntitySize(e) > spec.MaxEntityBytes {
 				// Storage judges the entity's size before its values' sizes
 				// (EVIDENCE.md 13, E-entity-size-first).
@@ -272,9 +276,10 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 }
 
 // checkStoredSize validates the entity that would be stored (after a merge), given its
-// number of stored properties and its size (EntitySize).
-func checkStoredSize(count, size int) *spec.Error {
-	if count > spec.MaxCustomProperties {
+// number of stored properties and its size (EntitySize), against the Service's limit of
+// custom properties.
+func checkStoredSize(count, size, maxCustomProperties int) *spec.Error {
+	if count > maxCustomProperties {
 		return spec.ErrTooManyProperties.New()
 	}
 	if size > spec.MaxEntityBytes {

@@ -206,6 +206,24 @@ func TestEntitySizeBeforeValueSize(t *testing.T) {
 	wantError(t, err, http.StatusBadRequest, "PropertyValueTooLarge")
 }
 
+// TestEntityWithoutKeysIsRefused: the model refuses an entity flagged without a key, as
+// Storage refuses such an insert (E-insert-no-keys), in a transaction too.
+func TestEntityWithoutKeysIsRefused(t *testing.T) {
+	s, _ := newTestService(t)
+	for _, absent := range []api.Absent{api.AbsentPartitionKey, api.AbsentRowKey, api.AbsentPartitionKey | api.AbsentRowKey} {
+		e := ent("", "", "V", api.Int32(10))
+		e.Absent = absent
+		_, err := s.InsertEntity(bg, "Tbl", e)
+		wantError(t, err, http.StatusBadRequest, "PropertiesNeedValue")
+		_, err = s.SubmitBatch(bg, "Tbl", []api.BatchOp{{Kind: api.BatchInsert, Entity: e}})
+		wantError(t, err, http.StatusBadRequest, "PropertiesNeedValue")
+	}
+	page, err := s.QueryEntities(bg, "Tbl", api.Query{})
+	if err != nil || len(page.Entities) != 0 {
+		t.Fatalf("stored %v, %v", page.Entities, err)
+	}
+}
+
 func TestValidationOrderIsDeterministic(t *testing.T) {
 	s, _ := newTestService(t)
 	e := ent("p", "r",

@@ -93,7 +93,7 @@ func (s *Service) store(w *store.Writer, at store.Entry, props map[string]api.Va
 	} else {
 		enc = w.Encode(at, props, storedProperty)
 	}
-	if serr := checkStoredSize(enc.Properties, enc.Size); serr != nil {
+	if serr := checkStoredSize(enc.Properties, enc.Size, s.propertyLimits.MaxCustomProperties); serr != nil {
 		return store.Record{}, serr
 	}
 	ticks := s.nextTick()

@@ -26,6 +26,9 @@ const client = TableClient.fromConnectionString(conn, table, opts);
 
 const field = (name) => (conn.match(new RegExp(name + "=([^;]+)")) || [])[1];
 const endpoint = field("TableEndpoint");
+// Over https the SAS tokens carry spr=https, as SDKs issue them by default; over plain
+// HTTP they must allow http too.
+const sasProtocol = endpoint.startsWith("https:") ? "https" : "https,http";
 const credential = new AzureNamedKeyCredential(field("AccountName"), field("AccountKey"));
 
 async function refused(promise, status, what) {
@@ -120,12 +123,13 @@ async function main() {
     check((await viaPolicy.getEntity("e", "types")).rowKey === "types", "get through the policy SAS");
     await refused(viaPolicy.createEntity({ partitionKey: "e", rowKey: "policy" }), 403, "insert through a read policy SAS");
 
-    // A service SAS and an account SAS (plain HTTP, so protocol https,http).
-    const tableSas = generateTableSas(table, credential, { permissions: { query: true, add: true }, expiresOn: expiry, protocol: "https,http" });
+    // A service SAS and an account SAS (spr as sasProtocol says).
+    const tableSas = generateTableSas(table, credential, { permissions: { query: true, add: true }, expiresOn: expiry, protocol: sasProtocol });
+    check(new URLSearchParams(tableSas).get("spr") === sasProtocol, "the service SAS's spr: " + new URLSearchParams(tableSas).get("spr"));
     const viaSas = new TableClient(endpoint, table, new AzureSASCredential(tableSas), opts);
     await viaSas.createEntity({ partitionKey: "e", rowKey: "sas" });
     await refused(viaSas.deleteEntity("e", "sas"), 403, "delete through a service SAS without d");
-    const accountSas = generateAccountSas(credential, { permissions: { query: true, list: true }, resourceTypes: "co", expiresOn: expiry, protocol: "https,http" });
+    const accountSas = generateAccountSas(credential, { permissions: { query: true, list: true }, resourceTypes: "co", expiresOn: expiry, protocol: sasProtocol });
     const viaAccount = new TableClient(endpoint, table, new AzureSASCredential(accountSas), opts);
     check((await viaAccount.getEntity("e", "sas")).rowKey === "sas", "get through the account SAS");
     await refused(viaAccount.createEntity({ partitionKey: "e", rowKey: "account" }), 403, "insert through a read-only account SAS");

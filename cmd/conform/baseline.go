@@ -45,7 +45,7 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 			return fmt.Errorf("write baseline: %w", err)
 		}
 		added, removed := diffBaselines(old, next)
-		fmt.Fprintf(w, "%s: %d expected failures (%d added, %d removed)\n", path, len(next.Expected), len(added), len(removed))
+		fmt.Fprintf(w, "%s: %d expected failures (%d added, %d removed); %s\n", path, len(next.Expected), len(added), len(removed), nextRunReads(dir))
 		for _, e := range added {
 			fmt.Fprintf(w, "  + %s: %s\n", e.Rule, e.Spec)
 		}

@@ -37,7 +37,7 @@ type benchOptions struct {
 	shard      string
 	runID      string
 	ops        int
-	targetRate float64
+	targetRate string
 }
 
 // benchOpenTimeout bounds opening one backend, an npm install of Azurite included.
@@ -61,7 +61,8 @@ afterwards, and checks a sample of its results.
 
 Throttling answers (429, 503 ServerBusy) are retried as the SDKs retry them and counted as
 throttles, never as errors. --target-rate paces each workload at that many operations per
-second, to find where throttling starts. --ops runs each workload for a number of operations
+second, or ramps from R1 to R2 over the run (--target-rate R1:R2), to find where
+throttling starts. --ops runs each workload for a number of operations
 instead of --duration.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
@@ -89,7 +90,7 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.StringVar(&o.shard, "shard", "", "run as shard I/N of a sharded run (default: from JOB_COMPLETION_INDEX and CONFORM_SHARD_COUNT when set)")
 	f.StringVar(&o.runID, "run-id", "", "the id every shard of a run shares (default $CONFORM_RUN_ID; a fresh one for a single process)")
 	f.IntVar(&o.ops, "ops", 0, "operations per workload, over all shards (instead of --duration)")
-	f.Float64Var(&o.targetRate, "target-rate", 0, "operations per second per shard for each workload (0: as fast as the backend answers)")
+	f.StringVar(&o.targetRate, "target-rate", "", "operations per second per shard for each workload, R or a ramp R1:R2 over the run (default: as fast as the backend answers)")
 	cmd.AddCommand(benchMergeCmd())
 	return cmd
 }
@@ -147,8 +148,12 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if o.duration <= 0 {
 		return usageErr("--duration must be positive")
 	}
-	if o.ops < 0 || o.targetRate < 0 {
-		return usageErr("--ops and --target-rate must not be negative")
+	if o.ops < 0 {
+		return usageErr("--ops must not be negative")
+	}
+	rate, rateTo, err := bench.ParseRate(o.targetRate)
+	if err != nil {
+		return usageErr("--target-rate: %v", err)
 	}
 	shard, sharded, err := benchShard(o)
 	if err != nil {
@@ -183,7 +188,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: o.targetRate}
+	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: rate, RateTo: rateTo}
 	if o.ops > 0 {
 		limit.Duration = 0
 		if sharded {
@@ -285,7 +290,10 @@ func describeLimit(l bench.Limit) string {
 	if l.Ops > 0 {
 		s = fmt.Sprintf("%d operations", l.Ops)
 	}
-	if l.Rate > 0 {
+	switch {
+	case l.Rate > 0 && l.RateTo > 0:
+		s += fmt.Sprintf(" ramped from %g/s to %g/s", l.Rate, l.RateTo)
+	case l.Rate > 0:
 		s += fmt.Sprintf(" at %g/s", l.Rate)
 	}
 	return s
@@ -332,7 +340,7 @@ func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard ben
 	}()
 	info := tgt.Info
 	res := bench.ShardResults{Run: bench.ShardRun{RunID: o.runID, Shard: shard, Backend: bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint},
-		Seed: o.seed, Ops: o.ops, TargetRate: o.targetRate, Workers: o.workers, Large: o.large}}
+		Seed: o.seed, Ops: o.ops, TargetRate: limit.Rate, TargetRateTo: limit.RateTo, Workers: o.workers, Large: o.large}}
 	if o.ops == 0 {
 		res.Run.Duration = o.duration
 	}

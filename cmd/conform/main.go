@@ -34,7 +34,8 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-func main() {
+// rootCmd is conform's command line: every subcommand with its flags.
+func rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "conform",
 		Short:         "Conformance suite and benchmark harness for the Azure Table API",
@@ -47,7 +48,11 @@ func main() {
 	for _, extra := range extraCommands {
 		root.AddCommand(extra())
 	}
-	if err := root.Execute(); err != nil {
+	return root
+}
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {

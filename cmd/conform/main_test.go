@@ -55,7 +55,7 @@ func TestListJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	var rules []map[string]string
+	var rules []map[string]any
 	if err := json.Unmarshal([]byte(out), &rules); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestListJSON(t *testing.T) {
 		t.Fatalf("only %d rules listed", len(rules))
 	}
 	for _, k := range []string{"id", "level", "area", "source"} {
-		if rules[0][k] == "" {
+		if s, _ := rules[0][k].(string); s == "" {
 			t.Errorf("rule lacks %q: %v", k, rules[0])
 		}
 	}
@@ -74,6 +74,10 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 		{"run", "--no-such-flag"},
 		{"run", "--profile", "nonsense"},
 		{"list", "--format", "yaml"},
+		{"list", "--profile", "azure"},
+		{"serve", "--addr", "127.0.0.1:0", "--flavor", "mongo"},
+		{"serve", "--addr", "127.0.0.1:0", "--cosmos-ru-per-second", "5"},
+		{"serve", "--addr", "127.0.0.1:0", "--flavor", "cosmos", "--cosmos-ru-per-second", "-1"},
 		{"frobnicate"},
 		{"clean", "--backend", "reference", "--prefix", "prod"},
 	} {

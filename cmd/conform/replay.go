@@ -205,7 +205,7 @@ func serveOverHTTP(ctx context.Context, b api.Backend) (replay.Target, func(), e
 		return replay.Target{}, nil, err
 	}
 	srv := tableserver.New(b).HTTPServer(l.Addr().String())
-	go func() { _ = srv.Serve(l) }()
+	go func() { _ = srv.Serve(tableserver.Listener(l)) }()
 	cs, err := wire.ParseConnectionString("DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName +
 		";AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=http://" + l.Addr().String() + "/" + tableserver.DevAccountName + ";")
 	if err != nil {

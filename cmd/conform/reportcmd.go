@@ -18,9 +18,10 @@ func reportCmd() *cobra.Command {
 		out    string
 		diff   bool
 		format string
+		pub    publishOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "report DIR... | report --diff OLD NEW",
+		Use:   "report DIR... | report --diff OLD NEW | report --publish DIR",
 		Short: "Merge the reports of earlier runs into one comparison, or list what changed between two",
 		Long: `Merge report.json files of earlier runs (for instance one made in CI against a real
 account) into one report with every backend side by side. A backend named in several
@@ -30,11 +31,21 @@ With --diff OLD NEW (each a report directory or a report.json), list per backend
 that got worse, got better, changed their recorded choice, or cannot be compared (an
 outcome that judged nothing, a rule in only one report), as Markdown or JSON (--format) on
 standard output. Exit status 1 when any rule got worse, so that a CI job can fail on
-regressions alone; 0 otherwise; 2 for unreadable reports.`,
+regressions alone; 0 otherwise; 2 for unreadable reports.
+
+With --publish DIR, write DIR/conformance-report.yaml: a small, versioned document an
+implementation can publish (its name and version, the kind of endpoint, the profile,
+conform's version, the verdict, and per area and rule level how many rules passed, failed
+and were skipped; schema in docs/CONFORMANCE-REPORT.md). --backend picks the backend of a
+report with several; --implementation and --implementation-version replace the name and
+the version the backend reported.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if diff {
 				return runDiff(cmd, args, format)
+			}
+			if pub.publish {
+				return runPublish(cmd, args, pub)
 			}
 			var reps []report.Report
 			for _, d := range args {
@@ -57,6 +68,10 @@ regressions alone; 0 otherwise; 2 for unreadable reports.`,
 	cmd.Flags().StringVar(&out, "out", "conform-report-merged", "directory to write the merged report into")
 	cmd.Flags().BoolVar(&diff, "diff", false, "compare two reports, OLD then NEW, instead of merging")
 	cmd.Flags().StringVar(&format, "format", "md", "output of --diff: md or json")
+	cmd.Flags().BoolVar(&pub.publish, "publish", false, "write DIR/"+report.FilePublished+", the document to publish about one backend's run")
+	cmd.Flags().StringVar(&pub.backend, "backend", "", "with --publish: the backend of the report (needed when it has several)")
+	cmd.Flags().StringVar(&pub.name, "implementation", "", "with --publish: the implementation's name (default: the backend's name)")
+	cmd.Flags().StringVar(&pub.version, "implementation-version", "", "with --publish: the implementation's version (default: what the backend reported)")
 	return cmd
 }
 

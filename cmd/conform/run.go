@@ -22,6 +22,7 @@ import (
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/report"
 	"github.com/tableconform/conform/suites/verdict"
 )
@@ -37,6 +38,7 @@ type runOptions struct {
 	baselineDir    string
 	specTimeout    time.Duration
 	parallel       int
+	backendsAtOnce int
 	keepFailed     bool
 	record         string
 	noCorpus       bool
@@ -68,32 +70,61 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the suites against backends and write the conformance report",
-		Long: `Run the conformance suites once per backend (a process per backend) and write
-report.json, report.md, report.html and junit.xml into --out.
+		Long: `Run the conformance suites against each backend (--parallel processes per backend,
+each a share of the rules) and write report.html, report.md, report.json and junit.xml
+into --out.
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, mutant:NAME, or
-NAME=CONNECTION_STRING for any endpoint. Without --backend: reference and, where it can be
-started, azurite.
+any endpoint as NAME=env:VARIABLE (the connection string read from the environment, so that
+it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
+mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw
+REST driver. Without --backend: reference and, where it can be started, azurite.
+
+Environment:
+  CONFORM_ALLOW_ACCOUNT_CHANGES=1  also run, against an endpoint that is not the reference
+                                   or an emulator, the specs that change account-wide
+                                   settings (service properties, CORS; they put the old
+                                   settings back); without it they are skipped, and the
+                                   summary says so
 
 ` + runExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name or NAME=CONNECTION_STRING")
+	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name, NAME=env:VARIABLE or NAME=CONNECTION_STRING; +sdk after the name drives it through the Go SDK")
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
 	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
-	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, and judge the merged whole")
+	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, against its backends (by name or NAME=env:VARIABLE; one given as a connection string must be given again with --backend), and judge the merged whole")
 	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) up to this many times")
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "rewrite each backend's baseline from this run and print what changed")
-	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory (default: the embedded ones; with --update-baseline: fixtures/baselines)")
+	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory, read before the built-in ones and written by --update-baseline (default: "+defaultBaselineDir+" in the current directory when it exists or is being written, else the built-in ones)")
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
-	f.IntVar(&o.parallel, "parallel", 2, "backends run at the same time")
+	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (service properties, CORS) run afterwards, alone (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
+	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
 	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
+}
+
+// defaultBaselineDir is where --update-baseline writes without --baseline-dir, and what a
+// run in the same directory reads first without --baseline-dir: the next run reads what the
+// last update wrote.
+const defaultBaselineDir = "conform-baselines"
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// nextRunReads says, in a few words, which baselines a run reads from dir.
+func nextRunReads(dir string) string {
+	if dir == defaultBaselineDir {
+		return "the next run in this directory reads " + dir + "/ (then the built-in baselines)"
+	}
+	return "the next run reads it with --baseline-dir " + dir
 }
 
 // runPlan is a validated run: what to run, against what, and what it merges into.
@@ -124,6 +155,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return usageErr("create %s: %v", rawDir, err)
 	}
 	progress := newProgress(cmd.ErrOrStderr())
+	if plan.o.baselineDir != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Baselines: %s/, then the built-in ones\n", plan.o.baselineDir)
+	}
 	children := newBackendProcesses()
 	stopForwarding := children.forwardSignals()
 	runs, codes := startRuns(plan, plan.backends, plan.filter, rawDir, progress, children)
@@ -148,8 +182,11 @@ func planRun(o runOptions) (runPlan, error) {
 	default:
 		return p, usageErr("--profile must be storage or cosmos, not %q", o.profile)
 	}
-	if o.parallel < 1 {
-		return p, usageErr("--parallel must be at least 1")
+	if o.parallel < 0 {
+		return p, usageErr("--parallel must be at least 1 (or 0 for the default)")
+	}
+	if o.backendsAtOnce < 1 {
+		return p, usageErr("--parallel-backends must be at least 1")
 	}
 	if o.retryErrors < 0 {
 		return p, usageErr("--retry-errors must be 0 or more")
@@ -173,7 +210,7 @@ func planRun(o runOptions) (runPlan, error) {
 		}
 		p.earlier = map[string]report.Run{}
 		for _, b := range prev.Backends {
-			raw, err := readRaw(filepath.Join(o.rerunFailed, "raw", sanitizeName(b.Name)+".json"))
+			raw, err := readEarlierRaw(filepath.Join(o.rerunFailed, "raw"), b.Name)
 			if err != nil {
 				return p, usageErr("--rerun-failed: the raw result of %s is missing, so the earlier report cannot be merged: %v", b.Name, err)
 			}
@@ -186,7 +223,17 @@ func planRun(o runOptions) (runPlan, error) {
 			p.filter = rerun
 		}
 		if p.usingDefault {
-			p.backends, p.usingDefault = names, false
+			p.backends, p.usingDefault = nil, false
+			for _, n := range names {
+				arg := p.earlier[n].Argument
+				if arg == "" && all.Validate(n) == nil {
+					arg = n // a report written before arguments were kept: a built-in name
+				}
+				if arg == "" {
+					return p, usageErr("--rerun-failed: backend %s was given as a connection string, which conform does not keep; give it again: --backend %s=env:VARIABLE", n, n)
+				}
+				p.backends = append(p.backends, arg)
+			}
 		}
 	}
 	if p.usingDefault {
@@ -213,8 +260,8 @@ func planRun(o runOptions) (runPlan, error) {
 			}
 		}
 	}
-	if o.updateBaseline && o.baselineDir == "" {
-		p.o.baselineDir = "fixtures/baselines"
+	if o.baselineDir == "" && (o.updateBaseline || isDir(defaultBaselineDir)) {
+		p.o.baselineDir = defaultBaselineDir
 	}
 	p.command = reproduceCommand(p.backends, o)
 	return p, nil
@@ -240,6 +287,27 @@ func selectedRules(filter, backend string) int {
 	return n
 }
 
+// readEarlierRaw reads the raw result of backend name in an earlier run's raw directory:
+// the file of its name or, when the backend named itself otherwise than its argument did
+// (mutant:NAME@BASE), the whole-backend result that holds it.
+func readEarlierRaw(rawDir, name string) (report.Run, error) {
+	run, err := readRaw(filepath.Join(rawDir, sanitizeName(name)+".json"))
+	if err == nil {
+		return run, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(rawDir, "*.json"))
+	for _, f := range files {
+		base := filepath.Base(f)
+		if strings.Contains(base, ".part") || strings.HasSuffix(base, ".account.json") || strings.HasSuffix(base, ".corpus.json") {
+			continue
+		}
+		if r, rerr := readRaw(f); rerr == nil && r.Backend.Name == name {
+			return r, nil
+		}
+	}
+	return run, err
+}
+
 func readRaw(path string) (report.Run, error) {
 	var run report.Run
 	data, err := os.ReadFile(path)
@@ -261,7 +329,7 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 		}
 		return runs, codes
 	}
-	sem := make(chan struct{}, p.o.parallel)
+	sem := make(chan struct{}, p.o.backendsAtOnce)
 	var wg sync.WaitGroup
 	runID := framework.RunPrefix()[len(framework.TablePrefix):]
 	for i, b := range backends {
@@ -271,11 +339,12 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if children.wasInterrupted() {
-				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter}, exitInterrupted
+				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter, Argument: reusableArgument(b)}, exitInterrupted
 				return
 			}
-			runs[i], codes[i] = runChild(self, b, i+1, p.o, filter, p.command, rawDir, runID, progress, children)
+			runs[i], codes[i] = runBackend(self, b, i, p.o, filter, p.command, rawDir, runID, progress, children)
 			runs[i].Filter = p.o.labelFilter
+			runs[i].Argument = reusableArgument(b)
 			runs[i].Interrupted = runs[i].Interrupted || children.wasInterrupted()
 		}()
 	}
@@ -485,13 +554,30 @@ func failedRules(r report.Report) (ids, backends []string) {
 	return ids, backends
 }
 
+// reusableArgument is the backend argument a later --rerun-failed can give again: a name,
+// or NAME=env:VARIABLE; never a connection string (""), which may hold a key.
+func reusableArgument(arg string) string {
+	name, value, ok := strings.Cut(arg, "=")
+	switch {
+	case !ok:
+		return arg
+	case strings.HasPrefix(value, provision.EnvPrefix) && !strings.ContainsAny(value, ";= "):
+		return name + "=" + value
+	}
+	return ""
+}
+
 // reproduceCommand renders the command line of this run without any secret: a connection
 // string is shown as a placeholder.
 func reproduceCommand(backends []string, o runOptions) string {
 	parts := []string{"conform", "run"}
 	for _, b := range backends {
 		if strings.Contains(b, "=") {
-			b = framework.BackendName(b) + "='<connection string>'"
+			if reusable := reusableArgument(b); reusable != "" {
+				b = reusable
+			} else {
+				b = framework.BackendName(b) + "='<connection string>'"
+			}
 		}
 		parts = append(parts, "--backend", b)
 	}
@@ -504,9 +590,19 @@ func reproduceCommand(backends []string, o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-func runChild(self, backend string, slot int, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
+// childPart is the share of a backend's specs one process runs: its raw result and log are
+// named with suffix ("" when one process runs them all); only one part replays the corpus.
+type childPart struct {
+	suffix string
+	corpus bool
+}
+
+func runChild(self, backend string, slot int, part childPart, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
 	name := framework.BackendName(backend)
-	safe := sanitizeName(name)
+	safe := sanitizeName(name) + part.suffix
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+		return report.Run{StartError: "create " + rawDir + ": " + err.Error()}, exitUsage
+	}
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
@@ -522,9 +618,9 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 		args = append(args, "--keep-failed")
 	}
 	if o.record != "" {
-		args = append(args, "--record", filepath.Join(o.record, safe))
+		args = append(args, "--record", filepath.Join(o.record, sanitizeName(name)))
 	}
-	if o.noCorpus {
+	if o.noCorpus || !part.corpus {
 		args = append(args, "--no-corpus")
 	}
 	c := exec.Command(self, args...)
@@ -543,7 +639,6 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	if err != nil {
 		return report.Run{StartError: err.Error()}, exitUsage
 	}
-	p.start(name)
 	if err := c.Start(); err != nil {
 		return report.Run{StartError: "start: " + err.Error()}, exitUsage
 	}
@@ -583,7 +678,6 @@ func runChild(self, backend string, slot int, o runOptions, filter, command, raw
 	if run.Backend.Name == "" {
 		run.Backend.Name = name
 	}
-	p.done(name, code)
 	return run, code
 }
 
@@ -596,26 +690,45 @@ func sanitizeName(s string) string {
 	}, s)
 }
 
-// progress prints, for each backend, how many specs are done of how many, and problems
-// as they happen, counted by the outcomes the report gives them (report.SpecOutcome), so
-// that the live counts and the summary agree.
+// progress prints, for each backend, how many specs are done of how many, for how long
+// and about how long is left, and problems as they happen, counted by the outcomes the
+// report gives them (report.SpecOutcome), so that the live counts and the summary agree.
+// A backend run by several processes is one line of progress.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	total  map[string]int
-	done_  map[string]int
-	counts map[string]map[report.Outcome]int
-	step   map[string]int
+	mu      sync.Mutex
+	w       io.Writer
+	now     func() time.Time
+	total   map[string]int
+	done_   map[string]int
+	counts  map[string]map[report.Outcome]int
+	step    map[string]int
+	began   map[string]time.Time
+	parts   map[string]int // processes expected to announce their totals
+	counted map[string]int // processes that did
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{}, step: map[string]int{}}
+	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{},
+		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}}
 }
 
-func (p *progress) start(name string) {
+// start says a backend starts, run by parts processes at once.
+func (p *progress) start(name string, parts int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.began[name] = p.now()
+	p.parts[name] = parts
+	if parts > 1 {
+		fmt.Fprintf(p.w, "[%s] starting, %d processes at once\n", name, parts)
+		return
+	}
 	fmt.Fprintf(p.w, "[%s] starting\n", name)
+}
+
+func (p *progress) note(name, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "[%s] %s\n", name, text)
 }
 
 // liveShown are the outcomes progress prints as they happen.
@@ -626,8 +739,13 @@ func (p *progress) event(name string, e event) {
 	defer p.mu.Unlock()
 	switch e.Kind {
 	case "total":
-		p.total[name] = e.Total
-		fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, e.Total)
+		p.total[name] += e.Total
+		p.counted[name]++
+		if p.counted[name] == p.parts[name] {
+			fmt.Fprintf(p.w, "[%s] %d specs to run\n", name, p.total[name])
+		} else if p.counted[name] > p.parts[name] {
+			fmt.Fprintf(p.w, "[%s] %d more specs to run (%d in all)\n", name, e.Total, p.total[name])
+		}
 	case "note":
 		fmt.Fprintf(p.w, "[%s] %s\n", name, e.Text)
 	case "spec":
@@ -645,10 +763,22 @@ func (p *progress) event(name string, e event) {
 			pct := p.done_[name] * 10 / total
 			if pct > p.step[name] {
 				p.step[name] = pct
-				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %s\n", name, p.done_[name], total, p.tally(name))
+				fmt.Fprintf(p.w, "[%s] %d/%d specs done, %s; %s\n", name, p.done_[name], total, p.tally(name), p.timing(name))
 			}
 		}
 	}
+}
+
+// timing says how long a backend has run and, from its pace so far, about how long is left.
+func (p *progress) timing(name string) string {
+	elapsed := p.now().Sub(p.began[name])
+	done, total := p.done_[name], p.total[name]
+	words := "elapsed " + elapsed.Round(time.Second).String()
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+		words += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return words
 }
 
 // tally renders the problem counts of a backend as the summary names them.
@@ -657,24 +787,78 @@ func (p *progress) tally(name string) string {
 	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[report.Fail], c[report.Error], c[report.Blocked])
 }
 
-func (p *progress) done(name string, code int) {
+// done says a backend finished: with its status, or that it was interrupted (the run's own
+// status is then 130, whatever the backend's process said).
+func (p *progress) done(name string, code int, interrupted bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s (exit %d)\n", name, p.done_[name], p.tally(name), code)
+	how := fmt.Sprintf("exit %d", code)
+	if interrupted {
+		how = "interrupted"
+	}
+	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s (%s)\n", name, p.done_[name], p.tally(name),
+		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
 
+// summaryRulesShown is how many failing rules the summary lists per backend.
+const summaryRulesShown = 20
+
+// printSummary ends a run: per backend its verdict and counts, the rules that fail (the
+// first summaryRulesShown, then how many more), whether every failure is one its baseline
+// expects, the rules left out by policy and why; then where the report is.
 func printSummary(w io.Writer, r report.Report, dir string) {
 	fmt.Fprintln(w)
-	for _, b := range r.Backends {
+	for bi, b := range r.Backends {
 		c := b.Counts
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
 		fmt.Fprintf(w, "%-16s passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		if c.NotApplicable > 0 {
+			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
+		}
+		if c.Unexpected > 0 {
+			fmt.Fprintf(w, "%-16s %d specs not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected)
+		}
+		failing, expected := report.FailingRules(r, bi)
+		for i, f := range failing {
+			if i == summaryRulesShown {
+				fmt.Fprintf(w, "%-16s ... and %d more rules (all in the report)\n", "", len(failing)-summaryRulesShown)
+				break
+			}
+			line := fmt.Sprintf("%s %s (%s)", report.StyleOf(f.Outcome).Word, f.ID, f.Level)
+			if f.Words != "" {
+				line += ": " + f.Words
+			}
+			fmt.Fprintf(w, "%-16s %s\n", "", line)
+		}
+		if len(failing) == 0 && len(expected) > 0 && b.StartError == "" {
+			fmt.Fprintf(w, "%-16s every failure (%d rules) is one the baseline expects: known divergences, not new failures\n", "", len(expected))
+		}
+		if why := report.PolicySkipSentence(report.PolicySkippedRules(r, bi)); why != "" {
+			fmt.Fprintf(w, "%-16s %s\n", "", why)
+		}
 		for _, e := range b.Errors {
 			fmt.Fprintf(w, "%-16s no answer: %s\n", "", e)
 		}
 	}
-	fmt.Fprintf(w, "\nReport: %s\n", filepath.Join(dir, report.FileMarkdown))
+	fmt.Fprintf(w, "\nReport: %s (also %s, %s, %s)\n", filepath.Join(dir, report.FileHTML), report.FileMarkdown, report.FileJSON, report.FileJUnit)
+}
+
+// failureLine is the first line of a failure message, with the lines after it when it only
+// announces them ("... differs from what the rule expects:"), cut at 240 characters.
+func failureLine(msg string) string {
+	var parts []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		parts = append(parts, l)
+		announces := strings.HasSuffix(l, ":") || l == "Expected" || (len(parts) > 1 && parts[0] == "Expected" && len(parts) < 4)
+		if !announces || len(parts) == 4 {
+			break
+		}
+	}
+	return firstLine(strings.Join(parts, " "))
 }
 
 func firstLine(s string) string {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -97,6 +99,11 @@ type testingT struct{ failed bool }
 func (t *testingT) Fail() { t.failed = true }
 
 func runOneBackend(arg string, o childOptions) int {
+	// An interrupt that comes before Ginkgo handles interrupts (while the backend opens or
+	// the corpus replays) must not kill the process without a result: it is held, and
+	// raised again once Ginkgo's handler is in place (ReportBeforeSuite below).
+	early := make(chan os.Signal, 1)
+	signal.Notify(early, os.Interrupt, syscall.SIGTERM)
 	run := report.Run{Profile: o.profile, Command: o.command}
 	writeRun := func() {
 		data, err := json.Marshal(run)
@@ -158,6 +165,14 @@ func runOneBackend(arg string, o childOptions) int {
 	}
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		emit(event{Kind: "total", Total: r.PreRunStats.SpecsThatWillRun})
+		signal.Stop(early)
+		select {
+		case sig := <-early:
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(sig)
+			}
+		default:
+		}
 	})
 	if recorder != nil {
 		ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) { recorder.Begin(framework.SpecText(s)) })
@@ -180,7 +195,7 @@ func runOneBackend(arg string, o childOptions) int {
 			}
 		}
 		if s.Failed() {
-			e.Failure = firstLine(s.Failure.Message)
+			e.Failure = failureLine(s.Failure.Message)
 		}
 		emit(e)
 	})

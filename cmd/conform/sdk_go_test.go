@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,19 +28,45 @@ import (
 // CORS preflight, asserting each answer.
 func TestServeWithTheGoSDK(t *testing.T) {
 	_, base := startServe(t)
+	driveWithTheGoSDK(t, base, http.DefaultClient, aztables.SASProtocolHTTPSandHTTP, "cfgosdkcheck1")
+}
+
+// TestServeTLSWithTheGoSDK does the same over https (`conform serve --tls`), trusting the
+// generated CA, with SAS tokens signed for spr=https, as SDKs issue them by default.
+func TestServeTLSWithTheGoSDK(t *testing.T) {
+	dir := t.TempDir()
+	_, base := startServe(t, "--tls", "--tls-dir", dir)
+	if !strings.HasPrefix(base, "https://") {
+		t.Fatalf("conform serve --tls prints %s", base)
+	}
+	caPEM, err := os.ReadFile(filepath.Join(dir, tlsCAFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("%s holds no certificate", tlsCAFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: roots}
+	driveWithTheGoSDK(t, base, &http.Client{Transport: tr, Timeout: time.Minute}, aztables.SASProtocolHTTPS, "cfgosdkcheck3")
+}
+
+// driveWithTheGoSDK runs the checks of TestServeWithTheGoSDK against the server at base,
+// through httpClient, with SAS tokens for protocol.
+func driveWithTheGoSDK(t *testing.T, base string, httpClient *http.Client, protocol aztables.SASProtocol, table string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cred, err := aztables.NewSharedKeyCredential(tableserver.DevAccountName, tableserver.DevAccountKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}, InsecureAllowCredentialWithHTTP: true}}
+	opts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}, InsecureAllowCredentialWithHTTP: true, Transport: httpClient}}
 	endpoint := base + "/" + tableserver.DevAccountName
 	svc, err := aztables.NewServiceClientWithSharedKey(endpoint, cred, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const table = "cfgosdkcheck1"
 	if _, err := svc.CreateTable(ctx, table, nil); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
@@ -128,7 +159,7 @@ func TestServeWithTheGoSDK(t *testing.T) {
 
 	// A service SAS with read and add. (Client.GetTableSASURL joins a path-style endpoint
 	// and the table without a slash, a pitfall of the SDK, so the URL is built here.)
-	serviceSAS, err := aztables.SASSignatureValues{TableName: table, Permissions: aztables.SASPermissions{Read: true, Add: true}.String(),
+	serviceSAS, err := aztables.SASSignatureValues{TableName: table, Protocol: protocol, Permissions: aztables.SASPermissions{Read: true, Add: true}.String(),
 		StartTime: time.Now().Add(-time.Minute).UTC(), ExpiryTime: time.Now().Add(time.Hour).UTC()}.Sign(cred)
 	must("sign a service SAS", err)
 	viaSAS, err := aztables.NewClientWithNoCredential(endpoint+"/"+table+"?"+serviceSAS, opts)
@@ -139,8 +170,12 @@ func TestServeWithTheGoSDK(t *testing.T) {
 		return err
 	}(), http.StatusForbidden)
 
-	// An account SAS for objects with read only (plain HTTP, so spr=https,http).
-	qp, err := aztables.AccountSASSignatureValues{Protocol: aztables.SASProtocolHTTPSandHTTP, StartTime: time.Now().Add(-time.Minute).UTC(),
+	if !strings.Contains(serviceSAS, "spr="+url.QueryEscape(string(protocol))) {
+		t.Fatalf("the service SAS does not carry spr=%s", protocol)
+	}
+
+	// An account SAS for objects with read only.
+	qp, err := aztables.AccountSASSignatureValues{Protocol: protocol, StartTime: time.Now().Add(-time.Minute).UTC(),
 		ExpiryTime: time.Now().Add(time.Hour).UTC(), Permissions: aztables.AccountSASPermissions{Read: true, List: true}.String(),
 		Services: "t", ResourceTypes: aztables.AccountSASResourceTypes{Container: true, Object: true}.String()}.Sign(cred)
 	must("sign an account SAS", err)
@@ -183,7 +218,7 @@ func TestServeWithTheGoSDK(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodOptions, endpoint+"/Tables", nil)
 	req.Header.Set("Origin", "https://conform.example")
 	req.Header.Set("Access-Control-Request-Method", "PUT")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := httpClient.Do(req)
 	must("CORS preflight", err)
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://conform.example" || resp.Header.Get("Access-Control-Max-Age") != "60" {

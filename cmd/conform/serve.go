@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -29,8 +32,14 @@ func serveCmd() *cobra.Command {
 	var allowAnonymous, oauth bool
 	var deleteHold time.Duration
 	var dataDir string
+	var repair bool
+	var snapshotEvery int
 	var pprofAddr string
+	var flavor string
+	var ruPerSecond int
 	var closers []func() error
+	var useTLS bool
+	var tlsDir, certFile, keyFile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
@@ -46,10 +55,25 @@ properties are its alone. Requests name the account in the path (path style,
 http://127.0.0.1:10002/devstoreaccount1/Tables) or as the first label of the Host (host
 style, Host: devstoreaccount1.table.core.windows.net, as production URLs do).
 
+With --tls it serves https (HTTP/1.1), so that SAS tokens signed with spr=https and clients
+that require https work: the certificate is generated for localhost, *.localhost,
+*.table.localhost, 127.0.0.1 and ::1 and signed by a local CA that --tls-dir keeps across
+restarts; the CA may sign only those names, so trusting its ca.pem trusts nothing else.
+--cert and --key serve a certificate of your own instead. The printed connection string
+then uses https.
+
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
 applied) and snapshots are taken periodically and on exit (see reference/persist); the
-accounts given with --account keep theirs in DIR/accounts/NAME.`,
+accounts given with --account keep theirs in DIR/accounts/NAME. A torn last record (a write
+a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
+that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
+and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
+damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
+ServerBusy.
+
+Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
+public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
@@ -67,6 +91,14 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				keys[name] = decoded
 				names = append(names, name)
 			}
+			switch {
+			case flavor != tableserver.FlavorStorage && flavor != tableserver.FlavorCosmos:
+				return usageErr("--flavor must be %s or %s, not %q", tableserver.FlavorStorage, tableserver.FlavorCosmos, flavor)
+			case ruPerSecond < 0:
+				return usageErr("--cosmos-ru-per-second must be 0 (no budget) or more, not %d", ruPerSecond)
+			case ruPerSecond > 0 && flavor != tableserver.FlavorCosmos:
+				return usageErr("--cosmos-ru-per-second needs --flavor cosmos")
+			}
 			if allowAnonymous {
 				opts = append(opts, tableserver.WithAllowAnonymous())
 			}
@@ -80,18 +112,49 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 				}
 				defer stopProfiles()
 			}
+			if repair && dataDir == "" {
+				return usageErr("--repair needs --data DIR")
+			}
+			var served servedTLS
+			if useTLS || certFile != "" || keyFile != "" {
+				var err error
+				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
+					return usageErr("--tls: %v", err)
+				}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return usageErr("listen on %s: %v", addr, err)
 			}
+			if w := exposureWarning(ln.Addr()); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
 			// Each account is a namespace of its own (E-account-namespace): its own backend,
 			// and with --data its own directory.
+			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
+			if flavor == tableserver.FlavorCosmos {
+				serviceOpts = append(serviceOpts, cosmosServiceOptions()...)
+			}
 			openBackend := func(dir string) (api.Backend, int, error) {
 				if dataDir == "" {
-					return reference.New(reference.WithDeleteHold(deleteHold)), 0, nil
+					return reference.New(serviceOpts...), 0, nil
 				}
-				store, err := persist.Open(dir, persist.WithServiceOptions(reference.WithDeleteHold(deleteHold)))
+				popts := []persist.Option{persist.WithServiceOptions(serviceOpts...), persist.WithLog(cmd.ErrOrStderr())}
+				if repair {
+					popts = append(popts, persist.WithRepair())
+				}
+				if snapshotEvery > 0 {
+					popts = append(popts, persist.WithSnapshotEvery(snapshotEvery))
+				}
+				if mark := os.Getenv(testDiskFullEnv); mark != "" {
+					popts = append(popts, persist.WithFaults(diskFullWhile(mark)))
+				}
+				store, err := persist.Open(dir, popts...)
 				if err != nil {
+					var de *persist.DamageError
+					if errors.As(err, &de) {
+						return nil, 0, fmt.Errorf("%w. Nothing was changed; --repair moves the damaged files into %s and starts from what is intact", err, filepath.Join(dir, "damaged-<time>"))
+					}
 					return nil, 0, err
 				}
 				closers = append(closers, store.Close)
@@ -121,12 +184,36 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 			if dataDir != "" {
 				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
 			}
-			srv := tableserver.New(backend, opts...).HTTPServer(addr)
-			base := "http://" + ln.Addr().String()
+			server := tableserver.New(backend, opts...)
+			srv := server.HTTPServer(addr)
+			if flavor == tableserver.FlavorCosmos {
+				cosmos := tableserver.NewCosmos(server, tableserver.WithRequestUnitsPerSecond(ruPerSecond))
+				srv.Handler = cosmos
+				where += ", " + cosmos.String()
+			}
+			scheme := "http"
+			if served.config != nil {
+				scheme = "https"
+				srv.TLSConfig = served.config
+				// HTTP/1.1 only, as the Table service speaks it.
+				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+				ln = tls.NewListener(ln, served.config)
+			} else {
+				// The framing check reads the plain bytes; under TLS http.Server must see the
+				// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
+				ln = tableserver.Listener(ln)
+			}
+			base := scheme + "://" + ln.Addr().String()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
-			fmt.Fprintf(out, "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
-				tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
+			switch {
+			case served.caFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+			case served.certFile != "":
+				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
+			}
+			fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
+				scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
 			for _, n := range names {
 				fmt.Fprintf(out, "account %s: TableEndpoint=%s/%s (key as given)\n", n, base, n)
 			}
@@ -152,9 +239,23 @@ accounts given with --account keep theirs in DIR/accounts/NAME.`,
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
+	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
+	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
+	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests with x-ms-retry-after-ms past this many request units a second (one per request; 0: no budget)")
+	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
+	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
+	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
+	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
+}
+
+// cosmosServiceOptions are the model's limits under the Cosmos flavour (spec.CosmosMax*).
+func cosmosServiceOptions() []reference.Option {
+	return []reference.Option{reference.WithPropertyLimits(reference.PropertyLimits{
+		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength})}
 }
 
 // validAccountName reports whether name is a storage account name: 3 to 24 lower-case
@@ -169,4 +270,31 @@ func validAccountName(name string) bool {
 		}
 	}
 	return true
+}
+
+// exposureWarning is the one line serve prints when it listens beyond loopback: every
+// server accepts the development account, whose key is public.
+func exposureWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("conform serve: warning: listening on %s, beyond this machine, with the development account's public key: anyone who can reach it can read and change the data (use --addr 127.0.0.1:PORT to stay local)", a)
+}
+
+// testDiskFullEnv names a file while which every write to the --data directory fails as on
+// a full disk (ENOSPC, through persist.WithFaults). The soak test (soak_test.go) fills the
+// disk this way: mounting a small filesystem needs privileges.
+const testDiskFullEnv = "CONFORM_TEST_DISK_FULL_WHILE"
+
+func diskFullWhile(mark string) func(persist.FileOp, string) error {
+	return func(op persist.FileOp, file string) error {
+		if op != persist.OpWrite && op != persist.OpCreate {
+			return nil
+		}
+		if _, err := os.Stat(mark); err == nil {
+			return &os.PathError{Op: string(op), Path: file, Err: syscall.ENOSPC}
+		}
+		return nil
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -66,7 +67,7 @@ func startServe(t *testing.T, extra ...string) (conn, base string) {
 		for range lines {
 		}
 	}()
-	m := regexp.MustCompile(`TableEndpoint=(http://[^/;]+)`).FindStringSubmatch(conn)
+	m := regexp.MustCompile(`TableEndpoint=(https?://[^/;]+)`).FindStringSubmatch(conn)
 	if m == nil {
 		t.Fatalf("no endpoint in %q", conn)
 	}
@@ -85,6 +86,14 @@ func TestServeWithTheJavaScriptSDK(t *testing.T) {
 	runNodeCheck(t, "js-sdk-check.mjs", "@azure/data-tables", "cfjscheck1")
 }
 
+// TestServeTLSWithTheJavaScriptSDK drives `conform serve --tls` through @azure/data-tables
+// over https, trusting the generated CA (NODE_EXTRA_CA_CERTS); the script's SAS tokens then
+// carry spr=https.
+func TestServeTLSWithTheJavaScriptSDK(t *testing.T) {
+	dir := t.TempDir()
+	runNodeCheck(t, "js-sdk-check.mjs", "@azure/data-tables", "cfjscheck2", "--tls", "--tls-dir", dir)
+}
+
 // TestServeWithTheLegacyNodeSDK drives `conform serve` through Microsoft's legacy
 // azure-storage Node SDK (scripts/legacy-node-check.cjs).
 func TestServeWithTheLegacyNodeSDK(t *testing.T) {
@@ -94,7 +103,8 @@ func TestServeWithTheLegacyNodeSDK(t *testing.T) {
 // runNodeCheck installs the pinned npm packages, starts `conform serve` and runs a check
 // script of scripts/ against it; the script prints "<name>: ok" when every answer was as
 // expected. It skips, with one line, where Node, npm or the package is missing.
-func runNodeCheck(t *testing.T, script, pkg, table string) {
+// Extra arguments go to conform serve; with --tls-dir the script trusts that CA.
+func runNodeCheck(t *testing.T, script, pkg, table string, serveArgs ...string) {
 	root := repoRoot(t)
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
@@ -110,12 +120,17 @@ func runNodeCheck(t *testing.T, script, pkg, table string) {
 	if _, err := os.Stat(filepath.Join(root, "node_modules", pkg, "package.json")); err != nil {
 		t.Skipf("%s is not installed in node_modules", pkg)
 	}
-	conn, _ := startServe(t)
+	conn, _ := startServe(t, serveArgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join("scripts", script))
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CONFORM_CONNECTION_STRING="+conn, "CONFORM_TABLE="+table)
+	for i, a := range serveArgs {
+		if a == "--tls-dir" && i+1 < len(serveArgs) {
+			cmd.Env = append(cmd.Env, "NODE_EXTRA_CA_CERTS="+filepath.Join(serveArgs[i+1], tlsCAFile))
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	marker := strings.TrimSuffix(strings.TrimSuffix(script, ".mjs"), ".cjs") + ": ok"
 	if err != nil || !strings.Contains(string(out), marker) {
@@ -179,4 +194,25 @@ func TestRunWithAWrongKeyExitsTwo(t *testing.T) {
 		t.Errorf("stderr should name the backend and the refusal: %q", stderr)
 	}
 	assertNoSecret(t, out, stdout+stderr)
+}
+
+// TestListeningBeyondLoopbackIsWarnedAbout: serve warns, in one line, when it listens
+// where others can reach it with the development account's public key. Before, it said
+// nothing.
+func TestListeningBeyondLoopbackIsWarnedAbout(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		warn bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 10002}, false},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 10002}, false},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 10002}, true},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 10002}, true},
+		{&net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 10002}, true},
+	} {
+		w := exposureWarning(c.addr)
+		if (w != "") != c.warn || strings.Contains(w, "\n") {
+			t.Errorf("%v: warning %q, want one: %v", c.addr, w, c.warn)
+		}
+	}
 }

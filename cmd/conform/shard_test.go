@@ -161,6 +161,8 @@ func TestShardUsageErrors(t *testing.T) {
 		{[]string{"bench", "--backend", "reference", "--shard", "1/4"}, "common --run-id"},
 		{[]string{"bench", "--backend", "reference,reference-http", "--shard", "0/1"}, "one backend"},
 		{[]string{"bench", "--backend", "reference", "--ops", "-1"}, "must not be negative"},
+		{[]string{"bench", "--backend", "reference", "--target-rate", "100:0"}, "--target-rate"},
+		{[]string{"bench", "--backend", "reference", "--target-rate", "fast"}, "--target-rate"},
 		{[]string{"bench", "merge", "does-not-exist"}, "does-not-exist"},
 	} {
 		_, stderr, code := conform(t, tc.args...)

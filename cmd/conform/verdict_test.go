@@ -94,7 +94,7 @@ func TestProgressAgreesWithTheSummary(t *testing.T) {
 	p.event("x", event{Kind: "spec", Outcome: string(report.Error), Failure: "unexpected EOF"})
 	p.event("x", event{Kind: "spec", Outcome: string(report.Skipped), Failure: "capability missing"})
 	p.event("x", event{Kind: "spec", Outcome: string(report.ExpectedFail)})
-	p.done("x", 0)
+	p.done("x", 0, false)
 	if !strings.Contains(buf.String(), "finished: 3 specs, 0 failed, 1 errors, 0 blocked") {
 		t.Fatalf("progress:\n%s", buf.String())
 	}

@@ -123,7 +123,7 @@ func (s *subject) lookup(ref *propertyRef) (api.Value, bool) {
 // matches every entity.
 func (f *Filter) Match(e *api.Entity) bool {
 	if f == nil || f.root == nil {
-		return true
+		return f == nil || !f.none
 	}
 	if e == nil {
 		return false
@@ -136,7 +136,7 @@ func (f *Filter) Match(e *api.Entity) bool {
 // the only property is TableName (a String compared ordinally).
 func (f *Filter) MatchTable(name string) bool {
 	if f == nil || f.root == nil {
-		return true
+		return f == nil || !f.none
 	}
 	s := subject{table: name}
 	return f.root.eval(&s)

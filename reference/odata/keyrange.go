@@ -65,7 +65,7 @@ func withinBounds(s, lo string, hasLo, loInc bool, hi string, hasHi, hiInc bool)
 // `PartitionKey ge 'a'`).
 func (f *Filter) KeyRange() KeyRange {
 	if f == nil || f.root == nil {
-		return KeyRange{}
+		return KeyRange{Empty: f != nil && f.none}
 	}
 	b := keyBox(f.root, false)
 	if b.empty() {

@@ -261,7 +261,8 @@ func parse(src string) (expr, int, error) {
 
 // Filter is a compiled $filter expression. It is immutable and safe for concurrent use.
 type Filter struct {
-	root        *node // nil matches everything
+	root        *node // nil matches everything, unless none
+	none        bool  // the whole expression is `false`: nothing matches
 	comparisons int
 }
 
@@ -277,10 +278,12 @@ type Filter struct {
 //     for nesting deeper than MaxFilterNesting;
 //   - NotImplemented (501) for a comparison that does not pit one property against one
 //     constant (`a eq b`, `1 eq 2`, `(a eq 1) eq true`) and for a bare `true`/`false`
-//     condition: live Storage answers 501 NotImplemented to `property1 eq propery2` and to
-//     `1 eq 2` (CloudStub TableClientQueryTests, live account).
+//     inside a larger condition: live Storage answers 501 NotImplemented to
+//     `property1 eq propery2` and to `1 eq 2` (CloudStub TableClientQueryTests, live account).
 //
-// An empty or all-blank expression is no filter: it matches every entity.
+// An empty or all-blank expression is no filter: it matches every entity. A bare `true` or
+// `false` as the whole expression matches every entity or none, as the live service runs
+// such a query (E-filter-bare-boolean).
 func ParseFilter(s string) (*Filter, error) {
 	if strings.TrimSpace(s) == "" {
 		return &Filter{}, nil
@@ -291,6 +294,9 @@ func ParseFilter(s string) (*Filter, error) {
 	}
 	if count > spec.MaxFilterComparisons {
 		return nil, spec.ErrInvalidInput.Newf("%s", spec.MsgTooManyComparisons)
+	}
+	if lit, ok := x.(*literalExpr); ok && !lit.null && lit.val.Type == api.EdmBoolean {
+		return &Filter{none: !lit.val.Bool}, nil // E-filter-bare-boolean
 	}
 	root, err := compileCondition(x)
 	if err != nil {

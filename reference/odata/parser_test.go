@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -153,7 +154,8 @@ func TestParseFilterSemanticErrors(t *testing.T) {
 		{"upper-case True is a property", "Name eq True", 501, "NotImplemented", ""},
 		{"condition compared", "(a eq 1) eq true", 501, "NotImplemented", ""},
 		{"not binds tighter than eq", "not a eq 'x'", 501, "NotImplemented", ""},
-		{"bare true", "true", 501, "NotImplemented", ""},
+		{"bare true inside a condition", "true and a eq 1", 501, "NotImplemented", ""},
+		{"bare false negated", "not false", 501, "NotImplemented", ""},
 		{"sixteen comparisons", sixteen, 400, "InvalidInput", spec.MsgTooManyComparisons},
 		{"too deep parentheses", strings.Repeat("(", MaxFilterNesting+1) + "a eq 1" + strings.Repeat(")", MaxFilterNesting+1), 400, "InvalidInput", ""},
 		{"too deep not", strings.Repeat("not ", MaxFilterNesting+1) + "a", 400, "InvalidInput", ""},
@@ -213,4 +215,26 @@ func requireSpecError(t *testing.T, err error, status int, code string) *spec.Er
 		t.Errorf("error = %v, want %d %s", se, status, code)
 	}
 	return se
+}
+
+// TestBareBooleanFilter: `true` or `false` as the whole filter runs the query, matching
+// every entity or none (E-filter-bare-boolean); the rendering parses back the same.
+func TestBareBooleanFilter(t *testing.T) {
+	e := api.NewEntity("p", "r", nil)
+	for _, c := range []struct {
+		filter string
+		match  bool
+	}{{"true", true}, {"false", false}, {" ( false ) ", false}} {
+		f, err := ParseFilter(c.filter)
+		if err != nil {
+			t.Fatalf("%q: %v", c.filter, err)
+		}
+		if f.Match(&e) != c.match || f.MatchTable("t") != c.match || f.KeyRange().Empty == c.match {
+			t.Errorf("%q: Match %v, MatchTable %v, KeyRange %+v", c.filter, f.Match(&e), f.MatchTable("t"), f.KeyRange())
+		}
+		back, err := ParseFilter(f.String())
+		if err != nil || back.Match(&e) != c.match {
+			t.Errorf("%q renders as %q, which reads back as %v, %v", c.filter, f.String(), back, err)
+		}
+	}
 }

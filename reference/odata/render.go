@@ -13,9 +13,13 @@ import (
 
 // String renders the filter canonically, for messages: the constant after the property,
 // literals in the forms FormatLiteral writes, and parentheses only where precedence needs
-// them. The rendering parses back to an equivalent filter. A match-all filter renders as "".
+// them. The rendering parses back to an equivalent filter. A match-all filter renders as "",
+// a match-nothing one as "false".
 func (f *Filter) String() string {
 	if f == nil || f.root == nil {
+		if f != nil && f.none {
+			return "false"
+		}
 		return ""
 	}
 	var b strings.Builder

@@ -22,7 +22,8 @@
 //
 // A write whose record cannot be written (a full disk) is not acknowledged and is undone:
 // the log is cut back to its last whole record and the Service is read back from the
-// directory, so no reader sees it. It answers 503 ServerBusy, the code Storage gives when
+// directory, so no reader sees it (the delete holds of recently deleted table names end,
+// as at a restart). It answers 503 ServerBusy, the code Storage gives when
 // it cannot serve a request for now and clients retry (EVIDENCE.md 9); further writes are
 // refused the same way, without touching the disk, for a delay that doubles with each
 // failure (1 s to 30 s), and reads go on. Only when the log cannot even be cut back or read
@@ -35,9 +36,12 @@
 // One transaction (entity group transaction) is one record: its puts and deletes are
 // replayed together or not at all; a failed transaction changes nothing and writes
 // nothing. Records are framed with their length and a CRC-32C. A crash in the middle of a
-// write can only tear the last record of the last log, which was never acknowledged: Open
-// cuts it and says so (Stats.Warnings, WithLog). Anything else is damage, as in etcd's
-// WAL: a bad frame that intact frames follow, a whole frame that does not decode or apply,
+// write can only tear the last record of the last log, which was never acknowledged: cut
+// short by the end of the file, or partly never written (zero bytes to the end of the file,
+// or a whole zero 512-byte sector inside it). Open cuts it and says so (Stats.Warnings,
+// WithLog). Anything else is damage, as in etcd's WAL: a bad frame that intact frames
+// follow, a whole last frame of other bytes that fails its checksum, a whole frame that
+// does not decode or apply,
 // a damaged snapshot, a snapshot naming a log that is absent, logs that no snapshot names,
 // a gap between logs. Open refuses it with a *DamageError naming each damaged file and
 // changes nothing; with WithRepair it moves the damaged files into damaged-<time> in the

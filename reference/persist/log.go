@@ -102,6 +102,10 @@ func scanLog(path string, apply func(record) error) (logScan, error) {
 		}
 		rec, err := decodeRecord(p)
 		if err != nil {
+			if len(p) == 0 {
+				// A zero length and checksum: maybe the start of a tail the disk never wrote.
+				return classifyBadFrame(f, sc)
+			}
 			// Its checksum holds, so it was written whole: damaged, or written by something else.
 			sc.damage = fmt.Sprintf("the record at offset %d has a valid checksum but does not decode", sc.valid)
 			return sc, nil
@@ -115,8 +119,11 @@ func scanLog(path string, apply func(record) error) (logScan, error) {
 	}
 }
 
-// classifyBadFrame decides whether the bad frame at sc.valid is a torn tail: no more than
-// one frame's bytes follow it, and no intact frame starts anywhere in them.
+// classifyBadFrame decides whether the bad frame at sc.valid is a torn last write, as
+// etcd's WAL does: the frame is cut short by the end of the file, or the disk never wrote
+// part of it (everything from the frame to the end of the file is zero bytes, or a whole
+// 512-byte sector inside it is), and no intact frame follows it. A whole frame of other
+// bytes that fails its checksum was damaged after it was written.
 func classifyBadFrame(f *os.File, sc logScan) (logScan, error) {
 	rest := sc.size - sc.valid
 	if rest > frameHeader+maxPayload {
@@ -131,9 +138,36 @@ func classifyBadFrame(f *os.File, sc logScan) (logScan, error) {
 		sc.damage = fmt.Sprintf("a bad frame at offset %d is followed by intact records (the first at offset %d)", sc.valid, sc.valid+int64(at))
 		return sc, nil
 	}
+	if !tornFrame(b, sc.valid) {
+		sc.damage = fmt.Sprintf("the last record, at offset %d, fails its checksum though it is whole (%d bytes)", sc.valid, rest)
+		return sc, nil
+	}
 	sc.torn = true
 	sc.damage = fmt.Sprintf("a torn last record at offset %d (%d bytes)", sc.valid, rest)
 	return sc, nil
+}
+
+// sectorBytes is the unit a disk writes whole or not at all.
+const sectorBytes = 512
+
+// tornFrame reports whether b, the bytes from a bad frame at offset at to the end of the
+// file, look like a write the disk did not finish: cut short, or partly never written.
+func tornFrame(b []byte, at int64) bool {
+	if len(b) < frameHeader || bytes.Count(b, []byte{0}) == len(b) {
+		return true
+	}
+	n := int64(binary.LittleEndian.Uint32(b))
+	if frameHeader+n > int64(len(b)) {
+		return true // cut short: the frame's end lies past the end of the file
+	}
+	end := at + frameHeader + n
+	for s := (at + sectorBytes - 1) / sectorBytes * sectorBytes; s+sectorBytes <= end; s += sectorBytes {
+		sector := b[s-at : s-at+sectorBytes]
+		if bytes.Count(sector, []byte{0}) == sectorBytes {
+			return true
+		}
+	}
+	return false
 }
 
 // nextIntactFrame returns the offset of the first intact frame in b after offset 0 (a frame

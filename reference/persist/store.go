@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,7 +137,6 @@ type Store struct {
 
 	snapRunning  bool          // a snapshot is being written; guarded by mu
 	snapDone     chan error    // its result; guarded by mu
-	snapErr      error         // the last failure of a periodic snapshot; guarded by mu
 	snapFailures int           // consecutive failed snapshots; guarded by mu
 	snapRetry    time.Time     // no periodic snapshot before then; guarded by mu
 	snapPause    time.Duration // how long the last snapshot held the write lock; guarded by mu
@@ -321,13 +319,13 @@ func (s *Store) liveLogs() []uint64 {
 	return out
 }
 
-// backoff is min doubled for each failure after the first, at most max.
-func backoff(min, max time.Duration, failures int) time.Duration {
-	d := min
-	for i := 1; i < failures && d < max; i++ {
+// backoff is first doubled for each failure after the first, at most limit.
+func backoff(first, limit time.Duration, failures int) time.Duration {
+	d := first
+	for i := 1; i < failures && d < limit; i++ {
 		d *= 2
 	}
-	return time.Duration(math.Min(float64(d), float64(max)))
+	return min(d, limit)
 }
 
 // append writes one framed record to the log and, under SyncAlways, fsyncs it.
@@ -408,7 +406,7 @@ func (s *Store) startSnapshotLocked() chan error {
 			if s.snapFailures > 0 {
 				s.logf("a snapshot is in place again after %d failures", s.snapFailures)
 			}
-			s.snapErr, s.snapFailures = nil, 0
+			s.snapFailures = 0
 		}
 		s.mu.Unlock()
 		done <- err
@@ -442,7 +440,6 @@ func (s *Store) snapshotTo(next uint64) error {
 // snapshotFailedLocked records a failed snapshot: it loses nothing (the logs hold every
 // write), and the next periodic one waits for a delay that doubles with each failure.
 func (s *Store) snapshotFailedLocked(err error) {
-	s.snapErr = err
 	s.snapFailures++
 	wait := backoff(snapshotRetryMin, snapshotRetryMax, s.snapFailures)
 	s.snapRetry = s.cfg.clock().Add(wait)
@@ -488,8 +485,8 @@ func (s *Store) Snapshot() error {
 	for s.snapRunning {
 		done := s.snapDone
 		s.mu.Unlock()
-		<-done
-		done <- nil // let another waiter through
+		err := <-done
+		done <- err // for another waiter
 		s.mu.Lock()
 	}
 	if s.broken != nil || s.closed {

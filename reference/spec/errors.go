@@ -84,7 +84,9 @@ var (
 	ErrMethodNotAllowed      = register(ErrorCode{"MethodNotAllowed", http.StatusMethodNotAllowed, "The requested method is not allowed on the specified resource.", SrcTableErrors})
 	ErrNotImplemented        = register(ErrorCode{"NotImplemented", http.StatusNotImplemented, "The requested operation is not implemented on the specified resource.", SrcTableErrors})
 	ErrOutOfRangeInput       = register(ErrorCode{"OutOfRangeInput", http.StatusBadRequest, "One of the request inputs is out of range.", SrcCommonErrors})
-	ErrPropertiesNeedValue   = register(ErrorCode{"PropertiesNeedValue", http.StatusBadRequest, "Values have not been specified for all properties in the entity.", SrcTableErrors})
+	// The message is Storage's answer (E-insert-no-keys); TERR words it "Values have not been
+	// specified for all properties in the entity."
+	ErrPropertiesNeedValue   = register(ErrorCode{"PropertiesNeedValue", http.StatusBadRequest, "The values are not specified for all properties in the entity.", SrcTableErrors})
 	ErrPropertyNameInvalid   = register(ErrorCode{"PropertyNameInvalid", http.StatusBadRequest, "The property name is invalid.", SrcTableErrors})
 	ErrPropertyNameTooLong   = register(ErrorCode{"PropertyNameTooLong", http.StatusBadRequest, "The property name exceeds the maximum allowed length (255).", SrcTraffic})
 	ErrPropertyValueTooLarge = register(ErrorCode{"PropertyValueTooLarge", http.StatusBadRequest, "The property value exceeds the maximum allowed size (64KB).", SrcTableErrors})
@@ -153,6 +155,9 @@ const (
 	// a Double beyond its range (E-double-out-of-range), an Int64 beyond 64 bits
 	// (E-int64-overflow), an empty Edm.DateTime (E-datetime-empty).
 	MsgValueNotProcessed = "An error occurred while processing this request."
+	// MsgCORSHeaderMissing answers a CORS preflight without Origin or
+	// Access-Control-Request-Method (E-cors-preflight-missing).
+	MsgCORSHeaderMissing = "A required CORS header is not present."
 )
 
 var errorCodes = map[string]ErrorCode{}

@@ -76,6 +76,10 @@ type Rule struct {
 	// empty means the one fact its Source states (Facts). A MUST rests only on traffic or
 	// documentation (LevelOutrunsEvidence).
 	Evidence []Fact
+	// Cosmos is what Cosmos DB for Table does about the rule (cosmos.go): the same as
+	// Storage, a recorded or documented different answer, not supported, or not promised.
+	// It is filled in when the rule is looked up; rules files never set it.
+	Cosmos Cosmos
 	// Unbreakable, when set, says why no wrong-backend decorator can break this rule (from
 	// the list in unbreakable.go; a rule declares none itself).
 	Unbreakable string
@@ -100,6 +104,9 @@ func AddRules(rules ...Rule) {
 	for _, r := range rules {
 		if err := r.validate(); err != nil {
 			panic("spec: " + err.Error())
+		}
+		if r.Cosmos.Kind != "" {
+			panic("spec: rule " + r.ID + ": its Cosmos expectation belongs in the table of cosmos.go")
 		}
 		if r.Unbreakable != "" {
 			panic("spec: rule " + r.ID + ": its Unbreakable reason belongs in the list of unbreakable.go")
@@ -135,14 +142,14 @@ func (r Rule) validate() error {
 // LookupRule returns the rule with the given id.
 func LookupRule(id string) (Rule, bool) {
 	r, ok := catalogue[id]
-	return withUnbreakable(r), ok
+	return withCosmos(withUnbreakable(r)), ok
 }
 
 // Rules returns the whole catalogue ordered by area, then id.
 func Rules() []Rule {
 	out := make([]Rule, 0, len(catalogue))
 	for _, r := range catalogue {
-		out = append(out, withUnbreakable(r))
+		out = append(out, withCosmos(withUnbreakable(r)))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Area != out[j].Area {

@@ -61,7 +61,11 @@ func init() {
 			Text:   "A write whose If-Match value is malformed MUST fail and change nothing.",
 			Source: SrcTableErrors},
 		Rule{ID: "protocol.error.body", Level: Must, Area: AreaProtocol, Feature: FProtocol,
-			Text:   "A failure answered to a JSON request MUST carry an odata.error body with a code equal to the x-ms-error-code header and a message.",
+			Text:   "A failure answered to a JSON request MUST carry an odata.error body with a code and a message.",
+			Source: SrcTableErrors},
+		// EVIDENCE.md 5.1; E-cosmos-headers.
+		Rule{ID: "protocol.error.code-header", Level: Must, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "A failure MUST carry its error code in the x-ms-error-code header too, equal to the odata.error code of its body.",
 			Source: SrcTableErrors},
 		Rule{ID: "protocol.accept.nometadata", Level: Must, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "With Accept: application/json;odata=nometadata an entity MUST carry no odata.* members and no type annotations, and Int64 values MUST come as JSON strings.",

@@ -59,6 +59,9 @@ func init() {
 		acl(Rule{ID: "service.acl.missing-table", Level: Must,
 			Text:   "Get Table ACL and Set Table ACL on a table that does not exist MUST answer 404 ResourceNotFound.",
 			Source: srcPythonACLMissingRecord}),
+		acl(Rule{ID: "service.acl.error-xml", Level: Must,
+			Text:   "An error of Get or Set Table ACL MUST be written in the m: prefixed OData XML form, <m:error> with <m:code> and <m:message xml:lang=\"en-US\">, as Storage answers (E-acl-error-xml).",
+			Source: srcPythonACLMissingRecord}),
 		acl(Rule{ID: "service.acl.too-many", Level: Must,
 			Text:   "Set Table ACL with more than five signed identifiers MUST be refused with 400 InvalidXmlDocument, leaving the stored policies unchanged.",
 			Source: srcGoTableClientTests}),
@@ -83,6 +86,12 @@ func init() {
 		svc(Rule{ID: "service.cors.preflight-refused", Level: Must,
 			Text:   "A preflight OPTIONS request that no stored CORS rule allows MUST be refused with 403 (the code is recorded).",
 			Source: SrcCORS + "#preflight-request"}),
+		svc(Rule{ID: "service.cors.preflight-missing-header", Level: Must,
+			Text:   "A preflight OPTIONS request without Origin or Access-Control-Request-Method MUST be refused with 400; the code (InvalidHeaderValue, as Azurite answers) is recorded (E-cors-preflight-missing).",
+			Source: SrcCORS + "#preflight-request"}),
+		svc(Rule{ID: "service.cors.vary", Level: Must,
+			Text:   "A GET whose Origin a CORS rule for any origin (*) allows MUST NOT carry Vary: Origin, and one a rule naming that origin allows MUST carry it (E-cors-vary).",
+			Source: SrcCORS + "#understanding-the-vary-header"}),
 		svc(Rule{ID: "service.cors.actual-headers", Level: Must,
 			Text:   "A request whose Origin a stored CORS rule allows for its method MUST be answered with Access-Control-Allow-Origin (that origin, or * for a rule allowing any) and the rule's exposed headers in Access-Control-Expose-Headers.",
 			Source: SrcCORS + "#actual-request"}),
@@ -131,3 +140,9 @@ func init() {
 			Source: SrcOAuth},
 	)
 }
+
+// AccountWide says whether r's specs read or change settings of the whole account (service
+// properties, statistics, CORS) rather than tables of their own: conform runs them alone,
+// after a backend's other specs, and against an endpoint that is not the reference or an
+// emulator only with CONFORM_ALLOW_ACCOUNT_CHANGES=1.
+func (r Rule) AccountWide() bool { return r.Area == AreaService && r.Feature == FService }

@@ -61,6 +61,11 @@ const (
 	// SrcEntityTooLargeLive quotes Storage's answer to an entity over 1 MiB made of strings
 	// of 32 Ki characters, in Azurite's SDK tests.
 	SrcEntityTooLargeLive = "https://github.com/Azure/Azurite/blob/40b4d4b491a2cf954a86be74360e3b883abd5831/tests/table/apis/table.entity.azure.data-tables.test.ts"
+	// SrcHealthCheckFilter is a widely used health check that probes live Table endpoints
+	// with the filter `false`.
+	SrcHealthCheckFilter = "https://github.com/Xabaril/AspNetCore.Diagnostics.HealthChecks/blob/master/src/HealthChecks.Azure.Data.Tables/AzureTableServiceHealthCheck.cs"
+	// SrcGoInvalidEntity is the Go SDK's recording of an insert without keys on Storage.
+	SrcGoInvalidEntity = "https://github.com/Azure/azure-sdk-for-go/blob/64f3ac0f62f96c3a2a7583d8cd108bc19977a602/sdk/data/aztables/testdata/recordings/TestInvalidEntity/TestInvalidEntity_storage.json"
 	// SrcTraffic marks facts seen in recorded real traffic (Azure SDK for Python recordings).
 	SrcTraffic = "https://github.com/Azure/azure-sdk-for-python/tree/main/sdk/tables/azure-data-tables/tests/recordings"
 )

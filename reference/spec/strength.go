@@ -94,6 +94,9 @@ func StrengthOfSource(src string) Strength {
 	if strings.HasPrefix(src, "https://learn.microsoft.com/") {
 		return Doc
 	}
+	if strings.HasPrefix(src, "https://github.com/Azure/") && strings.Contains(src, "/recordings/") {
+		return Traffic // an Azure SDK's recording of its live tests
+	}
 	return Open
 }
 

@@ -1,12 +1,16 @@
 package tableserver_test
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
@@ -90,4 +94,48 @@ func aclCall(t *testing.T, b *rest.Backend, method, table, body string) (int, st
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(out)
+}
+
+// TestHostStyleAsProductionURLs: the account named by the Host, as production URLs name it
+// (`devstoreaccount1.table.core.windows.net`, path `/Tables`), reaches the same tables as the
+// path-style URL (`127.0.0.1:port/devstoreaccount1/Tables`), and its answers name the
+// host-style URLs.
+func TestHostStyleAsProductionURLs(t *testing.T) {
+	_, ts := serve(t)
+	addr := ts.Listener.Addr().String()
+	tr := rest.NewTransport()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	hostStyle, err := rest.New(devConnectionString("http://"+tableserver.DevAccountName+".table.core.windows.net"),
+		rest.WithHTTPClient(&http.Client{Transport: tr, Timeout: 10 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathStyle := client(t, ts)
+	c := ctx(t)
+	if err := hostStyle.CreateTable(c, "hoststyle"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hostStyle.InsertEntity(c, "hoststyle", api.NewEntity("p", "r", map[string]api.Value{"V": api.Int32(1)})); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := pathStyle.GetEntity(c, "hoststyle", "p", "r", nil); err != nil || got.Properties["V"] != api.Int32(1) {
+		t.Fatalf("the path-style URL reads %v, %v", got, err)
+	}
+	req, err := hostStyle.NewRequest(c, "GET", "hoststyle()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;odata=fullmetadata")
+	resp, err := hostStyle.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"odata.metadata":"http://devstoreaccount1.table.core.windows.net/$metadata#hoststyle"`) ||
+		!strings.Contains(string(body), `"odata.id":"http://devstoreaccount1.table.core.windows.net/hoststyle(PartitionKey='p',RowKey='r')"`) {
+		t.Fatalf("host-style query answered %d %s", resp.StatusCode, body)
+	}
 }

@@ -27,7 +27,7 @@ type SignedIdentifier struct {
 // comp is 400 InvalidQueryParameterValue; a SAS may not manage policies; a missing table
 // is 404 ResourceNotFound (EVIDENCE.md, E-acl-xml, E-acl-missing-table).
 func (x *exchange) tableACL(method, table string) error {
-	x.jsonErr = false // ACL answers are XML (PF)
+	x.jsonErr, x.prefixedXMLErr = false, true // ACL answers are XML (PF, E-acl-error-xml)
 	if x.query.Get("comp") != "acl" {
 		return spec.ErrInvalidQueryParameter.New()
 	}

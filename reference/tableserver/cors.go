@@ -68,11 +68,12 @@ func allowsAnyOrigin(r CORSRule) bool { return containsFold(splitList(r.AllowedO
 // Access-Control-Request-Method, 403 when no CORS rule allows it, else 200 with the
 // Access-Control-* headers.
 func (x *exchange) preflight() {
-	x.jsonErr = false
+	x.jsonErr, x.prefixedXMLErr = false, true // as the ACL's (E-acl-error-xml)
 	origin := x.r.Header.Get("Origin")
 	method := x.r.Header.Get("Access-Control-Request-Method")
 	if origin == "" || method == "" {
-		x.fail(spec.ErrMissingRequiredHeader.Newf("A CORS preflight request needs Origin and Access-Control-Request-Method."))
+		// 400 (CORS doc); the code and text as Azurite answers (E-cors-preflight-missing).
+		x.fail(spec.ErrInvalidHeaderValue.Newf(spec.MsgCORSHeaderMissing))
 		return
 	}
 	headers := splitList(x.r.Header.Get("Access-Control-Request-Headers"))
@@ -116,8 +117,12 @@ func (x *exchange) setCORSHeaders() {
 		return
 	}
 	h := x.w.Header()
-	h.Set("Vary", "Origin")
 	r, ok := matchCORS(rules, origin, x.r.Method, nil)
+	// Vary: Origin on GET and HEAD answers that depend on the origin; one a rule for any
+	// origin (*) allows does not (E-cors-vary).
+	if (x.r.Method == http.MethodGet || x.r.Method == http.MethodHead) && !(ok && allowsAnyOrigin(r)) {
+		h.Set("Vary", "Origin")
+	}
 	if !ok {
 		return
 	}

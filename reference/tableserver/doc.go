@@ -6,19 +6,29 @@
 // service's URLs, verbs (MERGE, PATCH and POST with X-HTTP-Method), headers, metadata levels
 // and error bodies, and authenticates Shared Key, Shared Key Lite, service SAS (with stored
 // access policies, sip and spr) and account SAS for the development account and the accounts
-// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Paths may be emulator
-// style (`/ACCOUNT/Tables`) or host style (`ACCOUNT.table.localhost`, `/Tables`);
-// `ACCOUNT-secondary` names the account's secondary location.
+// given by WithAccount, and with WithOAuth bearer tokens (oauth.go). Each account is a
+// namespace of its own: its own backend, table ACLs and service properties. Paths may be
+// emulator style (`/ACCOUNT/Tables`) or host style, as production URLs name the account
+// (`ACCOUNT.table.core.windows.net` or `ACCOUNT.table.localhost`, `/Tables`);
+// `ACCOUNT-secondary` names the account's secondary location. Served over TLS, spr=https
+// SAS tokens are accepted (cmd/conform's serve --tls).
 //
 // The account-wide XML resources live in their own files: the table ACL (acl.go), service
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
 // stored policies in sas_account.go (EVIDENCE.md, Service surface).
 //
-// Serve it with (*Server).HTTPServer or ListenAndServe, which set every http.Server timeout
-// (WithLimits shortens them). At most Limits.MaxConcurrentRequests requests are served at
-// once; past it a request is answered 503 ServerBusy at once (Busy counts them).
-// Request bodies are bounded before they are read (spec.MaxRequestBodyBytes, 413
-// RequestBodyTooLarge); malformed requests get the documented 4xx, never a 5xx.
+// Serve it with (*Server).HTTPServer on a listener made by Listener (framing.go), or with
+// ListenAndServe, which set every http.Server timeout (WithLimits shortens them). At most
+// Limits.MaxConcurrentRequests requests are served at once; past it a request is answered
+// 503 ServerBusy at once (Busy counts them). Request bodies are bounded before they are read
+// (spec.MaxRequestBodyBytes, 413 RequestBodyTooLarge) and must arrive at Limits.MinBodyRate
+// (pace.go; a request waiting for its body does not count against the bound); malformed
+// requests get the documented 4xx, never a 5xx. A request with both Content-Length and
+// Transfer-Encoding is answered and its connection closed (RFC 9112 6.3). Backend work is
+// bounded by the request's timeout (at most 30 s), not by its connection: a client that
+// half-closes after its request still gets the answer. A large Query Entities answer is
+// written as it is rendered (writeEntitySet), so that a client that does not read holds
+// about a MiB of it, not the page, and no concurrency slot while the answer waits for it.
 //
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
@@ -26,6 +36,11 @@
 // bytes, what clients repeat: parsed query strings (querycache.go, shared read-only, copied
 // out of their request), its service URLs (for Hosts of up to 300 bytes), answer lengths'
 // texts and request ids cut from batches (ids.go). Nothing it keeps refers to a request.
+//
+// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
+// limits layer in front of the same Server, store and model that answers as recorded Cosmos
+// traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
+// optional request-unit budget answered 429. It holds no data of its own.
 //
 // It may import reference/api, reference/spec, reference/wire and reference/odata.
 package tableserver

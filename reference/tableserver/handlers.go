@@ -272,7 +272,7 @@ func (x *exchange) queryEntities(table string) error {
 	}
 	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
-	err = x.writeRendered(http.StatusOK, func(b []byte) ([]byte, error) { return wire.AppendEntitySet(b, ents, doc) })
+	err = x.writeEntitySet(ents, doc)
 	if r, ok := x.backend.(pageRecycler); ok {
 		r.RecyclePage(page) // the answer is written: nothing refers to the page any more
 	}
@@ -321,6 +321,10 @@ func (x *exchange) insertEntity(table string) error {
 		return err
 	}
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// Storage echoes the preference on this refusal (E-insert-no-keys).
+		if p := prefer(x.r.Header); p != "" {
+			x.setHeader(wire.KeyPrefApplied, p)
+		}
 		return spec.ErrPropertiesNeedValue.New()
 	}
 	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {

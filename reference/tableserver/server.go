@@ -97,6 +97,13 @@ type Limits struct {
 	IdleTimeout       time.Duration
 	// MaxHeaderBytes bounds the request line and headers (net/http answers 431 past it).
 	MaxHeaderBytes int
+	// MinBodyRate is the slowest a request body may arrive, in bytes per second, once
+	// BodyGrace has passed since the handler started reading it: a body behind that pace is
+	// refused with 400 InvalidInput and its connection closed. While a request waits for
+	// body bytes it does not count against MaxConcurrentRequests, so clients that trickle
+	// their bodies cannot starve the others.
+	MinBodyRate int
+	BodyGrace   time.Duration
 }
 
 // DefaultLimits are the limits of a Server made without WithLimits.
@@ -108,6 +115,8 @@ func DefaultLimits() Limits {
 		WriteTimeout:          2 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
 		MaxHeaderBytes:        1 << 20,
+		MinBodyRate:           1 << 10,
+		BodyGrace:             10 * time.Second,
 	}
 }
 
@@ -132,6 +141,12 @@ func WithLimits(l Limits) Option {
 		}
 		if l.MaxHeaderBytes > 0 {
 			d.MaxHeaderBytes = l.MaxHeaderBytes
+		}
+		if l.MinBodyRate > 0 {
+			d.MinBodyRate = l.MinBodyRate
+		}
+		if l.BodyGrace > 0 {
+			d.BodyGrace = l.BodyGrace
 		}
 		s.limits = d
 	}
@@ -161,7 +176,7 @@ func (s *Server) Recovered() int64 { return s.recovered.Load() }
 func (s *Server) Busy() int64 { return s.busy.Load() }
 
 // HTTPServer returns an http.Server for s with every timeout set, so that a slow or stalled
-// client can never hold a connection forever.
+// client can never hold a connection forever. Serve it on a listener made by Listener.
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -171,14 +186,19 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		WriteTimeout:      s.limits.WriteTimeout,
 		IdleTimeout:       s.limits.IdleTimeout,
 		MaxHeaderBytes:    s.limits.MaxHeaderBytes,
+		ConnContext:       withFramingWatch,
 	}
 }
 
 // ListenAndServe serves on addr until ctx is done, then shuts down gracefully (at most 5 s).
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	srv := s.HTTPServer(addr)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(Listener(ln)) }()
 	select {
 	case err := <-errc:
 		return err
@@ -199,7 +219,10 @@ type exchange struct {
 	query   url.Values // read-only: it may be shared with other requests (queryCache)
 	level   wire.Metadata
 	jsonErr bool
-	wrote   bool
+	// prefixedXMLErr: an XML error is written in the m: prefixed form, as Storage answers
+	// the account's XML resources (E-acl-error-xml).
+	prefixedXMLErr bool
+	wrote          bool
 
 	account   string
 	backend   api.Backend // the account's
@@ -219,6 +242,8 @@ type exchange struct {
 	// unbounded is the body of unknown length under the bound of r.Body, from which a
 	// refused body is drained (drainUnreadBody).
 	unbounded io.ReadCloser
+	// paced is the request's body, read at a minimum rate (pace.go).
+	paced pacedBody
 }
 
 // headerSlots is how many header values an exchange holds without allocating: the six of
@@ -254,8 +279,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer s.inflight.Add(-1)
 	}
+	if x.r.Body != nil && x.r.Body != http.NoBody {
+		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now()}
+		x.r.Body = &x.paced
+	}
 	defer func() {
 		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // an answer cut off on purpose (writeEntitySet)
+			}
 			s.recovered.Add(1)
 			if !x.wrote {
 				x.fail(spec.ErrInternalError.New())
@@ -306,6 +338,12 @@ func (x *exchange) serve() {
 		x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), q.Get("$format"))
 	}
 	x.query = q
+	if len(x.r.TransferEncoding) > 0 && framedTwice(x.r) {
+		// RFC 9112 6.3: a request with both Content-Length and Transfer-Encoding is read by its
+		// Transfer-Encoding, and the connection is closed after the answer, since a proxy in
+		// front may have framed it by its Content-Length.
+		x.setHeader("Connection", "close")
+	}
 	if ids := x.r.Header[wire.KeyClientRequestID]; len(ids) > 0 {
 		if len(ids) > 1 || !visibleASCII(ids[0], spec.MaxClientRequestIDLength) {
 			x.fail(spec.ErrInvalidHeaderValue.Newf("The value of x-ms-client-request-id is not valid."))
@@ -667,6 +705,10 @@ func bodyError(err error) error {
 	if errors.As(err, &mbe) {
 		return spec.ErrRequestBodyTooLarge.New()
 	}
+	var slow *bodyTooSlow
+	if errors.As(err, &slow) {
+		return spec.ErrInvalidInput.Newf("The request body arrived more slowly than %d bytes per second.", slow.rate)
+	}
 	return spec.ErrInvalidInput.Newf("The request body could not be read.")
 }
 
@@ -699,8 +741,8 @@ func (x *exchange) checkJSONContent() error {
 	return spec.ErrInvalidInput.Newf("The Content-Type %q is not supported; send application/json.", ct)
 }
 
-// context bounds backend work by the request's timeout parameter, at most 30 s (TMO). The
-// caller cancels it once the work is done.
+// context bounds backend work by the request's timeout parameter, at most 30 s (TMO): a
+// larger value, however large, means 30 s. The caller cancels it once the work is done.
 func (x *exchange) context() (*deadlineContext, error) {
 	d := spec.MaxServerTimeout
 	if v := x.query.Get("timeout"); v != "" {
@@ -708,15 +750,19 @@ func (x *exchange) context() (*deadlineContext, error) {
 		if err != nil || n <= 0 {
 			return nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
 		}
-		if t := time.Duration(n) * time.Second; t < d {
-			d = t
+		if int64(n) < int64(d/time.Second) { // compared in seconds: n seconds may overflow a Duration
+			d = time.Duration(n) * time.Second
 		}
 	}
+	// The work is not tied to the connection: a client that shuts its sending side after
+	// its request (legal in HTTP/1.1; net/http then cancels the request's context) still
+	// gets its answer, and the work is bounded by the timeout alone.
+	parent := context.WithoutCancel(x.r.Context())
 	if x.deadlineUsed {
-		return withDeadline(x.r.Context(), time.Now().Add(d)), nil
+		return withDeadline(parent, time.Now().Add(d)), nil
 	}
 	x.deadlineUsed = true
-	x.deadline = deadlineContext{parent: x.r.Context(), deadline: time.Now().Add(d)}
+	x.deadline = deadlineContext{parent: parent, deadline: time.Now().Add(d)}
 	return &x.deadline, nil
 }
 
@@ -740,6 +786,9 @@ func (x *exchange) fail(err error) {
 	if x.jsonErr {
 		x.setHeader(wire.HeaderContentType, x.level.ContentType())
 		body = wire.EncodeErrorJSON(se, x.id, x.now)
+	} else if x.prefixedXMLErr {
+		x.setHeader(wire.HeaderContentType, wire.ContentTypeXML)
+		body = wire.EncodeErrorXMLPrefixed(se, x.id, x.now)
 	} else {
 		x.setHeader(wire.HeaderContentType, wire.ContentTypeXMLCharset)
 		body = wire.EncodeErrorXML(se, x.id, x.now)
@@ -847,6 +896,73 @@ var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return
 // maxPooledBody bounds the buffers kept for reuse, so that one large answer does not stay
 // allocated.
 const maxPooledBody = 1 << 20
+
+// An entity set larger than streamAfter is written as it is rendered, in parts of
+// streamChunk (chunked transfer coding): a client that reads slowly or not at all then
+// holds about streamAfter bytes of its answer in the server, not the whole page (a page of
+// 1,000 entities may be a gigabyte). A smaller set is sent whole, with its Content-Length.
+const (
+	streamAfter = 1 << 20
+	streamChunk = 256 << 10
+)
+
+// writeEntitySet writes the answer of Query Entities (wire.AppendEntitySet), streamed when
+// it is large. Once streaming has begun a failure cannot be answered: the connection is cut
+// (http.ErrAbortHandler), so that the client sees an incomplete answer, never a short one
+// that looks whole.
+func (x *exchange) writeEntitySet(ents []api.Entity, doc wire.Document) error {
+	bp := bodyBuffers.Get().(*[]byte)
+	b := wire.AppendEntitySetStart((*bp)[:0], doc)
+	streaming, abort := false, false
+	var err error
+	for i, e := range ents {
+		if b, err = wire.AppendEntitySetItem(b, i, e, doc); err != nil {
+			abort = streaming
+			break
+		}
+		if len(b) < streamChunk || !streaming && len(b) < streamAfter || x.r.Method == http.MethodHead {
+			continue
+		}
+		if !streaming {
+			streaming = true
+			x.setHeader(wire.HeaderContentType, x.level.ContentType())
+			x.send(http.StatusOK, nil)
+		}
+		if werr := x.writeStreamed(b); werr != nil {
+			abort = true // the client is gone
+			break
+		}
+		b = b[:0]
+	}
+	switch {
+	case abort:
+	case err != nil:
+	case streaming:
+		_ = x.writeStreamed(wire.AppendEntitySetEnd(b))
+	default:
+		x.writeJSON(http.StatusOK, wire.AppendEntitySetEnd(b))
+	}
+	if cap(b) <= maxPooledBody {
+		*bp = b[:0]
+		bodyBuffers.Put(bp)
+	}
+	if abort {
+		panic(http.ErrAbortHandler)
+	}
+	return err
+}
+
+// writeStreamed writes a part of a streamed answer. While the client takes it, the request
+// does not count against Limits.MaxConcurrentRequests: clients that read slowly cannot
+// starve the others.
+func (x *exchange) writeStreamed(b []byte) error {
+	if x.s.maxInflight > 0 {
+		x.s.inflight.Add(-1)
+		defer x.s.inflight.Add(1)
+	}
+	_, err := x.w.Write(b)
+	return err
+}
 
 // writeRendered renders an answer with render into a pooled buffer and writes it as JSON.
 func (x *exchange) writeRendered(status int, render func([]byte) ([]byte, error)) error {

@@ -41,7 +41,7 @@ func (x *exchange) routeXML(method string, res wire.Resource) bool {
 	case res.Kind == wire.ResourceEntitySet && x.query.Has("comp"):
 		err = x.tableACL(method, res.Table)
 	case res.Kind == wire.ResourceService && x.query.Get("restype") == "service":
-		x.jsonErr = false
+		x.jsonErr, x.prefixedXMLErr = false, true // as the ACL's (E-acl-error-xml)
 		switch x.query.Get("comp") {
 		case "properties":
 			err = x.serviceProperties(method)

@@ -109,6 +109,20 @@ func EncodeEntitySet(es []api.Entity, d Document) ([]byte, error) {
 // AppendEntitySet appends EncodeEntitySet's rendering of es to b. On error b's contents past
 // its original length are undefined.
 func AppendEntitySet(b []byte, es []api.Entity, d Document) ([]byte, error) {
+	b = AppendEntitySetStart(b, d)
+	for i, e := range es {
+		var err error
+		if b, err = AppendEntitySetItem(b, i, e, d); err != nil {
+			return nil, err
+		}
+	}
+	return AppendEntitySetEnd(b), nil
+}
+
+// AppendEntitySetStart, AppendEntitySetItem (once per entity, i counting from 0) and
+// AppendEntitySetEnd append EncodeEntitySet's rendering in parts, so that a large answer
+// can be written as it is rendered.
+func AppendEntitySetStart(b []byte, d Document) []byte {
 	b = append(b, '{')
 	first := true
 	if d.Level != NoMetadata {
@@ -116,22 +130,25 @@ func AppendEntitySet(b []byte, es []api.Entity, d Document) ([]byte, error) {
 		b = d.appendMetadataURL(b, "")
 	}
 	b = appendMember(b, &first, "value")
-	b = append(b, '[')
-	for i, e := range es {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
-		f := true
-		var err error
-		if b, err = appendEntityMembers(b, &f, e, d); err != nil {
-			return nil, fmt.Errorf("entity %d: %w", i, err)
-		}
-		b = append(b, '}')
-	}
-	b = append(b, ']', '}')
-	return b, nil
+	return append(b, '[')
 }
+
+// AppendEntitySetItem appends the entity e, the i-th of the set (see AppendEntitySetStart).
+func AppendEntitySetItem(b []byte, i int, e api.Entity, d Document) ([]byte, error) {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, '{')
+	f := true
+	var err error
+	if b, err = appendEntityMembers(b, &f, e, d); err != nil {
+		return nil, fmt.Errorf("entity %d: %w", i, err)
+	}
+	return append(b, '}'), nil
+}
+
+// AppendEntitySetEnd ends the set (see AppendEntitySetStart).
+func AppendEntitySetEnd(b []byte) []byte { return append(b, ']', '}') }
 
 // EncodeRequestEntity renders e as a request body (Insert, Update, Merge, upserts, batch
 // parts): PartitionKey, RowKey and the custom properties, each annotated whenever its type
@@ -235,7 +252,7 @@ func needsAnnotation(v api.Value, request bool) bool {
 			return true
 		}
 		var room [32]byte
-		return bytes.IndexAny(appendDouble(room[:0], v.Float()), ".eE") < 0
+		return !bytes.ContainsAny(appendDouble(room[:0], v.Float()), ".eE")
 	}
 	return false
 }

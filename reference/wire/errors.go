@@ -36,8 +36,9 @@ func EncodeErrorJSON(e *spec.Error, requestID string, now time.Time) []byte {
 // XMLErrorNamespace is the namespace of the XML error body of the Table service.
 const XMLErrorNamespace = "http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"
 
-// EncodeErrorXML renders the XML error body Storage answers when Accept does not ask for JSON
-// (EVIDENCE.md 5.1).
+// EncodeErrorXML renders the XML error body Storage answers to an entity or table operation
+// when Accept does not ask for JSON (EVIDENCE.md 5.1): unprefixed elements in the metadata
+// namespace.
 func EncodeErrorXML(e *spec.Error, requestID string, now time.Time) []byte {
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><error xmlns="` + XMLErrorNamespace + `"><code>`)
@@ -45,6 +46,18 @@ func EncodeErrorXML(e *spec.Error, requestID string, now time.Time) []byte {
 	b.WriteString(`</code><message xml:lang="en-US">`)
 	_ = xml.EscapeText(&b, []byte(ErrorMessage(e, requestID, now)))
 	b.WriteString(`</message></error>`)
+	return b.Bytes()
+}
+
+// EncodeErrorXMLPrefixed renders the XML error body Storage answers to Table ACL requests
+// (E-acl-error-xml): the elements in the metadata namespace with the prefix m.
+func EncodeErrorXMLPrefixed(e *spec.Error, requestID string, now time.Time) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><m:error xmlns:m="` + XMLErrorNamespace + `"><m:code>`)
+	_ = xml.EscapeText(&b, []byte(e.Code))
+	b.WriteString(`</m:code><m:message xml:lang="en-US">`)
+	_ = xml.EscapeText(&b, []byte(ErrorMessage(e, requestID, now)))
+	b.WriteString(`</m:message></m:error>`)
 	return b.Bytes()
 }
 

@@ -3,11 +3,16 @@ package all_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/report"
 
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver/mutant"
@@ -25,7 +30,75 @@ func TestConformance(t *testing.T) {
 	}
 	cfg.Retries = retries
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	ginkgo.ReportAfterSuite("conform summary", func(r ginkgo.Report) {
+		for _, line := range backendSummaries(r, cfg.Profile) {
+			t.Log(summaryPrefix + line)
+		}
+	})
 	framework.RunSuite(t, "conform", cfg, suiteConfig, reporterConfig)
+}
+
+// summaryPrefix starts the lines make test repeats at its end (internal/testprogress).
+const summaryPrefix = "conform summary: "
+
+// backendSummaries says, per backend of a run, how many specs ran and how they ended, as
+// the report classifies them (report.SpecOutcome): passed, expected failures (listed in
+// the baseline), flaky (listed as flaky, or passed only on a second attempt) and retried
+// (run more than once).
+func backendSummaries(r ginkgo.Report, profile string) []string {
+	type tally struct{ specs, passed, expected, flaky, retried, failed, skipped int }
+	byBackend := map[string]*tally{}
+	var order []string
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || (s.State == types.SpecStateSkipped && s.Failure.Message == "") {
+			continue
+		}
+		backend, rule := "", spec.Rule{}
+		found := false
+		for _, l := range s.Labels() {
+			if b, ok := strings.CutPrefix(l, framework.LabelBackend); ok {
+				backend = b
+			} else if ru, ok := spec.LookupRule(l); ok {
+				rule, found = ru, true
+			}
+		}
+		if backend == "" || !found {
+			continue
+		}
+		c := byBackend[backend]
+		if c == nil {
+			c = &tally{}
+			byBackend[backend] = c
+			order = append(order, backend)
+		}
+		c.specs++
+		if s.NumAttempts > 1 {
+			c.retried++
+		}
+		switch report.SpecOutcome(s, rule, profile).Outcome {
+		case report.Pass, report.Info:
+			if s.NumAttempts > 1 {
+				c.flaky++
+			} else {
+				c.passed++
+			}
+		case report.ExpectedFail, report.DocumentedDiff:
+			c.expected++
+		case report.Flaky:
+			c.flaky++
+		case report.Skipped, report.Partial:
+			c.skipped++
+		default:
+			c.failed++
+		}
+	}
+	var lines []string
+	for _, b := range order {
+		c := byBackend[b]
+		lines = append(lines, fmt.Sprintf("%s: %d specs, %d passed, %d expected failures, %d flaky, %d retried, %d skipped, %d failed",
+			b, c.specs, c.passed, c.expected, c.flaky, c.retried, c.skipped, c.failed))
+	}
+	return lines
 }
 
 // retries is how many times `go test` runs a failed spec again on a backend: once on a
@@ -74,7 +147,7 @@ func withoutUnavailableDocker(t *testing.T, backends []string) []string {
 		case err == nil:
 			kept = append(kept, b)
 		case errors.Is(err, provision.ErrDockerUnavailable):
-			t.Logf("%s skipped: %v", name, err)
+			t.Log(summaryPrefix + name + " left out: " + err.Error()) // make test says it in one line
 		default:
 			t.Fatal(err)
 		}

@@ -84,15 +84,27 @@ func withAccountSAS(ctx context.Context, f *framework.F, opts driver.AccountSASO
 	GinkgoHelper()
 	issuer := f.SAS()
 	master, table = f.Backend(), f.NewTable(ctx)
-	_, err := master.InsertEntity(ctx, table, seed)
-	Expect(err).To(SucceedOnBackend(), "store the seed entity with the account key")
+	f.Requires("modify.insert.stores", "store the seed entity with the account key", func() {
+		_, err := master.InsertEntity(ctx, table, seed)
+		Expect(err).To(SucceedOnBackend(), "store the seed entity with the account key")
+	})
+	// A valid account SAS must read first: a backend that refuses every account SAS would
+	// otherwise pass each rule whose spec expects a refusal (auth.account-sas.permissions
+	// covers the read).
+	f.Requires("auth.account-sas.permissions", "read the seed entity through a valid account SAS with permission r", func() {
+		valid, err := issuer.WithAccountSAS(ctx, driver.AccountSASOptions{Services: "t", ResourceTypes: "sco", Permissions: "r", Expiry: time.Now().Add(sasLifetime)})
+		Expect(err).NotTo(HaveOccurred(), "issue a valid account SAS")
+		got, err := valid.GetEntity(ctx, table, seed.PartitionKey, seed.RowKey, nil)
+		Expect(err).To(SucceedOnBackend(), "Get Entity through a valid account SAS with permission r")
+		Expect(got).To(MatchEntity(seed), "the seed entity through a valid account SAS")
+	})
 	if opts.Services == "" {
 		opts.Services = "t"
 	}
 	if opts.Expiry.IsZero() {
 		opts.Expiry = time.Now().Add(sasLifetime)
 	}
-	viaSAS, err = issuer.WithAccountSAS(ctx, opts)
+	viaSAS, err := issuer.WithAccountSAS(ctx, opts)
 	Expect(err).NotTo(HaveOccurred(), "issue an account SAS %+v", opts)
 	return master, viaSAS, table
 }

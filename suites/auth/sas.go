@@ -93,19 +93,37 @@ func permissionEntries(perm string, allowed ...op) []any {
 
 // withSAS stores the seed entity in a fresh table with the account key and returns a
 // backend that acts through a SAS with opts (Table set to the new table when empty).
+// requireValidSAS is the precondition of every spec of a service SAS: a valid SAS with
+// permission r for the table reads its seed entity (auth.sas.permission.read). A backend
+// that refuses every SAS would otherwise pass each rule whose spec expects a refusal (an
+// expired SAS, another table, a missing permission) without its subject ever running.
+func requireValidSAS(ctx context.Context, f *framework.F, issuer driver.SASIssuer, table string) {
+	GinkgoHelper()
+	f.Requires("auth.sas.permission.read", "read the seed entity through a valid SAS with permission r", func() {
+		valid, err := issuer.WithSAS(ctx, driver.SASOptions{Permissions: "r", Table: table, Expiry: time.Now().Add(sasLifetime)})
+		Expect(err).NotTo(HaveOccurred(), "issue a valid SAS")
+		got, err := valid.GetEntity(ctx, table, seed.PartitionKey, seed.RowKey, nil)
+		Expect(err).To(SucceedOnBackend(), "Get Entity through a valid SAS with permission r")
+		Expect(got).To(MatchEntity(seed), "the seed entity through a valid SAS")
+	})
+}
+
 func withSAS(ctx context.Context, f *framework.F, opts driver.SASOptions) (master, viaSAS api.Backend, table string) {
 	GinkgoHelper()
 	issuer := f.SAS()
 	master, table = f.Backend(), f.NewTable(ctx)
-	_, err := master.InsertEntity(ctx, table, seed)
-	Expect(err).To(SucceedOnBackend(), "store the seed entity with the account key")
+	f.Requires("modify.insert.stores", "store the seed entity with the account key", func() {
+		_, err := master.InsertEntity(ctx, table, seed)
+		Expect(err).To(SucceedOnBackend(), "store the seed entity with the account key")
+	})
+	requireValidSAS(ctx, f, issuer, table)
 	if opts.Table == "" {
 		opts.Table = table
 	}
 	if opts.Expiry.IsZero() {
 		opts.Expiry = time.Now().Add(sasLifetime)
 	}
-	viaSAS, err = issuer.WithSAS(ctx, opts)
+	viaSAS, err := issuer.WithSAS(ctx, opts)
 	Expect(err).NotTo(HaveOccurred(), "issue a SAS %+v", opts)
 	return master, viaSAS, table
 }

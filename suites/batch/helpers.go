@@ -8,7 +8,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // pk is the PartitionKey of every transaction's entities.
@@ -52,9 +54,11 @@ func seed(ctx context.Context, b api.Backend, table string, es ...api.Entity) []
 	GinkgoHelper()
 	out := make([]api.Entity, len(es))
 	for i, e := range es {
-		got, err := b.InsertEntity(ctx, table, e)
-		Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
-		out[i] = got
+		framework.Requires("modify.insert.stores", "insert the spec's entities", func() {
+			got, err := b.InsertEntity(ctx, table, e)
+			Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
+			out[i] = got
+		})
 	}
 	return out
 }
@@ -88,4 +92,15 @@ func describeOps(ops []api.BatchOp) string {
 		s += fmt.Sprintf("%d:%s(%q)", i, op.Kind, op.Entity.RowKey)
 	}
 	return s
+}
+
+// transactionTable returns the backend and a new table for a spec that submits a
+// transaction, once the backend has shown it applies a valid one
+// (scenario.RequireTransactions): a backend that refuses every transaction blocks the spec
+// by batch.all-kinds instead of passing a rule that expects a refusal.
+func transactionTable(ctx context.Context, f *framework.F) (api.Backend, string) {
+	GinkgoHelper()
+	b, table := f.Backend(), f.NewTable(ctx)
+	scenario.RequireTransactions(ctx, f, b, table)
+	return b, table
 }

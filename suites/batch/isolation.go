@@ -53,7 +53,7 @@ func checkGeneration(page []api.Entity) string {
 
 var _ = framework.Describe("Entity group transaction isolation", func(f *framework.F) {
 	f.It("batch.isolation", "never shows a concurrent reader part of a transaction", func(ctx context.Context) {
-		b, table := f.Backend(), f.NewTable(ctx)
+		b, table := transactionTable(ctx, f)
 		initial := make([]api.Entity, 0, isolationRows+1)
 		for i := range isolationRows {
 			initial = append(initial, entity(fmt.Sprintf("row%02d", i), "Gen", api.Int32(0)))
@@ -109,7 +109,7 @@ var _ = framework.Describe("Entity group transaction isolation", func(f *framewo
 	})
 
 	f.It("batch.concurrent", "applies each of several concurrent conditional transactions wholly or not at all", func(ctx context.Context) {
-		b, table := f.Backend(), f.NewTable(ctx)
+		b, table := transactionTable(ctx, f)
 		rows := make([]api.Entity, counterRows)
 		for i := range rows {
 			rows[i] = entity(fmt.Sprintf("c%02d", i), "Count", api.Int32(0))

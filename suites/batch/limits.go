@@ -40,7 +40,7 @@ const (
 var _ = framework.Describe("Entity group transaction limits", func(f *framework.F) {
 	Context("with 100 operations", func() {
 		f.It("batch.limit.operations", "accepts 100 inserts", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			ops := inserts(spec.MaxBatchOperations, 0)
 			res, err := b.SubmitBatch(ctx, table, ops)
 			Expect(err).To(SucceedOnBackend())
@@ -49,7 +49,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 		})
 
 		f.It("batch.limit.operations", "accepts 100 operations of mixed kinds", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r000"), entity("r001"), entity("r002"), entity("r003"))
 			ops := inserts(spec.MaxBatchOperations, 0)
 			ops[0] = deleteOp("r000")
@@ -64,7 +64,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 
 	Context("with 101 operations", func() {
 		f.It("batch.limit.operations", "refuses the transaction with 400 InvalidInput and applies nothing", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			before := seed(ctx, b, table, entity("r000", "N", api.Int32(-1)))
 			ops := inserts(spec.MaxBatchOperations+1, 0)
 			ops[0] = replaceOp("r000", "N", api.Int32(0))
@@ -74,7 +74,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 		})
 
 		f.It("batch.limit.operations-index", "names operation 99, operation 0 or none", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			_, err := b.SubmitBatch(ctx, table, inserts(spec.MaxBatchOperations+1, 0))
 			Expect(err).To(HaveFailedWith(400))
 			e, _ := driver.AsError(err)
@@ -90,7 +90,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 
 	Context("with a body under 4 MiB", func() {
 		f.It("batch.limit.payload", "accepts 100 inserts of 24 KiB each", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			_, err := b.SubmitBatch(ctx, table, inserts(spec.MaxBatchOperations, payloadUnder))
 			Expect(err).To(SucceedOnBackend())
 			Expect(snapshot(ctx, b, table)).To(HaveLen(spec.MaxBatchOperations), "entities stored by 100 inserts")
@@ -99,7 +99,7 @@ var _ = framework.Describe("Entity group transaction limits", func(f *framework.
 
 	Context("with a body over 4 MiB", func() {
 		f.It("batch.limit.payload", "refuses 100 inserts of 36 KiB each with 413 RequestBodyTooLarge and applies nothing", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			_, err := b.SubmitBatch(ctx, table, inserts(spec.MaxBatchOperations, payloadOver))
 			Expect(err).To(HaveFailedWith(413, spec.ErrRequestBodyTooLarge.Code))
 			Expect(table).To(HoldExactly(ctx, b))

@@ -51,7 +51,7 @@ func afterAllKinds() []api.Entity {
 
 var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 	f.It("batch.all-kinds", "applies insert, replace, merge, both upserts and delete in one transaction", func(ctx context.Context) {
-		b, table := f.Backend(), f.NewTable(ctx)
+		b, table := transactionTable(ctx, f)
 		seed(ctx, b, table, seedForAllKinds()...)
 		_, err := b.SubmitBatch(ctx, table, allKinds())
 		Expect(err).To(SucceedOnBackend())
@@ -60,7 +60,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 
 	f.DescribeTable("batch.all-kinds", "applies a transaction of one operation",
 		func(ctx context.Context, op api.BatchOp, want []api.Entity) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "Old", api.Int32(1), "Keep", api.String("k")), entity("other", "V", api.Int32(0)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{op})
 			Expect(err).To(SucceedOnBackend())
@@ -78,7 +78,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 
 	Context("when it succeeds", func() {
 		f.It("batch.results.order", "returns one 2xx result per operation in request order", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, seedForAllKinds()...)
 			ops := allKinds()
 			res, err := b.SubmitBatch(ctx, table, ops)
@@ -94,7 +94,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.results.order", "returns the results of inserts and deletes at their own positions", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("d1"), entity("d2"))
 			ops := []api.BatchOp{deleteOp("d1"), insertOp("i1"), insertOp("i2"), deleteOp("d2"), insertOp("i3")}
 			res, err := b.SubmitBatch(ctx, table, ops)
@@ -111,7 +111,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.results.etag", "returns each written entity's current ETag", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, seedForAllKinds()...)
 			ops := allKinds()
 			res, err := b.SubmitBatch(ctx, table, ops)
@@ -128,7 +128,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.results.delete-etag", "returns no ETag for a delete", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("d"))
 			res, err := b.SubmitBatch(ctx, table, []api.BatchOp{insertOp("i"), deleteOp("d")})
 			Expect(err).To(SucceedOnBackend())
@@ -137,7 +137,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.results.insert-status", "answers an insert with 201 or 204", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			res, err := b.SubmitBatch(ctx, table, []api.BatchOp{insertOp("i", "V", api.Int32(1))})
 			Expect(err).To(SucceedOnBackend())
 			Expect(res).To(HaveLen(1), "results of one insert")
@@ -148,7 +148,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 
 	Context("with merge, replace and null properties", func() {
 		f.It("batch.merge-replace", "keeps the properties a merge does not send", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "A", api.Int32(1), "B", api.Int32(1)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{mergeOp("r", "B", api.Int32(2))})
 			Expect(err).To(SucceedOnBackend())
@@ -156,7 +156,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.merge-replace", "removes the properties a replace does not send", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "A", api.Int32(1), "B", api.Int32(1)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{replaceOp("r", "B", api.Int32(2))})
 			Expect(err).To(SucceedOnBackend())
@@ -164,7 +164,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.merge-replace", "ignores a null sent by a merge", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "A", api.Int32(1)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{mergeOp("r", "A", api.Null(api.EdmInt32), "N", api.Null(api.EdmString))})
 			Expect(err).To(SucceedOnBackend())
@@ -172,7 +172,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.merge-replace", "keeps the old value of a property an insert-or-merge sends as null", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "A", api.Int32(1), "B", api.Int32(1)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{upsertMergeOp("r", "A", api.Null(api.EdmInt32), "B", api.Int32(2))})
 			Expect(err).To(SucceedOnBackend())
@@ -180,7 +180,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 		})
 
 		f.It("batch.merge-replace", "removes a property an insert-or-replace sends as null or leaves out", func(ctx context.Context) {
-			b, table := f.Backend(), f.NewTable(ctx)
+			b, table := transactionTable(ctx, f)
 			seed(ctx, b, table, entity("r", "A", api.Int32(1), "B", api.Int32(1), "C", api.Int32(1)))
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{upsertReplaceOp("r", "A", api.Null(api.EdmInt32), "B", api.Int32(2))})
 			Expect(err).To(SucceedOnBackend())

@@ -71,11 +71,13 @@ var _ = framework.Describe("Entity group transactions over HTTP", func(f *framew
 			one, two := f.NewTable(ctx), f.NewTable(ctx)
 
 			// The hand-made framing must be good: the same transaction on one table succeeds.
-			status, answer := submitRaw(ctx, raw, []rawInsert{{one, "control1"}, {one, "control2"}})
-			Expect(answerFailed(status, answer)).To(BeFalse(), "a hand-made transaction on one table failed (%d): %.400s", status, answer)
-			Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
+			f.Requires(scenario.RuleTransactions, "apply the hand-made transaction on one table", func() {
+				status, answer := submitRaw(ctx, raw, []rawInsert{{one, "control1"}, {one, "control2"}})
+				Expect(answerFailed(status, answer)).To(BeFalse(), "a hand-made transaction on one table failed (%d): %.400s", status, answer)
+				Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
+			})
 
-			status, answer = submitRaw(ctx, raw, []rawInsert{{one, "a"}, {two, "b"}})
+			status, answer := submitRaw(ctx, raw, []rawInsert{{one, "a"}, {two, "b"}})
 			Expect(answerFailed(status, answer)).To(BeTrue(), "a transaction over tables %s and %s was accepted (%d): %.400s", one, two, status, answer)
 			f.Choice("answer to a transaction over two tables", fmt.Sprintf("%d %.200s", status, answer))
 			Expect(one).To(HoldExactly(ctx, b, api.NewEntity(pk, "control1", nil), api.NewEntity(pk, "control2", nil)))
@@ -87,6 +89,7 @@ var _ = framework.Describe("Entity group transactions over HTTP", func(f *framew
 		f.It("batch.changeset.single", "refuses the second changeset with 400 and does not apply it", func(ctx context.Context) {
 			raw, b := f.Raw(), f.Backend()
 			table := f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			status, answer := submitRaw(ctx, raw, []rawInsert{{table, "first1"}, {table, "first2"}}, []rawInsert{{table, "second"}})
 			refused := status == 400 || (status == 202 && strings.Contains(answer, "HTTP/1.1 400"))
 			Expect(refused).To(BeTrue(), "a transaction with two changesets was not refused with 400 (%d): %.400s", status, answer)

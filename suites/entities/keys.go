@@ -29,6 +29,21 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 			Entry("without RowKey", `{"PartitionKey":"p","V":1}`),
 			Entry("without either key", `{"V":1}`),
 		)
+
+		f.It("entities.key.required.code", "refuses an insert without either key with 400 PropertiesNeedValue and echoes Prefer", func(ctx context.Context) {
+			raw, table := f.Raw(), f.NewTable(ctx)
+			req, err := raw.NewRequest(ctx, http.MethodPost, table, []byte(`{"String":"stringystring","Value":10}`))
+			Expect(err).NotTo(HaveOccurred(), "build the request")
+			req.Header.Set("Prefer", "return-no-content")
+			resp, err := raw.Do(req)
+			Expect(err).NotTo(HaveOccurred(), "conform:transport: POST %s", table)
+			defer resp.Body.Close()
+			status, code := ResponseOutcome(resp)
+			Expect(status).To(Equal(http.StatusBadRequest), "POST %s without keys answered %d %s", table, status, code)
+			Expect(code).To(Equal("PropertiesNeedValue"), "the error code")
+			Expect(resp.Header.Get("Preference-Applied")).To(Equal("return-no-content"), "the refusal's Preference-Applied")
+			Expect(queryAll(ctx, f.Backend(), table, api.Query{})).To(BeEmpty(), "the refused insert stored an entity")
+		})
 	})
 
 	Context("with an empty PartitionKey", func() {

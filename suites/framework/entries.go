@@ -55,18 +55,20 @@ type BlockedEntry struct {
 // baseline lists the block).
 func Blocked(rule, step string, err error) {
 	ginkgo.GinkgoHelper()
+	ruleOf(rule) // a blocking rule must exist
+	res, msg := verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, "setting up ("+step+")", err.Error())
 	if (driver.Unanswered(err) || record.AfterRetryOfApplied(err)) && !errors.Is(err, driver.ErrNotExpressible) {
 		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
+		res, msg = verdict.Result{State: verdict.NoAnswer}, fmt.Sprintf("setting up (%s): %v", step, err)
+	} else {
+		ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	}
-	ruleOf(rule) // a blocking rule must exist
-	ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
-	msg := blockedMessage(rule, "setting up ("+step+")", err.Error())
 	run := currentRun.Load()
-	if run == nil || run.concluded {
+	if run == nil || run.isConcluded() {
 		ginkgo.Fail(msg)
 		return
 	}
-	run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, msg, 1)
+	run.conclude(res, msg, 1)
 }
 
 // markCalls attaches typed entries for the failed calls of a failed spec: the first

@@ -256,7 +256,9 @@ func (f *F) specTimeout() time.Duration {
 func (f *F) Choice(what, chosen string) {
 	ginkgo.AddReportEntry(EntryChoice, Choice{What: what, Chosen: chosen}, ginkgo.ReportEntryVisibilityNever)
 	if run := currentRun.Load(); run != nil {
+		run.mu.Lock()
 		run.choices++
+		run.mu.Unlock()
 	}
 }
 
@@ -345,10 +347,10 @@ func (f *F) runRule(r spec.Rule, body func()) {
 	f.recorder = nil
 	f.mu.Unlock()
 	record.Track(nil)
-	run := &specRun{f: f, rule: r, exp: verdict.ExpectationOf(r, f.Profile())}
+	run := &specRun{f: f, rule: r, exp: verdict.ExpectationOf(r, f.Profile(), SpecText(ginkgo.CurrentSpecReport()))}
 	ginkgo.DeferCleanup(func() {
 		// A failure outside the body's assertions (a timeout, a panic): its evidence.
-		if sr := ginkgo.CurrentSpecReport(); sr.Failed() && !run.concluded {
+		if sr := ginkgo.CurrentSpecReport(); sr.Failed() && !run.isConcluded() {
 			var calls []record.Call
 			if rec := f.currentRecorder(); rec != nil {
 				calls = rec.Calls()
@@ -385,10 +387,14 @@ type stopSpec struct{}
 // specRun is the running spec of this process, for the fail handler (specs of one
 // process run one at a time).
 type specRun struct {
-	f       *F
-	rule    spec.Rule
-	exp     verdict.Expectation
-	entry   *fixtures.ExpectedFailure
+	f     *F
+	rule  spec.Rule
+	exp   verdict.Expectation
+	entry *fixtures.ExpectedFailure
+
+	// mu guards what goroutines of the spec may touch: its choices, the precondition
+	// running, whether it was concluded.
+	mu      sync.Mutex
 	choices int
 	// precondition is the rule whose precondition check is running (Requires).
 	precondition, step string
@@ -396,6 +402,19 @@ type specRun struct {
 }
 
 var currentRun atomic.Pointer[specRun]
+
+func (run *specRun) isConcluded() bool {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.concluded
+}
+
+// inPrecondition returns the rule and step of the precondition check running, if any.
+func (run *specRun) inPrecondition() (rule, step string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.precondition, run.step
+}
 
 // failHandler is Gomega's fail handler while specs run: a failed assertion of a running
 // spec concludes it (as blocked inside a precondition check); anywhere else it fails the
@@ -406,12 +425,12 @@ func failHandler(message string, callerSkip ...int) {
 		skip = callerSkip[0]
 	}
 	run := currentRun.Load()
-	if run == nil || run.concluded {
+	if run == nil || run.isConcluded() {
 		ginkgo.Fail(message, skip+1)
 		return
 	}
-	if run.precondition != "" {
-		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: run.precondition}, blockedMessage(run.precondition, run.step, message), skip+2)
+	if rule, step := run.inPrecondition(); rule != "" {
+		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
 	run.conclude(verdict.Result{State: verdict.Failed}, message, skip+2)
@@ -428,19 +447,32 @@ func blockedMessage(rule, step, failure string) string {
 // number of frames between conclude and the failing assertion.
 func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 	ginkgo.GinkgoHelper()
+	run.mu.Lock()
+	if run.concluded {
+		// Another goroutine of the spec concluded it first.
+		run.mu.Unlock()
+		ginkgo.Fail(message, skip+1)
+		return
+	}
 	run.concluded = true
+	choices := run.choices
+	run.mu.Unlock()
 	var calls []record.Call
 	rec := run.f.currentRecorder()
 	if rec != nil {
 		calls = rec.Calls()
 	}
-	res.Choices = run.choices
+	res.Choices = choices
 	if res.State != verdict.Passed {
 		res.Signature, res.Failure = FailureSignature(message, calls), message
+		for _, a := range record.ErrorAnswers(calls) {
+			res.Answers = append(res.Answers, fixtures.Signature{Status: a.Status, Code: a.Code})
+		}
 		switch {
 		case inconclusive(calls):
 			res.State = verdict.NoAnswer
-		case res.State == verdict.Failed && hasMark(calls, record.MarkNotExpressible):
+		case (res.State == verdict.Failed || res.State == verdict.BlockedState) && hasMark(calls, record.MarkNotExpressible):
+			// The driver could not send a request the spec (or its precondition) needs.
 			res.State = verdict.NotExpressible
 		}
 		if rec != nil {
@@ -479,18 +511,31 @@ func notExpressibleError(calls []record.Call) string {
 // precondition: loading data with a filter of another rule, reading back with $select, a
 // batch being applied at all): when an assertion in check fails, the spec is blocked by
 // rule, with the failure as its evidence, and its own rule is neither passed nor failed.
-// step says what the spec was doing ("read the entity back with $select").
+// step says what the spec was doing ("read the entity back with $select"). In a spec of
+// rule itself, check is an ordinary part of the spec.
 func (f *F) Requires(rule, step string, check func()) {
+	ginkgo.GinkgoHelper()
+	Requires(rule, step, check)
+}
+
+// Requires is F.Requires for helpers that have no F: the running spec is this process's.
+func Requires(rule, step string, check func()) {
 	ginkgo.GinkgoHelper()
 	ruleOf(rule)
 	run := currentRun.Load()
-	if run == nil {
-		check()
+	if run == nil || run.rule.ID == rule {
+		check() // a spec's own rule is no precondition: its failure fails the spec
 		return
 	}
+	run.mu.Lock()
 	prevRule, prevStep := run.precondition, run.step
 	run.precondition, run.step = rule, step
-	defer func() { run.precondition, run.step = prevRule, prevStep }()
+	run.mu.Unlock()
+	defer func() {
+		run.mu.Lock()
+		run.precondition, run.step = prevRule, prevStep
+		run.mu.Unlock()
+	}()
 	check()
 }
 

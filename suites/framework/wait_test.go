@@ -48,23 +48,22 @@ func TestWhileBeingDeletedWaitsAndSaysSo(t *testing.T) {
 	var lines []string
 	defer SetProgress(progressFn)
 	SetProgress(func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() })
-	start := time.Now()
-	held := 300 * time.Millisecond
-	waited, err := WhileBeingDeleted(context.Background(), "re-creating t", time.Second, 10*time.Millisecond, 100*time.Millisecond,
+	tries := 0
+	waited, err := WhileBeingDeleted(context.Background(), "re-creating t", time.Minute, time.Millisecond, time.Nanosecond,
 		func(context.Context) error {
-			if time.Since(start) < held {
+			if tries++; tries < 5 {
 				return spec.ErrTableBeingDeleted.New()
 			}
 			return nil
 		})
-	if err != nil || waited < held {
-		t.Fatalf("a name held %s: waited %s, %v", held, waited, err)
+	if err != nil || tries != 5 {
+		t.Fatalf("a name held for four tries: %d tries, waited %s, %v", tries, waited, err)
 	}
 	mu.Lock()
 	n := len(lines)
 	mu.Unlock()
 	if n < 2 || !strings.Contains(lines[0], "TableBeingDeleted") {
-		t.Errorf("progress lines while waiting %s every 100ms: %q", waited, lines)
+		t.Errorf("progress lines while waiting four tries, one due at each: %q", lines)
 	}
 	_, err = WhileBeingDeleted(context.Background(), "re-creating t", 50*time.Millisecond, 10*time.Millisecond, time.Hour,
 		func(context.Context) error { return spec.ErrTableBeingDeleted.New() })

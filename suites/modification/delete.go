@@ -26,6 +26,11 @@ var _ = framework.Describe("Delete Entity", func(f *framework.F) {
 			mustInsert(ctx, b, table, keep)
 			mustInsert(ctx, b, table, entity("p", "b", "V", api.Int32(2)))
 			mustInsert(ctx, b, table, entity("p", "c", "V", api.Int32(3)))
+			f.Requires("query.compare.int32", "query with the filter V ge 1 before the deletes", func() {
+				page, err := b.QueryEntities(ctx, table, api.Query{Filter: "V ge 1"})
+				Expect(err).To(SucceedOnBackend())
+				Expect(page.Entities).To(HaveLen(3), "V ge 1 over three entities with V 1, 2, 3")
+			})
 			Expect(b.DeleteEntity(ctx, table, "p", "b", api.IfMatchAny)).To(SucceedOnBackend())
 			Expect(b.DeleteEntity(ctx, table, "p", "c", api.IfMatchAny)).To(SucceedOnBackend())
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "V ge 1"})

@@ -3,11 +3,13 @@ package pagination
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -84,4 +86,37 @@ func without(es []api.Entity, drop []api.Entity) []api.Key {
 		}
 	}
 	return out
+}
+
+// filterRule is the rule that covers a pagination spec's filter on its own: a partition
+// scan, or the comparison of Int32 properties.
+func filterRule(filter string) string {
+	if strings.HasPrefix(filter, "PartitionKey eq ") && !strings.Contains(filter, " and ") {
+		return "query.partition-scan"
+	}
+	return "query.compare.int32"
+}
+
+// requireFilter is the precondition of a pagination spec whose query filters (on at most
+// one page of data): the filter alone, without $top or $select, returns exactly what it
+// matches. A backend whose filter is wrong blocks the spec by the filter's rule instead of
+// failing the pagination rule.
+func requireFilter(ctx context.Context, f *framework.F, table, filter string, es []api.Entity, match func(api.Entity) bool) {
+	GinkgoHelper()
+	if filter == "" || len(es) > spec.MaxPageSize {
+		return
+	}
+	var want []api.Key
+	for _, e := range es {
+		if match == nil || match(e) {
+			want = append(want, e.Key())
+		}
+	}
+	f.Requires(filterRule(filter), fmt.Sprintf("query with the filter %q alone", filter), func() {
+		page, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: filter})
+		Expect(err).To(matchers.SucceedOnBackend(), "the filter %q alone", filter)
+		if page.Continuation.IsZero() {
+			Expect(page.Entities).To(matchers.ConsistOfKeys(want...), "the filter %q alone", filter)
+		}
+	})
 }

@@ -19,6 +19,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 		func(ctx context.Context, q api.Query, match func(api.Entity) bool, props []string) {
 			es := data()
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, q.Filter, es, match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
 			var want []api.Key
 			for _, e := range es {

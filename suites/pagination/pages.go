@@ -52,6 +52,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			for i, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", spec.MaxPageSize), "page %d of %v (%s)", i+1, r.PageSizes(), s)
@@ -77,6 +78,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			es := s.entities()
 			want := s.want(es)
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			got := r.Entities()
 			Expect(len(got)).To(BeNumerically(">=", len(want)),
@@ -94,6 +96,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...), "%s; pages of %v", s, r.PageSizes())
 		},
@@ -157,6 +160,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape) {
 			es := s.entities()
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Pages[len(r.Pages)-1].Continuation.IsZero()).To(BeTrue())
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
@@ -170,6 +174,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		func(ctx context.Context, s shape, pages int) {
 			es := s.entities()
 			table := load(ctx, f, es)
+			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 			Expect(r.Pages).To(HaveLen(pages), "pages of %v (%s)", r.PageSizes(), s)

@@ -63,7 +63,9 @@ func load(ctx context.Context, b api.Backend, table string) {
 		}
 		return nil
 	})
-	Expect(err).To(SucceedOnBackend(), "setting up: load %d partitions", partitions)
+	framework.Requires("modify.insert.stores", fmt.Sprintf("load %d partitions", partitions), func() {
+		Expect(err).To(SucceedOnBackend(), "setting up: load %d partitions", partitions)
+	})
 }
 
 // queryAll follows a query to its end (bounded).

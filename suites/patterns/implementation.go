@@ -158,6 +158,7 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 
 		f.It("pattern.impl.failed-operation-index", "names the operation that failed, or none, and applies nothing", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			sales := department("Sales")
 			_, err := b.InsertEntity(ctx, table, sales[2].Entity())
 			Expect(err).To(SucceedOnBackend())

@@ -168,6 +168,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 	Context("with index entities in the employees' partition (option 2)", func() {
 		f.It("pattern.index-entities.same-partition-add", "stores the new employee and lists it in the index in one transaction", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := loadSameDeptIndex(ctx, b, table)
 			added := newJones("000152", "Nina")
 			Expect(addWithSameDeptIndex(ctx, b, table, added, nil)).To(SucceedOnBackend())
@@ -186,6 +187,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 
 		f.It("pattern.index-entities.same-partition-stale", "refuses a transaction built on a stale index entity with 412 and stores neither entity", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := loadSameDeptIndex(ctx, b, table)
 			before := idsWith(emps, "Sales", "Jones")
 			stale := scenario.MustGet(ctx, b, table, "Sales", "Jones")
@@ -210,6 +212,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 
 		f.It("pattern.index-entities.same-partition-concurrent", "ends with every employee added by concurrent updaters listed exactly once", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := loadSameDeptIndex(ctx, b, table)
 			const updaters = 6
 			var added []fixtures.Employee
@@ -254,6 +257,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 
 			f.It("pattern.index-entities.same-partition-rename", "moves the id from the old name's list to the new one's with the employee", func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
+				scenario.RequireTransactions(ctx, f, b, table)
 				emps := loadSameDeptIndex(ctx, b, table)
 				Expect(rename(ctx, b, table, false)).To(SucceedOnBackend())
 				ben, _ := fixtures.FindEmployee(emps, "000150")
@@ -265,6 +269,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 
 			f.It("pattern.index-entities.same-partition-rename", "changes none of the three entities when one index entity is stale", func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
+				scenario.RequireTransactions(ctx, f, b, table)
 				emps := loadSameDeptIndex(ctx, b, table)
 				Expect(rename(ctx, b, table, true)).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
 				ben, _ := fixtures.FindEmployee(emps, "000150")

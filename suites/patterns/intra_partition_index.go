@@ -92,6 +92,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 	Context("when both copies of an employee change in one entity group transaction", func() {
 		f.It("pattern.intra-index.batch-update", "changes both copies", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := loadIntraIndex(ctx, b, table)
 			jones, _ := fixtures.FindEmployee(emps, "000223")
 			byID, byEmail := scenario.MustGet(ctx, b, table, "Sales", "empid_000223"), scenario.MustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")
@@ -108,6 +109,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 
 		f.It("pattern.intra-index.batch-update", "changes neither copy when the ETag of one is stale", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := loadIntraIndex(ctx, b, table)
 			jones, _ := fixtures.FindEmployee(emps, "000223")
 			byID, byEmail := scenario.MustGet(ctx, b, table, "Sales", "empid_000223"), scenario.MustGet(ctx, b, table, "Sales", "email_jonesj@contoso.com")

@@ -55,6 +55,7 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 	Context("with the year split into two entities written by one transaction", func() {
 		f.It("pattern.wide-entities.batch", "stores both parts", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			first, second := yearParts(200)
 			Expect(insertBoth(ctx, b, table, first, second)).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, first, second))
@@ -62,6 +63,7 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 
 		f.It("pattern.wide-entities.batch", "stores neither part when one has more than 252 properties", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			first, second := yearParts(fixtures.DaysPerYear - spec.MaxCustomProperties - 1)
 			Expect(len(second.Properties)).To(Equal(spec.MaxCustomProperties + 1))
 			Expect(insertBoth(ctx, b, table, first, second)).To(HaveFailedWith(400, "TooManyProperties"))
@@ -70,6 +72,7 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 
 		f.It("pattern.wide-entities.batch", "changes neither part when the ETag of one is stale", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			first, second := yearParts(200)
 			Expect(insertBoth(ctx, b, table, first, second)).To(SucceedOnBackend())
 			got1, got2 := scenario.MustGet(ctx, b, table, wideEmployee, "01"), scenario.MustGet(ctx, b, table, wideEmployee, "02")
@@ -85,6 +88,7 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 
 		f.It("pattern.wide-entities.read", "returns every day's count from the two parts", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			first, second := yearParts(200)
 			Expect(insertBoth(ctx, b, table, first, second)).To(SucceedOnBackend())
 			year := map[string]api.Value{}

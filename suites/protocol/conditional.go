@@ -47,7 +47,7 @@ var _ = framework.Describe("Merge verbs", func(f *framework.F) {
 		stored(ctx, b, table)
 		a := send(ctx, raw, "PUT", entityPath(table, "p", "r"), body("p", "r", "Name", "new"), map[string]string{"If-Match": "*", "X-HTTP-Method": "MERGE"})
 		Expect(a.status).To(Equal(400), "%s", a)
-		Expect(a.header.Get("x-ms-error-code")).To(Equal("XMethodNotUsingPost"), "the error code of %s", a)
+		Expect(a.errorCode()).To(Equal("XMethodNotUsingPost"), "the error code of %s", a)
 		Expect(table).To(HoldExactly(ctx, b, unchanged()))
 	})
 
@@ -57,7 +57,7 @@ var _ = framework.Describe("Merge verbs", func(f *framework.F) {
 		stored(ctx, b, table)
 		a := send(ctx, raw, "POST", entityPath(table, "p", "r"), body("p", "r", "Name", "new"), map[string]string{"If-Match": "*", "X-HTTP-Method": "FROB"})
 		Expect(a.status).To(Equal(400), "%s", a)
-		Expect(a.header.Get("x-ms-error-code")).To(Equal("XMethodIncorrectValue"), "the error code of %s", a)
+		Expect(a.errorCode()).To(Equal("XMethodIncorrectValue"), "the error code of %s", a)
 		Expect(table).To(HoldExactly(ctx, b, unchanged()))
 	})
 })
@@ -74,7 +74,7 @@ var _ = framework.Describe("Conditional headers", func(f *framework.F) {
 			}
 			a := send(ctx, raw, method, entityPath(table, "p", "r"), payload, map[string]string{"If-Match": "", "If-None-Match": "*"})
 			Expect(a.status).To(Equal(400), "%s", a)
-			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "the error code of %s", a)
+			Expect(a.errorCode()).To(Equal("InvalidInput"), "the error code of %s", a)
 			Expect(table).To(HoldExactly(ctx, b, unchanged()))
 		})
 	}
@@ -90,7 +90,7 @@ var _ = framework.Describe("Conditional headers", func(f *framework.F) {
 			}
 			a := send(ctx, raw, method, entityPath(table, "p", "r"), payload, map[string]string{"If-Match": e.ETag, "If-None-Match": "*"})
 			Expect(a.status).To(Equal(400), "%s", a)
-			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "the error code of %s", a)
+			Expect(a.errorCode()).To(Equal("InvalidInput"), "the error code of %s", a)
 			Expect(table).To(HoldExactly(ctx, b, unchanged()))
 		})
 	}
@@ -106,7 +106,7 @@ var _ = framework.Describe("Conditional headers", func(f *framework.F) {
 			stored(ctx, b, table)
 			a := send(ctx, raw, "PUT", entityPath(table, "p", "r"), body("p", "r", "Name", "new"), map[string]string{"If-Match": m.value})
 			Expect(a.status).To(Equal(400), "%s", a)
-			Expect(a.header.Get("x-ms-error-code")).To(Equal("InvalidInput"), "the error code of %s", a)
+			Expect(a.errorCode()).To(Equal("InvalidInput"), "the error code of %s", a)
 		})
 	}
 

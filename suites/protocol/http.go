@@ -42,6 +42,22 @@ func (a answer) String() string {
 	return fmt.Sprintf("%s %s answered %d (x-ms-error-code %q) %s", a.method, a.path, a.status, a.header.Get("x-ms-error-code"), body)
 }
 
+// errorCode is the error code of an answer as the SDKs read it: the x-ms-error-code header,
+// or the code of the odata.error body where there is no header (Cosmos DB for Table sends
+// none, E-cosmos-headers; rule protocol.error.code-header judges the header itself).
+func (a answer) errorCode() string {
+	if c := a.header.Get("x-ms-error-code"); c != "" {
+		return c
+	}
+	var doc struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"odata.error"`
+	}
+	_ = json.Unmarshal(a.body, &doc)
+	return doc.Error.Code
+}
+
 // send makes one request through raw: headers are set after the driver's defaults, an
 // empty value removes the header.
 func send(ctx context.Context, raw driver.RawHTTP, method, path string, body []byte, headers map[string]string) answer {

@@ -28,7 +28,9 @@ func typed(ctx context.Context, raw driver.RawHTTP, table string) {
 		"Id", "a455c695-df98-5678-aaaa-81d3367e5a34", "Id@odata.type", "Edm.Guid",
 		"Bin", "AAEC", "Bin@odata.type", "Edm.Binary",
 	), map[string]string{"Prefer": "return-no-content"})
-	Expect(a.status).To(Equal(204), "setting up: %s", a)
+	framework.Requires("modify.insert.stores", "insert the typed entity", func() {
+		Expect(a.status).To(insertAccepted, "setting up: %s", a)
+	})
 }
 
 // needAnnotation are the properties of typed() whose type JSON cannot show.
@@ -62,6 +64,28 @@ func checkFullMetadata(e map[string]any) {
 	Expect(e).To(HaveKeyWithValue("Timestamp@odata.type", "Edm.DateTime"))
 }
 
+// odataError is the odata.error member of an error answer.
+type odataError struct {
+	Code    string `json:"code"`
+	Message struct {
+		Lang  string `json:"lang"`
+		Value string `json:"value"`
+	} `json:"message"`
+}
+
+// errorBody reads a's odata.error member; it fails the spec when a has none or it has no code.
+func errorBody(a answer) odataError {
+	GinkgoHelper()
+	Expect(a.header.Get("Content-Type")).To(HavePrefix("application/json"), "%s", a)
+	var doc struct {
+		Error *odataError `json:"odata.error"`
+	}
+	Expect(json.Unmarshal(a.body, &doc)).To(Succeed(), "%s", a)
+	Expect(doc.Error).NotTo(BeNil(), "no odata.error member: %s", a)
+	Expect(doc.Error.Code).NotTo(BeEmpty(), "the odata.error code of %s", a)
+	return *doc.Error
+}
+
 var _ = framework.Describe("Error bodies", func(f *framework.F) {
 	for _, c := range []struct {
 		name   string
@@ -89,26 +113,16 @@ var _ = framework.Describe("Error bodies", func(f *framework.F) {
 			return send(ctx, raw, "POST", table+"missing", body("p", "r"), nil)
 		}},
 	} {
-		f.It("protocol.error.body", "answers "+c.name+" with an odata.error body whose code matches x-ms-error-code", func(ctx context.Context) {
-			raw, b := f.Raw(), f.Backend()
-			table := f.NewTable(ctx)
-			a := c.do(ctx, raw, b, table)
+		f.It("protocol.error.body", "answers "+c.name+" with an odata.error body with a code and a message", func(ctx context.Context) {
+			a := c.do(ctx, f.Raw(), f.Backend(), f.NewTable(ctx))
 			Expect(a.status).To(Equal(c.status), "%s", a)
-			Expect(a.header.Get("Content-Type")).To(HavePrefix("application/json"), "%s", a)
-			var doc struct {
-				Error *struct {
-					Code    string `json:"code"`
-					Message struct {
-						Lang  string `json:"lang"`
-						Value string `json:"value"`
-					} `json:"message"`
-				} `json:"odata.error"`
-			}
-			Expect(json.Unmarshal(a.body, &doc)).To(Succeed(), "%s", a)
-			Expect(doc.Error).NotTo(BeNil(), "no odata.error member: %s", a)
-			Expect(doc.Error.Code).NotTo(BeEmpty(), "the odata.error code of %s", a)
-			Expect(doc.Error.Code).To(Equal(a.header.Get("x-ms-error-code")), "body code and header code differ")
-			Expect(doc.Error.Message.Value).NotTo(BeEmpty(), "no message")
+			doc := errorBody(a)
+			Expect(doc.Message.Value).NotTo(BeEmpty(), "no message")
+		})
+		f.It("protocol.error.code-header", "answers "+c.name+" with the odata.error code in x-ms-error-code", func(ctx context.Context) {
+			a := c.do(ctx, f.Raw(), f.Backend(), f.NewTable(ctx))
+			Expect(a.status).To(Equal(c.status), "%s", a)
+			Expect(a.header.Get("x-ms-error-code")).To(Equal(errorBody(a).Code), "the x-ms-error-code header of %s", a)
 		})
 	}
 })
@@ -218,7 +232,7 @@ var _ = framework.Describe("Edm.Double on the wire", func(f *framework.F) {
 			raw, b := f.Raw(), f.Backend()
 			table := f.NewTable(ctx)
 			a := send(ctx, raw, "POST", table, body("p", "r", c.sent...), map[string]string{"Prefer": "return-no-content"})
-			Expect(a.status).To(Equal(204), "%s", a)
+			Expect(a.status).To(insertAccepted, "%s", a)
 			got := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
 			Expect(got.status).To(Equal(200), "%s", got)
 			n, ok := object(got)["D"].(json.Number)
@@ -238,7 +252,7 @@ var _ = framework.Describe("Edm.Double in exponent form", func(f *framework.F) {
 			raw, b := f.Raw(), f.Backend()
 			table := f.NewTable(ctx)
 			a := send(ctx, raw, "POST", table, body("p", "r", "D", v, "D@odata.type", "Edm.Double"), map[string]string{"Prefer": "return-no-content"})
-			Expect(a.status).To(Equal(204), "%s", a)
+			Expect(a.status).To(insertAccepted, "%s", a)
 			got := send(ctx, raw, "GET", entityPath(table, "p", "r"), nil, map[string]string{"Accept": minimalMetadata})
 			Expect(got.status).To(Equal(200), "%s", got)
 			e := object(got)

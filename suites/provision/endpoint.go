@@ -13,6 +13,7 @@ import (
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
@@ -55,13 +56,23 @@ func devConnectionString(endpoint string) string {
 // serveReference serves backend with tableserver on a free loopback port and returns the
 // development account's table endpoint and the function that stops the server.
 func serveReference(ctx context.Context, backend api.Backend) (string, func() error, error) {
+	return serveFlavored(ctx, backend, tableserver.FlavorStorage)
+}
+
+// serveFlavored is serveReference with the server speaking flavor (tableserver.FlavorStorage
+// or FlavorCosmos).
+func serveFlavored(ctx context.Context, backend api.Backend, flavor string) (string, func() error, error) {
 	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	srv := tableserver.New(backend).HTTPServer(l.Addr().String())
+	server := tableserver.New(backend)
+	srv := server.HTTPServer(l.Addr().String())
+	if flavor == tableserver.FlavorCosmos {
+		srv.Handler = tableserver.NewCosmos(server)
+	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	go func() { served <- srv.Serve(tableserver.Listener(l)) }()
 	var once sync.Once
 	var closeErr error
 	stop := func() error {
@@ -86,6 +97,24 @@ func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
 		return nil, err
 	}
 	info := driver.Info{Name: ReferenceHTTP, Kind: ReferenceHTTP, Version: tableserver.ServerHeader, Endpoint: endpoint}
+	b, info, err := remoteBackend(cfg, devConnectionString(endpoint), info)
+	if err != nil {
+		_ = stop()
+		return nil, err
+	}
+	return &Target{Backend: b, Info: info, Close: stop}, nil
+}
+
+// openReferenceCosmos serves a fresh reference model with the Cosmos flavour of tableserver
+// on a free loopback port and connects to it with the remote driver.
+func openReferenceCosmos(ctx context.Context, cfg config) (*Target, error) {
+	model := reference.New(reference.WithPropertyLimits(reference.PropertyLimits{
+		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}))
+	endpoint, stop, err := serveFlavored(ctx, model, tableserver.FlavorCosmos)
+	if err != nil {
+		return nil, err
+	}
+	info := driver.Info{Name: ReferenceCosmos, Kind: ReferenceCosmos, Version: tableserver.ServerHeader + " (cosmos flavour)", Endpoint: endpoint}
 	b, info, err := remoteBackend(cfg, devConnectionString(endpoint), info)
 	if err != nil {
 		_ = stop()

@@ -17,9 +17,11 @@ import (
 const (
 	Reference     = "reference"
 	ReferenceHTTP = "reference-http"
-	Azurite       = "azurite"
-	AzuriteLegacy = "azurite-legacy"
-	AzuriteDocker = "azurite-docker"
+	// ReferenceCosmos is the reference behind the Cosmos DB for Table flavour of its server.
+	ReferenceCosmos = "reference-cosmos"
+	Azurite         = "azurite"
+	AzuriteLegacy   = "azurite-legacy"
+	AzuriteDocker   = "azurite-docker"
 )
 
 // The remote drivers WithDriver accepts.
@@ -53,6 +55,7 @@ func Names() []Name {
 	return []Name{
 		{Reference, "the in-memory reference model, in process"},
 		{ReferenceHTTP, "the reference behind its HTTP server on a free loopback port"},
+		{ReferenceCosmos, "the reference behind its HTTP server answering as Cosmos DB for Table (--profile cosmos)"},
 		{Azurite, "Azurite " + azuriteCurrent.version + " from the repository's npm lock, as a local in-memory process"},
 		{AzuriteLegacy, "the deprecated Azurite " + azuriteLegacy.version + " line from npm, as a local process"},
 		{AzuriteDocker, "Azurite " + azuriteCurrent.version + " in a container through testcontainers (needs a Docker engine)"},
@@ -141,6 +144,8 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 		t, err = openReference(ctx)
 	case ReferenceHTTP:
 		t, err = openReferenceHTTP(ctx, cfg)
+	case ReferenceCosmos:
+		t, err = openReferenceCosmos(ctx, cfg)
 	case Azurite:
 		t, err = openAzurite(ctx, cfg, azuriteCurrent)
 	case AzuriteLegacy:

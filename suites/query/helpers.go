@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,7 +17,9 @@ import (
 func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
 	GinkgoHelper()
 	table := f.NewTable(ctx)
-	Expect(matchers.InsertAll(ctx, f.Backend(), table, es...)).To(matchers.SucceedOnBackend(), "loading the spec's entities")
+	f.Requires("modify.insert.stores", fmt.Sprintf("load the spec's %d entities", len(es)), func() {
+		Expect(matchers.InsertAll(ctx, f.Backend(), table, es...)).To(matchers.SucceedOnBackend(), "loading the spec's entities")
+	})
 	return table
 }
 

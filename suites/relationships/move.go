@@ -75,6 +75,7 @@ var _ = framework.Describe("Moving an entity between partitions", func(f *framew
 		scenario.Load(ctx, b, table, before)
 		moved := kwok.Clone()
 		moved.PartitionKey = "Marketing"
+		scenario.RequireTransactions(ctx, f, b, table)
 		_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 			{Kind: api.BatchDelete, Entity: api.NewEntity(kwok.PartitionKey, kwok.RowKey, nil), IfMatch: api.IfMatchAny},
 			{Kind: api.BatchInsert, Entity: moved},

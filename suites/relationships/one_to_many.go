@@ -58,6 +58,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 
 		f.It("rel.one-to-many.count-in-batch", "keeps EmployeeCount equal to the employees when a transaction adds one", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			emps := fixtures.EmployeeRecords(0)
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
@@ -79,6 +80,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
 			existing, _ := fixtures.FindEmployee(emps, "000223")
+			scenario.RequireTransactions(ctx, f, b, table)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: dept.ETag},
 				{Kind: api.BatchInsert, Entity: existing.Entity()},
@@ -122,6 +124,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 			emps := fixtures.EmployeeRecords(0)
 			sales := apartDepartment(departmentOf(emps, "Sales"))
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), sales))
+			scenario.RequireTransactions(ctx, f, b, table)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchInsert, Entity: newSalesHire().Entity()},
 				{Kind: api.BatchMerge, Entity: scenario.Entity(departmentsPartition, "Sales", fixtures.PropEmployeeCount, api.Int32(int32(sales.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: api.IfMatchAny},
@@ -153,6 +156,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 
 		f.It("rel.one-to-many.denormalized-update", "updates every employee of the department in transactions of at most 100", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireTransactions(ctx, f, b, table)
 			staff := employeesOf(fixtures.EmployeeRecords(800), "Sales")
 			Expect(len(staff)).To(BeNumerically(">", spec.MaxBatchOperations), "the department must need more than one transaction")
 			d := departmentOf(staff, "Sales")

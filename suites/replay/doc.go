@@ -4,7 +4,9 @@
 // Recordings come in the format of the Azure SDKs' test proxy (JSON: Entries of
 // RequestUri, RequestMethod, RequestHeaders, RequestBody, StatusCode, ResponseHeaders,
 // ResponseBody; Variables), which `conform run --record` also writes, or in the YAML cassette
-// formats the SDKs used before it: vcrpy (Python) and go-vcr (Go). Parse reads any of them
+// formats the SDKs used before it: vcrpy (Python) and go-vcr (Go). HTTP/2 pseudo-headers
+// (":method", as the Go SDK's recordings carry) are left out, and a body the proxy kept as
+// a list of lines is read as its text. Parse reads any of them
 // into a Recording; WriteTestProxy writes one back in the test proxy's format, with
 // credentials sanitised (Sanitize).
 //

@@ -134,10 +134,15 @@ func parseTestProxy(data []byte) (Recording, error) {
 	return rec, nil
 }
 
-// proxyHeaders reads the test proxy's headers: a string or an array of strings each.
+// proxyHeaders reads the test proxy's headers: a string or an array of strings each. HTTP/2
+// pseudo-headers (":method", ":path", ":authority", ":scheme", as the Go SDK's recordings
+// carry them) repeat the request line and are left out: no HTTP/1.1 header may be named so.
 func proxyHeaders(m map[string]json.RawMessage) (http.Header, error) {
 	h := http.Header{}
 	for k, raw := range m {
+		if strings.HasPrefix(k, ":") {
+			continue
+		}
 		var one string
 		if err := json.Unmarshal(raw, &one); err == nil {
 			h[k] = append(h[k], one)
@@ -152,12 +157,20 @@ func proxyHeaders(m map[string]json.RawMessage) (http.Header, error) {
 	return h, nil
 }
 
-// proxyBody reads a test proxy body: null, a JSON document (kept as JSON), or a string that
-// is the text of a textual body or the base64 of any other.
+// proxyBody reads a test proxy body: null, a JSON document (kept as JSON), a list of strings
+// (the lines of a text body the proxy could not keep as JSON, such as an error whose text
+// is not JSON; joined with "\n"), or a string that is the text of a textual body or the
+// base64 of any other.
 func proxyBody(raw json.RawMessage, contentType string) ([]byte, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
+	}
+	if raw[0] == '[' {
+		var lines []string
+		if err := json.Unmarshal(raw, &lines); err == nil {
+			return []byte(strings.Join(lines, "\n")), nil
+		}
 	}
 	if raw[0] != '"' {
 		var buf bytes.Buffer

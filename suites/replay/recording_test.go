@@ -147,3 +147,46 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The Go SDK's test-proxy recordings carry HTTP/2 pseudo-headers, and the proxy keeps a body
+// that is text but not JSON as a list of lines (issue 20 #4, issue 21).
+func TestParsePseudoHeadersAndBodyLines(t *testing.T) {
+	const rec = `{"Entries":[{"RequestUri":"https://a.table.cosmos.azure.com/Tables","RequestMethod":"POST",
+"RequestHeaders":{":method":"POST",":path":"/Tables",":authority":"a.table.cosmos.azure.com",":scheme":"https","Accept":"application/json"},
+"RequestBody":{"TableName":"t1"},"StatusCode":429,
+"ResponseHeaders":{"Content-Type":"application/json","x-ms-retry-after-ms":"10"},
+"ResponseBody":["Message: {\"Errors\":[\"Request rate is large\"]}","ActivityId: 1, Request URI: /apps/x"]}],"Variables":{}}`
+	r, err := Parse("go.json", []byte(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := r.Entries[0]
+	for k := range x.RequestHeader {
+		if strings.HasPrefix(k, ":") {
+			t.Errorf("pseudo-header %s kept", k)
+		}
+	}
+	if x.RequestHeader.Get("Accept") != "application/json" {
+		t.Errorf("headers %v", x.RequestHeader)
+	}
+	if want := "Message: {\"Errors\":[\"Request rate is large\"]}\nActivityId: 1, Request URI: /apps/x"; string(x.ResponseBody) != want {
+		t.Errorf("body %q, want the lines joined", x.ResponseBody)
+	}
+}
+
+// Table names compared with TableName in a Query Tables filter get the replay's prefix, as
+// the recording's tables do, on both profiles.
+func TestFilterTableNamesGetThePrefix(t *testing.T) {
+	st := &state{prefix: "cfreplay01", tables: map[string]string{}, back: map[string]string{}}
+	st.table("pytablesync1")
+	for _, tc := range []struct{ in, want string }{
+		{"TableName ge 'pytables' and TableName lt 'pytablet'", "TableName ge 'cfreplay01pytables' and TableName lt 'cfreplay01pytablet'"},
+		{"TableName eq 'cfreplay01pytablesync1'", "TableName eq 'cfreplay01pytablesync1'"},
+		{"'mytable' le TableName", "'cfreplay01mytable' le TableName"},
+		{"Name eq 'x'", "Name eq 'x'"},
+	} {
+		if got := st.rewriteTableNameLiterals(tc.in); got != tc.want {
+			t.Errorf("%s -> %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/verdict"
@@ -94,6 +95,44 @@ func TestCosmosProfile(t *testing.T) {
 	}
 	if replayed < 2 {
 		t.Errorf("%d Cosmos recordings replayed", replayed)
+	}
+	t.Log(rep.Totals.Sentence())
+}
+
+// referenceCosmosTarget serves the Cosmos flavour of the reference (with Cosmos's property
+// limits) over loopback HTTP as the development account.
+func referenceCosmosTarget(t *testing.T) replay.Target {
+	t.Helper()
+	model := reference.New(reference.WithPropertyLimits(reference.PropertyLimits{
+		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}))
+	srv := httptest.NewServer(tableserver.NewCosmos(tableserver.New(model)))
+	t.Cleanup(srv.Close)
+	key, err := base64.StdEncoding.DecodeString(tableserver.DevAccountKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return replay.Target{Name: "reference-cosmos", Endpoint: srv.URL + "/" + tableserver.DevAccountName, Account: tableserver.DevAccountName, Key: key}
+}
+
+// TestCosmosCorpusAgainstReferenceCosmos replays the corpus's Cosmos DB recordings against
+// the Cosmos flavour of the reference: every exchange must agree (issue 21), and against the
+// Storage-flavoured reference the recordings show Cosmos's differences.
+func TestCosmosCorpusAgainstReferenceCosmos(t *testing.T) {
+	r := &replay.Replayer{Target: referenceCosmosTarget(t), Profile: replay.ProfileCosmos, TablePrefix: "cftest0000"}
+	rep := r.Run(context.Background(), corpus(t), nil)
+	for _, rec := range rep.Recordings {
+		for _, x := range rec.Exchanges {
+			if x.Outcome == replay.OutcomeDisagree {
+				t.Errorf("%s #%d %s %s: %s\n  recorded %+v\n  live     %+v", filepath.Base(rec.File), x.Index, x.Method, x.Path, strings.Join(x.Differences, "; "), x.Recorded, x.Live)
+			}
+		}
+	}
+	if rep.Totals.Agree < 15 || rep.Totals.Skipped > 0 {
+		t.Errorf("%s", rep.Totals.Sentence())
+	}
+	storage := &replay.Replayer{Target: referenceTarget(t), Profile: replay.ProfileCosmos, TablePrefix: "cftest0000"}
+	if s := storage.Run(context.Background(), corpus(t), nil); s.Totals.Disagree < 5 {
+		t.Errorf("the Storage-flavoured reference disagrees with only %d Cosmos exchanges: %s", s.Totals.Disagree, s.Totals.Sentence())
 	}
 	t.Log(rep.Totals.Sentence())
 }

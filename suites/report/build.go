@@ -87,7 +87,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 	}
 	for _, r := range rules {
 		rep.Rules = append(rep.Rules, RuleRow{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()),
-			Text: r.Text, Source: r.Source, CosmosDifference: r.CosmosDifference, Cells: cells[r.ID]})
+			Text: r.Text, Source: r.Source, CosmosDifference: cosmosDifference(r), Cells: cells[r.ID]})
 	}
 	return rep
 }
@@ -190,7 +190,8 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	r := specState(s)
 	r.Choices = len(res.Choices)
 	entry := framework.BaselineOf(s)
-	d := verdict.Decide(r, rule.Level, verdict.ExpectationOf(rule, profile), entry)
+	exp := verdict.ExpectationOf(rule, profile, res.Text)
+	d := verdict.Decide(r, rule.Level, exp, entry)
 	res.Decision, res.Outcome = d, d.Outcome
 	var notExpressible framework.TransportEntry
 	switch d.Outcome {
@@ -204,7 +205,7 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 		res.BlockedBy = r.BlockedBy
 		res.PreviousEvidence = d.Why
 	case DocumentedDiff, NotApplicable:
-		res.Difference = verdict.ExpectationOf(rule, profile).Difference
+		res.Difference = exp.Difference
 	case ExpectedFail:
 		res.Evidence = entry.Evidence
 	case Flaky:
@@ -377,4 +378,13 @@ func selected(c Cell) bool {
 		}
 	}
 	return false
+}
+
+// cosmosDifference is what a rule row says about Cosmos DB for Table: its expectation in one
+// line and Cosmos's answer in words, or nothing where Cosmos answers as Storage does.
+func cosmosDifference(r spec.Rule) string {
+	if r.Cosmos.KindOrSame() == spec.CosmosSame {
+		return r.CosmosDifference
+	}
+	return r.Cosmos.Summary() + ": " + r.Cosmos.Answer
 }

@@ -12,6 +12,7 @@ func TestDiffMatchesBackendsAndRulesByName(t *testing.T) {
 	// only in the new report; a rule only in the old one.
 	for i := range cur.Rules {
 		if cur.Rules[i].ID == "query.order.keys" {
+			old.Rules[i].Cells[1] = Cell{Outcome: DocumentedDiff}
 			cur.Rules[i].Cells[1] = Cell{Outcome: Fail}
 		}
 	}

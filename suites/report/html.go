@@ -87,7 +87,14 @@ type specView struct {
 	SpecResult
 	Word, Class string
 	Choices     []choiceView
+	// Said is what the backend did, in words (SpecWords); Folded is true when the failure
+	// is long (a body, a diff of many properties) and is shown folded under Said.
+	Said   string
+	Folded bool
 }
+
+// foldFailureOver is the length past which a failure is folded behind its words.
+const foldFailureOver = 300
 
 type choiceView struct{ Words, Raw string }
 
@@ -210,7 +217,8 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 			e.AlsoPassed++
 			continue
 		}
-		sv := specView{SpecResult: s, Word: StyleOf(s.Outcome).Word, Class: outcomeClass(s.Outcome)}
+		sv := specView{SpecResult: s, Word: StyleOf(s.Outcome).Word, Class: outcomeClass(s.Outcome), Said: SpecWords(s)}
+		sv.Folded = len(s.Failure) > foldFailureOver || strings.Count(s.Failure, "\n") > 6
 		for _, ch := range s.Choices {
 			sv.Choices = append(sv.Choices, choiceView{ChoiceWords(ch), ch})
 		}
@@ -363,7 +371,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 {{if .Difference}}<p class="cosmos">Documented difference: {{.Difference}}</p>{{end}}
 {{if .Evidence}}<p>Baseline evidence: {{.Evidence}}</p>{{end}}
 {{if .SkipReason}}<p>Skipped: {{.SkipReason}}</p>{{end}}
-{{if .Failure}}<pre>{{.Failure}}</pre>{{end}}{{if .Location}}<p class="muted">{{.Location}}</p>{{end}}
+{{if .Failure}}{{if .Folded}}<p>{{.Said}}</p><details><summary>the whole failure</summary><pre>{{.Failure}}</pre></details>{{else}}<pre>{{.Failure}}</pre>{{end}}{{end}}{{if .Location}}<p class="muted">{{.Location}}</p>{{end}}
 {{if .History}}<details><summary>Calls (what was sent, what came back)</summary><pre>{{.History}}</pre></details>{{end}}
 {{else}}<p class="muted">No spec of this rule ran on this backend.</p>{{end}}
 {{if .AlsoPassed}}<p class="muted">{{.AlsoPassed}} other spec(s) passed.</p>{{end}}

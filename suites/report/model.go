@@ -51,6 +51,10 @@ type Run struct {
 	StartError string      `json:"startError,omitempty"`
 	// Filter is the label filter the run was given.
 	Filter string `json:"filter,omitempty"`
+	// Argument is the --backend argument that runs this backend again (a name, or
+	// NAME=env:VARIABLE), for --rerun-failed; empty for a connection string given in full,
+	// which is never kept.
+	Argument string `json:"argument,omitempty"`
 	// Interrupted is true when the run was stopped by a signal before its end.
 	Interrupted bool         `json:"interrupted,omitempty"`
 	Ginkgo      types.Report `json:"ginkgo"`

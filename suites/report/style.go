@@ -197,8 +197,10 @@ func cellChoices(c Cell) []string {
 	return out
 }
 
-// CellSummary is what a cell says in the matrix: its outcome in a word and, where specs
-// recorded choices, the choices in words; a documented difference says the difference.
+// CellSummary is what a cell says in the matrix: its outcome in a word and, for a cell
+// that did not pass, what the backend did in the spec that decided it (SpecWords); for a
+// passing cell, the choices its specs recorded, in words; a documented difference says the
+// difference.
 func CellSummary(row RuleRow, c Cell) string {
 	s := StyleOf(c.Outcome).Word
 	if c.Outcome == DocumentedDiff {
@@ -212,11 +214,20 @@ func CellSummary(row RuleRow, c Cell) string {
 			return "documented: " + strings.TrimSuffix(d, ".")
 		}
 	}
-	if ch := cellChoices(c); len(ch) > 0 {
-		if c.Outcome == Info {
-			return strings.Join(ch, "; ")
+	if saysWhatHappened[c.Outcome] {
+		if sp, ok := decisiveSpec(c); ok {
+			if words := SpecWords(sp); words != "" {
+				return s + ": " + words
+			}
 		}
-		return s + ": " + strings.Join(ch, "; ")
+		return s
+	}
+	if ch := cellChoices(c); len(ch) > 0 {
+		words := shortChoices(ch)
+		if c.Outcome == Info {
+			return words
+		}
+		return s + ": " + words
 	}
 	return s
 }

@@ -176,6 +176,25 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 		Entry("Set Table ACL", http.MethodPut),
 	)
 
+	f.DescribeTable("service.acl.error-xml", "writes its errors in the m: prefixed OData XML form",
+		func(ctx context.Context, method string) {
+			raw := f.Raw()
+			table := f.TableName()
+			var body []byte
+			if method == http.MethodPut {
+				body = aclBody(policy{id: "readers", permission: "r", start: start, expiry: expiry})
+			}
+			a := sendXML(ctx, raw, method, aclPath(table), body, nil, nil)
+			Expect(a.status).To(Equal(spec.ErrResourceNotFound.Status), "%s", a)
+			text := strings.TrimPrefix(string(a.body), "\ufeff")
+			Expect(text).To(ContainSubstring(`<m:error xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">`), "the error's root element: %s", a)
+			Expect(text).To(ContainSubstring(`<m:code>`+spec.ErrResourceNotFound.Code+`</m:code>`), "the error's code element: %s", a)
+			Expect(text).To(MatchRegexp(`<m:message xml:lang="en-US">[^<]+</m:message>`), "the error's message element: %s", a)
+		},
+		Entry("Get Table ACL of a missing table", http.MethodGet),
+		Entry("Set Table ACL of a missing table", http.MethodPut),
+	)
+
 	f.It("service.acl.too-many", "refuses six signed identifiers with 400 InvalidXmlDocument", func(ctx context.Context) {
 		raw := f.Raw()
 		table := f.NewTable(ctx)

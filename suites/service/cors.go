@@ -61,6 +61,43 @@ var _ = framework.Describe("CORS", func(f *framework.F) {
 		Serial,
 	)
 
+	f.DescribeTable("service.cors.preflight-missing-header", "refuses a preflight without a required CORS header with 400",
+		func(ctx context.Context, origin, method string) {
+			raw := withCORSRule(ctx, f)
+			h := map[string]string{}
+			if origin != "" {
+				h["Origin"] = origin
+			}
+			if method != "" {
+				h["Access-Control-Request-Method"] = method
+			}
+			a := sendXML(ctx, raw, http.MethodOptions, "Tables", nil, h, nil)
+			Expect(a.status).To(Equal(http.StatusBadRequest), "preflight: %s", a)
+			f.Choice("preflight without a required CORS header", a.outcome())
+			Expect(a.header.Get("Access-Control-Allow-Origin")).To(BeEmpty(), "a refused preflight allowed the origin: %s", a)
+		},
+		Entry("without Access-Control-Request-Method", exampleRule.AllowedOrigins, ""),
+		Entry("without Origin", "", "GET"),
+		Serial,
+	)
+
+	f.It("service.cors.vary", "sends Vary: Origin only where the answer depends on the origin", func(ctx context.Context) {
+		raw, _ := withAccountSettings(ctx, f)
+		anyOrigin := exampleRule
+		anyOrigin.AllowedOrigins = "*"
+		set := setProperties(ctx, raw, render(serviceProperties{Cors: &corsRules{Rules: []corsRule{anyOrigin}}}))
+		Expect(set.status).To(Equal(http.StatusAccepted), "Set Table Service Properties with a rule for any origin: %s", set)
+		a := sendXML(ctx, raw, http.MethodGet, propertiesPath, nil, map[string]string{"Origin": "https://any.conform.example"}, nil)
+		Expect(a.status).To(Equal(http.StatusOK), "Get Table Service Properties: %s", a)
+		Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal("*"), "a rule for any origin: %s", a)
+		Expect(a.header.Values("Vary")).NotTo(ContainElement(MatchRegexp(`(?i)\borigin\b`)), "a rule for any origin answers every origin alike: %s", a)
+		set = setProperties(ctx, raw, render(serviceProperties{Cors: &corsRules{Rules: []corsRule{exampleRule}}}))
+		Expect(set.status).To(Equal(http.StatusAccepted), "Set Table Service Properties with a rule for one origin: %s", set)
+		a = sendXML(ctx, raw, http.MethodGet, propertiesPath, nil, map[string]string{"Origin": exampleRule.AllowedOrigins}, nil)
+		Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal(exampleRule.AllowedOrigins), "a rule for one origin: %s", a)
+		Expect(a.header.Values("Vary")).To(ContainElement(MatchRegexp(`(?i)\borigin\b`)), "an answer that names the origin: %s", a)
+	}, Serial)
+
 	f.It("service.cors.actual-headers", "adds the CORS headers to a request from an allowed origin", func(ctx context.Context) {
 		raw := withCORSRule(ctx, f)
 		a := sendXML(ctx, raw, http.MethodGet, propertiesPath, nil, map[string]string{"Origin": exampleRule.AllowedOrigins}, nil)

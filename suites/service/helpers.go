@@ -91,7 +91,7 @@ func decodeXML(a answer, v any) {
 // CONFORM_ALLOW_ACCOUNT_CHANGES=1.
 func accountChangesAllowed(f *framework.F) bool {
 	switch f.Info().Kind {
-	case "reference", "reference-http", "azurite", "azurite-legacy", "azurite-docker", "mutant":
+	case "reference", "reference-http", "reference-cosmos", "azurite", "azurite-legacy", "azurite-docker", "mutant":
 		return true
 	}
 	return os.Getenv("CONFORM_ALLOW_ACCOUNT_CHANGES") == "1"

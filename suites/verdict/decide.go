@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/spec"
@@ -44,6 +45,10 @@ type Result struct {
 	Choices int `json:"choices,omitempty"`
 	// Failure is the failure's message, kept as evidence (Decide does not read it).
 	Failure string `json:"failure,omitempty"`
+	// Answers are the error answers (status and code) the spec saw before it failed or was
+	// blocked, oldest first, raw HTTP exchanges included (which Signature leaves out): a
+	// profile's refusal is looked for among them.
+	Answers []fixtures.Signature `json:"answers,omitempty"`
 }
 
 // ExpectationKind is what a profile expects of a rule, compared with Azure Table Storage.
@@ -59,6 +64,10 @@ const (
 	// it (501 NotImplemented or 405 MethodNotAllowed unless Expectation.Answer says
 	// otherwise), and the rule is not applicable.
 	NotSupported ExpectationKind = "not-supported"
+	// NotPromised: the profile promises nothing the rule could check (Cosmos DB does not
+	// sort results; a limit it documents otherwise and was never recorded at): the rule is
+	// not applicable, whatever the backend answered but a server error.
+	NotPromised ExpectationKind = "not-promised"
 )
 
 // Expectation is what a profile expects of one rule.
@@ -86,30 +95,67 @@ const (
 	ProfileCosmos  = "cosmos"
 )
 
-// ExpectationOf is what profile expects of rule r: the storage profile (and "") expects
-// Storage's answer; the cosmos profile reads the rule's documented Cosmos DB difference, a
-// difference it allows rather than requires. The catalogue holds the differences; this is
-// the one place that turns them into expectations.
-func ExpectationOf(r spec.Rule, profile string) Expectation {
-	if profile == ProfileCosmos && r.CosmosDifference != "" {
-		return Expectation{Kind: Differs, StorageAllowed: true, Difference: r.CosmosDifference}
+// ExpectationOf is what profile expects of the spec of rule r whose text is specText: the
+// storage profile (and "") expects Storage's answer; the cosmos profile reads the rule's
+// Cosmos expectation from the catalogue (spec.Cosmos: the same, a recorded or documented
+// different answer, not supported, not promised; reference/spec/cosmos.go), which may
+// concern some of the rule's specs only. The catalogue holds the differences; this is the
+// one place that turns them into expectations.
+func ExpectationOf(r spec.Rule, profile, specText string) Expectation {
+	if profile != ProfileCosmos {
+		return Storage
+	}
+	c := r.Cosmos.For(specText)
+	difference := c.Answer
+	if c.Evidence != "" {
+		difference += " (" + c.Evidence + ", " + c.Strength + ")"
+	}
+	switch c.KindOrSame() {
+	case spec.CosmosDiffers:
+		e := Expectation{Kind: Differs, Difference: difference}
+		if len(c.Statuses) > 0 {
+			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
+		}
+		return e
+	case spec.CosmosUnsupported:
+		e := Expectation{Kind: NotSupported, Difference: difference}
+		if len(c.Statuses) == 1 {
+			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
+		}
+		return e
+	case spec.CosmosUnpromised:
+		return Expectation{Kind: NotPromised, Difference: difference}
 	}
 	return Storage
 }
 
-// answered reports whether a failure with signature got is the answer e expects.
-func (e Expectation) answered(got fixtures.Signature) bool {
-	switch e.Kind {
-	case Differs:
-		if e.Answer.Status == 0 {
-			return got.Status == 0 && got.Assertion != ""
+// answered reports whether a failure with signature got, after the error answers seen, is
+// the answer e expects. A refusal (an expected status) may be the failure's own answer or
+// any answer the spec saw (a raw exchange's); a server error that is not the expected
+// refusal never is an expected answer.
+func (e Expectation) answered(got fixtures.Signature, seen []fixtures.Signature) bool {
+	refused := func(a fixtures.Signature) bool {
+		switch {
+		case e.Answer.Status != 0:
+			return a.Status == e.Answer.Status && (e.Answer.Code == "" || a.Code == e.Answer.Code)
+		case e.Kind == NotSupported:
+			return a.Status == 501 || a.Status == 405
 		}
-		return got.Status == e.Answer.Status && (e.Answer.Code == "" || got.Code == e.Answer.Code)
-	case NotSupported:
-		if e.Answer.Status != 0 {
-			return got.Status == e.Answer.Status && (e.Answer.Code == "" || got.Code == e.Answer.Code)
+		return false
+	}
+	answers := append([]fixtures.Signature{got}, seen...)
+	for _, a := range answers {
+		if a.Status >= 500 && !refused(a) {
+			return false
 		}
-		return got.Status == 501 || got.Status == 405
+	}
+	switch {
+	case e.Kind == NotPromised:
+		return true
+	case e.Kind == Differs && e.Answer.Status == 0:
+		return got.Status == 0 && got.Assertion != ""
+	case e.Kind == Differs || e.Kind == NotSupported:
+		return slices.ContainsFunc(answers, refused)
 	}
 	return false
 }
@@ -167,6 +213,10 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 	case NoAnswer:
 		return Decision{Outcome: Error}
 	case BlockedState:
+		if (exp.Kind == NotSupported || exp.Kind == NotPromised) && exp.answered(r.Signature, r.Answers) {
+			// Blocked by the profile's refusal of the feature, or where it promises nothing.
+			return Decision{Outcome: NotApplicable, Why: exp.Difference}
+		}
 		if entry != nil && entry.Blocked != "" && entry.Blocked == r.BlockedBy {
 			return Decision{Outcome: Blocked, Why: "the baseline lists it as blocked by " + r.BlockedBy}
 		}
@@ -176,17 +226,18 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 		}
 		return d
 	case Failed:
-		return decideFailure(r.Signature, exp, entry)
+		return decideFailure(r, exp, entry)
 	case Passed:
 		return decidePass(r, level, exp, entry)
 	}
 	return Decision{Outcome: Error, Why: fmt.Sprintf("unknown state %q", r.State)}
 }
 
-func decideFailure(sig fixtures.Signature, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
-	if exp.answered(sig) {
+func decideFailure(r Result, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
+	sig := r.Signature
+	if exp.answered(sig, r.Answers) {
 		d := Decision{Outcome: DocumentedDiff, Why: exp.Difference}
-		if exp.Kind == NotSupported {
+		if exp.Kind == NotSupported || exp.Kind == NotPromised {
 			d.Outcome = NotApplicable
 		}
 		if entry != nil {
@@ -213,6 +264,11 @@ func decidePass(r Result, level spec.Level, exp Expectation, entry *fixtures.Exp
 	switch {
 	case exp.Kind == Differs && !exp.StorageAllowed:
 		return Decision{Outcome: Fail, Unexpected: true, Why: "answered as Azure Table Storage does; the profile expects " + exp.describe()}
+	case exp.Kind == NotSupported:
+		return Decision{Outcome: Fail, Unexpected: true, Why: "served a feature the profile does not support; the profile expects " + exp.describe()}
+	case exp.Kind == NotPromised:
+		// What the profile does not promise is never counted as passed.
+		return Decision{Outcome: NotApplicable, Why: exp.Difference}
 	case entry != nil && entry.Flaky:
 		return Decision{Outcome: Flaky, Why: "flaky on this backend: " + entry.Reason}
 	case entry != nil && entry.Spec != "":

@@ -16,9 +16,10 @@ var (
 	sigShape = fixtures.Signature{Assertion: "expected the entities in key order, but got r2 before r1"}
 
 	// Profile expectations.
-	cosmosOrder    = Expectation{Kind: Differs, StorageAllowed: true, Difference: "not sorted"}
-	cosmosRequires = Expectation{Kind: Differs, Answer: sig400, Difference: "400 InvalidInput"}
-	cosmosNoACL    = Expectation{Kind: NotSupported, Difference: "no table ACL"}
+	cosmosOrder      = Expectation{Kind: Differs, StorageAllowed: true, Difference: "not sorted"}
+	cosmosRequires   = Expectation{Kind: Differs, Answer: sig400, Difference: "400 InvalidInput"}
+	cosmosNoACL      = Expectation{Kind: NotSupported, Difference: "no table ACL"}
+	cosmosUnpromised = Expectation{Kind: NotPromised, Difference: "not sorted"}
 
 	// Baseline entries.
 	listed400     = &fixtures.ExpectedFailure{Rule: "r", Spec: "s", Evidence: "refused with 400", Signature: sig400}
@@ -69,7 +70,8 @@ func TestDecide(t *testing.T) {
 		{"pass of a spec listed as blocked", passed, spec.Must, Storage, blockedInsert, UnexpectedPass, false, true},
 		{"cosmos: Storage's answer where Cosmos may differ", passed, spec.Must, cosmosOrder, nil, Pass, false, false},
 		{"cosmos: Storage's answer where Cosmos requires another", passed, spec.Must, cosmosRequires, nil, Fail, true, true},
-		{"cosmos: works although the profile does not support it", passed, spec.Must, cosmosNoACL, nil, Pass, false, false},
+		{"issue 21: serving a feature the profile does not support is not Cosmos's answer", passed, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 21: a pass where the profile promises nothing is not counted as passed", passed, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 
 		// Failures, storage profile.
 		{"fail, MUST, not listed", failed(sig400), spec.Must, Storage, nil, Fail, true, true},
@@ -99,6 +101,14 @@ func TestDecide(t *testing.T) {
 		{"cosmos: not supported, refused with 405", failed(fixtures.Signature{Status: 405, Code: "MethodNotAllowed"}), spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"cosmos: not supported, but a 500", failed(sig500), spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"storage: a 501 is a failure", failed(sig501), spec.Must, Storage, nil, Fail, true, true},
+		{"issue 21: not supported, the 501 of a raw exchange before the assertion", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"issue 21: not supported, a raw 501 after a 500", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig500, sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 21: not supported, an assertion without the refusal", failed(sigShape), spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 21: the recorded refusal among earlier answers", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig409, sig400}}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
+		{"issue 21: not promised, any answer but a server error", failed(sig400), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
+		{"issue 21: not promised, a shape", failed(sigShape), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
+		{"issue 21: not promised, a server error fails", failed(sig500), spec.Must, cosmosUnpromised, nil, Fail, true, true},
+		{"issue 21: not promised, a raw server error fails", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosUnpromised, nil, Fail, true, true},
 
 		// Blocks (items 8, 9).
 		{"blocked, not listed", blocked, spec.Must, Storage, nil, Blocked, false, true},
@@ -106,6 +116,9 @@ func TestDecide(t *testing.T) {
 		{"blocked by another rule than listed", Result{State: BlockedState, BlockedBy: "tables.create.listed"}, spec.Must, Storage, blockedInsert, Blocked, false, true},
 		{"blocked where the baseline lists a failure", blocked, spec.Must, Storage, listed400, Blocked, false, true},
 		{"blocked, cosmos", blocked, spec.Must, cosmosRequires, nil, Blocked, false, true},
+		{"issue 21: blocked by the profile's refusal of the feature", Result{State: BlockedState, BlockedBy: "service.acl.roundtrip", Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"issue 21: blocked otherwise where the feature is not supported", blocked, spec.Must, cosmosNoACL, nil, Blocked, false, true},
+		{"issue 21: blocked where the profile promises nothing", blocked, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 	}
 	for _, c := range cases {
 		d := Decide(c.r, c.level, c.exp, c.entry)
@@ -128,15 +141,42 @@ func TestDecideSaysWhatChanged(t *testing.T) {
 }
 
 func TestExpectationOf(t *testing.T) {
-	r := spec.Rule{ID: "x", Level: spec.Must, CosmosDifference: "unsorted"}
-	if ExpectationOf(r, ProfileStorage) != Storage || ExpectationOf(r, "") != Storage {
+	r := spec.Rule{ID: "x", Level: spec.Must, Cosmos: spec.Cosmos{Kind: spec.CosmosDiffers, Statuses: []int{400}, Code: "PropertiesNeedValue",
+		Answer: "refused", Evidence: "E-cosmos-empty-keys", Strength: spec.CosmosByTraffic}}
+	if ExpectationOf(r, ProfileStorage, "s") != Storage || ExpectationOf(r, "", "s") != Storage {
 		t.Error("storage profile")
 	}
-	if e := ExpectationOf(r, ProfileCosmos); e.Kind != Differs || !e.StorageAllowed || e.Difference != "unsorted" {
-		t.Errorf("cosmos: %+v", e)
+	if e := ExpectationOf(r, ProfileCosmos, "s"); e.Kind != Differs || e.StorageAllowed || e.Answer != (fixtures.Signature{Status: 400, Code: "PropertiesNeedValue"}) ||
+		!strings.Contains(e.Difference, "E-cosmos-empty-keys") {
+		t.Errorf("cosmos, a recorded refusal: %+v", e)
 	}
-	if ExpectationOf(spec.Rule{ID: "y"}, ProfileCosmos) != Storage {
-		t.Error("a rule without a difference")
+	for _, c := range []struct {
+		cosmos spec.Cosmos
+		text   string
+		want   Expectation
+	}{
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true}, "s", Expectation{Kind: Differs}},
+		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}, "s", Expectation{Kind: NotSupported, Answer: sig501}},
+		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501, 405}}, "s", Expectation{Kind: NotSupported}},
+		{spec.Cosmos{Kind: spec.CosmosUnpromised}, "s", Expectation{Kind: NotPromised}},
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, Specs: []string{"one over"}}, "at exactly 252", Storage},
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, Specs: []string{"one over"}}, "one over, at 253", Expectation{Kind: Differs}},
+		{spec.Cosmos{}, "s", Storage},
+	} {
+		got := ExpectationOf(spec.Rule{ID: "y", Cosmos: c.cosmos}, ProfileCosmos, c.text)
+		got.Difference = ""
+		if got != c.want {
+			t.Errorf("%+v on %q: %+v, want %+v", c.cosmos, c.text, got, c.want)
+		}
+	}
+	// Every rule of the catalogue: its expectation under the cosmos profile is the kind its
+	// Cosmos entry says.
+	for _, r := range spec.Rules() {
+		want := map[spec.CosmosKind]ExpectationKind{spec.CosmosSame: SameAsStorage, spec.CosmosDiffers: Differs,
+			spec.CosmosUnsupported: NotSupported, spec.CosmosUnpromised: NotPromised}[r.Cosmos.KindOrSame()]
+		if len(r.Cosmos.Specs) == 0 && ExpectationOf(r, ProfileCosmos, "").Kind != want {
+			t.Errorf("%s: %s, want %s", r.ID, ExpectationOf(r, ProfileCosmos, "").Kind, want)
+		}
 	}
 }
 

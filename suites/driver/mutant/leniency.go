@@ -217,6 +217,37 @@ var (
 		}
 		return rs, err
 	}), hooks{})
+
+	_ = rawMutant(Mutant{
+		Name:        "version-not-echoed",
+		Description: "answers every request with x-ms-version 2019-02-02, whatever version the request asked for",
+		Breaks:      []string{"protocol.version.echo"},
+	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Set("x-ms-version", spec.APIVersion) })
+
+	_ = rawMutant(Mutant{
+		Name:        "error-code-header-dropped",
+		Description: "sends the error code only in the odata.error body, without the x-ms-error-code header (as Cosmos DB does)",
+		Breaks:      []string{"protocol.error.code-header"},
+	}, nil, func(_ *http.Request, a *http.Response) { a.Header.Del("x-ms-error-code") })
+
+	_ = rawMutant(Mutant{
+		Name:        "empty-datetime-stored",
+		Description: "stores an empty Edm.DateTime as 1601-01-01T00:00:00Z instead of refusing it",
+		Breaks:      []string{"protocol.datetime.empty"},
+	}, func(r *http.Request) *http.Response {
+		if isWrite(r.Method) && r.Body != nil {
+			rewriteRequestBody(r, func(b []byte) []byte {
+				return jsonObject(b, func(m map[string]json.RawMessage) {
+					annotatedValues(b, func(name, edm string, raw json.RawMessage) {
+						if edm == "Edm.DateTime" && string(bytes.TrimSpace(raw)) == `""` {
+							m[name] = json.RawMessage(`"1601-01-01T00:00:00Z"`)
+						}
+					})
+				})
+			})
+		}
+		return nil
+	}, nil)
 )
 
 type stringEdgeCut struct{ api.Backend }

@@ -32,6 +32,11 @@ type Call struct {
 	Mark string `json:"mark,omitempty"`
 	// Err is the call's error, when it failed.
 	Err string `json:"error,omitempty"`
+	// RawStatus and RawCode are the error status (300 or more) and code of a raw HTTP
+	// exchange, which Status and Code leave out: a raw request's error answer is often what
+	// its spec asked for. The code is x-ms-error-code, or the odata.error code of the body.
+	RawStatus int    `json:"rawStatus,omitempty"`
+	RawCode   string `json:"rawCode,omitempty"`
 }
 
 // Marks of failed calls (Call.Mark): reports classify specs by them, never by the text of
@@ -276,9 +281,11 @@ func AfterRetryOfApplied(err error) bool {
 
 // attempt is one try of a call, kept until the call's end decides its mark.
 type attempt struct {
-	start time.Time
-	got   string
-	err   error
+	start     time.Time
+	got       string
+	err       error
+	rawStatus int
+	rawCode   string
 }
 
 // retry runs one call of the backend under the recorder's retry policy and records each
@@ -286,15 +293,25 @@ type attempt struct {
 // MarkTransport when it stays unanswered (driver.Unanswered), MarkRetried when it answered a
 // retry after an attempt that may have been carried out (its error is then a RetriedError).
 func (r *Recorder) retry(ctx context.Context, op, sent string, do func(context.Context) (string, error)) error {
-	var tries []attempt
-	err, applied := r.policy.Retry(ctx, func(ctx context.Context) error {
+	return r.retryAttempts(ctx, op, sent, func(ctx context.Context) attempt {
 		start := time.Now()
 		got, err := do(ctx)
-		tries = append(tries, attempt{start: start, got: got, err: err})
-		return err
+		return attempt{start: start, got: got, err: err}
+	})
+}
+
+// retryAttempts is retry for calls that describe their attempts themselves (raw exchanges
+// with their error answers).
+func (r *Recorder) retryAttempts(ctx context.Context, op, sent string, do func(context.Context) attempt) error {
+	var tries []attempt
+	err, applied := r.policy.Retry(ctx, func(ctx context.Context) error {
+		t := do(ctx)
+		tries = append(tries, t)
+		return t.err
 	}, nil)
 	for i, t := range tries {
 		c := newCall(op, sent, t.start, t.got, t.err)
+		c.RawStatus, c.RawCode = t.rawStatus, t.rawCode
 		c.Duration = t.dur(tries, i)
 		if len(tries) > 1 {
 			c.Op = fmt.Sprintf("%s (attempt %d)", op, i+1)
@@ -568,11 +585,13 @@ func (r *Recorder) exchange(send func(*http.Request) (*http.Response, error), re
 	what := req.Method + " " + req.URL.Path
 	var resp *http.Response
 	sent := 0
-	err := r.retry(req.Context(), "HTTP", what, func(ctx context.Context) (string, error) {
+	err := r.retryAttempts(req.Context(), "HTTP", what, func(ctx context.Context) attempt {
+		t := attempt{start: time.Now()}
 		if sent++; sent > 1 && req.GetBody != nil { // a retry: the body is sent again
 			body, err := req.GetBody()
 			if err != nil {
-				return "", &driver.TransportError{Op: "send " + what + " again", Err: err}
+				t.err = &driver.TransportError{Op: "send " + what + " again", Err: err}
+				return t
 			}
 			req.Body = body
 		}
@@ -582,29 +601,39 @@ func (r *Recorder) exchange(send func(*http.Request) (*http.Response, error), re
 			resp = nil
 			if req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
 				// Not sent again: its body is gone. Still no answer, marked as such.
-				return "", &driver.TransportError{Op: what, Err: fmt.Errorf("%w (not retried: the body cannot be sent again)", err)}
+				err = fmt.Errorf("%w (not retried: the body cannot be sent again)", err)
 			}
-			return "", &driver.TransportError{Op: what, Err: err}
+			t.err = &driver.TransportError{Op: what, Err: err}
+			return t
 		}
 		// wire.HeaderErrorCode by name: the recorder wraps every spec's backend, and what
 		// specs reach may not include reference/wire (internal/archtest).
 		code := resp.Header.Get("x-ms-error-code")
-		got := resp.Status + " " + code
+		t.got = resp.Status + " " + code
+		var data []byte
 		if resp.Body != nil {
-			data, err := io.ReadAll(resp.Body)
+			data, err = io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
 			resp.Body = io.NopCloser(bytes.NewReader(data))
 			if err != nil {
-				return got, &driver.TransportError{Op: "read the answer to " + what, Err: err}
+				t.err = &driver.TransportError{Op: "read the answer to " + what, Err: err}
+				return t
+			}
+		}
+		if resp.StatusCode >= 300 {
+			t.rawStatus, t.rawCode = resp.StatusCode, code
+			if code == "" {
+				// The code of a JSON error body (Cosmos DB for Table sends no header).
+				t.rawCode = odataErrorCode(data[:min(len(data), maxErrorBody)])
 			}
 		}
 		if resp.StatusCode >= 400 {
-			busy := &spec.Error{Status: resp.StatusCode, Code: code, RetryAfter: spec.RetryAfter(resp.Header, time.Now())}
+			busy := &spec.Error{Status: resp.StatusCode, Code: t.rawCode, RetryAfter: spec.RetryAfter(resp.Header, time.Now())}
 			if driver.Retryable(ctx, busy) && (req.Body == nil || req.Body == http.NoBody || req.GetBody != nil) {
-				return got, busy
+				t.err = busy
 			}
 		}
-		return got, nil
+		return t
 	})
 	var retried *RetriedError
 	if errors.As(err, &retried) {
@@ -632,4 +661,41 @@ func (r *history) dropOne() {
 	}
 	r.calls = append(r.calls[:i], r.calls[i+1:]...)
 	r.dropped++
+}
+
+// maxErrorBody bounds what the recorder reads of a raw error answer to find its code.
+const maxErrorBody = 64 << 10
+
+// odataErrorCode is the code of a JSON odata.error body, or "".
+func odataErrorCode(body []byte) string {
+	var doc struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"odata.error"`
+	}
+	_ = json.Unmarshal(body, &doc)
+	return doc.Error.Code
+}
+
+// ErrorAnswers lists the error answers (status 300 or more, with their codes) of calls,
+// oldest first: the service errors of backend calls and the error answers of raw exchanges,
+// without the attempts that were retried.
+func ErrorAnswers(calls []Call) []Answer {
+	var out []Answer
+	for _, c := range calls {
+		switch {
+		case c.Mark == MarkRetriedAttempt: // a busy or lost attempt, retried: not the backend's answer
+		case c.Status >= 300:
+			out = append(out, Answer{Status: c.Status, Code: c.Code})
+		case c.RawStatus >= 300:
+			out = append(out, Answer{Status: c.RawStatus, Code: c.RawCode})
+		}
+	}
+	return out
+}
+
+// Answer is one error answer: its HTTP status and error code.
+type Answer struct {
+	Status int    `json:"status"`
+	Code   string `json:"code,omitempty"`
 }

@@ -319,6 +319,10 @@ func (b *Backend) QueryEntities(ctx context.Context, table string, q api.Query) 
 // each operation's status and ETag, which the SDK does not return.
 func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) (results []api.BatchResult, err error) {
 	defer recovered("submit batch", &err)
+	if len(ops) == 0 {
+		// aztables refuses to send an empty transaction ("transaction cannot be empty").
+		return nil, mapError("submit batch", fmt.Errorf("an empty transaction is %w", ErrUnsupported))
+	}
 	actions, err := transactionActions(ops)
 	if err != nil {
 		return nil, mapError("submit batch", err)

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/report"
+)
+
+// `conform list --profile cosmos` lists exactly the rules where Cosmos DB does not answer
+// as Storage, each saying how; the text listing has a COSMOS column.
+func TestListProfileCosmos(t *testing.T) {
+	out, _, code := conform(t, "list", "--profile", "cosmos", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var listed []listedRule
+	if err := json.Unmarshal([]byte(out), &listed); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, r := range spec.Rules() {
+		if r.Cosmos.KindOrSame() != spec.CosmosSame {
+			want = append(want, r.ID)
+		}
+	}
+	for _, r := range listed {
+		got = append(got, r.ID)
+		if r.Cosmos.Answer == "" || r.Cosmos.Evidence == "" {
+			t.Errorf("%s: listed without Cosmos's answer or evidence: %+v", r.ID, r.Cosmos)
+		}
+	}
+	if !slices.Equal(got, want) || len(want) < 30 {
+		t.Errorf("listed %v\nwant %v", got, want)
+	}
+	text, _, _ := conform(t, "list")
+	if !strings.Contains(text, "COSMOS") || !strings.Contains(text, "unsupported: 501 NotImplemented") {
+		t.Errorf("the text listing lacks the Cosmos column:\n%.400s", text)
+	}
+}
+
+// cosmosNotReproduced are the rules where Cosmos DB differs by its documentation that the
+// Cosmos flavour of the reference does not reproduce: a name that differs from an existing
+// table's only in case cannot name a second table in the shared model, whose names are
+// case-insensitive (the flavour is a protocol layer, not a second engine; it does refuse
+// such a name where the table is addressed).
+var cosmosNotReproduced = []string{"tables.name.case-insensitive"}
+
+// cosmosDiffering lists the rules where Cosmos DB answers otherwise than Storage or does
+// not serve the feature.
+func cosmosDiffering() []string {
+	var out []string
+	for _, r := range spec.Rules() {
+		if k := r.Cosmos.KindOrSame(); k == spec.CosmosDiffers || k == spec.CosmosUnsupported {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// runFailures runs the whole suite against backend under profile and returns the rules
+// whose cell neither passed (as Storage, or as the profile documents) nor is not applicable,
+// and those not applicable.
+func runFailures(t *testing.T, backend, profile string) (failing, notApplicable []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "report")
+	_, stderr, code := conform(t, "run", "--backend", backend, "--profile", profile, "--no-corpus", "--out", dir)
+	if code != 0 && code != 1 {
+		t.Fatalf("run %s --profile %s: exit %d\n%s", backend, profile, code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rules {
+		switch o := row.Cells[0].Outcome; {
+		case o == report.NotApplicable:
+			notApplicable = append(notApplicable, row.ID)
+		case o == report.Pass || o == report.Info || o == report.DocumentedDiff:
+			// A documented difference is the profile's answer: it passes.
+		case o == report.Skipped || o == report.NotRun:
+			t.Errorf("%s on %s: %s", row.ID, backend, o)
+		default:
+			failing = append(failing, row.ID)
+		}
+	}
+	sort.Strings(failing)
+	return failing, notApplicable
+}
+
+func without(ids, drop []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Issue 21's verdicts: reference-cosmos conforms under --profile cosmos (but for the
+// documented differences it does not reproduce); the Storage reference under --profile
+// cosmos fails exactly the rules where Cosmos differs; reference-cosmos under the Storage
+// profile fails exactly those it reproduces. Unsupported features are not applicable, never
+// passed.
+func TestCosmosProfileVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three runs of the whole suite; skipped with -short")
+	}
+	differing := cosmosDiffering()
+	sort.Strings(differing)
+	t.Run("reference-cosmos, profile cosmos", func(t *testing.T) {
+		failing, na := runFailures(t, "reference-cosmos", "cosmos")
+		if want := append([]string(nil), cosmosNotReproduced...); !slices.Equal(failing, want) {
+			t.Errorf("failing %v, want %v", failing, want)
+		}
+		for _, r := range spec.Rules() {
+			if k := r.Cosmos.KindOrSame(); (k == spec.CosmosUnsupported || k == spec.CosmosUnpromised) && len(r.Cosmos.Specs) == 0 && !slices.Contains(na, r.ID) {
+				t.Errorf("%s (%s on Cosmos) is not shown as not applicable", r.ID, k)
+			}
+		}
+	})
+	t.Run("reference, profile cosmos", func(t *testing.T) {
+		failing, _ := runFailures(t, "reference", "cosmos")
+		if !slices.Equal(failing, differing) {
+			t.Errorf("failing %v\nwant the rules where Cosmos differs %v", failing, differing)
+		}
+	})
+	t.Run("reference-cosmos, profile storage", func(t *testing.T) {
+		failing, na := runFailures(t, "reference-cosmos", "storage")
+		if want := without(differing, cosmosNotReproduced); !slices.Equal(failing, want) {
+			t.Errorf("failing %v\nwant the rules where Cosmos differs %v", failing, want)
+		}
+		if len(na) != 0 {
+			t.Errorf("not applicable under the Storage profile: %v", na)
+		}
+	})
+}
+
+// `conform serve --flavor cosmos` answers as Cosmos DB does, through the official Go SDK's
+// connection string, and past --cosmos-ru-per-second answers 429 with x-ms-retry-after-ms.
+func TestServeCosmosFlavor(t *testing.T) {
+	conn, base := startServe(t, "--flavor", "cosmos", "--cosmos-ru-per-second", "3")
+	if !strings.Contains(conn, "AccountKey=") {
+		t.Fatalf("connection string %q", conn)
+	}
+	throttled := 0
+	for range 8 {
+		resp, err := http.Get(base + "/" + "devstoreaccount1/Tables")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.Header.Get("X-Ms-Version") != "" || resp.Header.Get("Server") != "" {
+			t.Errorf("Storage's headers on a Cosmos answer: %v", resp.Header)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			throttled++
+			if resp.Header.Get("X-Ms-Retry-After-Ms") == "" {
+				t.Errorf("429 without x-ms-retry-after-ms: %v", resp.Header)
+			}
+		}
+	}
+	if throttled == 0 {
+		t.Error("8 requests within a budget of 3 request units a second were not throttled")
+	}
+}

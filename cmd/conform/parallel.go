@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/report"
+)
+
+// Default --parallel: an endpoint given by connection string answers over the network, so
+// its specs mostly wait and many run at once; the local backends are bound by this
+// machine's CPU, and one process each keeps them as cheap as before.
+const (
+	endpointParallel = 8
+	localParallel    = 1
+	// maxParallel bounds --parallel: each process has a table slot of its own (slotsPerBackend).
+	maxParallel     = 64
+	slotsPerBackend = maxParallel + 1
+)
+
+// parallelFor is the number of processes that run backend's specs.
+func parallelFor(backend string, requested int) int {
+	switch {
+	case requested > 0:
+		return min(requested, maxParallel)
+	case strings.Contains(backend, "="):
+		return endpointParallel
+	}
+	return localParallel
+}
+
+// shardPlan splits the rules a filter selects on a backend among processes: shards run at
+// the same time, each a share of the rules (round robin in catalogue order, so that each
+// gets some of every area); accountWide runs afterwards, alone.
+type shardPlan struct {
+	shards      [][]string
+	accountWide []string
+}
+
+func planShards(filter, backend string, n int) shardPlan {
+	var lf func([]string) bool
+	if filter != "" {
+		var err error
+		if lf, err = types.ParseLabelFilter(filter); err != nil {
+			return shardPlan{}
+		}
+	}
+	var p shardPlan
+	p.shards = make([][]string, n)
+	k := 0
+	for _, r := range spec.Rules() {
+		if lf != nil && !lf(ruleLabels(r, backend)) {
+			continue
+		}
+		if r.AccountWide() {
+			p.accountWide = append(p.accountWide, r.ID)
+			continue
+		}
+		p.shards[k%n] = append(p.shards[k%n], r.ID)
+		k++
+	}
+	for len(p.shards) > 0 && len(p.shards[len(p.shards)-1]) == 0 {
+		p.shards = p.shards[:len(p.shards)-1]
+	}
+	return p
+}
+
+// ruleLabels are the labels every spec of rule r carries on backend (framework.ruleLabels).
+func ruleLabels(r spec.Rule, backend string) []string {
+	return []string{r.ID, framework.LabelLevel + string(r.Level), framework.LabelArea + string(r.Area),
+		framework.LabelFeature + string(r.FeatureOrCore()), framework.LabelBackend + backend}
+}
+
+// onlyRules narrows filter to the specs of rules.
+func onlyRules(filter string, rules []string) string {
+	ids := "(" + strings.Join(rules, " || ") + ")"
+	if filter == "" {
+		return ids
+	}
+	return "(" + filter + ") && " + ids
+}
+
+// runBackend runs the suite against one backend: in one process when --parallel is 1 for
+// it, else in several at once, each with a share of the rules, then its account-wide
+// specs in one more process, alone; the parts' results are merged into one run
+// (report.MergeRuns), written where one process would have written it.
+func runBackend(self, backend string, index int, o runOptions, filter, command, rawDir, runID string, p *progress, children *backendProcesses) (report.Run, int) {
+	name := framework.BackendName(backend)
+	slot := func(part int) int { return index*slotsPerBackend + part + 1 }
+	n := parallelFor(backend, o.parallel)
+	plan := planShards(filter, name, n)
+	rawPath := filepath.Join(rawDir, sanitizeName(name)+".json")
+	if n == 1 || len(plan.shards) <= 1 {
+		p.start(name, 1)
+		run, code := runChild(self, backend, slot(0), childPart{corpus: true}, o, filter, command, rawDir, runID, p, children)
+		if run.StartError == "" {
+			// The argument that runs the backend again (--rerun-failed), kept with its result.
+			run.Argument = reusableArgument(backend)
+			writeMerged(rawPath, run)
+		}
+		p.done(name, code, children.wasInterrupted())
+		return run, code
+	}
+	p.start(name, len(plan.shards))
+	runs := make([]report.Run, len(plan.shards))
+	codes := make([]int, len(plan.shards))
+	var wg sync.WaitGroup
+	for k, rules := range plan.shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part := childPart{suffix: fmt.Sprintf(".part%d", k+1), corpus: k == 0}
+			runs[k], codes[k] = runChild(self, backend, slot(k), part, o, onlyRules(filter, rules), command, rawDir, runID, p, children)
+		}()
+	}
+	wg.Wait()
+	if len(plan.accountWide) > 0 && !children.wasInterrupted() {
+		p.note(name, fmt.Sprintf("%d account-wide rules (service properties, CORS) now, alone", len(plan.accountWide)))
+		run, code := runChild(self, backend, slot(len(plan.shards)), childPart{suffix: ".account"}, o, onlyRules(filter, plan.accountWide), command, rawDir, runID, p, children)
+		runs, codes = append(runs, run), append(codes, code)
+	}
+	merged, code := mergeParts(runs, codes, children.wasInterrupted())
+	if merged.StartError == "" {
+		merged.Argument = reusableArgument(backend)
+		writeMerged(rawPath, merged)
+		_ = os.Rename(corpusPath(filepath.Join(rawDir, sanitizeName(name)+".part1.json")), corpusPath(filepath.Join(rawDir, sanitizeName(name)+".json")))
+	}
+	p.done(name, code, children.wasInterrupted())
+	return merged, code
+}
+
+// mergeParts merges the runs of a backend's parts into one: a part that could not start
+// makes the backend's start error, unless the run was interrupted (a part stopped before
+// it ran anything is then left out); the status is the most severe of the parts'.
+func mergeParts(runs []report.Run, codes []int, interrupted bool) (report.Run, int) {
+	code := exitOK
+	for _, c := range codes {
+		code = max(code, c)
+	}
+	var kept []report.Run
+	for _, r := range runs {
+		switch {
+		case r.StartError == "":
+			kept = append(kept, r)
+		case !interrupted:
+			return r, exitUsage
+		}
+	}
+	if len(kept) == 0 {
+		return runs[0], exitUsage
+	}
+	runs = kept
+	merged := runs[0]
+	for _, r := range runs[1:] {
+		merged = report.MergeRuns(merged, r)
+	}
+	return merged, code
+}
+
+func writeMerged(path string, run report.Run) {
+	data, err := json.Marshal(run)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "conform: write %s: %v\n", path, err)
+	}
+}

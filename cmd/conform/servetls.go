@@ -1,0 +1,214 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The files of `conform serve --tls` in its TLS directory.
+const (
+	tlsCAFile       = "ca.pem"     // the local CA's certificate: the file users trust
+	tlsCAKeyFile    = "ca-key.pem" // its private key, kept so that the CA outlives a restart
+	tlsCertFile     = "cert.pem"   // the server's certificate, signed by the CA, made on each start
+	tlsKeyFile      = "key.pem"    // its private key
+	tlsCAValidity   = 10 * 365 * 24 * time.Hour
+	tlsCertValidity = 90 * 24 * time.Hour
+)
+
+// servedTLS is what `conform serve --tls` serves with, and what it tells the user.
+type servedTLS struct {
+	config *tls.Config
+	// caFile is the CA certificate to trust, for a generated certificate; empty when the
+	// user gave --cert and --key.
+	caFile   string
+	certFile string
+}
+
+// loadServeTLS returns the TLS configuration of `conform serve`: the certificate and key
+// the user gave, or else a certificate generated in dir for the loopback names
+// (localhost, *.localhost, *.table.localhost, 127.0.0.1, ::1), signed by a local CA kept
+// in dir. The CA is limited by name constraints to those names, so that trusting it
+// trusts nothing else.
+func loadServeTLS(dir, certFile, keyFile string, now time.Time) (servedTLS, error) {
+	if certFile != "" || keyFile != "" {
+		if certFile == "" || keyFile == "" {
+			return servedTLS{}, errors.New("--cert and --key go together")
+		}
+		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return servedTLS{}, fmt.Errorf("--cert/--key: %w", err)
+		}
+		return servedTLS{config: serveTLSConfig(pair), certFile: certFile}, nil
+	}
+	if dir == "" {
+		base, err := os.UserConfigDir()
+		if err != nil {
+			return servedTLS{}, fmt.Errorf("--tls-dir is needed: %w", err)
+		}
+		dir = filepath.Join(base, "conform", "tls")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return servedTLS{}, fmt.Errorf("--tls-dir: %w", err)
+	}
+	ca, caKey, err := loadOrMakeCA(dir, now)
+	if err != nil {
+		return servedTLS{}, err
+	}
+	pair, err := makeServerCertificate(dir, ca, caKey, now)
+	if err != nil {
+		return servedTLS{}, err
+	}
+	return servedTLS{config: serveTLSConfig(pair), caFile: filepath.Join(dir, tlsCAFile), certFile: filepath.Join(dir, tlsCertFile)}, nil
+}
+
+func serveTLSConfig(pair tls.Certificate) *tls.Config {
+	// HTTP/1.1 only, as the Table service speaks it.
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+}
+
+// loopbackDNS and loopbackIPs are the names the generated certificate is for, and all the
+// CA may sign.
+var (
+	loopbackDNS = []string{"localhost", "*.localhost", "*.table.localhost"}
+	loopbackIPs = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+)
+
+// loadOrMakeCA reads the CA of dir, or makes one when dir holds none.
+func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	certPEM, certErr := os.ReadFile(filepath.Join(dir, tlsCAFile))
+	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, tlsCAKeyFile))
+	if certErr == nil && keyErr == nil {
+		cert, key, err := parsePair(certPEM, keyPEM)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the CA in %s: %w (remove %s and %s to make a new one)", dir, err, tlsCAFile, tlsCAKeyFile)
+		}
+		if now.Before(cert.NotAfter.Add(-24 * time.Hour)) {
+			return cert, key, nil
+		}
+	} else if !errors.Is(certErr, fs.ErrNotExist) && certErr != nil {
+		return nil, nil, certErr
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:                serialNumber(),
+		Subject:                     pkix.Name{CommonName: "conform serve local CA", Organization: []string{"conform"}},
+		NotBefore:                   now.Add(-time.Hour),
+		NotAfter:                    now.Add(tlsCAValidity),
+		IsCA:                        true,
+		BasicConstraintsValid:       true,
+		MaxPathLenZero:              true,
+		KeyUsage:                    x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		PermittedDNSDomainsCritical: true,
+		PermittedDNSDomains:         []string{"localhost"},
+		PermittedIPRanges: []*net.IPNet{
+			{IP: net.ParseIP("127.0.0.0").To4(), Mask: net.CIDRMask(8, 32)},
+			{IP: net.ParseIP("::1"), Mask: net.CIDRMask(128, 128)},
+		},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writePair(dir, tlsCAFile, tlsCAKeyFile, der, key); err != nil {
+		return nil, nil, err
+	}
+	return cert, key, nil
+}
+
+// makeServerCertificate signs a new certificate for the loopback names with the CA and
+// writes it, with its key, into dir.
+func makeServerCertificate(dir string, ca *x509.Certificate, caKey *ecdsa.PrivateKey, now time.Time) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serialNumber(),
+		Subject:      pkix.Name{CommonName: "localhost", Organization: []string{"conform serve"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     minTime(now.Add(tlsCertValidity), ca.NotAfter),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     loopbackDNS,
+		IPAddresses:  loopbackIPs,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if err := writePair(dir, tlsCertFile, tlsKeyFile, der, key); err != nil {
+		return tls.Certificate{}, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+func writePair(dir, certName, keyName string, der []byte, key *ecdsa.PrivateKey) error {
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, keyName), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, certName), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+}
+
+func parsePair(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, nil, errors.New("not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, ok := k.(*ecdsa.PrivateKey)
+	if !ok || !key.PublicKey.Equal(cert.PublicKey) {
+		return nil, nil, errors.New("the key does not belong to the certificate")
+	}
+	return cert, key, nil
+}
+
+func serialNumber() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return big.NewInt(time.Now().UnixNano())
+	}
+	return n
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

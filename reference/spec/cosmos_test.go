@@ -1,0 +1,73 @@
+package spec
+
+import "testing"
+
+// Every Cosmos expectation names a rule, is complete for its kind and cites its evidence;
+// every rule that states a Cosmos difference in words has an expectation.
+func TestCosmosExpectations(t *testing.T) {
+	for id, c := range cosmos {
+		r, ok := LookupRule(id)
+		if !ok {
+			t.Errorf("cosmos.go: %s names no rule", id)
+			continue
+		}
+		switch c.Kind {
+		case CosmosDiffers:
+			if len(c.Statuses) == 0 && !c.Accepts {
+				t.Errorf("%s: a different answer needs its statuses or Accepts", id)
+			}
+			if len(c.Statuses) > 0 && c.Accepts {
+				t.Errorf("%s: a different answer is a refusal or an acceptance, not both", id)
+			}
+		case CosmosUnsupported:
+			if len(c.Statuses) == 0 {
+				t.Errorf("%s: an unsupported feature needs the statuses Cosmos refuses it with", id)
+			}
+		case CosmosUnpromised:
+		default:
+			t.Errorf("%s: kind %q", id, c.Kind)
+		}
+		if c.Answer == "" || c.Evidence == "" {
+			t.Errorf("%s: answer and evidence are required", id)
+		}
+		if c.Strength != CosmosByTraffic && c.Strength != CosmosByDocs {
+			t.Errorf("%s: strength %q", id, c.Strength)
+		}
+		if r.Cosmos.Kind != c.Kind {
+			t.Errorf("%s: LookupRule gives kind %q", id, r.Cosmos.Kind)
+		}
+	}
+	for _, r := range Rules() {
+		if r.CosmosDifference != "" && r.Cosmos.KindOrSame() == CosmosSame {
+			t.Errorf("%s states a Cosmos difference (%q) but cosmos.go has no expectation for it", r.ID, r.CosmosDifference)
+		}
+	}
+}
+
+func TestCosmosExpected(t *testing.T) {
+	c := Cosmos{Kind: CosmosDiffers, Statuses: []int{400}, Code: "PropertiesNeedValue"}
+	for _, tc := range []struct {
+		status int
+		code   string
+		want   bool
+	}{
+		{400, "PropertiesNeedValue", true},
+		{400, "InvalidInput", false},
+		{201, "", false},
+		{500, "PropertiesNeedValue", false},
+	} {
+		if got := c.Expected(tc.status, tc.code); got != tc.want {
+			t.Errorf("Expected(%d, %q) = %v", tc.status, tc.code, got)
+		}
+	}
+	if !(Cosmos{Statuses: []int{501, 405}}).Expected(405, "MethodNotAllowed") {
+		t.Error("an expectation without a code accepts any code of its statuses")
+	}
+	part := Cosmos{Kind: CosmosDiffers, Accepts: true, Specs: []string{"more than 252"}}
+	if part.For("stores neither part when one has more than 252 properties").Kind != CosmosDiffers || part.For("stores both parts").KindOrSame() != CosmosSame {
+		t.Error("For: a difference of some specs applies to them only")
+	}
+	if got := (Cosmos{Kind: CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}).Summary(); got != "unsupported: 501 NotImplemented" {
+		t.Errorf("Summary %q", got)
+	}
+}

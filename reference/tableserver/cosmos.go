@@ -1,0 +1,632 @@
+package tableserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
+)
+
+// Flavours of the protocol a Server can speak.
+const (
+	FlavorStorage = "storage"
+	FlavorCosmos  = "cosmos"
+)
+
+// CosmosOption configures the Cosmos flavour.
+type CosmosOption func(*Cosmos)
+
+// WithRequestUnitsPerSecond gives the Cosmos flavour a request-unit budget: past n units in
+// one second a request is answered 429 TooManyRequests with x-ms-retry-after-ms, as Cosmos
+// answers over its provisioned throughput (E-cosmos-throttling). Zero means no budget.
+func WithRequestUnitsPerSecond(n int) CosmosOption { return func(c *Cosmos) { c.ruPerSecond = n } }
+
+// Cosmos is the Cosmos DB for Table flavour of a Server: an http.Handler in front of it that
+// answers as recorded Cosmos traffic does (EVIDENCE.md, Cosmos DB for Table in recorded
+// traffic). It is a protocol and limits layer over the same Server, store and model: it
+// refuses what Cosmos does not serve (table ACL, service properties and stats, SAS key
+// ranges: 501/405), refuses empty keys (400 PropertiesNeedValue), drops property names that
+// differ from an earlier one only in case, lets Accept win over $format, and rewrites answers
+// to Cosmos's shapes: its header set, error bodies, transaction answers, continuation tokens,
+// seven-digit DateTimes and Timestamp last.
+type Cosmos struct {
+	next        *Server
+	ruPerSecond int
+
+	mu          sync.Mutex
+	windowStart time.Time
+	spent       int
+}
+
+// NewCosmos returns the Cosmos flavour of s.
+func NewCosmos(s *Server, opts ...CosmosOption) *Cosmos {
+	c := &Cosmos{next: s}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// HTTPServer returns an http.Server for c with the timeouts of its Server.
+func (c *Cosmos) HTTPServer(addr string) *http.Server {
+	srv := c.next.HTTPServer(addr)
+	srv.Handler = c
+	return srv
+}
+
+// ServeHTTP answers one request as Cosmos DB for Table would.
+func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := newRequestID()
+	defer func() {
+		// A last guard, as the Server's own: counted in Recovered, which tests keep at zero.
+		if v := recover(); v != nil {
+			c.next.recovered.Add(1)
+			writeCosmosErrorTo(w, id, spec.ErrInternalError.New(), false)
+		}
+	}()
+	if wait, ok := c.charge(); !ok {
+		writeCosmosError(w, id, spec.ErrTooManyRequests.New(), func(h http.Header) {
+			h.Set("X-Ms-Retry-After-Ms", strconv.FormatInt(wait.Milliseconds(), 10))
+		})
+		return
+	}
+	q := r.URL.Query()
+	switch {
+	case q.Get("comp") == "acl" || q.Get("restype") == "service":
+		// Table ACL, service properties and stats (E-cosmos-unsupported): JSON whatever Accept says.
+		writeCosmosError(w, id, spec.ErrNotImplemented.New(), nil)
+		return
+	case r.Method != http.MethodOptions && (q.Has("spk") || q.Has("srk") || q.Has("epk") || q.Has("erk")):
+		writeCosmosError(w, id, spec.ErrMethodNotAllowed.New(), nil) // E-cosmos-sas-range, as of 2022
+		return
+	}
+	if q.Has("$format") {
+		// Accept wins over $format (E-cosmos-format).
+		q.Del("$format")
+		r.URL.RawQuery = q.Encode()
+	}
+	if c.otherCase(r) {
+		// Table names are case-sensitive on Cosmos DB: the name in another letter case names
+		// a table that does not exist (E-cosmos-documented).
+		writeCosmosErrorTo(w, id, spec.ErrResourceNotFound.New(), isWriteMethod(r.Method))
+		return
+	}
+	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && q.Get("NextTableName") == cosmosLastTablePage {
+		c.emptyTablePage(w, r)
+		return
+	}
+	if next := q.Get("NextPartitionKey"); strings.HasPrefix(next, "{") || strings.HasPrefix(next, "[") {
+		if pk, rk, ok := decodeCosmosContinuation(next); ok {
+			q.Set("NextPartitionKey", pk)
+			q.Set("NextRowKey", rk)
+			r.URL.RawQuery = q.Encode()
+		}
+	}
+	isWrite := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == "MERGE" || r.Method == http.MethodPatch
+	if isWrite && r.Body != nil && r.Body != http.NoBody && !isBatchPath(r.URL.Path) && !isTablesPath(r.URL.Path) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, spec.MaxRequestBodyBytes+1))
+		if err != nil || len(body) > spec.MaxRequestBodyBytes {
+			// Not read whole: the server gets the body as sent and refuses or reads it itself.
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		} else {
+			if emptyKey(body) || emptyKeyInPath(r.URL.Path) {
+				writeCosmosErrorTo(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), true)
+				return
+			}
+			body = dropCaseDuplicates(body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+	} else if isWrite && emptyKeyInPath(r.URL.Path) {
+		writeCosmosErrorTo(w, id, spec.ErrPropertiesNeedValue.Newf(spec.CosmosEmptyKeyMessage), true)
+		return
+	}
+	rec := &bufferedAnswer{header: http.Header{}, status: http.StatusOK}
+	c.next.ServeHTTP(rec, r)
+	c.answer(w, r, rec, id)
+}
+
+// charge takes one operation's request units from this second's budget, or says how long
+// until the next second when it is spent.
+func (c *Cosmos) charge() (time.Duration, bool) {
+	if c.ruPerSecond <= 0 {
+		return 0, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if now.Sub(c.windowStart) >= time.Second {
+		c.windowStart, c.spent = now, 0
+	}
+	if c.spent+spec.CosmosRequestUnitsPerOperation > c.ruPerSecond {
+		return max(time.Second-now.Sub(c.windowStart), time.Millisecond), false
+	}
+	c.spent += spec.CosmosRequestUnitsPerOperation
+	return 0, true
+}
+
+// bufferedAnswer holds the Storage-flavoured answer until it is rewritten.
+type bufferedAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (b *bufferedAnswer) Header() http.Header { return b.header }
+func (b *bufferedAnswer) WriteHeader(status int) {
+	if !b.wrote {
+		b.status, b.wrote = status, true
+	}
+}
+func (b *bufferedAnswer) Write(p []byte) (int, error) {
+	b.wrote = true
+	return b.body.Write(p)
+}
+
+// cosmosDroppedHeaders are the headers Storage sends and Cosmos never does (E-cosmos-headers).
+var cosmosDroppedHeaders = []string{wire.KeyVersion, wire.KeyRequestID, wire.KeyClientRequestID, wire.KeyDataServiceID,
+	"Server", "Cache-Control", "X-Content-Type-Options", wire.KeyErrorCode}
+
+func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAnswer, id string) {
+	h := w.Header()
+	for k, v := range rec.header {
+		h[k] = v
+	}
+	for _, k := range cosmosDroppedHeaders {
+		h.Del(k)
+	}
+	body := rec.body.Bytes()
+	status := rec.status
+	ct := h.Get("Content-Type")
+	switch {
+	case status >= 400:
+		e := storageError(rec.header.Get(wire.KeyErrorCode), status, body)
+		writeCosmosErrorTo(w, id, e, isWriteMethod(r.Method) && status != http.StatusConflict)
+		return
+	case strings.HasPrefix(ct, "multipart/mixed") && bytes.Contains(body, []byte(`"code":"`+spec.ErrInvalidDuplicateRow.Code+`"`)):
+		// From 2022 the same row twice is a top-level 400, not a 202 multipart (E-cosmos-batch).
+		writeCosmosErrorTo(w, id, spec.ErrInvalidDuplicateRow.New(), true)
+		return
+	case strings.HasPrefix(ct, "multipart/mixed"):
+		body = cosmosBatchAnswer(body, id)
+	case strings.HasPrefix(ct, "application/json"):
+		h.Set("Content-Type", cosmosContentType(ct))
+		body = cosmosEntityJSON(body)
+	}
+	if status == http.StatusNoContent {
+		h.Set("Content-Type", "application/json") // E-cosmos-headers, 2022 on
+	}
+	if status == http.StatusCreated && r.Method == http.MethodPost && isTablesPath(r.URL.Path) && h.Get(wire.KeyETag) == "" {
+		h.Set(wire.KeyETag, `W/"datetime'`+strings.ReplaceAll(time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z"), ":", "%3A")+`'"`)
+	}
+	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && status == http.StatusOK && h.Get("X-Ms-Continuation-Nexttablename") == "" {
+		// A page that ends exactly at $top still carries a NextTableName, which leads to an
+		// empty page (E-cosmos-order).
+		if top, err := strconv.Atoi(r.URL.Query().Get("$top")); err == nil && top > 0 && tablesOnPage(body) == top {
+			h.Set("X-Ms-Continuation-Nexttablename", cosmosLastTablePage)
+		}
+	}
+	if pk := h.Get("X-Ms-Continuation-Nextpartitionkey"); pk != "" {
+		h.Set("X-Ms-Continuation-Nextpartitionkey", encodeCosmosContinuation(pk, h.Get("X-Ms-Continuation-Nextrowkey"), r.URL.Query().Has("NextPartitionKey")))
+		h.Set("X-Ms-Continuation-Nextrowkey", "NA")
+	}
+	if body != nil && h.Get("Content-Length") != "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func isWriteMethod(m string) bool {
+	return m == http.MethodPost || m == http.MethodPut || m == "MERGE" || m == http.MethodPatch || m == http.MethodDelete
+}
+
+// cosmosContentType writes JSON media types as Cosmos does: "application/json; odata=..."
+// without Storage's streaming and charset parameters.
+func cosmosContentType(ct string) string {
+	media, params, _ := strings.Cut(ct, ";")
+	for _, p := range strings.Split(params, ";") {
+		if level, ok := strings.CutPrefix(strings.TrimSpace(p), "odata="); ok {
+			return media + "; odata=" + level
+		}
+	}
+	return media
+}
+
+var (
+	storageMessageTail = regexp.MustCompile(`(?s)\nRequestId:.*$`)
+	xmlErrorCode       = regexp.MustCompile(`<code>([^<]*)</code>`)
+	xmlErrorMessage    = regexp.MustCompile(`(?s)<message[^>]*>(.*?)</message>`)
+)
+
+// storageError reads the Storage-flavoured error answer back into a *spec.Error.
+func storageError(code string, status int, body []byte) *spec.Error {
+	e := &spec.Error{Status: status, Code: code}
+	var doc struct {
+		Err struct {
+			Code    string `json:"code"`
+			Message struct {
+				Value string `json:"value"`
+			} `json:"message"`
+		} `json:"odata.error"`
+	}
+	if json.Unmarshal(body, &doc) == nil && doc.Err.Code != "" {
+		e.Code, e.Message = doc.Err.Code, doc.Err.Message.Value
+	} else if m := xmlErrorCode.FindSubmatch(body); m != nil {
+		e.Code = string(m[1])
+		if mm := xmlErrorMessage.FindSubmatch(body); mm != nil {
+			e.Message = string(mm[1])
+		}
+	}
+	e.Message = storageMessageTail.ReplaceAllString(e.Message, "")
+	if e.Code == "" {
+		e.Code = http.StatusText(status)
+	}
+	return e
+}
+
+// cosmosErrorBody renders Cosmos's error body: lang en-us and a message ending in
+// "RequestID:<id>" and a newline (E-cosmos-shapes).
+func cosmosErrorBody(e *spec.Error, id string) []byte {
+	var v struct {
+		Err struct {
+			Code    string `json:"code"`
+			Message struct {
+				Lang  string `json:"lang"`
+				Value string `json:"value"`
+			} `json:"message"`
+		} `json:"odata.error"`
+	}
+	v.Err.Code = e.Code
+	v.Err.Message.Lang = spec.CosmosErrorLang
+	v.Err.Message.Value = e.Message + "\nRequestID:" + id + "\n"
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func writeCosmosError(w http.ResponseWriter, id string, e *spec.Error, extra func(http.Header)) {
+	if extra != nil {
+		extra(w.Header())
+	}
+	writeCosmosErrorTo(w, id, e, false)
+}
+
+// writeCosmosErrorTo answers e; a write's error carries full metadata, a read's, a
+// conflict's and a throttled request's minimal metadata (E-cosmos-shapes).
+func writeCosmosErrorTo(w http.ResponseWriter, id string, e *spec.Error, fullMetadata bool) {
+	h := w.Header()
+	for _, k := range cosmosDroppedHeaders {
+		h.Del(k)
+	}
+	h.Del("Content-Length")
+	if fullMetadata {
+		h.Set("Content-Type", "application/json; odata=fullmetadata")
+	} else {
+		h.Set("Content-Type", "application/json; odata=minimalmetadata")
+	}
+	body := cosmosErrorBody(e, id)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(body)
+}
+
+func isBatchPath(p string) bool  { return strings.HasSuffix(p, "/$batch") || p == "$batch" }
+func isTablesPath(p string) bool { return strings.HasSuffix(p, "/Tables") || p == "Tables" }
+
+var pathKeys = regexp.MustCompile(`\(PartitionKey='([^']*)',\s*RowKey='([^']*)'\)$`)
+
+// emptyKeyInPath reports whether an entity URL names an empty PartitionKey or RowKey.
+func emptyKeyInPath(p string) bool {
+	m := pathKeys.FindStringSubmatch(p)
+	return m != nil && (m[1] == "" || m[2] == "")
+}
+
+// emptyKey reports whether an entity body sends an empty PartitionKey or RowKey.
+func emptyKey(body []byte) bool {
+	var keys struct {
+		PartitionKey *string
+		RowKey       *string
+	}
+	if json.Unmarshal(body, &keys) != nil {
+		return false
+	}
+	return keys.PartitionKey != nil && *keys.PartitionKey == "" || keys.RowKey != nil && *keys.RowKey == ""
+}
+
+// member is one member of a JSON object, in the order it came.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// objectMembers reads a JSON object's members in order; ok is false when body is not one.
+func objectMembers(body []byte) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, member{name, v})
+	}
+	return out, true
+}
+
+func encodeMembers(ms []member) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(m.name)
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// dropCaseDuplicates keeps, of property names that differ only in case, the first one (with
+// its annotations) and drops the others without an error (E-cosmos-name-case).
+func dropCaseDuplicates(body []byte) []byte {
+	ms, ok := objectMembers(body)
+	if !ok {
+		return body
+	}
+	seen := map[string]string{} // lower-case property name -> the name kept
+	var out []member
+	dropped := false
+	for _, m := range ms {
+		prop, _, _ := strings.Cut(m.name, "@")
+		lower := strings.ToLower(prop)
+		if lower == "partitionkey" || lower == "rowkey" || lower == "timestamp" || strings.HasPrefix(lower, "odata.") {
+			out = append(out, m) // system names are not folded: nothing recorded says how
+			continue
+		}
+		if kept, ok := seen[lower]; ok && kept != prop {
+			dropped = true
+			continue
+		}
+		seen[lower] = prop
+		out = append(out, m)
+	}
+	if !dropped {
+		return body
+	}
+	return encodeMembers(out)
+}
+
+// cosmosEntityJSON rewrites an entity, or a query page of them, as Cosmos answers: Timestamp
+// last and DateTime values with seven fractional digits (E-cosmos-shapes).
+func cosmosEntityJSON(body []byte) []byte {
+	ms, ok := objectMembers(body)
+	if !ok {
+		return body
+	}
+	for i, m := range ms {
+		if m.name == "value" && len(m.value) > 0 && m.value[0] == '[' {
+			var items []json.RawMessage
+			if json.Unmarshal(m.value, &items) != nil {
+				return body
+			}
+			var b bytes.Buffer
+			b.WriteByte('[')
+			for j, it := range items {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.Write(cosmosEntity(it))
+			}
+			b.WriteByte(']')
+			ms[i].value = b.Bytes()
+			return encodeMembers(ms)
+		}
+	}
+	return cosmosEntity(body)
+}
+
+var fraction = regexp.MustCompile(`^"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,7}))?Z"$`)
+
+func cosmosEntity(body []byte) []byte {
+	ms, ok := objectMembers(body)
+	if !ok {
+		return body
+	}
+	dateTimes := map[string]bool{"Timestamp": true}
+	for _, m := range ms {
+		if prop, ok := strings.CutSuffix(m.name, "@odata.type"); ok && string(m.value) == `"Edm.DateTime"` {
+			dateTimes[prop] = true
+		}
+	}
+	var out, last []member
+	for _, m := range ms {
+		if dateTimes[m.name] {
+			if f := fraction.FindSubmatch(m.value); f != nil {
+				digits := string(f[2]) + strings.Repeat("0", 7-len(f[2]))
+				m.value = []byte(`"` + string(f[1]) + "." + digits + `Z"`)
+			}
+		}
+		if m.name == "Timestamp" || m.name == "Timestamp@odata.type" {
+			last = append(last, m)
+			continue
+		}
+		out = append(out, m)
+	}
+	return encodeMembers(append(out, last...))
+}
+
+// The continuation of an entity query, as Cosmos writes it (E-cosmos-continuation):
+// NextPartitionKey is a JSON object on the first page and an array of them after it, and
+// NextRowKey is "NA". The Storage token pair rides inside, so the same store serves it.
+type cosmosToken struct {
+	Token string            `json:"token"`
+	Range map[string]string `json:"range"`
+}
+
+func encodeCosmosContinuation(pk, rk string, later bool) string {
+	t := cosmosToken{Token: pk + "\x00" + rk, Range: map[string]string{"min": "", "max": "FF"}}
+	var b []byte
+	if later {
+		b, _ = json.Marshal([]cosmosToken{t})
+	} else {
+		b, _ = json.Marshal(t)
+	}
+	return string(b)
+}
+
+func decodeCosmosContinuation(s string) (pk, rk string, ok bool) {
+	var t cosmosToken
+	if strings.HasPrefix(s, "[") {
+		var ts []cosmosToken
+		if json.Unmarshal([]byte(s), &ts) != nil || len(ts) != 1 {
+			return "", "", false
+		}
+		t = ts[0]
+	} else if json.Unmarshal([]byte(s), &t) != nil {
+		return "", "", false
+	}
+	pk, rk, ok = strings.Cut(t.Token, "\x00")
+	return pk, rk, ok
+}
+
+var (
+	crlfPartHeaders = regexp.MustCompile(`(--changesetresponse_[0-9a-f-]+)\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n`)
+	partStatusLine  = regexp.MustCompile(`HTTP/1\.1 (\d{3})[^\r\n]*\r\n`)
+)
+
+// cosmosBatchAnswer rewrites a transaction's answer as Cosmos writes it (E-cosmos-batch):
+// LF-only part headers, 404 ResourceNotFound for a missing table without an index, error
+// parts with full metadata and Cosmos's error body.
+func cosmosBatchAnswer(body []byte, id string) []byte {
+	s := crlfPartHeaders.ReplaceAllString(string(body), "$1\nContent-Type: application/http\nContent-Transfer-Encoding: binary\n\n")
+	if i := strings.Index(s, `{"odata.error"`); i >= 0 {
+		end := strings.Index(s[i:], "\r\n--")
+		if end > 0 {
+			raw := s[i : i+end]
+			m := partStatusLine.FindStringSubmatch(s[:i])
+			status := http.StatusBadRequest
+			if m != nil {
+				status, _ = strconv.Atoi(m[1])
+			}
+			e := storageError("", status, []byte(raw))
+			if e.Code == spec.ErrTableNotFound.Code {
+				e.Code, e.Message = spec.ErrResourceNotFound.Code, spec.ErrResourceNotFound.Message
+			}
+			s = s[:i] + string(cosmosErrorBody(e, id)) + s[i+end:]
+			s = strings.Replace(s, "Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n\r\n{\"odata.error\"",
+				"Content-Type: application/json;odata=fullmetadata\r\n\r\n{\"odata.error\"", 1)
+		}
+	}
+	return []byte(s)
+}
+
+// otherCase reports whether r addresses an existing table (its entities, or Delete Table)
+// through its name in another letter case than the one it was created with. It asks the
+// account's backend, as the server would resolve it.
+func (c *Cosmos) otherCase(r *http.Request) bool {
+	x := &exchange{s: c.next, r: r}
+	res, err := x.resolve(rawPath(r))
+	if err != nil || x.backend == nil || res.Table == "" {
+		return false
+	}
+	switch res.Kind {
+	case wire.ResourceTable, wire.ResourceEntitySet, wire.ResourceEntity:
+	default:
+		return false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), spec.MaxServerTimeout)
+	defer cancel()
+	// The names that differ from it only in case lie between its upper-case and its
+	// lower-case spelling, in the ordinal order Query Tables compares names by.
+	filter := fmt.Sprintf("TableName ge '%s' and TableName le '%s'", strings.ToUpper(res.Table), strings.ToLower(res.Table))
+	var next string
+	for {
+		page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: filter, NextTableName: next})
+		if err != nil {
+			return false
+		}
+		for _, t := range page.Tables {
+			if strings.EqualFold(t, res.Table) {
+				return t != res.Table
+			}
+		}
+		if next = page.NextTableName; next == "" {
+			return false
+		}
+	}
+}
+
+// cosmosLastTablePage is the NextTableName of a Query Tables page that ended exactly at
+// $top with no table left: following it gives an empty page.
+const cosmosLastTablePage = "cosmos-end-of-tables"
+
+// tablesOnPage counts the tables of a Query Tables answer.
+func tablesOnPage(body []byte) int {
+	var page struct {
+		Value []json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(body, &page) != nil {
+		return -1
+	}
+	return len(page.Value)
+}
+
+// emptyTablePage answers the page after cosmosLastTablePage: no tables, no continuation.
+func (c *Cosmos) emptyTablePage(w http.ResponseWriter, r *http.Request) {
+	body := []byte(`{"value":[]}`)
+	accept := r.Header.Get("Accept")
+	if !strings.Contains(accept, "nometadata") {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base := strings.TrimSuffix(r.URL.Path, "Tables")
+		body = []byte(`{"value":[],"odata.metadata":"` + scheme + "://" + r.Host + base + `$metadata#Tables"}`)
+	}
+	level := "minimalmetadata"
+	for _, l := range []string{"nometadata", "fullmetadata"} {
+		if strings.Contains(accept, l) {
+			level = l
+		}
+	}
+	w.Header().Set("Content-Type", "application/json; odata="+level)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// String describes the flavour for logs.
+func (c *Cosmos) String() string {
+	if c.ruPerSecond > 0 {
+		return fmt.Sprintf("cosmos flavour, %d request units per second", c.ruPerSecond)
+	}
+	return "cosmos flavour"
+}

@@ -1,0 +1,47 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// A cell that did not pass says what the backend did in the spec that decided it, never
+// the words of a spec of the rule that passed, and in one short line (issue 24, found 6).
+func TestCellSaysWhatTheBackendDidInTheFailingSpec(t *testing.T) {
+	body := strings.Repeat(`{"odata.metadata":"x","value":[]}`, 80)
+	for _, c := range []struct {
+		name string
+		cell Cell
+		want string
+	}{
+		{"the failing spec's answer, not the passing spec's choice", Cell{Outcome: Fail, Specs: []SpecResult{
+			{Text: "refuses a write", Outcome: Pass, Choices: []string{"answer: 403 AuthorizationPermissionMismatch"}},
+			{Text: "allows a read", Outcome: Fail, Failure: "the rule expects the backend to succeed, but it failed with 403 AuthorizationFailure (\"no\") [request id 1]"},
+		}}, "FAIL: refused with 403 AuthorizationFailure"},
+		{"the first detail of an announcing message", Cell{Outcome: Fail, Specs: []SpecResult{
+			{Outcome: Fail, Failure: "table cfabcdefghp1t7 does not hold what the rule expects:\n  entity (\"p\",\"r\"): property V: want Edm.Int32(1), got Edm.Int32(2)\n  more"},
+		}}, `FAIL: entity ("p","r"): property V: want Edm.Int32(1), got Edm.Int32(2)`},
+		{"an expected failure by its failure", Cell{Outcome: ExpectedFail, Specs: []SpecResult{
+			{Outcome: ExpectedFail, Failure: "the rule expects the backend to fail with 409 EntityAlreadyExists, but it succeeded"},
+		}}, "known divergence: accepted"},
+		{"an expected failure by its baseline evidence", Cell{Outcome: ExpectedFail, Specs: []SpecResult{
+			{Outcome: ExpectedFail, Evidence: "the rule expects the backend to fail with 400, but it failed with 500 InternalError"},
+		}}, "known divergence: server error 500 InternalError"},
+		{"a blocked spec names the rule", Cell{Outcome: Blocked, Specs: []SpecResult{{Outcome: Blocked, BlockedBy: "tables.create.basic"}}},
+			"blocked: blocked by tables.create.basic"},
+		{"gomega's own message", Cell{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail, Failure: "Expected\n    <int>: 2\nto equal\n    <int>: 1"}}},
+			"FAIL: Expected <int>: 2 to equal <int>: 1"},
+		{"a passing cell's choices without their bodies", Cell{Outcome: Pass, Specs: []SpecResult{{Outcome: Pass, Choices: []string{
+			`answer: DELETE cfabcdefghp1t301(PartitionKey='p',RowKey='r') answered 400 (x-ms-error-code "InvalidInput") {"odata.error":{"code":"InvalidInput"}}`}}}},
+			`pass: DELETE <table>(PartitionKey='p',RowKey='r') answered 400 (x-ms-error-code "InvalidInput")`},
+		{"a raw body is cut", Cell{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail, Failure: "the answer's body is " + body}}}, ""},
+	} {
+		got := CellSummary(RuleRow{}, c.cell)
+		if c.want != "" && got != c.want {
+			t.Errorf("%s: cell says %q, want %q", c.name, got, c.want)
+		}
+		if len(got) > cellWordsLimit+30 {
+			t.Errorf("%s: cell says %d bytes: %q", c.name, len(got), got)
+		}
+	}
+}
