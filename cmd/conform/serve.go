@@ -65,7 +65,8 @@ then uses https.
 With --data DIR the data survives restarts: every acknowledged write is in a write-ahead
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
 applied) and snapshots are taken periodically and on exit (see reference/persist); the
-accounts given with --account keep theirs in DIR/accounts/NAME. A torn last record (a write
+accounts given with --account keep theirs in DIR/accounts/NAME; table ACLs and service
+properties are kept there too (settings.json, fsync'd before the answer). A torn last record (a write
 a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
 that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
 and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
@@ -160,6 +161,19 @@ public, so anyone who can reach the port can read and change the data.`,
 				closers = append(closers, store.Close)
 				return store, store.Stats().Tables, nil
 			}
+			// With --data an account's table ACLs and service properties are kept in its
+			// directory too (settings.json): they are acknowledged writes like any other.
+			keepSettings := func(account, dir string, b api.Backend) error {
+				if dataDir == "" {
+					return nil
+				}
+				settings, err := loadSettings(dir, b, repair, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
+				if err != nil {
+					return err
+				}
+				opts = append(opts, tableserver.WithSettings(account, settings, settingsKeeper{dir: dir}))
+				return nil
+			}
 			defer func() {
 				for _, c := range closers {
 					_ = c()
@@ -167,18 +181,25 @@ public, so anyone who can reach the port can read and change the data.`,
 			}()
 			started := time.Now()
 			backend, restored, err := openBackend(dataDir)
+			if err == nil {
+				err = keepSettings(tableserver.DevAccountName, dataDir, backend)
+			}
 			if err != nil {
 				_ = ln.Close()
 				return usageErr("--data: %v", err)
 			}
 			for _, n := range names {
-				b, tables, err := openBackend(filepath.Join(dataDir, "accounts", n))
+				dir := filepath.Join(dataDir, "accounts", n)
+				b, tables, err := openBackend(dir)
+				if err == nil {
+					opts = append(opts, tableserver.WithAccount(n, keys[n], b))
+					err = keepSettings(n, dir, b)
+				}
 				if err != nil {
 					_ = ln.Close()
 					return usageErr("--data: account %s: %v", n, err)
 				}
 				restored += tables
-				opts = append(opts, tableserver.WithAccount(n, keys[n], b))
 			}
 			where := "in memory"
 			if dataDir != "" {

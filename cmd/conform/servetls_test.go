@@ -75,3 +75,31 @@ func TestServeTLSCertificate(t *testing.T) {
 		t.Error("--cert without --key was accepted")
 	}
 }
+
+// TestServeTLSKeysStayPrivate: a private key serve writes is readable by its owner only,
+// even where a file of that name was left with looser permissions (a copied directory, an
+// older version).
+func TestServeTLSKeysStayPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{tlsKeyFile, tlsCAKeyFile} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("stale"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Without ca.pem a new CA is made: both keys are written over the stale files.
+	if _, err := loadServeTLS(dir, "", "", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{tlsKeyFile, tlsCAKeyFile} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o600 {
+			t.Errorf("%s is written with mode %v, readable beyond its owner", name, info.Mode().Perm())
+		}
+	}
+}

@@ -229,3 +229,86 @@ func TestGapBetweenLogsIsRefused(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 }
+
+// TestRepairCutsALogOnlyAfterItsCopyIsDurable: a repair cuts a damaged log at its last
+// intact record only once the whole log's copy kept aside is fsync'd; when that copy cannot
+// be made durable (here its fsync fails), Open fails and the log keeps every record, the
+// intact ones after the damage among them. Before, the cut could reach the disk before the
+// copy did, and a crash then lost those records.
+func TestRepairCutsALogOnlyAfterItsCopyIsDurable(t *testing.T) {
+	dir := t.TempDir()
+	fillLog(t, dir, 300, 0)
+	flipAt(0.5)(t, dir)
+	before, err := os.ReadFile(filepath.Join(dir, walName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	failCopySync := func(op FileOp, file string) error {
+		if op == OpSync && strings.HasPrefix(file, "damaged-") {
+			syncs++
+			return errors.New("sync failed")
+		}
+		return nil
+	}
+	if s, err := Open(dir, WithRepair(), WithFaults(failCopySync)); err == nil {
+		s.abandon()
+		t.Fatalf("the repair went on though the copy of the damaged log was never made durable (%d syncs of it)", syncs)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, walName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatalf("the damaged log was cut to %d of its %d bytes though its copy is not durable", len(after), len(before))
+	}
+}
+
+// TestTornRecordWithItsFirstSectorUnwrittenIsCut: a crash may leave the sectors of the last
+// write partly on the disk in any order. When the sector holding the start of the last
+// record was never written, its frame header reads as zero bytes (no length, no checksum)
+// while later sectors hold its payload: that is a torn last record, cut with a warning
+// (etcd's WAL reads a zero length as the end of the log), not damage that stops a restart.
+func TestTornRecordWithItsFirstSectorUnwrittenIsCut(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, WithSync(SyncNone))
+	c := ctx(t)
+	if err := s.CreateTable(c, "tab"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := s.InsertEntity(c, "tab", api.NewEntity("p", fmt.Sprint(i), allTypes(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := dump(t, s)
+	at := s.walSize
+	// The last write spans several sectors.
+	big := map[string]api.Value{"s": api.String(strings.Repeat("x", 4000))}
+	if _, err := s.InsertEntity(c, "tab", api.NewEntity("p", "big", big)); err != nil {
+		t.Fatal(err)
+	}
+	s.abandon()
+	p := filepath.Join(dir, walName(0))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unwritten := (at/sectorBytes + 1) * sectorBytes // the end of the sector the record starts in
+	if unwritten-at < frameHeader {
+		unwritten += sectorBytes
+	}
+	clear(data[at:unwritten])
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open after a crash that left the last record's first sector unwritten: %v", err)
+	}
+	defer s2.abandon()
+	if st := s2.Stats(); st.TruncatedBytes != int64(len(data))-at || len(st.Warnings) != 1 {
+		t.Errorf("stats %+v, want the last %d bytes cut with a warning", st, int64(len(data))-at)
+	}
+	sameDump(t, before, dump(t, s2))
+}

@@ -38,7 +38,7 @@
 // nothing. Records are framed with their length and a CRC-32C. A crash in the middle of a
 // write can only tear the last record of the last log, which was never acknowledged: cut
 // short by the end of the file, or partly never written (zero bytes to the end of the file,
-// or a whole zero 512-byte sector inside it). Open cuts it and says so (Stats.Warnings,
+// a frame header of zero bytes, or a whole zero 512-byte sector inside it). Open cuts it and says so (Stats.Warnings,
 // WithLog). Anything else is damage, as in etcd's WAL: a bad frame that intact frames
 // follow, a whole last frame of other bytes that fails its checksum, a whole frame that
 // does not decode or apply,

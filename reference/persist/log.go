@@ -121,8 +121,8 @@ func scanLog(path string, apply func(record) error) (logScan, error) {
 
 // classifyBadFrame decides whether the bad frame at sc.valid is a torn last write, as
 // etcd's WAL does: the frame is cut short by the end of the file, or the disk never wrote
-// part of it (everything from the frame to the end of the file is zero bytes, or a whole
-// 512-byte sector inside it is), and no intact frame follows it. A whole frame of other
+// part of it (everything from the frame to the end of the file is zero bytes, or its
+// header is, or a whole 512-byte sector inside it is), and no intact frame follows it. A whole frame of other
 // bytes that fails its checksum was damaged after it was written.
 func classifyBadFrame(f *os.File, sc logScan) (logScan, error) {
 	rest := sc.size - sc.valid
@@ -151,9 +151,11 @@ func classifyBadFrame(f *os.File, sc logScan) (logScan, error) {
 const sectorBytes = 512
 
 // tornFrame reports whether b, the bytes from a bad frame at offset at to the end of the
-// file, look like a write the disk did not finish: cut short, or partly never written.
+// file, look like a write the disk did not finish: cut short, or partly never written. A
+// frame header of zero bytes is one whose first sector was never written, whatever the
+// later sectors hold: its length is unknown (etcd's WAL reads a zero length as the end).
 func tornFrame(b []byte, at int64) bool {
-	if len(b) < frameHeader || bytes.Count(b, []byte{0}) == len(b) {
+	if len(b) < frameHeader || bytes.Count(b, []byte{0}) == len(b) || bytes.Count(b[:frameHeader], []byte{0}) == frameHeader {
 		return true
 	}
 	n := int64(binary.LittleEndian.Uint32(b))

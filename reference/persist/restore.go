@@ -288,15 +288,20 @@ func (s *Store) setAside(res *restored) error {
 		return err
 	}
 	if res.cutLog != "" {
+		// The log is cut only once its whole copy is durable (the copy's data, its name in
+		// the new directory, and that directory's name), and the cut is made durable too.
 		src := filepath.Join(s.dir, res.cutLog)
 		data, err := os.ReadFile(src)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(aside, res.cutLog), data, 0o644); err != nil {
+		if err := s.writeDurably(aside, res.cutLog, data); err != nil {
 			return err
 		}
-		if err := os.Truncate(src, res.cutAt); err != nil {
+		if err := syncDir(s.dir); err != nil {
+			return err
+		}
+		if err := cutDurably(src, res.cutAt); err != nil {
 			return err
 		}
 	}
@@ -317,4 +322,45 @@ func (s *Store) setAside(res *restored) error {
 	}
 	s.warn(fmt.Sprintf("the damaged files are kept in %s", aside))
 	return nil
+}
+
+// writeDurably writes data to the new file name in dir and fsyncs it and dir.
+func (s *Store) writeDurably(dir, name string, data []byte) error {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := s.fault(OpSync, filepath.Join(filepath.Base(dir), name)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// cutDurably truncates the file at path to size and fsyncs it.
+func cutDurably(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -112,7 +112,7 @@ func init() {
 			Text:   "An Edm.Double whose JSON form has an exponent (5E-324, 1E+21) MUST be answered at minimal metadata as a JSON number without an odata.type annotation, and read back as the Double stored (E-double-exponent).",
 			Source: SrcLegacyNodePayload},
 		Rule{ID: "protocol.double.out-of-range", Level: Must, Area: AreaProtocol, Feature: FProtocol,
-			Text:   "An Edm.Double beyond the range of a Double (\"13e7705\", 1e400) MUST be refused with 400 InvalidInput and store nothing (E-double-out-of-range).",
+			Text:   "An Edm.Double written as a string beyond the range of a Double (\"13e7705\", \"-1e400\") MUST be refused with 400 InvalidInput and store nothing (E-double-out-of-range; a bare JSON number beyond the range is not checked: no answer of the service to one is known).",
 			Source: SrcDoubleOutOfRange},
 		Rule{ID: "protocol.datetime.empty", Level: May, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "An empty Edm.DateTime value (\"\") MUST be refused with 400 and store nothing; the code (InvalidInput, as Azurite answers, or another) is recorded (E-datetime-empty).",

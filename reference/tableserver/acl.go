@@ -68,9 +68,9 @@ func (x *exchange) tableACL(method, table string) error {
 		if err != nil {
 			return err
 		}
-		x.s.aclMu.Lock()
-		x.s.acls[key] = ids
-		x.s.aclMu.Unlock()
+		if err := x.s.setACL(key, ids); err != nil {
+			return err
+		}
 		x.write(http.StatusNoContent, nil)
 		return nil
 	}

@@ -15,7 +15,10 @@
 //
 // The account-wide XML resources live in their own files: the table ACL (acl.go), service
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
-// stored policies in sas_account.go (EVIDENCE.md, Service surface).
+// stored policies in sas_account.go (EVIDENCE.md, Service surface). An account's table ACLs
+// and service properties (Settings) can be kept across restarts by a SettingsKeeper
+// (WithSettings, settings.go): a change is answered once it is kept, and undone when it
+// cannot be.
 //
 // Serve it with (*Server).HTTPServer on a listener made by Listener (framing.go), or with
 // ListenAndServe, which set every http.Server timeout (WithLimits shortens them). At most

@@ -187,9 +187,7 @@ func (x *exchange) deleteTable(name string) error {
 	if err := x.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
-	x.s.aclMu.Lock()
-	delete(x.s.acls, aclKey{x.account, strings.ToLower(name)})
-	x.s.aclMu.Unlock()
+	x.s.dropACL(aclKey{x.account, strings.ToLower(name)})
 	x.write(http.StatusNoContent, nil)
 	return nil
 }

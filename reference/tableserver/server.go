@@ -56,6 +56,9 @@ type Server struct {
 	oauth   bool
 	propsMu sync.Mutex
 	props   map[string]*ServiceProperties // by account
+
+	settingsMu sync.Mutex                // held while ACLs or properties change and are kept
+	keepers    map[string]SettingsKeeper // by account (WithSettings)
 }
 
 // Option configures a Server.

@@ -186,25 +186,9 @@ func (x *exchange) serviceProperties(method string) error {
 		if err != nil {
 			return err
 		}
-		x.s.propsMu.Lock()
-		cur := x.s.props[x.account]
-		if cur == nil {
-			cur = &ServiceProperties{}
-			x.s.props[x.account] = cur
+		if err := x.s.setProperties(x.account, p); err != nil {
+			return err
 		}
-		if p.Logging != nil {
-			cur.Logging = p.Logging
-		}
-		if p.HourMetrics != nil {
-			cur.HourMetrics = p.HourMetrics
-		}
-		if p.MinuteMetrics != nil {
-			cur.MinuteMetrics = p.MinuteMetrics
-		}
-		if p.Cors != nil {
-			cur.Cors = p.Cors
-		}
-		x.s.propsMu.Unlock()
 		x.write(http.StatusAccepted, nil)
 		return nil
 	}

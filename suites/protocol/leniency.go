@@ -144,7 +144,7 @@ var _ = framework.Describe("Values Storage accepts beyond the documented forms",
 
 	f.It("protocol.double.out-of-range", "refuses an Edm.Double beyond the range of a Double with 400 InvalidInput and stores nothing", func(ctx context.Context) {
 		raw, table := f.Raw(), f.NewTable(ctx)
-		for _, v := range []json.RawMessage{json.RawMessage(`"13e7705"`), json.RawMessage("1e400"), json.RawMessage(`"-1e400"`)} {
+		for _, v := range []json.RawMessage{json.RawMessage(`"13e7705"`), json.RawMessage(`"-1e400"`)} {
 			a := insertRaw(ctx, raw, table, body("p", "r", "V", v, "V@odata.type", "Edm.Double"))
 			Expect(a.status).To(Equal(400), "insert of the Double %s: %s", v, a)
 			Expect(a.errorCode()).To(Equal("InvalidInput"), "%s", a)
