@@ -20,7 +20,6 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -134,7 +133,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			// and with --data its own directory.
 			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
 			if flavor == tableserver.FlavorCosmos {
-				serviceOpts = append(serviceOpts, cosmosServiceOptions()...)
+				serviceOpts = append(serviceOpts, reference.CosmosOptions()...)
 			}
 			openBackend := func(dir string) (api.Backend, int, error) {
 				if dataDir == "" {
@@ -271,12 +270,6 @@ public, so anyone who can reach the port can read and change the data.`,
 	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
-}
-
-// cosmosServiceOptions are the model's limits under the Cosmos flavour (spec.CosmosMax*).
-func cosmosServiceOptions() []reference.Option {
-	return []reference.Option{reference.WithPropertyLimits(reference.PropertyLimits{
-		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength})}
 }
 
 // validAccountName reports whether name is a storage account name: 3 to 24 lower-case
