@@ -229,7 +229,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
 			switch {
 			case served.caFile != "":
-				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
 			case served.certFile != "":
 				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
 			}
