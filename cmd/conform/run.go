@@ -817,7 +817,11 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}
 		if c.Unexpected > 0 {
-			fmt.Fprintf(w, "%-16s %d specs not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected)
+			specs := "specs"
+			if c.Unexpected == 1 {
+				specs = "spec"
+			}
+			fmt.Fprintf(w, "%-16s %d %s not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected, specs)
 		}
 		failing, expected := report.FailingRules(r, bi)
 		for i, f := range failing {

@@ -203,7 +203,11 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			where := "in memory"
 			if dataDir != "" {
-				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
+				tables := "tables"
+				if restored == 1 {
+					tables = "table"
+				}
+				where = fmt.Sprintf("data in %s: %d %s restored in %v", dataDir, restored, tables, time.Since(started).Round(time.Millisecond))
 			}
 			server := tableserver.New(backend, opts...)
 			srv := server.HTTPServer(addr)
