@@ -75,6 +75,8 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 		{"run", "--profile", "nonsense"},
 		{"list", "--format", "yaml"},
 		{"list", "--profile", "azure"},
+		{"list", "--label-filter", "area:nope"},
+		{"list", "--format", "json", "--label-filter", "area:nope"},
 		{"serve", "--addr", "127.0.0.1:0", "--flavor", "mongo"},
 		{"serve", "--addr", "127.0.0.1:0", "--cosmos-ru-per-second", "5"},
 		{"serve", "--addr", "127.0.0.1:0", "--flavor", "cosmos", "--cosmos-ru-per-second", "-1"},
