@@ -851,14 +851,23 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 // failureLine is the first line of a failure message, with the lines after it when it only
 // announces them ("... differs from what the rule expects:"), cut at 240 characters.
 func failureLine(msg string) string {
-	var parts []string
+	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
-		if l = strings.TrimSpace(l); l == "" {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	var parts []string
+	stepped := 0 // 1 when the first line names the step ("Get Entity after Update and Merge") and the next says what went wrong
+	for i, l := range lines {
+		parts = append(parts, l)
+		gomega := parts[stepped] == "Expected" // Gomega's message: Expected, actual, matcher, expected
+		announces := strings.HasSuffix(l, ":") || l == "Expected" || (gomega && len(parts)-stepped < 4)
+		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == "Expected") {
+			stepped = 1
 			continue
 		}
-		parts = append(parts, l)
-		announces := strings.HasSuffix(l, ":") || l == "Expected" || (len(parts) > 1 && parts[0] == "Expected" && len(parts) < 4)
-		if !announces || len(parts) == 4 {
+		if !announces || len(parts)-stepped == 4 {
 			break
 		}
 	}
