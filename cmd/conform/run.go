@@ -74,7 +74,7 @@ func runCmd() *cobra.Command {
 each a share of the rules) and write report.html, report.md, report.json and junit.xml
 into --out.
 
-Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, mutant:NAME, or
+Backends: reference, reference-http, reference-cosmos (with --profile cosmos), azurite, azurite-legacy, azurite-docker, mutant:NAME, or
 any endpoint as NAME=env:VARIABLE (the connection string read from the environment, so that
 it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
 mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw

@@ -55,6 +55,9 @@ type Cosmos struct {
 	// Specs, when set, names the specs of the rule the difference concerns, by a part of
 	// their text; the rule's other specs are judged as written (CosmosSame).
 	Specs []string `json:"specs,omitempty"`
+	// StorageToo is true when Cosmos was also recorded answering as Storage does (the answer
+	// changed over time): under the cosmos profile both answers pass.
+	StorageToo bool `json:"storageToo,omitempty"`
 }
 
 // For returns the expectation that applies to the rule's spec with the given text: c, or
@@ -101,6 +104,9 @@ func (c Cosmos) Summary() string {
 	if c.Accepts {
 		what = append(what, "accepted")
 	}
+	if c.StorageToo {
+		what = append(what, "or as Storage")
+	}
 	if len(what) == 0 {
 		return string(k)
 	}
@@ -136,11 +142,10 @@ var cosmos = map[string]Cosmos{
 	"entities.key.empty-partition-key": cosmosEmptyKeys,
 	"ordering.empty-partition-key":     cosmosEmptyKeys,
 	"ordering.empty-row-key":           cosmosEmptyKeys,
-	// Item 6: names that differ only in case.
-	"entities.property.name-case": {Kind: CosmosDiffers, Accepts: true,
-		Answer: "Of property names that differ only in case, the first is stored and the others are dropped silently.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
+	// Item 6: names that differ only in case are distinct properties (Birthday, birthday) but
+	// for etag: entities.property.name-case is the same as Storage.
 	"entities.property.name-cosmos-reserved": {Kind: CosmosUnpromised,
-		Answer: "The Cosmos FAQ says the names id, ID, rid, etag and ResourceId are not supported, but recorded traffic shows etag stored as an ordinary property; the evidence is in conflict.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
+		Answer: "The Cosmos FAQ says the names id, ID, rid, etag and ResourceId are not supported, but recorded traffic shows etag stored as an ordinary property (and Etag, sent beside it, dropped); the evidence is in conflict.", Evidence: "E-cosmos-name-case", Strength: CosmosByTraffic},
 	// Item 5: property count and name length.
 	"limits.properties.count":        cosmosOver(cosmosManyProps, "one over"),
 	"limits.properties.count-merged": cosmosOver(cosmosManyProps, "one over", "adding one to 252"),
@@ -181,8 +186,8 @@ var cosmos = map[string]Cosmos{
 	// Item 19: request ids.
 	"protocol.client-request-id": {Kind: CosmosDiffers, Accepts: true,
 		Answer: "x-ms-client-request-id is never echoed.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
-	"protocol.request-id": {Kind: CosmosDiffers, Accepts: true,
-		Answer: "Answers recorded since late 2022 carry no x-ms-request-id (the id appears only in error messages as RequestID:).", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
+	"protocol.request-id": {Kind: CosmosDiffers, Accepts: true, StorageToo: true,
+		Answer: "Answers recorded since late 2022 carry no x-ms-request-id (the id appears only in error messages as RequestID:); those of 2021 and early 2022 did.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
 	// Items 2-4: features Cosmos does not serve.
 	"auth.sas.range.partition":              cosmosNoRange,
 	"auth.sas.range.row":                    cosmosNoRange,

@@ -394,8 +394,13 @@ func encodeMembers(ms []member) []byte {
 	return b.Bytes()
 }
 
-// dropCaseDuplicates keeps, of property names that differ only in case, the first one (with
-// its annotations) and drops the others without an error (E-cosmos-name-case).
+// cosmosFoldedNames are the property names of which Cosmos keeps one spelling only: with
+// etag and Etag sent, Etag was dropped without an error; other names that differ only in
+// case (Birthday, birthday) were both stored (E-cosmos-name-case).
+var cosmosFoldedNames = map[string]bool{"etag": true}
+
+// dropCaseDuplicates keeps, of the spellings of a name of cosmosFoldedNames, the first one
+// (with its annotations) and drops the others without an error (E-cosmos-name-case).
 func dropCaseDuplicates(body []byte) []byte {
 	ms, ok := objectMembers(body)
 	if !ok {
@@ -407,8 +412,8 @@ func dropCaseDuplicates(body []byte) []byte {
 	for _, m := range ms {
 		prop, _, _ := strings.Cut(m.name, "@")
 		lower := strings.ToLower(prop)
-		if lower == "partitionkey" || lower == "rowkey" || lower == "timestamp" || strings.HasPrefix(lower, "odata.") {
-			out = append(out, m) // system names are not folded: nothing recorded says how
+		if !cosmosFoldedNames[lower] {
+			out = append(out, m)
 			continue
 		}
 		if kept, ok := seen[lower]; ok && kept != prop {
@@ -517,35 +522,82 @@ func decodeCosmosContinuation(s string) (pk, rk string, ok bool) {
 	return pk, rk, ok
 }
 
-var (
-	crlfPartHeaders = regexp.MustCompile(`(--changesetresponse_[0-9a-f-]+)\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n`)
-	partStatusLine  = regexp.MustCompile(`HTTP/1\.1 (\d{3})[^\r\n]*\r\n`)
-)
-
 // cosmosBatchAnswer rewrites a transaction's answer as Cosmos writes it (E-cosmos-batch):
 // LF-only part headers, 404 ResourceNotFound for a missing table without an index, error
 // parts with full metadata and Cosmos's error body.
 func cosmosBatchAnswer(body []byte, id string) []byte {
-	s := crlfPartHeaders.ReplaceAllString(string(body), "$1\nContent-Type: application/http\nContent-Transfer-Encoding: binary\n\n")
-	if i := strings.Index(s, `{"odata.error"`); i >= 0 {
-		end := strings.Index(s[i:], "\r\n--")
-		if end > 0 {
-			raw := s[i : i+end]
-			m := partStatusLine.FindStringSubmatch(s[:i])
-			status := http.StatusBadRequest
-			if m != nil {
-				status, _ = strconv.Atoi(m[1])
-			}
-			e := storageError("", status, []byte(raw))
-			if e.Code == spec.ErrTableNotFound.Code {
-				e.Code, e.Message = spec.ErrResourceNotFound.Code, spec.ErrResourceNotFound.Message
-			}
-			s = s[:i] + string(cosmosErrorBody(e, id)) + s[i+end:]
-			s = strings.Replace(s, "Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n\r\n{\"odata.error\"",
-				"Content-Type: application/json;odata=fullmetadata\r\n\r\n{\"odata.error\"", 1)
+	m := changesetBoundary.FindStringSubmatch(string(body))
+	if m == nil {
+		return body
+	}
+	delim := "--" + m[1]
+	parts := strings.Split(string(body), delim)
+	var out strings.Builder
+	out.WriteString(parts[0])
+	for i, p := range parts[1:] {
+		if rest, closing := strings.CutPrefix(p, "--"); closing {
+			out.WriteString(delim + "--\n" + strings.TrimPrefix(rest, "\r\n"))
+			continue
+		}
+		out.WriteString(delim + "\n" + cosmosBatchPart(p, i+1, id))
+	}
+	return []byte(out.String())
+}
+
+var changesetBoundary = regexp.MustCompile(`boundary=(changesetresponse_[0-9A-Za-z-]+)`)
+
+// cosmosBatchPart rewrites one part of a change set's answer (after its boundary line):
+// LF-only part headers; a success keeps ETag, Preference-Applied and Location and gets
+// Content-ID, its number in the change set from 1; a failure is Cosmos's error body in full
+// metadata, a missing table 404 ResourceNotFound without an index (E-cosmos-batch).
+func cosmosBatchPart(p string, n int, id string) string {
+	_, msg, ok := strings.Cut(strings.TrimPrefix(p, "\r\n"), "\r\n\r\n")
+	if !ok {
+		return p
+	}
+	head, tail, ok := strings.Cut(msg, "\r\n\r\n")
+	if !ok {
+		return p
+	}
+	lines := strings.Split(head, "\r\n")
+	status := 0
+	if f := strings.Fields(lines[0]); len(f) >= 2 {
+		status, _ = strconv.Atoi(f[1])
+	}
+	var b strings.Builder
+	b.WriteString("Content-Type: application/http\nContent-Transfer-Encoding: binary\n\n")
+	b.WriteString(lines[0] + "\r\n")
+	if status >= 400 {
+		body, after, _ := strings.Cut(tail, "\r\n")
+		e := storageError("", status, []byte(body))
+		if e.Code == spec.ErrTableNotFound.Code {
+			e.Code, e.Message = spec.ErrResourceNotFound.Code, spec.ErrResourceNotFound.Message
+		}
+		b.WriteString("Content-Type: application/json;odata=fullmetadata\r\n\r\n")
+		b.Write(cosmosErrorBody(e, id))
+		b.WriteString("\r\n" + after)
+		return b.String()
+	}
+	header := map[string]string{}
+	for _, l := range lines[1:] {
+		if k, v, ok := strings.Cut(l, ": "); ok {
+			header[http.CanonicalHeaderKey(k)] = v
 		}
 	}
-	return []byte(s)
+	for _, k := range []string{"Content-Type", "Etag", "Preference-Applied", "Location"} {
+		if v, ok := header[k]; ok {
+			name := k
+			if k == "Etag" {
+				name = "ETag"
+			}
+			if k == "Content-Type" {
+				v = cosmosContentType(v)
+			}
+			b.WriteString(name + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("Content-ID: " + strconv.Itoa(n) + "\r\n\r\n" + tail)
+	return b.String()
 }
 
 // otherCase reports whether r addresses an existing table (its entities, or Delete Table)

@@ -132,13 +132,13 @@ func TestCosmosEntityAnswers(t *testing.T) {
 	if _, err := b.InsertEntity(c, "cosmosentities", api.NewEntity("p", "wide", wide)); err != nil {
 		t.Errorf("255 properties, one named with 1,000 characters: %v", err)
 	}
-	a = rawSend(t, b, "POST", "cosmosentities", []byte(`{"PartitionKey":"p","RowKey":"case","etag":"kept","Etag":"dropped"}`), map[string]string{"Content-Type": "application/json"})
+	a = rawSend(t, b, "POST", "cosmosentities", []byte(`{"PartitionKey":"p","RowKey":"case","etag":"kept","Etag":"dropped","Birthday":"a","birthday":"b"}`), map[string]string{"Content-Type": "application/json"})
 	if a.status != 201 {
 		t.Fatalf("insert: %d %s", a.status, a.body)
 	}
 	got, err := b.GetEntity(c, "cosmosentities", "p", "case", nil)
-	if err != nil || got.Properties["etag"] != api.String("kept") || len(got.Properties) != 1 {
-		t.Errorf("names differing only in case: %v %v", got.Properties, err)
+	if err != nil || got.Properties["etag"] != api.String("kept") || got.Properties["Birthday"] != api.String("a") || got.Properties["birthday"] != api.String("b") || len(got.Properties) != 3 {
+		t.Errorf("names differing only in case (Etag dropped, Birthday and birthday kept): %v %v", got.Properties, err)
 	}
 	if !strings.HasSuffix(strings.TrimSuffix(a.body, "}"), `"Timestamp":"`+timestampOf(t, a.body)+`"`) {
 		t.Errorf("Timestamp is not last: %s", a.body)
@@ -243,8 +243,11 @@ func TestCosmosBatches(t *testing.T) {
 	if _, err := rb.SubmitBatch(c, "cosmosbatch", []api.BatchOp{{Kind: api.BatchInsert, Entity: api.NewEntity("p", "x", nil)}}); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(rec.last, []byte("Content-Type: application/http\nContent-Transfer-Encoding: binary\n\n")) {
+	if !bytes.Contains(rec.last, []byte("Content-Type: application/http\nContent-Transfer-Encoding: binary\n\nHTTP/1.1 204 No Content\r\n")) {
 		t.Errorf("part headers do not end in LF only:\n%q", rec.last)
+	}
+	if !bytes.Contains(rec.last, []byte("Content-ID: 1\r\n")) || bytes.Contains(rec.last, []byte("DataServiceId")) || bytes.Contains(rec.last, []byte("X-Content-Type-Options")) {
+		t.Errorf("a success part is not Cosmos's (Content-ID, no Storage headers):\n%q", rec.last)
 	}
 }
 

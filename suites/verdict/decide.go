@@ -112,7 +112,7 @@ func ExpectationOf(r spec.Rule, profile, specText string) Expectation {
 	}
 	switch c.KindOrSame() {
 	case spec.CosmosDiffers:
-		e := Expectation{Kind: Differs, Difference: difference}
+		e := Expectation{Kind: Differs, Difference: difference, StorageAllowed: c.StorageToo}
 		if len(c.Statuses) > 0 {
 			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
 		}
@@ -216,6 +216,11 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 		if (exp.Kind == NotSupported || exp.Kind == NotPromised) && exp.answered(r.Signature, r.Answers) {
 			// Blocked by the profile's refusal of the feature, or where it promises nothing.
 			return Decision{Outcome: NotApplicable, Why: exp.Difference}
+		}
+		if exp.Kind == Differs && exp.Answer.Status != 0 && exp.answered(r.Signature, r.Answers) {
+			// Blocked by the very refusal the profile records (an empty key refused while
+			// the spec loads its data): the profile's answer.
+			return Decision{Outcome: DocumentedDiff, Why: exp.Difference}
 		}
 		if entry != nil && entry.Blocked != "" && entry.Blocked == r.BlockedBy {
 			return Decision{Outcome: Blocked, Why: "the baseline lists it as blocked by " + r.BlockedBy}

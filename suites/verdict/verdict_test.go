@@ -115,9 +115,10 @@ func TestDecide(t *testing.T) {
 		{"blocked as listed", blocked, spec.Must, Storage, blockedInsert, Blocked, false, false},
 		{"blocked by another rule than listed", Result{State: BlockedState, BlockedBy: "tables.create.listed"}, spec.Must, Storage, blockedInsert, Blocked, false, true},
 		{"blocked where the baseline lists a failure", blocked, spec.Must, Storage, listed400, Blocked, false, true},
-		{"blocked, cosmos", blocked, spec.Must, cosmosRequires, nil, Blocked, false, true},
+		{"blocked, cosmos (by another answer than the profile's)", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig409}, spec.Must, cosmosRequires, nil, Blocked, false, true},
 		{"issue 21: blocked by the profile's refusal of the feature", Result{State: BlockedState, BlockedBy: "service.acl.roundtrip", Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"issue 21: blocked otherwise where the feature is not supported", blocked, spec.Must, cosmosNoACL, nil, Blocked, false, true},
+		{"issue 21: blocked by the refusal the profile records", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig400}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
 		{"issue 21: blocked where the profile promises nothing", blocked, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 	}
 	for _, c := range cases {
@@ -156,6 +157,7 @@ func TestExpectationOf(t *testing.T) {
 		want   Expectation
 	}{
 		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true}, "s", Expectation{Kind: Differs}},
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, StorageToo: true}, "s", Expectation{Kind: Differs, StorageAllowed: true}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}, "s", Expectation{Kind: NotSupported, Answer: sig501}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501, 405}}, "s", Expectation{Kind: NotSupported}},
 		{spec.Cosmos{Kind: spec.CosmosUnpromised}, "s", Expectation{Kind: NotPromised}},
