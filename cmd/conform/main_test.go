@@ -105,6 +105,9 @@ func TestUnreachableEndpointExitsTwoWithoutLeakingTheKey(t *testing.T) {
 	if !strings.Contains(stderr, "down") {
 		t.Errorf("stderr does not name the backend: %q", stderr)
 	}
+	if strings.Contains(stdout+stderr, "account-wide rules") {
+		t.Errorf("the account-wide rules were tried against a backend that cannot be reached:\n%s%s", stdout, stderr)
+	}
 	assertNoSecret(t, out, stdout+stderr)
 }
 
