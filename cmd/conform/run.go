@@ -758,8 +758,9 @@ func (p *progress) event(name string, e event) {
 		if word, ok := liveShown[o]; ok {
 			fmt.Fprintf(p.w, "[%s] %s %s: %s\n        %s\n", name, word, e.Rule, e.Text, e.Failure)
 		}
+		// Until every process has said how many specs it runs, the total is only a part.
 		total := p.total[name]
-		if total > 0 {
+		if total > 0 && p.counted[name] >= p.parts[name] {
 			pct := p.done_[name] * 10 / total
 			if pct > p.step[name] {
 				p.step[name] = pct
