@@ -30,7 +30,7 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 	rec, serr := s.insert(w, e)
 	var stored api.Entity
 	if serr == nil {
-		stored = rec.Entity(s.names)
+		stored = rec.EntityInto(s.names, recycledProperties())
 		w.Commit()
 	} else {
 		w.Rollback()
@@ -141,7 +141,7 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 	rec, found := t.entities.Get(partitionKey, rowKey)
 	var e api.Entity
 	if found {
-		e = rec.Entity(s.names)
+		e = rec.EntityInto(s.names, recycledProperties())
 	}
 	t.mu.RUnlock()
 	if !found {

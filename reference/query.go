@@ -206,8 +206,18 @@ func (s *Service) RecyclePage(p api.Page) {
 	}
 }
 
-// propertyMaps holds the emptied property maps of pages handed back by RecyclePage, and the
-// map a scan decoded an unmatched entity into last.
+// RecycleEntity hands back an entity that InsertEntity or GetEntity returned, once its
+// caller and everything the caller gave it to are done with it, as RecyclePage does a page:
+// its property map decodes later entities. It must not be used afterwards.
+func (s *Service) RecycleEntity(e api.Entity) {
+	if e.Properties != nil {
+		clear(e.Properties)
+		propertyMaps.Put(e.Properties)
+	}
+}
+
+// propertyMaps holds the emptied property maps of pages and entities handed back by
+// RecyclePage and RecycleEntity, and the map a scan decoded an unmatched entity into last.
 var propertyMaps sync.Pool
 
 // recycledProperties returns an empty property map from propertyMaps, or nil when it has

@@ -68,7 +68,12 @@ func tablesWithPrefix(ctx context.Context, b api.Backend, prefix string) ([]stri
 	q := api.TableQuery{Filter: fmt.Sprintf("TableName ge '%s' and TableName lt '%s'", prefix, upper)}
 	var out []string
 	for {
-		p, err := b.QueryTables(ctx, q)
+		var p api.TablePage
+		err := framework.RetrySetup(ctx, func(ctx context.Context) error {
+			var err error
+			p, err = b.QueryTables(ctx, q)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -146,6 +146,8 @@ func runOneBackend(arg string, o childOptions) int {
 		writeCorpus(corpusPath(o.rawOut), replayCorpus(target, o.profile))
 	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
+	// A long documented wait (a deleted table's name) shows on the terminal as it goes.
+	framework.SetProgress(func(line string) { emit(event{Kind: "note", Text: line}) })
 	cfg := framework.Config{
 		Backends:         []string{arg},
 		Open:             func(context.Context, string) (*framework.Target, error) { return target, nil },
@@ -154,6 +156,7 @@ func runOneBackend(arg string, o childOptions) int {
 		SpecTimeout:      o.specTimeout,
 		IgnoreBaselines:  o.ignoreBaselines,
 		KeepFailedTables: o.keepFailed,
+		RetryDelay:       framework.RetryDelayFromEnv(),
 	}
 	if err := framework.Build(cfg); err != nil {
 		run.StartError = err.Error()
@@ -209,8 +212,8 @@ func runOneBackend(arg string, o childOptions) int {
 	reporterConfig.NoColor = true
 	t := &testingT{}
 	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
-	if interrupted {
-		sweepProcessTables(target.Backend)
+	if interrupted || !o.keepFailed {
+		sweepProcessTables(target.Backend, interrupted)
 	}
 	if !ok {
 		return exitFailed
@@ -218,21 +221,28 @@ func runOneBackend(arg string, o childOptions) int {
 	return exitOK
 }
 
-// sweepProcessTables deletes what is left of this process's tables after an interrupt: a
-// table whose Create Table was in flight when the signal came has no cleanup registered
-// yet. Only names under this process's own prefix (framework.ProcessTablePrefix) that match
-// the exact pattern of conform's tables are touched.
-func sweepProcessTables(b api.Backend) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// sweepProcessTables deletes what is left of this process's tables at the end of its run:
+// a table whose Create Table was in flight when an interrupt came has no cleanup registered
+// yet, and a create whose answer was lost, or a delete that stayed unanswered after its
+// retries, leaves a table behind (issue 20). Only names under this process's own prefix
+// (framework.ProcessTablePrefix) that match the exact pattern of conform's tables are
+// touched; listing and deleting are retried as the SDKs do.
+func sweepProcessTables(b api.Backend, interrupted bool) {
+	when := "at the end of the run"
+	if interrupted {
+		when = "after the interrupt"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	names, err := tablesWithPrefix(ctx, b, framework.ProcessTablePrefix())
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "conform: list this run's tables after the interrupt: %v\n", err)
+		fmt.Fprintf(os.Stderr, "conform: list this run's tables %s: %v\n", when, err)
 		return
 	}
 	for _, n := range names {
-		if err := b.DeleteTable(ctx, n); err != nil && !isStatus(err, http.StatusNotFound) {
-			fmt.Fprintf(os.Stderr, "conform: delete %s after the interrupt: %v\n", n, err)
+		err := framework.RetrySetup(ctx, func(ctx context.Context) error { return b.DeleteTable(ctx, n) })
+		if err != nil && !isStatus(err, http.StatusNotFound) {
+			fmt.Fprintf(os.Stderr, "conform: delete %s %s: %v\n", n, when, err)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -121,6 +123,21 @@ var (
 	ErrServerBusy               = register(ErrorCode{"ServerBusy", http.StatusServiceUnavailable, "The server is currently unable to receive requests. Please retry your request.", SrcCommonErrors})
 )
 
+// MissingEntityAnswers are the answers a MUST rule accepts for an entity that does not exist
+// (EVIDENCE.md 11.3): 404 ResourceNotFound, which Storage sends (traffic), and 404
+// EntityNotFound, which the documentation lists (TERR). Which of the two a backend sends is
+// rule modify.missing.code's subject (SHOULD ResourceNotFound), no other rule's.
+var MissingEntityAnswers = []ErrorCode{ErrResourceNotFound, ErrEntityNotFound}
+
+// Codes returns the codes of errs, in order.
+func Codes(errs ...ErrorCode) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Code
+	}
+	return out
+}
+
 // Messages for InvalidInput cases the documentation names (TERR) or traffic shows.
 const (
 	MsgBatchTooManyOps      = "The batch request operation exceeds the maximum 100 changes per change set."
@@ -167,4 +184,28 @@ func ErrorCodes() []ErrorCode {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
 	return out
+}
+
+// RetryAfter is the wait an answer asks for before a retry, read as the SDKs read it
+// (EVIDENCE.md E-sdk-retry): retry-after-ms, then x-ms-retry-after-ms (milliseconds), then
+// Retry-After (seconds, or an HTTP date after now). Zero when none holds a positive wait.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	for _, f := range [...]struct {
+		name string
+		unit time.Duration
+	}{{"Retry-After-Ms", time.Millisecond}, {"X-Ms-Retry-After-Ms", time.Millisecond}, {"Retry-After", time.Second}} {
+		v := strings.TrimSpace(h.Get(f.name))
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n < int64(time.Hour/f.unit) {
+			return time.Duration(n) * f.unit
+		}
+		if f.unit == time.Second {
+			if t, err := http.ParseTime(v); err == nil && t.After(now) {
+				return t.Sub(now)
+			}
+		}
+	}
+	return 0
 }

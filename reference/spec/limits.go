@@ -71,6 +71,11 @@ const (
 	// partial page with a continuation (QTP).
 	MaxQueryExecution = 5 * time.Second
 
+	// TableNameReuseDelay is how long Storage documents a deleted table's name to stay
+	// unusable: "at least 40 seconds" (DT; EVIDENCE.md 2.2). A spec that needs the name
+	// again waits at least this long against a real endpoint.
+	TableNameReuseDelay = 40 * time.Second
+
 	// DefaultTableDeleteHold is how long the reference keeps a deleted table's name in the
 	// TableBeingDeleted state. The service says "at least 40 seconds" (DT); the reference
 	// defaults to a short hold so that suites stay fast, and tests set 0.

@@ -72,6 +72,10 @@ type Rule struct {
 	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
 	// that explains a failure of this rule (EVIDENCE.md 8), in words a user understands.
 	CosmosDifference string
+	// Evidence lists the facts the rule rests on, each with its strength (docs/EVIDENCE.md);
+	// empty means the one fact its Source states (Facts). A MUST rests only on traffic or
+	// documentation (LevelOutrunsEvidence).
+	Evidence []Fact
 	// Cosmos is what Cosmos DB for Table does about the rule (cosmos.go): the same as
 	// Storage, a recorded or documented different answer, not supported, or not promised.
 	// It is filled in when the rule is looked up; rules files never set it.
@@ -126,6 +130,11 @@ func (r Rule) validate() error {
 		return fmt.Errorf("rule %s: no text", r.ID)
 	case !strings.HasPrefix(r.Source, "https://"):
 		return fmt.Errorf("rule %s: source %q is not a URL", r.ID, r.Source)
+	}
+	for _, f := range r.Evidence {
+		if f.Cite == "" || !f.Strength.Valid() {
+			return fmt.Errorf("rule %s: fact %q has no citation or an unknown strength %q", r.ID, f.Cite, f.Strength)
+		}
 	}
 	return nil
 }

@@ -77,6 +77,12 @@ func init() {
 			Text:     "One table and one partition MUST accept entities with different sets of properties, each read back with exactly its own properties.",
 			Source:   SrcDataModel + "#tables-entities-and-properties",
 			Sections: []string{dmSecAbout, dmSecDesign, dmSecHetero}},
+		// Every other comparison of an entity read back judges only the properties its spec
+		// wrote (suites/matchers.EntityDiff): a member nobody wrote fails this rule alone.
+		Rule{ID: "entities.property.no-extra", Level: Must, Area: AreaEntities,
+			Text:     "An entity read back (Get Entity, Query Entities, the answer to Insert Entity) MUST carry no custom property that was never written to it: besides the system properties and their metadata, only the properties written.",
+			Source:   SrcDataModel + "#tables-entities-and-properties",
+			Sections: []string{dmSecAbout}},
 		Rule{ID: "entities.schema.type-per-entity", Level: Must, Area: AreaEntities,
 			Text:     "The same property name MUST be able to hold values of different types in different entities of one table, each read back with its own type.",
 			Source:   SrcDataModel + "#tables-entities-and-properties",

@@ -92,7 +92,7 @@ func init() {
 			Source:   guide(eventual),
 			Sections: []string{eventual, mergeOrRepl}},
 		Rule{ID: "pattern.eventual.delete-gone", Level: Must, Area: AreaPatterns,
-			Text:     "Deleting an entity that an earlier attempt already deleted MUST fail with 404 ResourceNotFound and change nothing, so that a retrying worker can take it as done.",
+			Text:     "Deleting an entity that an earlier attempt already deleted MUST fail with 404 (ResourceNotFound or the documented EntityNotFound, MissingEntityAnswers) and change nothing, so that a retrying worker can take it as done.",
 			Source:   guide(eventual),
 			Sections: []string{eventual}},
 		Rule{ID: "pattern.eventual.no-isolation", Level: Must, Area: AreaPatterns,
@@ -272,7 +272,7 @@ func init() {
 
 		// Implementation considerations.
 		Rule{ID: "pattern.impl.point-query", Level: Must, Area: AreaPatterns,
-			Text:     "A point query MUST return the entity with all its properties, and a point query for a missing entity MUST fail with 404 ResourceNotFound (the guide's null result).",
+			Text:     "A point query MUST return the entity with all its properties, and a point query for a missing entity MUST fail with 404 ResourceNotFound or the documented EntityNotFound (MissingEntityAnswers; the guide's null result).",
 			Source:   guide("run-a-point-query-by-using-the-storage-client-library"),
 			Sections: []string{impl, retrieve}},
 		Rule{ID: "pattern.impl.range-query", Level: Must, Area: AreaPatterns,

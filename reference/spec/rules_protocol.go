@@ -120,8 +120,13 @@ func init() {
 		Rule{ID: "protocol.version.echo", Level: Must, Area: AreaProtocol, Feature: FProtocol,
 			Text:   "An answer MUST carry the x-ms-version its request asked for (2019-02-02, 2019-07-07, 2020-12-06), not one version of the server's own (E-version-echo).",
 			Source: SrcTraffic},
-		Rule{ID: "protocol.version.invalid", Level: Must, Area: AreaProtocol, Feature: FProtocol,
-			Text:   "A request with x-ms-version: invalid MUST be refused with 400 InvalidHeaderValue and change nothing (E-version-invalid).",
-			Source: SrcVersionInvalid},
+		// The quoted live answers refused a well-formed version the endpoint did not know;
+		// that a value that is not a date at all is refused the same way is an inference
+		// (E-version-invalid), so the rule is a SHOULD (a MUST until issue 20).
+		Rule{ID: "protocol.version.invalid", Level: Should, Area: AreaProtocol, Feature: FProtocol,
+			Text:   "A request with x-ms-version: invalid SHOULD be refused with 400 InvalidHeaderValue and change nothing (E-version-invalid).",
+			Source: SrcVersionInvalid,
+			Evidence: []Fact{{Cite: "E-version-invalid", Strength: Traffic, Note: "a version the endpoint did not know was refused with 400 InvalidHeaderValue"},
+				{Cite: "E-version-invalid", Strength: Open, Note: "a value that is not a date at all: refused the same way by inference"}}},
 	)
 }

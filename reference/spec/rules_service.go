@@ -98,7 +98,9 @@ func init() {
 
 		Rule{ID: "protocol.batch.outer-accept", Level: Must, Area: AreaProtocol, Feature: FBatch,
 			Text:   "A $batch request MUST be served whatever its outer Accept header says: the legacy Node SDK sends application/atom+xml,application/xml and gets a 202 whose operations are answered as their own parts ask.",
-			Source: srcLegacyNodeSDK},
+			Source: srcLegacyNodeSDK,
+			Evidence: []Fact{{Cite: "E-batch-outer-accept", Strength: Traffic,
+				Note: "the legacy Node SDK's recorded $batch, answered 202 by Storage; the outer Accept it sends is read from its source"}}},
 
 		auth(Rule{ID: "auth.account-sas.resource-types", Level: Must,
 			Text:   "An account SAS MUST allow an operation only on the resource types it signs (s: service properties and stats, c: tables, o: entities) and refuse the others with 403 AuthorizationResourceTypeMismatch, changing nothing.",

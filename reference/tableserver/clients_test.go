@@ -303,3 +303,37 @@ func TestClientsThatDoNotReadDoNotStarveOthers(t *testing.T) {
 		}
 	}
 }
+
+// A kept connection outlives the read deadline its last request's paced body had: the
+// body's pace bounds that body alone, and a client that waits before its next request on
+// the same connection is answered.
+func TestKeptConnectionOutlivesTheBodyPace(t *testing.T) {
+	const grace = 100 * time.Millisecond
+	_, addr := servedAnonymously(t, reference.New(), tableserver.Limits{BodyGrace: grace, MinBodyRate: 1 << 20})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	rd := bufio.NewReader(conn)
+	for i, name := range []string{"paceda", "pacedb"} {
+		if i > 0 {
+			time.Sleep(3 * grace) // past the deadline the first body was read under
+		}
+		body := `{"TableName":"` + name + `"}`
+		req := fmt.Sprintf("POST %s/Tables HTTP/1.1\r\nHost: 127.0.0.1\r\nx-ms-version: 2019-02-02\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", acct, len(body), body)
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		resp, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		}
+	}
+}

@@ -281,6 +281,19 @@ func (x *exchange) queryEntities(table string) error {
 // server has written its answer (reference.Service, persist.Store).
 type pageRecycler interface{ RecyclePage(api.Page) }
 
+// entityRecycler is a backend that reuses the property map of an entity it returned once
+// the server has written its answer (reference.Service; not persist.Store, whose log may
+// still hold an entity it returned).
+type entityRecycler interface{ RecycleEntity(api.Entity) }
+
+// recycle hands e back to the backend, if it takes entities back: the answer is written,
+// and nothing refers to e any more.
+func (x *exchange) recycle(e api.Entity) {
+	if r, ok := x.backend.(entityRecycler); ok {
+		r.RecycleEntity(e)
+	}
+}
+
 func (x *exchange) getEntity(res wire.Resource) error {
 	if err := x.permit(res.Table, "r", res.PartitionKey, res.RowKey); err != nil {
 		return err
@@ -295,6 +308,7 @@ func (x *exchange) getEntity(res wire.Resource) error {
 	if err != nil {
 		return err
 	}
+	defer x.recycle(e)
 	if e.ETag != "" {
 		x.setHeader(wire.KeyETag, e.ETag)
 	}
@@ -337,6 +351,7 @@ func (x *exchange) insertEntity(table string) error {
 	if err != nil {
 		return err
 	}
+	defer x.recycle(stored)
 	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
 	x.setHeader(wire.HeaderLocation, loc)
 	x.setHeader(wire.KeyDataSvcVersion, "3.0;")

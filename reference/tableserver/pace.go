@@ -19,6 +19,10 @@ type pacedBody struct {
 	start   time.Time
 	n       int64
 	done    bool
+	// http1: served by net/http's HTTP/1 server, which clears the connection's read
+	// deadline itself once the body is read to its end (the background read that notices a
+	// client going away) and sets it again before reading the next request.
+	http1 bool
 }
 
 // bodyTooSlow is the error of a body read that fell behind the minimum rate.
@@ -49,7 +53,7 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	switch {
 	case err == io.EOF:
 		b.done = true
-		if rc != nil {
+		if rc != nil && !b.http1 {
 			_ = rc.SetReadDeadline(time.Time{})
 		}
 	case err != nil && errors.Is(err, os.ErrDeadlineExceeded):

@@ -89,3 +89,66 @@ func rowExtras(rk string) int {
 	fmt.Sscanf(rk, "r%d", &r)
 	return r % 5
 }
+
+// TestConcurrentGetsAndInsertsKeepTheirEntities reads and inserts entities from many clients
+// at once: the server hands the property map of each entity it answered with back to the
+// reference (RecycleEntity), and no answer may show another entity's properties. Run it
+// with -race.
+func TestConcurrentGetsAndInsertsKeepTheirEntities(t *testing.T) {
+	_, ts := serve(t)
+	b := client(t, ts)
+	ctx := context.Background()
+	const table, rows = "recycledone", 30
+	if err := b.CreateTable(ctx, table); err != nil {
+		t.Fatal(err)
+	}
+	entity := func(pk string, r int) api.Entity {
+		rk := fmt.Sprintf("r%02d", r)
+		props := map[string]api.Value{"self": api.String(pk + rk), "gen": api.Int32(0)}
+		for k := range r % 5 {
+			props[fmt.Sprintf("extra%d", k)] = api.Int64(int64(r))
+		}
+		return api.NewEntity(pk, rk, props)
+	}
+	check := func(e api.Entity) bool {
+		if got := e.Properties["self"]; got.Str != e.PartitionKey+e.RowKey || len(e.Properties) != 2+rowExtras(e.RowKey) {
+			t.Errorf("entity (%s,%s) came back with properties %v", e.PartitionKey, e.RowKey, e.Properties)
+			return false
+		}
+		return true
+	}
+	for r := range rows {
+		if _, err := b.InsertEntity(ctx, table, entity("read", r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				if w%2 == 0 {
+					e, err := b.GetEntity(ctx, table, "read", fmt.Sprintf("r%02d", (w+i*7)%rows), nil)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if !check(e) {
+						return
+					}
+					continue
+				}
+				stored, err := b.InsertEntity(ctx, table, entity(fmt.Sprintf("w%d-%d", w, i), i%rows))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !check(stored) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -290,23 +290,79 @@ func TestSDKCeilingAnswers(t *testing.T) {
 
 // BenchmarkSDKCeilingServer measures the server's side of the SDK ceiling's requests over
 // a loopback connection, one request at a time; the client writes prepared bytes and
-// allocates nothing, so allocs/op are the server's (net/http's and the handler's).
+// allocates nothing, so allocs/op are the server's (net/http's and the handler's). Beside
+// the reference (server=reference-http) it serves the same requests with a do-nothing
+// handler (server=noop) that replays the reference's answer to the phase's first request,
+// as bench.BenchmarkSDKCeiling's do-nothing server does: the two differ by the
+// reference's own work alone. Counted with callgrind (instructions of N and of 3N
+// requests, less setup), their ratio is the server CPU share, repeatable on a busy machine.
 func BenchmarkSDKCeilingServer(b *testing.B) {
 	for _, p := range sdkPhases {
-		b.Run("op="+p.name, func(b *testing.B) {
-			c := startSDKServer(b)
-			var buf sdkBuffers
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				status, err := c.roundTrip(p.request(&buf, n), nil)
-				if err != nil || status >= 300 && status != 404 {
-					b.Fatalf("%s %d: status %d, %v", p.name, n, status, err)
+		for _, server := range []string{"reference-http", "noop"} {
+			b.Run("op="+p.name+"/server="+server, func(b *testing.B) {
+				c := startSDKServer(b)
+				var buf sdkBuffers
+				if server == "noop" {
+					var raw bytes.Buffer
+					if _, err := c.roundTrip(p.request(&buf, 0), &raw); err != nil {
+						b.Fatal(err)
+					}
+					c = startReplayServer(b, raw.Bytes())
 				}
-				n++
-			}
-		})
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					status, err := c.roundTrip(p.request(&buf, n), nil)
+					if err != nil || status >= 300 && status != 404 {
+						b.Fatalf("%s %d: status %d, %v", p.name, n, status, err)
+					}
+					n++
+				}
+			})
+		}
 	}
+}
+
+// startReplayServer serves every request with the recorded answer raw (status line,
+// header fields, body), reading and discarding the request's body, from an http.Server
+// configured as the reference's, and returns a connection to it.
+func startReplayServer(tb testing.TB, raw []byte) *sdkConn {
+	tb.Helper()
+	ans, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	body, err := io.ReadAll(ans.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	replay := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		h := w.Header()
+		for k, v := range ans.Header {
+			h[k] = v
+		}
+		w.WriteHeader(ans.StatusCode)
+		_, _ = w.Write(body)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The reference's http.Server (timeouts, connection context), so that the two servers
+	// differ by their handlers alone.
+	hs := tableserver.New(reference.New()).HTTPServer("")
+	hs.Handler = replay
+	go func() { _ = hs.Serve(ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = conn.Close()
+		_ = hs.Close()
+	})
+	return &sdkConn{conn: conn, rd: bufio.NewReaderSize(conn, 64<<10), mac: hmac.New(sha256.New, sdkDevKey)}
 }
 
 // sdkRecorder is the least ResponseWriter: a fresh header map per request, as net/http

@@ -283,7 +283,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.inflight.Add(-1)
 	}
 	if x.r.Body != nil && x.r.Body != http.NoBody {
-		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now()}
+		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now(), http1: r.ProtoMajor == 1}
 		x.r.Body = &x.paced
 	}
 	defer func() {
@@ -734,7 +734,11 @@ func (x *exchange) decodeBody(decode func([]byte) error) error {
 // AtomFormatNotSupported (PF), any other media type with 400 InvalidInput. A body without a
 // Content-Type is taken as JSON.
 func (x *exchange) checkJSONContent() error {
-	ct := strings.ToLower(strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType)))
+	ct := strings.TrimSpace(wire.FirstValue(x.r.Header, wire.HeaderContentType))
+	if strings.HasPrefix(ct, wire.ContentTypeJSON) {
+		return nil // as clients write it, in lower case: no lowering needed
+	}
+	ct = strings.ToLower(ct)
 	switch {
 	case ct == "", strings.HasPrefix(ct, wire.ContentTypeJSON):
 		return nil

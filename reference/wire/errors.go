@@ -99,29 +99,9 @@ func DecodeError(status int, h http.Header, body []byte) *spec.Error {
 	return e
 }
 
-// RetryAfter is the wait an answer asks for before a retry, read as the SDKs read it
-// (EVIDENCE.md E-sdk-retry): retry-after-ms, then x-ms-retry-after-ms (milliseconds), then
-// Retry-After (seconds, or an HTTP date after now). Zero when none holds a positive wait.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
-	for _, f := range [...]struct {
-		name string
-		unit time.Duration
-	}{{"Retry-After-Ms", time.Millisecond}, {"X-Ms-Retry-After-Ms", time.Millisecond}, {"Retry-After", time.Second}} {
-		v := strings.TrimSpace(h.Get(f.name))
-		if v == "" {
-			continue
-		}
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n < int64(time.Hour/f.unit) {
-			return time.Duration(n) * f.unit
-		}
-		if f.unit == time.Second {
-			if t, err := http.ParseTime(v); err == nil && t.After(now) {
-				return t.Sub(now)
-			}
-		}
-	}
-	return 0
-}
+// RetryAfter is the wait an answer asks for before a retry (spec.RetryAfter, which the
+// suites' recorder reads too).
+func RetryAfter(h http.Header, now time.Time) time.Duration { return spec.RetryAfter(h, now) }
 
 func errorBody(body []byte) (code, msg string) {
 	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))

@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"hash"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -90,4 +92,61 @@ func (c *macCache) pool(key []byte) *sync.Pool {
 		return (*m)[string(key)]
 	}
 	return nil
+}
+
+// verified keeps the signatures of the texts verified last: a client's requests to one
+// resource within one second have the same string to sign (Shared Key Lite signs the date
+// and the resource alone), so that a stream of them costs one HMAC, not one each. A slot
+// holds one key, text and signature; a text whose slot holds another is signed afresh and
+// takes the slot. Nothing is allocated once a slot's buffers are as long as its texts.
+var verified signatureCache
+
+// signatureSlots is how many texts the cache holds (a power of two): enough that the
+// resources a client writes to within a second seldom share a slot.
+const signatureSlots = 1024
+
+// maxCachedText bounds the texts the cache keeps, so that the cache holds on to well under
+// a megabyte (signatureSlots times the text and a key).
+const maxCachedText = 512
+
+type signatureCache struct {
+	seed  maphash.Seed
+	slots [signatureSlots]signatureSlot
+}
+
+type signatureSlot struct {
+	mu   sync.Mutex
+	key  []byte
+	text []byte
+	sig  [signatureLen]byte
+}
+
+func init() { verified.seed = maphash.MakeSeed() }
+
+// appendSignature appends Base64(HMAC-SHA256(key, text)) to dst, from the cache when the
+// slot of text holds it.
+func (c *signatureCache) appendSignature(dst, key, text []byte) []byte {
+	if len(text) > maxCachedText {
+		return appendFreshSignature(dst, key, text)
+	}
+	s := &c.slots[maphash.Bytes(c.seed, text)&(signatureSlots-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
+		return append(dst, s.sig[:]...)
+	}
+	appendFreshSignature(s.sig[:0], key, text)
+	s.key = append(s.key[:0], key...)
+	s.text = append(s.text[:0], text...)
+	return append(dst, s.sig[:]...)
+}
+
+// appendFreshSignature appends Base64(HMAC-SHA256(key, text)) to dst, signed with a kept
+// state.
+func appendFreshSignature(dst, key, text []byte) []byte {
+	st := macs.get(key)
+	st.text = append(st.text[:0], text...)
+	dst = st.appendSignature(dst)
+	macs.put(key, st)
+	return dst
 }

@@ -103,3 +103,35 @@ func TestVerifySharedKeyQueryAgreesWithVerifySharedKey(t *testing.T) {
 		}
 	}
 }
+
+// A signature the cache of verified texts holds verifies that text under its key only: the
+// same request signed with another key, or the same key with another date, is refused,
+// however often the valid one was verified before.
+func TestVerifiedSignaturesAreKeptPerKeyAndText(t *testing.T) {
+	keyA, keyB := []byte("0123456789abcdef"), []byte("fedcba9876543210")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	for _, owner := range [][]byte{keyA, keyB} {
+		keys := func(a string) ([]byte, bool) { return owner, a == "acct" }
+		for _, signer := range [][]byte{keyA, keyB} {
+			for _, at := range []time.Time{now, now.Add(time.Second)} {
+				r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				SignRequest(r, SharedKeyLite, "acct", signer, at)
+				for range 3 {
+					_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
+					if ok := string(signer) == string(owner); (err == nil) != ok {
+						t.Fatalf("key %s signed for key %s at %v: %v, want ok=%v", signer, owner, at, err, ok)
+					}
+				}
+				// The signature of one date does not verify a request of another.
+				other := r.Clone(r.Context())
+				other.Header.Set(KeyMSDate, HTTPDate(at.Add(time.Minute)))
+				if _, err := VerifySharedKey(other.Method, other.Header, other.URL.EscapedPath(), other.URL.RawQuery, keys, now.Add(time.Minute)); err == nil {
+					t.Fatalf("a signature of %v verified a request dated a minute later", at)
+				}
+			}
+		}
+	}
+}

@@ -162,5 +162,6 @@ func WantsJSONError(accept, format string) bool {
 	if format != "" {
 		return strings.Contains(strings.ToLower(format), "json")
 	}
-	return strings.Contains(strings.ToLower(accept), ContentTypeJSON)
+	// Clients write the media type in lower case: found as it is, it needs no lowering.
+	return strings.Contains(accept, ContentTypeJSON) || strings.Contains(strings.ToLower(accept), ContentTypeJSON)
 }

@@ -112,7 +112,10 @@ func runSuite(ctx context.Context, dir string, r *suiteRun) {
 	ctx, cancel := context.WithTimeout(ctx, mutationRunTimeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "CONFORM_BACKENDS="+r.target, "CONFORM_IGNORE_BASELINES=1", "CONFORM_KEEP_FAILED=0")
+	// Transport mutants drop connections on purpose: the retries of each call (as the SDKs
+	// retry) need not wait an SDK's delays for that.
+	cmd.Env = append(os.Environ(), "CONFORM_BACKENDS="+r.target, "CONFORM_IGNORE_BASELINES=1", "CONFORM_KEEP_FAILED=0",
+		"CONFORM_RETRY_DELAY=2ms")
 	if r.timeout > 0 {
 		cmd.Env = append(cmd.Env, "CONFORM_SPEC_TIMEOUT="+r.timeout.String())
 	}
@@ -355,7 +358,16 @@ func TestMutants(t *testing.T) {
 		data.Caught, data.Total, 100*float64(data.Caught)/float64(max(data.Total, 1)), len(data.Unkilled), time.Since(start).Round(time.Second))
 
 	if os.Getenv("CONFORM_MUTANTS") != "" && os.Getenv("CONFORM_MUTANTS") != "1" {
-		return // a selection says nothing about the stored results
+		if !*update {
+			return // a selection says nothing about the stored results
+		}
+		// With -update, a selection replaces the stored results of the mutants it ran (a
+		// mutant added or changed is recorded without rerunning all of them).
+		merged, err := mergeSelection(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = merged
 	}
 	js, err := json.MarshalIndent(data, "", "  ")
 	if err != nil {
@@ -382,6 +394,64 @@ func TestMutants(t *testing.T) {
 		}
 	}
 	logDifferences(t, data)
+}
+
+// mergeSelection returns the stored mutation data with the results of a selection of
+// mutants in place of their stored ones, and the rules they claim or caught that showed to
+// have specs added.
+func mergeSelection(sel MutationData) (MutationData, error) {
+	raw, err := os.ReadFile(mutationDataFile)
+	if err != nil {
+		return MutationData{}, err
+	}
+	var stored MutationData
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return MutationData{}, err
+	}
+	byName := map[string]MutantOutcome{}
+	for _, m := range stored.Mutants {
+		byName[m.Name] = m
+	}
+	for _, m := range sel.Mutants {
+		byName[m.Name] = m
+	}
+	out := MutationData{}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if _, ok := mutant.Lookup(name); !ok {
+			continue
+		}
+		m := byName[name]
+		out.Mutants = append(out.Mutants, m)
+		out.Total++
+		if len(m.Killed) > 0 {
+			out.Caught++
+		}
+	}
+	// The rules shown to have specs: the stored ones, and those the selection's mutants
+	// claim or caught that ran on their base (a full run settles the others).
+	specified := map[string]bool{}
+	selRan := map[string]bool{}
+	for _, id := range sel.Specified {
+		selRan[id] = true
+	}
+	for _, id := range stored.Specified {
+		specified[id] = true
+	}
+	for _, m := range sel.Mutants {
+		for _, id := range append(append([]string(nil), m.Breaks...), m.Killed...) {
+			if selRan[id] {
+				specified[id] = true
+			}
+		}
+	}
+	for id := range specified {
+		if _, ok := spec.LookupRule(id); !ok {
+			delete(specified, id)
+		}
+	}
+	out.Specified = slices.Sorted(maps.Keys(specified))
+	out.Unkilled, out.Pending = unkilled(out)
+	return out, nil
 }
 
 // logDifferences says how this run's results differ from the stored ones, mutant by mutant.

@@ -187,7 +187,7 @@ var _ = framework.Describe("Shared Key authorization", func(f *framework.F) {
 					req.Body = io.NopCloser(bytes.NewReader([]byte(r.body)))
 				}
 				// Sent around Do, which would sign it.
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := f.SendUnsigned(req)
 				Expect(err).NotTo(HaveOccurred(), "conform:transport: %s %s", r.method, r.path)
 				Expect(resp).To(HaveAnswered([]int{http.StatusUnauthorized, http.StatusForbidden}))
 				status, code, body := readAnswer(resp)

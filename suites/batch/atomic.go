@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
@@ -23,9 +24,9 @@ type failing struct {
 
 var (
 	insertConflict = failing{func(string) api.BatchOp { return insertOp("exists", "V", api.Int32(9)) }, 409, []string{"EntityAlreadyExists"}}
-	replaceMissing = failing{func(string) api.BatchOp { return replaceOp("missing", "V", api.Int32(9)) }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
-	mergeMissing   = failing{func(string) api.BatchOp { return mergeOp("missing", "V", api.Int32(9)) }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
-	deleteMissing  = failing{func(string) api.BatchOp { return deleteOp("missing") }, 404, []string{"ResourceNotFound", "EntityNotFound"}}
+	replaceMissing = failing{func(string) api.BatchOp { return replaceOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...)}
+	mergeMissing   = failing{func(string) api.BatchOp { return mergeOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...)}
+	deleteMissing  = failing{func(string) api.BatchOp { return deleteOp("missing") }, 404, spec.Codes(spec.MissingEntityAnswers...)}
 	replaceStale   = failing{func(etag string) api.BatchOp { return withIfMatch(replaceOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
 	mergeStale     = failing{func(etag string) api.BatchOp { return withIfMatch(mergeOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
 	deleteStale    = failing{func(etag string) api.BatchOp { return withIfMatch(deleteOp("exists"), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}

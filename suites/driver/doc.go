@@ -6,6 +6,9 @@
 // reference implements it in process and may not import the suites, and every driver and
 // spec sees the one definition, under the one name api.Backend.
 //
+// The retry policy of every spec's calls lives here too (RetryPolicy, Retryable,
+// Unanswered): which answers mean "try again" is part of what an answer means.
+//
 // Implementations live in sub-packages: inproc (the reference in process), rest (any
 // endpoint over the raw Table REST protocol), sdk (any endpoint through the aztables SDK),
 // and decorators (record, mutant). Spec packages import this package, never reference.

@@ -51,6 +51,21 @@ var _ = framework.Describe("Entity properties", func(f *framework.F) {
 		})
 	})
 
+	Context("with an entity read back after it was written", func() {
+		written := api.NewEntity("p", "only", map[string]api.Value{"Name": api.String("n"), "Count": api.Int32(3)})
+		f.It("entities.property.no-extra", "carries no member that was never written, through Get Entity, Query Entities and the insert's answer", func(ctx context.Context) {
+			b, table := f.Backend(), f.NewTable(ctx)
+			echoed := insert(ctx, b, table, written)
+			if len(echoed.Properties) > 0 {
+				Expect(echoed).To(HaveOnlyWrittenProperties(), "the answer to Insert Entity")
+			}
+			Expect(get(ctx, b, table, written.PartitionKey, written.RowKey)).To(HaveOnlyWrittenProperties(), "Get Entity")
+			for _, e := range queryAll(ctx, b, table, api.Query{}) {
+				Expect(e).To(HaveOnlyWrittenProperties(), "Query Entities")
+			}
+		})
+	})
+
 	Context("with one property name holding different types in different entities", func() {
 		values := []api.Value{
 			api.String("42"), api.Int32(42), api.Int64(42), api.Double(42.5), api.Bool(true),

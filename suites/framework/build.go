@@ -32,6 +32,7 @@ func Build(cfg Config) error {
 	// A failed assertion concludes its spec through verdict.Decide (runRule).
 	gomega.RegisterFailHandler(failHandler)
 	c := cfg
+	setupPolicy = retryPolicy(cfg)
 	seen := map[string]bool{}
 	registryMu.Lock()
 	areas := append([]area(nil), registry...)

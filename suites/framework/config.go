@@ -44,6 +44,9 @@ type Config struct {
 	// RetryLog, when set, is a file that each spec passed only on a retry is appended to,
 	// one line each (CONFORM_RETRY_LOG), so that `make test` can show them.
 	RetryLog string
+	// RetryDelay, when set, replaces the first delay of the retry policy of calls
+	// (driver.DefaultRetry): tests under injected faults keep their time small.
+	RetryDelay time.Duration
 }
 
 // DefaultSpecTimeout bounds a spec when Config.SpecTimeout is zero.
@@ -52,7 +55,8 @@ const DefaultSpecTimeout = 90 * time.Second
 // ConfigFromEnv reads the configuration of a `go test` run:
 // CONFORM_BACKENDS (comma-separated; default "reference"), CONFORM_PROFILE,
 // CONFORM_BASELINE_DIR, CONFORM_SPEC_TIMEOUT (a Go duration), CONFORM_KEEP_FAILED=1,
-// CONFORM_IGNORE_BASELINES=1, CONFORM_RETRY_LOG (a file). Connection strings hold ';' but never ',' so the comma split
+// CONFORM_IGNORE_BASELINES=1, CONFORM_RETRY_LOG (a file), CONFORM_RETRY_DELAY
+// (RetryDelayEnv). Connection strings hold ';' but never ',' so the comma split
 // is safe.
 func ConfigFromEnv(open Opener) Config {
 	c := Config{Open: open, Profile: os.Getenv("CONFORM_PROFILE"), BaselineDir: os.Getenv("CONFORM_BASELINE_DIR")}
@@ -70,6 +74,7 @@ func ConfigFromEnv(open Opener) Config {
 	c.KeepFailedTables = os.Getenv("CONFORM_KEEP_FAILED") == "1"
 	c.IgnoreBaselines = os.Getenv("CONFORM_IGNORE_BASELINES") == "1"
 	c.RetryLog = os.Getenv("CONFORM_RETRY_LOG")
+	c.RetryDelay = RetryDelayFromEnv()
 	return c
 }
 

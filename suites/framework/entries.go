@@ -57,7 +57,7 @@ func Blocked(rule, step string, err error) {
 	ginkgo.GinkgoHelper()
 	ruleOf(rule) // a blocking rule must exist
 	res, msg := verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, "setting up ("+step+")", err.Error())
-	if driver.IsTransport(err) && !errors.Is(err, driver.ErrNotExpressible) {
+	if (driver.Unanswered(err) || record.AfterRetryOfApplied(err)) && !errors.Is(err, driver.ErrNotExpressible) {
 		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 		res, msg = verdict.Result{State: verdict.NoAnswer}, fmt.Sprintf("setting up (%s): %v", step, err)
 	} else {
@@ -77,14 +77,30 @@ func markCalls(calls []record.Call) {
 	var transport, notExpressible bool
 	for _, c := range calls {
 		switch {
-		case c.Mark == record.MarkTransport && !transport:
+		case (c.Mark == record.MarkTransport || c.Mark == record.MarkRetried) && !transport:
 			transport = true
-			ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
+			why := c.Err
+			if c.Mark == record.MarkRetried {
+				why = "answered to a retry after an attempt that may have been carried out: " + c.Got
+			}
+			ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: c.Op, Error: why}, ginkgo.ReportEntryVisibilityNever)
 		case c.Mark == record.MarkNotExpressible && !notExpressible:
 			notExpressible = true
 			ginkgo.AddReportEntry(EntryNotExpressible, TransportEntry{Op: c.Op, Error: c.Err}, ginkgo.ReportEntryVisibilityNever)
 		}
 	}
+}
+
+// inconclusive reports whether a failed spec's calls make its failure say nothing about
+// its rule: a call stayed unanswered after its retries (no answer, or a service still busy),
+// or answered a retry after an attempt that may have been carried out.
+func inconclusive(calls []record.Call) bool {
+	return hasMark(calls, record.MarkTransport) || hasMark(calls, record.MarkRetried)
+}
+
+func isStatus(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status
 }
 
 func hasMark(calls []record.Call, mark string) bool {

@@ -2,40 +2,49 @@ package framework
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/tableconform/conform/suites/driver"
 )
 
-// Throttled reports whether err is a real service's throttling answer: 503 ServerBusy,
-// 500 OperationTimedOut (EVIDENCE.md 9), or 429 (Cosmos DB, EVIDENCE.md 8).
-func Throttled(err error) bool {
-	e, ok := driver.AsError(err)
-	if !ok {
-		return false
+// Throttled reports whether err is an answer the Azure SDKs retry because the service was
+// busy or timed out (driver.Retryable): 503 ServerBusy, 500 OperationTimedOut (EVIDENCE.md
+// 9), 429 (Cosmos DB, EVIDENCE.md 8), 408, 502, 504; or no answer at all.
+func Throttled(err error) bool { return driver.Unanswered(err) }
+
+// RetryDelayEnv overrides the first delay of the retry policy (a Go duration), for tests of
+// the harness under injected faults that must stay short; a run against a real service
+// keeps the SDKs' delays.
+const RetryDelayEnv = "CONFORM_RETRY_DELAY"
+
+// retryPolicy is the policy of cfg: driver.DefaultRetry, with Config.RetryDelay as its first
+// delay when set.
+func retryPolicy(cfg Config) driver.RetryPolicy {
+	p := driver.DefaultRetry
+	if cfg.RetryDelay > 0 {
+		p.Delay = cfg.RetryDelay
 	}
-	return e.Status == 503 || e.Status == 429 || (e.Status == 500 && e.Code == "OperationTimedOut")
+	return p
 }
 
-// SetupAttempts bounds the retries of a setup or cleanup step.
-const SetupAttempts = 6
-
-// RetrySetup runs a setup or cleanup step (creating or deleting a spec's table, loading its
-// data), retrying with exponential backoff while the service throttles. The operation a spec
-// measures is never retried: its throttling is reported as what the backend answered.
-func RetrySetup(ctx context.Context, step func(context.Context) error) error {
-	delay := 200 * time.Millisecond
-	var err error
-	for attempt := 0; attempt < SetupAttempts; attempt++ {
-		if err = step(ctx); err == nil || !Throttled(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(delay):
-		}
-		delay *= 2
+// RetryDelayFromEnv reads RetryDelayEnv; zero when unset or unreadable.
+func RetryDelayFromEnv() time.Duration {
+	d, err := time.ParseDuration(os.Getenv(RetryDelayEnv))
+	if err != nil || d <= 0 {
+		return 0
 	}
+	return d
+}
+
+// setupPolicy is the retry policy of setup and cleanup steps outside a spec's recorder.
+var setupPolicy = driver.DefaultRetry
+
+// RetrySetup runs a setup or cleanup step (deleting a spec's table, sweeping a run's
+// tables), retrying as the SDKs do while it gets no answer or the service throttles
+// (driver.RetryPolicy). The calls of a spec go through its recorder, which retries them
+// the same way and records each attempt.
+func RetrySetup(ctx context.Context, step func(context.Context) error) error {
+	err, _ := setupPolicy.Retry(ctx, step, nil)
 	return err
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 func TestRetrySetupRetriesOnlyThrottling(t *testing.T) {
+	defer func(p driver.RetryPolicy) { setupPolicy = p }(setupPolicy)
+	setupPolicy = driver.RetryPolicy{MaxRetries: 5, Delay: time.Millisecond, MaxDelay: time.Second}
 	calls := 0
 	busy := spec.ErrServerBusy.New()
 	err := RetrySetup(context.Background(), func(context.Context) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/record"
 )
 
 // describeOutcome renders an error as the backend's answer.
@@ -165,7 +166,9 @@ type matchEntity struct {
 }
 
 // MatchEntity succeeds when an api.Entity has the expected keys and exactly the expected
-// custom properties with the same EDM types and values. Timestamp and ETag are ignored.
+// custom properties with the same EDM types and values (EntityDiff: a member the running
+// spec never wrote is left to the rule about unexpected members). Timestamp and ETag are
+// ignored.
 func MatchEntity(want api.Entity) types.GomegaMatcher { return &matchEntity{want: want} }
 
 func (m *matchEntity) Match(actual any) (bool, error) {
@@ -177,7 +180,12 @@ func (m *matchEntity) Match(actual any) (bool, error) {
 	return len(m.diff) == 0, nil
 }
 
-// EntityDiff lists the differences between two entities' keys and custom properties.
+// EntityDiff lists the differences between two entities' keys and custom properties. A
+// rule compares what it is about: a property of got that want lacks counts only when the
+// running spec wrote a property of that name (record.WrittenByRunningSpec), so a member no
+// spec wrote (an emulator's "ETag" beside the properties) fails the one rule about
+// unexpected members (HaveOnlyWrittenProperties), not every rule that reads an entity back.
+// Outside a spec every property of got counts.
 func EntityDiff(want, got api.Entity) []string {
 	var diff []string
 	if want.PartitionKey != got.PartitionKey || want.RowKey != got.RowKey {
@@ -190,6 +198,9 @@ func EntityDiff(want, got api.Entity) []string {
 		case !inGot:
 			diff = append(diff, fmt.Sprintf("property %s: want %s, missing", n, w))
 		case !inWant:
+			if written, tracked := record.WrittenByRunningSpec(n); tracked && !written {
+				continue
+			}
 			diff = append(diff, fmt.Sprintf("property %s: not expected, got %s", n, g))
 		case !w.Equal(g):
 			diff = append(diff, fmt.Sprintf("property %s: want %s, got %s", n, w, g))
@@ -242,3 +253,52 @@ func (m *haveKeys) FailureMessage(actual any) string {
 }
 
 func (m *haveKeys) NegatedFailureMessage(any) string { return "expected other entities" }
+
+// WrittenOnly returns e without the custom properties the running spec never wrote
+// (record.WrittenByRunningSpec); outside a spec, e itself. Whether such a member may come back
+// is the subject of one rule (HaveOnlyWrittenProperties), not of a rule that counts or
+// compares what it wrote.
+func WrittenOnly(e api.Entity) api.Entity {
+	if _, tracked := record.WrittenByRunningSpec(""); !tracked {
+		return e
+	}
+	out := e
+	out.Properties = make(map[string]api.Value, len(e.Properties))
+	for n, v := range e.Properties {
+		if written, _ := record.WrittenByRunningSpec(n); written {
+			out.Properties[n] = v
+		}
+	}
+	return out
+}
+
+type onlyWritten struct {
+	extra []string
+}
+
+// HaveOnlyWrittenProperties succeeds when an api.Entity carries no custom property that the
+// running spec did not write (record.WrittenByRunningSpec): the subject of the rule about
+// unexpected members, which no other comparison judges.
+func HaveOnlyWrittenProperties() types.GomegaMatcher { return &onlyWritten{} }
+
+func (m *onlyWritten) Match(actual any) (bool, error) {
+	got, ok := entityOf(actual)
+	if !ok {
+		return false, fmt.Errorf("HaveOnlyWrittenProperties expects api.Entity, got %T", actual)
+	}
+	m.extra = nil
+	for _, n := range api.UnionPropertyNames(got, got) {
+		if written, tracked := record.WrittenByRunningSpec(n); tracked && !written {
+			m.extra = append(m.extra, fmt.Sprintf("%s = %s", n, got.Properties[n]))
+		}
+	}
+	return len(m.extra) == 0, nil
+}
+
+func (m *onlyWritten) FailureMessage(actual any) string {
+	return "the entity carries members that were never written to it: " + strings.Join(m.extra, ", ")
+}
+
+func (m *onlyWritten) NegatedFailureMessage(any) string {
+	return "expected the entity to carry a member that was never written"
+}

@@ -117,7 +117,7 @@ func BeDocumentedRefusal() types.GomegaMatcher {
 type propertyNames struct{ want []string }
 
 // HavePropertyNames succeeds when an api.Entity has exactly the given custom properties,
-// with non-null values.
+// with non-null values, among those the running spec wrote (WrittenOnly).
 func HavePropertyNames(names ...string) types.GomegaMatcher { return &propertyNames{want: names} }
 
 func (m *propertyNames) Match(actual any) (bool, error) {
@@ -125,6 +125,7 @@ func (m *propertyNames) Match(actual any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("HavePropertyNames expects api.Entity, got %T", actual)
 	}
+	e = WrittenOnly(e)
 	if len(e.Properties) != len(m.want) {
 		return false, nil
 	}

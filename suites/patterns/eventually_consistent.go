@@ -10,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -218,12 +219,12 @@ var _ = framework.Describe("Eventually consistent transactions pattern", func(f 
 			Expect(archive).To(HoldExactly(ctx, b, last))
 		})
 
-		f.It("pattern.eventual.delete-gone", "answers a second delete with 404 ResourceNotFound and changes nothing", func(ctx context.Context) {
+		f.It("pattern.eventual.delete-gone", "answers a second delete with 404 and changes nothing", func(ctx context.Context) {
 			b, current := f.Backend(), f.NewTable(ctx)
 			_, jones, others := startArchive(ctx, b, current, "")
 			Expect(b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)).To(SucceedOnBackend())
 			err := b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)
-			Expect(err).To(HaveFailedWith(404, "ResourceNotFound"))
+			Expect(err).To(HaveFailedAs(spec.MissingEntityAnswers...))
 			Expect(current).To(HoldExactly(ctx, b, others...))
 		})
 	})

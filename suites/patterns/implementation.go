@@ -10,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
@@ -31,11 +32,11 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			Expect(got).To(MatchEntity(johnJones().Entity()))
 		})
 
-		f.It("pattern.impl.point-query", "fails with 404 ResourceNotFound for an employee that does not exist", func(ctx context.Context) {
+		f.It("pattern.impl.point-query", "fails with 404 for an employee that does not exist", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.Load(ctx, b, table, fixtures.Employees(0))
 			_, err := b.GetEntity(ctx, table, "Sales", "000212", nil)
-			Expect(err).To(HaveFailedWith(404, "ResourceNotFound"))
+			Expect(err).To(HaveFailedAs(spec.MissingEntityAnswers...))
 		})
 
 		f.It("pattern.impl.range-query", "returns the Sales employees whose RowKey, their last name, starts with B", func(ctx context.Context) {

@@ -93,10 +93,15 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 	for _, name := range recordedTables(rec) {
 		st.table(name)
 	}
+	// Even after an exchange got no answer: a lost answer may hide a table created. The
+	// cleanup retries as the SDKs do, within a bound that is short when the backend has
+	// stopped answering.
 	defer func() {
-		if !res.NoAnswer { // a backend that stopped answering is not asked to delete
-			r.cleanup(st)
+		budget := cleanupBudget
+		if res.NoAnswer {
+			budget = cleanupBudgetNoAnswer
 		}
+		r.cleanup(st, budget)
 	}()
 	created := map[string]bool{}
 	for _, name := range tablesToCreate(rec) {
@@ -910,22 +915,57 @@ func (r *Replayer) headers(req *http.Request) {
 	req.Header.Set("Accept", "application/json;odata=minimalmetadata")
 }
 
-// cleanup deletes every table the replay of one recording may have created.
-func (r *Replayer) cleanup(st *state) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// cleanupAttempts bounds the deletes of one table at the end of a recording's replay;
+// cleanupBudget bounds the whole cleanup of a recording, cleanupBudgetNoAnswer when one of
+// its exchanges got no answer (the backend may have stopped answering).
+const (
+	cleanupAttempts       = 4
+	cleanupBudget         = 30 * time.Second
+	cleanupBudgetNoAnswer = 3 * time.Second
+)
+
+// cleanup deletes every table the replay of one recording may have created. A delete that
+// gets no answer, or an answer that the service was busy or timed out, is sent again after
+// a growing pause, as the SDKs retry: a lost answer must not leave a table behind.
+func (r *Replayer) cleanup(st *state, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	for _, live := range st.tables {
-		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimSuffix(r.Target.Endpoint, "/")+"/Tables('"+live+"')", nil)
-		if err != nil {
-			continue
-		}
-		r.headers(req)
-		wire.SignRequest(req, wire.SharedKey, r.Target.Account, r.Target.Key, r.now())
-		if resp, err := r.client().Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-			resp.Body.Close()
+		pause := 100 * time.Millisecond
+		for attempt := 1; attempt <= cleanupAttempts && ctx.Err() == nil; attempt++ {
+			if !r.deleteTable(ctx, live) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(pause):
+			}
+			pause *= 2
 		}
 	}
+}
+
+// deleteTable sends one Delete Table and reports whether it is worth sending again: no
+// answer came, or the answer was 408, 429, 500, 502, 503 or 504.
+func (r *Replayer) deleteTable(ctx context.Context, live string) (again bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimSuffix(r.Target.Endpoint, "/")+"/Tables('"+live+"')", nil)
+	if err != nil {
+		return false
+	}
+	r.headers(req)
+	wire.SignRequest(req, wire.SharedKey, r.Target.Account, r.Target.Key, r.now())
+	resp, err := r.client().Do(req)
+	if err != nil {
+		return true
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 // displayPath is a recorded URI without scheme, host and SAS, for reports.

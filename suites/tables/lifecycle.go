@@ -3,24 +3,14 @@ package tables
 import (
 	"context"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
-	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
-)
-
-// reuseBound is how long a spec polls for a deleted name to become free again. The service
-// may hold it for 40 seconds or more (DT); a spec does not wait that long and records what
-// it saw instead.
-const (
-	reuseBound = 5 * time.Second
-	reusePoll  = 100 * time.Millisecond
 )
 
 var _ = framework.Describe("Create Table", func(f *framework.F) {
@@ -141,10 +131,10 @@ var _ = framework.Describe("Delete Table", func(f *framework.F) {
 		f.It("tables.delete.name-reuse", "succeeds, or fails with 409 TableBeingDeleted for a while", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			Expect(b.DeleteTable(ctx, table)).To(SucceedOnBackend())
-			waited, err := recreate(ctx, b, table)
+			waited, err := f.WaitForDeletedName(ctx, b, table)
 			if err != nil {
 				Expect(err).To(HaveFailedAs(spec.ErrTableBeingDeleted), "Create Table %s right after deleting it", table)
-				f.Choice("re-create a deleted name", "409 TableBeingDeleted for longer than "+reuseBound.String())
+				f.Choice("re-create a deleted name", "409 TableBeingDeleted for longer than "+f.NameReuseBound().String())
 				return
 			}
 			if waited == 0 {
@@ -158,9 +148,10 @@ var _ = framework.Describe("Delete Table", func(f *framework.F) {
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"Old": api.Bool(true)}))
 			Expect(err).To(SucceedOnBackend())
 			Expect(b.DeleteTable(ctx, table)).To(SucceedOnBackend())
-			if _, err := recreate(ctx, b, table); err != nil {
+			// Against a real endpoint this waits the documented 40 s and more (NameReuseBound).
+			if _, err := f.WaitForDeletedName(ctx, b, table); err != nil {
 				Expect(err).To(HaveFailedAs(spec.ErrTableBeingDeleted))
-				Skip("the deleted name did not become free within " + reuseBound.String())
+				Skip("the deleted name did not become free within " + f.NameReuseBound().String())
 			}
 			page, err := b.QueryEntities(ctx, table, api.Query{})
 			Expect(err).To(SucceedOnBackend())
@@ -170,24 +161,6 @@ var _ = framework.Describe("Delete Table", func(f *framework.F) {
 		})
 	})
 })
-
-// recreate creates table again, retrying while the answer is 409 TableBeingDeleted, for at
-// most reuseBound. It returns how long it waited and the last error.
-func recreate(ctx context.Context, b api.Backend, table string) (time.Duration, error) {
-	start := time.Now()
-	for {
-		err := b.CreateTable(ctx, table)
-		e, ok := driver.AsError(err)
-		if err == nil || !ok || e.Code != spec.ErrTableBeingDeleted.Code || time.Since(start) > reuseBound {
-			return time.Since(start).Truncate(reusePoll), err
-		}
-		select {
-		case <-ctx.Done():
-			return time.Since(start), ctx.Err()
-		case <-time.After(reusePoll):
-		}
-	}
-}
 
 var _ = framework.Describe("Entity operations on a missing table", func(f *framework.F) {
 	type op func(ctx context.Context, b api.Backend, table string) error

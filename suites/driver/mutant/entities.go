@@ -2,6 +2,7 @@ package mutant
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -702,3 +703,24 @@ func (m *currentTable) GetEntity(ctx context.Context, table, pk, rk string, sel 
 func (m *currentTable) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
 	return m.Backend.QueryEntities(ctx, m.read(table), q)
 }
+
+// strayETagMember is what an emulator that serialises its stored record whole answers: every
+// entity it returns carries a member "ETag" holding the quoted ETag beside the properties.
+// The backend does everything else right, so the one rule about members nobody wrote must
+// fail and no other (a rule compares what it is about).
+var _ = define(Mutant{
+	Name:        "stray-etag-member",
+	Description: "returns every entity with an extra member \"ETag\" holding its quoted ETag beside the properties, as an emulator that serialises its stored record whole does",
+	Breaks:      []string{"entities.property.no-extra"},
+	Areas: []spec.Area{spec.AreaTables, spec.AreaTypes, spec.AreaLimits, spec.AreaQuery, spec.AreaOrdering,
+		spec.AreaPagination, spec.AreaModification, spec.AreaConcurrency, spec.AreaBatch, spec.AreaPatterns,
+		spec.AreaRelationships, spec.AreaAuth, spec.AreaParallel},
+}, func(b api.Backend) api.Backend {
+	return &readMapper{Backend: b, fn: func(e *api.Entity) {
+		*e = e.Clone()
+		if e.Properties == nil {
+			e.Properties = map[string]api.Value{}
+		}
+		e.Properties["ETag"] = api.String(strconv.Quote(e.ETag))
+	}}
+}, hooks{})

@@ -93,7 +93,7 @@ var (
 		Name:        "error-codes-scrambled",
 		Description: "answers every failure with its right HTTP status but another error code of that status",
 		Breaks: []string{"modify.insert.conflict", "concurrency.stale-etag.replace", "tables.create.conflict",
-			"tables.delete.not-found", "query.filter.syntax", "query.top.over-max",
+			"tables.delete.not-found", "query.filter.syntax",
 			// TableBeingDeleted becomes EntityAlreadyExists: the only wrong answers these MAY rules have.
 			"tables.delete.name-reuse", "pattern.high-volume-delete.name-reuse"},
 		Areas: []spec.Area{spec.AreaEntities, spec.AreaBatch, spec.AreaPatterns},
@@ -124,3 +124,39 @@ var (
 		}}
 	}, hooks{})
 )
+
+// entityNotFound answers a missing entity with the documented code EntityNotFound (TERR)
+// instead of the ResourceNotFound Storage sends: only the rule about that code may fail
+// (spec.MissingEntityAnswers).
+type entityNotFound struct{ api.Backend }
+
+func (m *entityNotFound) mapErr(err error) error {
+	e, ok := driver.AsError(err)
+	if !ok || e.Code != spec.ErrResourceNotFound.Code {
+		return err
+	}
+	c := *e
+	c.Code, c.Message = spec.ErrEntityNotFound.Code, spec.ErrEntityNotFound.Message
+	return &c
+}
+
+func (m *entityNotFound) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
+	e, err := m.Backend.GetEntity(ctx, table, pk, rk, sel)
+	return e, m.mapErr(err)
+}
+
+func (m *entityNotFound) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	etag, err := m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	return etag, m.mapErr(err)
+}
+
+func (m *entityNotFound) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	return m.mapErr(m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch))
+}
+
+var _ = define(Mutant{
+	Name:        "entity-not-found-code",
+	Description: "answers a missing entity with 404 EntityNotFound, the code the documentation lists, instead of the ResourceNotFound Storage sends",
+	Breaks:      []string{"modify.missing.code"},
+	Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships, spec.AreaEntities},
+}, func(b api.Backend) api.Backend { return &entityNotFound{Backend: b} }, hooks{})

@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -43,6 +45,11 @@ const (
 	MarkTransport      = "transport"       // no answer came back (driver.IsTransport)
 	MarkMalformed      = "malformed"       // an answer the driver could not read (driver.MalformedAnswerError)
 	MarkNotExpressible = "not-expressible" // a request the driver cannot send (driver.ErrNotExpressible)
+	// MarkRetriedAttempt: an attempt that got no answer or a busy answer and was retried.
+	MarkRetriedAttempt = "retried-attempt"
+	// MarkRetried: the answer to a retry after an attempt that may have been carried out; a
+	// spec that fails on it is inconclusive, not a failure of its rule.
+	MarkRetried = "retried"
 )
 
 // MarkOf classifies err as Call.Mark does.
@@ -68,7 +75,8 @@ func (c Call) String() string {
 // Recorder wraps a Backend and records its calls. It keeps at most Limit calls (the most
 // recent ones). It forwards the optional capabilities of the wrapped backend.
 type Recorder struct {
-	inner api.Backend
+	inner  api.Backend
+	policy driver.RetryPolicy
 	*history
 }
 
@@ -78,6 +86,11 @@ type history struct {
 	mu      sync.Mutex
 	calls   []Call
 	dropped int
+	// written holds the names of the properties the spec sent in its writes; stray the
+	// names that came back in an entity before the spec wrote them (a write that copies an
+	// entity read back does not make its stray members the spec's own).
+	written map[string]bool
+	stray   map[string]bool
 }
 
 // DefaultLimit is the number of calls a Recorder keeps.
@@ -85,7 +98,115 @@ const DefaultLimit = 64
 
 // New wraps b.
 func New(b api.Backend) *Recorder {
-	return &Recorder{inner: b, history: &history{limit: DefaultLimit}}
+	return NewWithRetry(b, driver.DefaultRetry)
+}
+
+// NewWithRetry wraps b, retrying calls as p says (driver.RetryPolicy): every call of a spec,
+// its setup, its data loading and the operation it measures alike, each attempt recorded.
+func NewWithRetry(b api.Backend, p driver.RetryPolicy) *Recorder {
+	return &Recorder{inner: b, policy: p, history: &history{limit: DefaultLimit, written: map[string]bool{}}}
+}
+
+// Wrote reports whether a write through the recorder (or a recorder derived from it) sent a
+// property named name: an entity of Insert, Update or Merge Entity, of an operation of a
+// transaction, or a JSON entity body sent over raw HTTP.
+func (r *history) Wrote(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written[name]
+}
+
+func (r *history) noteWritten(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+	for _, n := range names {
+		if !r.stray[n] {
+			r.written[n] = true
+		}
+	}
+}
+
+// noteRead notes the names of properties an answer carried that the spec had not written.
+func (r *history) noteRead(es ...api.Entity) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range es {
+		for n := range e.Properties {
+			if !r.written[n] {
+				if r.stray == nil {
+					r.stray = map[string]bool{}
+				}
+				r.stray[n] = true
+			}
+		}
+	}
+}
+
+func (r *history) noteEntity(e api.Entity) {
+	names := make([]string, 0, len(e.Properties))
+	for n := range e.Properties {
+		names = append(names, n)
+	}
+	r.noteWritten(names...)
+}
+
+// noteJSONBody notes the member names of a JSON object sent as an entity body, without
+// their annotations ("Age@odata.type" notes "Age").
+func (r *history) noteJSONBody(req *http.Request) {
+	switch req.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, "MERGE":
+	default:
+		return
+	}
+	if req.GetBody == nil {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, 8<<20))
+	if err != nil {
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return
+	}
+	names := make([]string, 0, len(members))
+	for n := range members {
+		name, _, _ := strings.Cut(n, "@")
+		names = append(names, name)
+	}
+	r.noteWritten(names...)
+}
+
+// running is the history of the spec running in this process (Track), which entity
+// comparisons consult (WrittenByRunningSpec). Ginkgo runs one spec at a time per process.
+var running atomic.Pointer[history]
+
+// Track makes r the recorder of the spec running in this process; nil ends tracking.
+func Track(r *Recorder) {
+	if r == nil {
+		running.Store(nil)
+		return
+	}
+	running.Store(r.history)
+}
+
+// WrittenByRunningSpec reports whether the running spec wrote a property named name
+// (Recorder.Wrote); tracked is false when no spec's recorder is tracked, and then written
+// says nothing.
+func WrittenByRunningSpec(name string) (written, tracked bool) {
+	h := running.Load()
+	if h == nil {
+		return false, false
+	}
+	return h.Wrote(name), true
 }
 
 // Unwrap returns the wrapped backend.
@@ -113,12 +234,11 @@ func (r *history) History() string {
 }
 
 func (r *history) add(op, sent string, start time.Time, got string, err error) {
-	r.addRaw(op, sent, start, got, err, 0, "")
+	r.addCall(newCall(op, sent, start, got, err))
 }
 
-// addRaw is add for a raw HTTP exchange whose answer had error status rawStatus (or 0).
-func (r *history) addRaw(op, sent string, start time.Time, got string, err error, rawStatus int, rawCode string) {
-	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start), RawStatus: rawStatus, RawCode: rawCode}
+func newCall(op, sent string, start time.Time, got string, err error) Call {
+	c := Call{Op: op, Sent: sent, Got: got, Duration: time.Since(start)}
 	if err != nil {
 		c.Got = "error: " + err.Error()
 		c.Err, c.Mark = err.Error(), MarkOf(err)
@@ -128,84 +248,227 @@ func (r *history) addRaw(op, sent string, start time.Time, got string, err error
 			c.Status = m.Status
 		}
 	}
+	return c
+}
+
+func (r *history) addCall(c Call) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.calls) >= r.limit {
-		r.calls = r.calls[1:]
-		r.dropped++
+		r.dropOne()
 	}
 	r.calls = append(r.calls, c)
 }
 
+// RetriedError is the answer to a call retried after an attempt that the service may have
+// carried out (driver.MayHaveBeenApplied): a 409 to a create, a 404 to a delete, may be the
+// answer to that first attempt's effect. It wraps the answer, so that it reads as one.
+type RetriedError struct{ Err error }
+
+func (e *RetriedError) Error() string {
+	return e.Err.Error() + " (answered to a retry: an earlier attempt may have been carried out)"
+}
+
+// Unwrap returns the answer.
+func (e *RetriedError) Unwrap() error { return e.Err }
+
+// AfterRetryOfApplied reports whether err answered a retry after an attempt that may have
+// been carried out (RetriedError).
+func AfterRetryOfApplied(err error) bool {
+	var r *RetriedError
+	return errors.As(err, &r)
+}
+
+// attempt is one try of a call, kept until the call's end decides its mark.
+type attempt struct {
+	start     time.Time
+	got       string
+	err       error
+	rawStatus int
+	rawCode   string
+}
+
+// retry runs one call of the backend under the recorder's retry policy and records each
+// attempt: an attempt that was retried is marked MarkRetriedAttempt; the last one is marked
+// MarkTransport when it stays unanswered (driver.Unanswered), MarkRetried when it answered a
+// retry after an attempt that may have been carried out (its error is then a RetriedError).
+func (r *Recorder) retry(ctx context.Context, op, sent string, do func(context.Context) (string, error)) error {
+	return r.retryAttempts(ctx, op, sent, func(ctx context.Context) attempt {
+		start := time.Now()
+		got, err := do(ctx)
+		return attempt{start: start, got: got, err: err}
+	})
+}
+
+// retryAttempts is retry for calls that describe their attempts themselves (raw exchanges
+// with their error answers).
+func (r *Recorder) retryAttempts(ctx context.Context, op, sent string, do func(context.Context) attempt) error {
+	var tries []attempt
+	err, applied := r.policy.Retry(ctx, func(ctx context.Context) error {
+		t := do(ctx)
+		tries = append(tries, t)
+		return t.err
+	}, nil)
+	for i, t := range tries {
+		c := newCall(op, sent, t.start, t.got, t.err)
+		c.RawStatus, c.RawCode = t.rawStatus, t.rawCode
+		c.Duration = t.dur(tries, i)
+		if len(tries) > 1 {
+			c.Op = fmt.Sprintf("%s (attempt %d)", op, i+1)
+		}
+		switch {
+		case i < len(tries)-1:
+			c.Mark = MarkRetriedAttempt
+		case t.err != nil && driver.Unanswered(t.err):
+			c.Mark = MarkTransport
+		case applied:
+			c.Mark = MarkRetried
+		}
+		r.addCall(c)
+	}
+	if applied && err != nil && !driver.Unanswered(err) {
+		return &RetriedError{Err: err}
+	}
+	return err
+}
+
+// dur is the time attempt i took: until the next attempt started, or until now for the last.
+func (t attempt) dur(all []attempt, i int) time.Duration {
+	if i+1 < len(all) {
+		return all[i+1].start.Sub(t.start)
+	}
+	return time.Since(t.start)
+}
+
+// settledBy reports whether err answered a retry after an attempt that may have been
+// carried out (RetriedError) with the status that attempt's effect explains: 409 to a
+// create, 404 to a delete. The call then did what it was asked; it stays marked MarkRetried,
+// so that a spec failing later is inconclusive, never a rule's failure.
+func settledBy(err error, status int) bool {
+	e, ok := driver.AsError(err)
+	return ok && e.Status == status && AfterRetryOfApplied(err)
+}
+
 func (r *Recorder) CreateTable(ctx context.Context, name string) error {
-	start := time.Now()
-	err := r.inner.CreateTable(ctx, name)
-	r.add("CreateTable", name, start, "created", err)
+	err := r.retry(ctx, "CreateTable", name, func(ctx context.Context) (string, error) {
+		return "created", r.inner.CreateTable(ctx, name)
+	})
+	if settledBy(err, http.StatusConflict) {
+		return nil
+	}
 	return err
 }
 
 func (r *Recorder) DeleteTable(ctx context.Context, name string) error {
-	start := time.Now()
-	err := r.inner.DeleteTable(ctx, name)
-	r.add("DeleteTable", name, start, "deleted", err)
+	err := r.retry(ctx, "DeleteTable", name, func(ctx context.Context) (string, error) {
+		return "deleted", r.inner.DeleteTable(ctx, name)
+	})
+	if settledBy(err, http.StatusNotFound) {
+		return nil
+	}
 	return err
 }
 
 func (r *Recorder) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
-	start := time.Now()
-	p, err := r.inner.QueryTables(ctx, q)
-	r.add("QueryTables", fmt.Sprintf("filter=%q top=%d next=%q", q.Filter, q.Top, q.NextTableName), start,
-		fmt.Sprintf("%d tables, next=%q", len(p.Tables), p.NextTableName), err)
+	var p api.TablePage
+	err := r.retry(ctx, "QueryTables", fmt.Sprintf("filter=%q top=%d next=%q", q.Filter, q.Top, q.NextTableName), func(ctx context.Context) (string, error) {
+		var err error
+		p, err = r.inner.QueryTables(ctx, q)
+		return fmt.Sprintf("%d tables, next=%q", len(p.Tables), p.NextTableName), err
+	})
 	return p, err
 }
 
 func (r *Recorder) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
-	start := time.Now()
-	out, err := r.inner.InsertEntity(ctx, table, e)
-	r.add("InsertEntity", table+" "+e.String(), start, "etag "+out.ETag, err)
+	r.noteEntity(e)
+	var out api.Entity
+	err := r.retry(ctx, "InsertEntity", table+" "+e.String(), func(ctx context.Context) (string, error) {
+		var err error
+		out, err = r.inner.InsertEntity(ctx, table, e)
+		return "etag " + out.ETag, err
+	})
+	if settledBy(err, http.StatusConflict) {
+		// A lost first attempt may have stored it: what is stored says whether it did.
+		if got, gerr := r.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil); gerr == nil && sameProperties(e, got) {
+			return got, nil
+		}
+	}
+	r.noteRead(out)
 	return out, err
 }
 
+// sameProperties reports whether got holds exactly the custom properties of sent.
+func sameProperties(sent, got api.Entity) bool {
+	for _, n := range api.UnionPropertyNames(sent, got) {
+		w, inSent := sent.Properties[n]
+		g, inGot := got.Properties[n]
+		if w.Null && !inGot {
+			continue
+		}
+		if !inSent || !inGot || !w.Equal(g) {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *Recorder) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
-	start := time.Now()
-	etag, err := r.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
-	r.add("UpdateEntity("+mode.String()+")", fmt.Sprintf("%s %s If-Match=%q", table, e, ifMatch), start, "etag "+etag, err)
+	r.noteEntity(e)
+	var etag string
+	err := r.retry(ctx, "UpdateEntity("+mode.String()+")", fmt.Sprintf("%s %s If-Match=%q", table, e, ifMatch), func(ctx context.Context) (string, error) {
+		var err error
+		etag, err = r.inner.UpdateEntity(ctx, table, e, mode, ifMatch)
+		return "etag " + etag, err
+	})
 	return etag, err
 }
 
 func (r *Recorder) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
-	start := time.Now()
-	err := r.inner.DeleteEntity(ctx, table, pk, rk, ifMatch)
-	r.add("DeleteEntity", fmt.Sprintf("%s (%q,%q) If-Match=%q", table, pk, rk, ifMatch), start, "deleted", err)
+	err := r.retry(ctx, "DeleteEntity", fmt.Sprintf("%s (%q,%q) If-Match=%q", table, pk, rk, ifMatch), func(ctx context.Context) (string, error) {
+		return "deleted", r.inner.DeleteEntity(ctx, table, pk, rk, ifMatch)
+	})
+	if settledBy(err, http.StatusNotFound) {
+		return nil
+	}
 	return err
 }
 
 func (r *Recorder) GetEntity(ctx context.Context, table, pk, rk string, sel []string) (api.Entity, error) {
-	start := time.Now()
-	e, err := r.inner.GetEntity(ctx, table, pk, rk, sel)
-	r.add("GetEntity", fmt.Sprintf("%s (%q,%q) select=%v", table, pk, rk, sel), start, e.String(), err)
+	var e api.Entity
+	err := r.retry(ctx, "GetEntity", fmt.Sprintf("%s (%q,%q) select=%v", table, pk, rk, sel), func(ctx context.Context) (string, error) {
+		var err error
+		e, err = r.inner.GetEntity(ctx, table, pk, rk, sel)
+		return e.String(), err
+	})
+	r.noteRead(e)
 	return e, err
 }
 
 func (r *Recorder) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
-	start := time.Now()
-	p, err := r.inner.QueryEntities(ctx, table, q)
-	got := fmt.Sprintf("%d entities", len(p.Entities))
-	if n := len(p.Entities); n > 0 {
-		got += fmt.Sprintf(" first (%q,%q) last (%q,%q)", p.Entities[0].PartitionKey, p.Entities[0].RowKey,
-			p.Entities[n-1].PartitionKey, p.Entities[n-1].RowKey)
-	}
-	if !p.Continuation.IsZero() {
-		got += fmt.Sprintf(", continuation (%q,%q)", p.Continuation.NextPartitionKey, p.Continuation.NextRowKey)
-	}
-	r.add("QueryEntities", fmt.Sprintf("%s filter=%q top=%v select=%v continuation=(%q,%q)", table, q.Filter, q.Top,
-		q.Select, q.Continuation.NextPartitionKey, q.Continuation.NextRowKey), start, got, err)
+	var p api.Page
+	sent := fmt.Sprintf("%s filter=%q top=%v select=%v continuation=(%q,%q)", table, q.Filter, q.Top,
+		q.Select, q.Continuation.NextPartitionKey, q.Continuation.NextRowKey)
+	err := r.retry(ctx, "QueryEntities", sent, func(ctx context.Context) (string, error) {
+		var err error
+		p, err = r.inner.QueryEntities(ctx, table, q)
+		got := fmt.Sprintf("%d entities", len(p.Entities))
+		if n := len(p.Entities); n > 0 {
+			got += fmt.Sprintf(" first (%q,%q) last (%q,%q)", p.Entities[0].PartitionKey, p.Entities[0].RowKey,
+				p.Entities[n-1].PartitionKey, p.Entities[n-1].RowKey)
+		}
+		if !p.Continuation.IsZero() {
+			got += fmt.Sprintf(", continuation (%q,%q)", p.Continuation.NextPartitionKey, p.Continuation.NextRowKey)
+		}
+		return got, err
+	})
+	r.noteRead(p.Entities...)
 	return p, err
 }
 
 func (r *Recorder) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
-	start := time.Now()
-	res, err := r.inner.SubmitBatch(ctx, table, ops)
+	for _, op := range ops {
+		r.noteEntity(op.Entity)
+	}
 	var sent strings.Builder
 	fmt.Fprintf(&sent, "%s %d ops:", table, len(ops))
 	for i, op := range ops {
@@ -215,7 +478,17 @@ func (r *Recorder) SubmitBatch(ctx context.Context, table string, ops []api.Batc
 		}
 		fmt.Fprintf(&sent, " %s(%q,%q)", op.Kind, op.Entity.PartitionKey, op.Entity.RowKey)
 	}
-	r.add("SubmitBatch", sent.String(), start, fmt.Sprintf("%d results", len(res)), err)
+	var res []api.BatchResult
+	err := r.retry(ctx, "SubmitBatch", sent.String(), func(ctx context.Context) (string, error) {
+		var err error
+		res, err = r.inner.SubmitBatch(ctx, table, ops)
+		return fmt.Sprintf("%d results", len(res)), err
+	})
+	for _, x := range res {
+		if x.Entity != nil {
+			r.noteRead(*x.Entity)
+		}
+	}
 	return res, err
 }
 
@@ -266,7 +539,7 @@ func (s sasRecorder) WithSAS(ctx context.Context, opts driver.SASOptions) (api.B
 	if err != nil {
 		return nil, err
 	}
-	derived := &Recorder{inner: b, history: s.r.history}
+	derived := &Recorder{inner: b, policy: s.r.policy, history: s.r.history}
 	return derived.Capable(), nil
 }
 
@@ -278,7 +551,7 @@ func (s sasRecorder) WithAccountSAS(ctx context.Context, opts driver.AccountSASO
 	if err != nil {
 		return nil, err
 	}
-	derived := &Recorder{inner: b, history: s.r.history}
+	derived := &Recorder{inner: b, policy: s.r.policy, history: s.r.history}
 	return derived.Capable(), nil
 }
 
@@ -291,56 +564,103 @@ func (w rawRecorder) NewRequest(ctx context.Context, method, path string, body [
 	return w.raw.NewRequest(ctx, method, path, body)
 }
 
+// Do sends req as the recorder's retry policy says: an exchange that got no whole answer, or
+// an answer that says the service was busy or timed out (driver.Retryable, read from the
+// status and x-ms-error-code), is sent again while the request's body can be sent again.
+// The answer's body is read whole before it is returned, so that an answer cut short is
+// retried like one that never came. Every attempt is recorded, marked as retry does.
 func (w rawRecorder) Do(req *http.Request) (*http.Response, error) {
-	start := time.Now()
-	resp, err := w.raw.Do(req)
-	got := ""
-	if resp != nil {
+	return w.r.exchange(w.raw.Do, req)
+}
+
+// SendUnsigned sends req as it is, around the raw capability's Do (which would sign it),
+// with the same retries and records as Do: the exchanges of a spec about requests without
+// credentials are recorded like every other.
+func (r *Recorder) SendUnsigned(req *http.Request) (*http.Response, error) {
+	return r.exchange(http.DefaultClient.Do, req)
+}
+
+func (r *Recorder) exchange(send func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	r.noteJSONBody(req)
+	what := req.Method + " " + req.URL.Path
+	var resp *http.Response
+	sent := 0
+	err := r.retryAttempts(req.Context(), "HTTP", what, func(ctx context.Context) attempt {
+		t := attempt{start: time.Now()}
+		if sent++; sent > 1 && req.GetBody != nil { // a retry: the body is sent again
+			body, err := req.GetBody()
+			if err != nil {
+				t.err = &driver.TransportError{Op: "send " + what + " again", Err: err}
+				return t
+			}
+			req.Body = body
+		}
+		var err error
+		resp, err = send(req)
+		if err != nil {
+			resp = nil
+			if req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
+				// Not sent again: its body is gone. Still no answer, marked as such.
+				err = fmt.Errorf("%w (not retried: the body cannot be sent again)", err)
+			}
+			t.err = &driver.TransportError{Op: what, Err: err}
+			return t
+		}
 		// wire.HeaderErrorCode by name: the recorder wraps every spec's backend, and what
 		// specs reach may not include reference/wire (internal/archtest).
-		got = resp.Status + " " + resp.Header.Get("x-ms-error-code")
-	}
-	var rawStatus int
-	var rawCode string
-	if resp != nil && resp.StatusCode >= 300 {
-		rawStatus, rawCode = resp.StatusCode, resp.Header.Get("x-ms-error-code")
-		if rawCode == "" && resp.Body != nil {
-			// The code of a JSON error body (Cosmos DB for Table sends no header); the body is
-			// read here, bounded, and handed on unchanged.
-			b, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-			resp.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(b), resp.Body), resp.Body}
-			if rerr == nil {
-				rawCode = odataErrorCode(b)
+		code := resp.Header.Get("x-ms-error-code")
+		t.got = resp.Status + " " + code
+		var data []byte
+		if resp.Body != nil {
+			data, err = io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(data))
+			if err != nil {
+				t.err = &driver.TransportError{Op: "read the answer to " + what, Err: err}
+				return t
 			}
 		}
+		if resp.StatusCode >= 300 {
+			t.rawStatus, t.rawCode = resp.StatusCode, code
+			if code == "" {
+				// The code of a JSON error body (Cosmos DB for Table sends no header).
+				t.rawCode = odataErrorCode(data[:min(len(data), maxErrorBody)])
+			}
+		}
+		if resp.StatusCode >= 400 {
+			busy := &spec.Error{Status: resp.StatusCode, Code: t.rawCode, RetryAfter: spec.RetryAfter(resp.Header, time.Now())}
+			if driver.Retryable(ctx, busy) && (req.Body == nil || req.Body == http.NoBody || req.GetBody != nil) {
+				t.err = busy
+			}
+		}
+		return t
+	})
+	var retried *RetriedError
+	if errors.As(err, &retried) {
+		err = nil // the answer itself is what the spec reads; the call is marked MarkRetried
 	}
-	w.r.addRaw("HTTP", req.Method+" "+req.URL.Path, start, got, err, rawStatus, rawCode)
-	if resp != nil && resp.Body != nil {
-		resp.Body = &readRecorder{ReadCloser: resp.Body, r: w.r, what: req.Method + " " + req.URL.Path, start: start}
+	if _, busy := driver.AsError(err); busy {
+		err = nil // still busy after the retries: the spec reads that answer; the call is marked
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
-// readRecorder records a failure to read an answer's body as a transport failure of the
-// exchange (the answer did not arrive whole).
-type readRecorder struct {
-	io.ReadCloser
-	r      *Recorder
-	what   string
-	start  time.Time
-	failed bool
-}
-
-func (b *readRecorder) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF && !b.failed {
-		b.failed = true
-		b.r.add("HTTP read", b.what, b.start, "", &driver.TransportError{Op: "read the answer to " + b.what, Err: err})
+// dropOne drops the oldest call that carries no mark, else the oldest call: a marked call
+// (no answer, an unreadable answer, a retry) decides a spec's outcome and must outlive a long
+// history, such as that of parallel clients.
+func (r *history) dropOne() {
+	i := 0
+	for j, c := range r.calls {
+		if c.Mark == "" {
+			i = j
+			break
+		}
 	}
-	return n, err
+	r.calls = append(r.calls[:i], r.calls[i+1:]...)
+	r.dropped++
 }
 
 // maxErrorBody bounds what the recorder reads of a raw error answer to find its code.
@@ -358,11 +678,13 @@ func odataErrorCode(body []byte) string {
 }
 
 // ErrorAnswers lists the error answers (status 300 or more, with their codes) of calls,
-// oldest first: the service errors of backend calls and the error answers of raw exchanges.
+// oldest first: the service errors of backend calls and the error answers of raw exchanges,
+// without the attempts that were retried.
 func ErrorAnswers(calls []Call) []Answer {
 	var out []Answer
 	for _, c := range calls {
 		switch {
+		case c.Mark == MarkRetriedAttempt: // a busy or lost attempt, retried: not the backend's answer
 		case c.Status >= 300:
 			out = append(out, Answer{Status: c.Status, Code: c.Code})
 		case c.RawStatus >= 300:

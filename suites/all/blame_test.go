@@ -1,0 +1,72 @@
+package all_test
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tableconform/conform/suites/driver/mutant"
+)
+
+// TestFailuresAreBlamedOnTheRuleBroken runs the whole suite (but the specs that wait for a
+// deleted table's name) against backends that each break exactly one rule's subject, and
+// against their base, and requires that exactly the rules each mutant breaks fail: a
+// backend that does everything else right must not fail rules that merely read back what
+// it got wrong (issue 20, item 7: one stray member in every entity failed 93 rules; item 10:
+// the documented EntityNotFound failed two MUST rules whose subject is not the code).
+func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite once per backend")
+	}
+	if focused() {
+		t.Skip("a Ginkgo label filter or focus selects specs")
+	}
+	filter := ""
+	for _, id := range slowRules {
+		if filter != "" {
+			filter += " && "
+		}
+		filter += "!" + id
+	}
+	names := []string{"stray-etag-member", "entity-not-found-code"}
+	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
+	runs := []*suiteRun{base}
+	for _, n := range names {
+		m, ok := mutant.Lookup(n)
+		if !ok {
+			t.Fatalf("no mutant %s", n)
+		}
+		if m.BaseOrDefault() != mutant.DefaultBase {
+			t.Fatalf("mutant %s runs on %s; this test compares with %s", n, m.BaseOrDefault(), mutant.DefaultBase)
+		}
+		runs = append(runs, &suiteRun{target: mutant.Prefix + n, filter: filter})
+	}
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Go(func() { runSuite(t.Context(), dir, r) })
+	}
+	wg.Wait()
+	for _, r := range runs {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	for i, n := range names {
+		m, _ := mutant.Lookup(n)
+		var blamed []string
+		for id, o := range runs[i+1].outcomes {
+			if failed(o) && passed(base.outcomes[id]) {
+				blamed = append(blamed, id)
+			}
+		}
+		sort.Strings(blamed)
+		want := slices.Sorted(slices.Values(m.Breaks))
+		if !slices.Equal(blamed, want) {
+			t.Errorf("mutant %s (%s): the rules that fail are [%s], want exactly [%s]", n, m.Description,
+				strings.Join(blamed, ", "), strings.Join(want, ", "))
+		}
+	}
+}
