@@ -15,6 +15,7 @@ import (
 var foreignFlags = map[string]string{
 	"--rm": "docker run", "--network": "docker run",
 	"--iptables": "dockerd", "--ip-forward": "dockerd", "--ip": "dockerd",
+	"--tool": "valgrind",
 }
 
 // commandFlags maps each conform subcommand (by name) to its flags, and "" to every flag
