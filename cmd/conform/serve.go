@@ -202,7 +202,11 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			where := "in memory"
 			if dataDir != "" {
-				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
+				tables := "tables"
+				if restored == 1 {
+					tables = "table"
+				}
+				where = fmt.Sprintf("data in %s: %d %s restored in %v", dataDir, restored, tables, time.Since(started).Round(time.Millisecond))
 			}
 			server := tableserver.New(backend, opts...)
 			srv := server.HTTPServer(addr)
@@ -228,7 +232,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
 			switch {
 			case served.caFile != "":
-				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
 			case served.certFile != "":
 				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
 			}
