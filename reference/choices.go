@@ -28,7 +28,9 @@ import (
 //
 // Query Tables order. Tables are listed in the ordinal order of their lower-cased names
 // (names are case-insensitive and ASCII), with the original case; NextTableName names
-// the next table to list.
+// the next table to list. With WithCaseSensitiveTableNames (Cosmos DB for Table,
+// E-cosmos-documented) a table is keyed, found, held after deletion and listed by its name
+// as created, in the ordinal order of those names.
 //
 // Pages. A page ends when it holds $top (or 1000) entities and at least one more entity
 // matches; the continuation then names that next matching entity, so no page is empty and

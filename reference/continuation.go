@@ -85,13 +85,13 @@ func decodeContinuation(c api.Continuation) (pos api.Key, start bool, err error)
 	return pos, true, nil
 }
 
-// encodeTableToken returns the NextTableName token for the table whose lower-case name is
-// lower.
-func encodeTableToken(lower string) string {
-	return EncodeKeyToken(lower + "\x01" + tableTokenCheck(lower))
+// encodeTableToken returns the NextTableName token for the table whose key (Service.tableKey:
+// its lower-case name, or its name when names are case-sensitive) is key.
+func encodeTableToken(key string) string {
+	return EncodeKeyToken(key + "\x01" + tableTokenCheck(key))
 }
 
-// decodeTableToken returns the lower-case table name a NextTableName token carries.
+// decodeTableToken returns the table key a NextTableName token carries.
 func decodeTableToken(token string) (string, error) {
 	raw, err := DecodeKeyToken(token)
 	if err != nil {
@@ -104,8 +104,8 @@ func decodeTableToken(token string) (string, error) {
 	return name, nil
 }
 
-func tableTokenCheck(lower string) string {
+func tableTokenCheck(key string) string {
 	h := fnv.New64a()
-	h.Write([]byte(lower))
+	h.Write([]byte(key))
 	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -1,5 +1,6 @@
 // Package reference is the Azure Table data model in memory, modelled on Azure Table Storage
-// as observed (EVIDENCE.md sections 1-5): tables with case-insensitive names, entities with
+// as observed (EVIDENCE.md sections 1-5): tables with case-insensitive names (case-sensitive
+// under WithCaseSensitiveTableNames, as Cosmos DB for Table documents them), entities with
 // validated keys, properties and EDM values, the write operations with their ETag
 // concurrency, paged queries in PartitionKey/RowKey order with Storage's continuation
 // tokens, and atomic entity group transactions.

@@ -21,14 +21,15 @@ type Service struct {
 	deleteHold             time.Duration
 	partitionBoundaryPages bool
 	propertyLimits         PropertyLimits
+	caseSensitiveNames     bool
 
 	names       *store.Names // property names, for every table
 	storeConfig store.Config // the production tuning; tests narrow it
 	lastTick    atomic.Int64
 
 	mu       sync.RWMutex
-	tables   map[string]*table    // live tables by lower-case name; guarded by mu
-	deleting map[string]time.Time // lower-case name -> end of its delete hold; guarded by mu
+	tables   map[string]*table    // live tables by tableKey; guarded by mu
+	deleting map[string]time.Time // tableKey -> end of its delete hold; guarded by mu
 
 	// published is a copy of tables, replaced whenever tables changes, so that entity
 	// operations find their table without taking mu.
@@ -91,6 +92,25 @@ func WithPropertyLimits(l PropertyLimits) Option {
 	}
 }
 
+// WithCaseSensitiveTableNames makes table names case-sensitive, as Cosmos DB for Table
+// documents them (EVIDENCE.md E-cosmos-documented): a name that differs from an existing
+// table's only in case creates another table, and a table is reached only through the name
+// it was created with. Off by default: Storage's names are case-insensitive (EVIDENCE.md 2.2).
+func WithCaseSensitiveTableNames(on bool) Option {
+	return func(s *Service) { s.caseSensitiveNames = on }
+}
+
+// CosmosOptions are the options under which the model holds what Cosmos DB for Table
+// documents differently from Storage: its property limits (spec.CosmosMaxCustomProperties,
+// spec.CosmosMaxPropertyNameLength) and case-sensitive table names.
+func CosmosOptions() []Option {
+	return []Option{
+		WithPropertyLimits(PropertyLimits{MaxCustomProperties: spec.CosmosMaxCustomProperties,
+			MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}),
+		WithCaseSensitiveTableNames(true),
+	}
+}
+
 // New returns an empty Service.
 func New(opts ...Option) *Service {
 	s := &Service{
@@ -138,8 +158,21 @@ func lowerName(name string) string {
 	return name
 }
 
-// lookup returns the live table called name, in any case, or nil.
+// tableKey returns the key of a table name in s.tables and s.deleting: the name itself when
+// names are case-sensitive, else its lower case.
+func (s *Service) tableKey(name string) string {
+	if s.caseSensitiveNames {
+		return name
+	}
+	return lowerName(name)
+}
+
+// lookup returns the live table called name (in any case, unless names are case-sensitive),
+// or nil.
 func (s *Service) lookup(name string) *table {
+	if s.caseSensitiveNames {
+		return (*s.published.Load())[name]
+	}
 	var buf [spec.MaxTableNameLength]byte
 	if len(name) > len(buf) {
 		return nil
@@ -164,8 +197,8 @@ func (s *Service) openTable(name string) (*table, *spec.Error) {
 }
 
 // CreateTable creates a table (EVIDENCE.md 2.2): 400 for an invalid or reserved name, 409
-// TableAlreadyExists when a table of that name exists in any case, 409 TableBeingDeleted
-// during the delete hold of that name.
+// TableAlreadyExists when a table of that name exists in any case (in that case only, with
+// WithCaseSensitiveTableNames), 409 TableBeingDeleted during the delete hold of that name.
 func (s *Service) CreateTable(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -173,19 +206,19 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 	if err := checkTableName(name); err != nil {
 		return err
 	}
-	lower := lowerName(name)
+	key := s.tableKey(name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.tables[lower]; ok {
+	if _, ok := s.tables[key]; ok {
 		return spec.ErrTableAlreadyExists.New()
 	}
-	if until, ok := s.deleting[lower]; ok {
+	if until, ok := s.deleting[key]; ok {
 		if s.clock().Before(until) {
 			return spec.ErrTableBeingDeleted.New()
 		}
-		delete(s.deleting, lower)
+		delete(s.deleting, key)
 	}
-	s.tables[lower] = s.newTable(name)
+	s.tables[key] = s.newTable(name)
 	s.publishTables()
 	return nil
 }
@@ -196,17 +229,17 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	lower := lowerName(name)
+	key := s.tableKey(name)
 	s.mu.Lock()
-	t, ok := s.tables[lower]
+	t, ok := s.tables[key]
 	if !ok {
 		s.mu.Unlock()
 		return spec.ErrResourceNotFound.New()
 	}
-	delete(s.tables, lower)
+	delete(s.tables, key)
 	s.publishTables()
 	if s.deleteHold > 0 {
-		s.deleting[lower] = s.clock().Add(s.deleteHold)
+		s.deleting[key] = s.clock().Add(s.deleteHold)
 	}
 	s.mu.Unlock()
 
@@ -238,16 +271,16 @@ func (s *Service) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 		}
 	}
 
-	type entry struct{ lower, name string }
+	type entry struct{ key, name string }
 	s.mu.RLock()
 	all := make([]entry, 0, len(s.tables))
-	for lower, t := range s.tables {
-		if lower >= from {
-			all = append(all, entry{lower, t.name})
+	for key, t := range s.tables {
+		if key >= from {
+			all = append(all, entry{key, t.name})
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.lower, b.lower) })
+	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.key, b.key) })
 
 	page := api.TablePage{Tables: []string{}}
 	for _, e := range all {
@@ -255,7 +288,7 @@ func (s *Service) QueryTables(ctx context.Context, q api.TableQuery) (api.TableP
 			continue
 		}
 		if len(page.Tables) == limit {
-			page.NextTableName = encodeTableToken(e.lower)
+			page.NextTableName = encodeTableToken(e.key)
 			break
 		}
 		page.Tables = append(page.Tables, e.name)

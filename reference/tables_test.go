@@ -236,3 +236,106 @@ func TestQueryTablesBareBooleanFilter(t *testing.T) {
 		}
 	}
 }
+
+// Table names under both settings: Storage's case-insensitive names (the default) and the
+// case-sensitive names of WithCaseSensitiveTableNames (Cosmos DB for Table,
+// E-cosmos-documented). Creation, entity access, listing with its continuation, Delete Table
+// and the delete hold all key a table the same way.
+func TestTableNameCaseSettings(t *testing.T) {
+	for _, c := range []struct {
+		setting       string
+		opts          []Option
+		sensitive     bool
+		listed        []string // after creating Table1 and then table1
+		secondCreate  error    // creating table1 next to Table1 (nil: created)
+		otherCaseRead int      // status of a read of Table1 through TABLE1 (0: found)
+	}{
+		{setting: "case-insensitive (default)", listed: []string{"Table1"}, otherCaseRead: 0},
+		{setting: "case-sensitive", opts: []Option{WithCaseSensitiveTableNames(true)}, sensitive: true,
+			listed: []string{"Table1", "table1"}, otherCaseRead: http.StatusNotFound},
+		{setting: "case-sensitive off", opts: []Option{WithCaseSensitiveTableNames(false)}, listed: []string{"Table1"}},
+	} {
+		t.Run(c.setting, func(t *testing.T) {
+			clock := newFakeClock()
+			s := New(append([]Option{WithClock(clock.Now), WithDeleteHold(time.Minute)}, c.opts...)...)
+			if err := s.CreateTable(bg, "Table1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.InsertEntity(bg, "Table1", ent("p", "r", "Which", api.String("upper"))); err != nil {
+				t.Fatal(err)
+			}
+			err := s.CreateTable(bg, "table1")
+			if c.sensitive {
+				if err != nil {
+					t.Fatalf("create table1 next to Table1: %v", err)
+				}
+				if _, err := s.InsertEntity(bg, "table1", ent("p", "r", "Which", api.String("lower"))); err != nil {
+					t.Fatalf("the same keys in the other table: %v", err)
+				}
+			} else {
+				wantError(t, err, http.StatusConflict, "TableAlreadyExists")
+			}
+
+			got, err := s.GetEntity(bg, "TABLE1", "p", "r", nil)
+			if c.otherCaseRead == 0 {
+				if err != nil || got.Properties["Which"].Str != "upper" {
+					t.Fatalf("read through TABLE1: %v %v", got, err)
+				}
+			} else {
+				wantError(t, err, c.otherCaseRead, "TableNotFound")
+			}
+			if c.sensitive {
+				if got, err := s.GetEntity(bg, "table1", "p", "r", nil); err != nil || got.Properties["Which"].Str != "lower" {
+					t.Fatalf("read through table1: %v %v", got, err)
+				}
+			}
+
+			// Listed in full, and one table a page, resumed by NextTableName.
+			page, err := s.QueryTables(bg, api.TableQuery{})
+			if err != nil || !slices.Equal(page.Tables, c.listed) {
+				t.Fatalf("listed %v %v, want %v", page.Tables, err, c.listed)
+			}
+			var paged []string
+			for q := (api.TableQuery{Top: 1}); ; {
+				page, err := s.QueryTables(bg, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				paged = append(paged, page.Tables...)
+				if q.NextTableName = page.NextTableName; q.NextTableName == "" {
+					break
+				}
+			}
+			if !slices.Equal(paged, c.listed) {
+				t.Fatalf("paged %v, want %v", paged, c.listed)
+			}
+			if page, err := s.QueryTables(bg, api.TableQuery{Filter: "TableName eq 'table1'"}); err != nil || len(page.Tables) != len(c.listed)-1 {
+				t.Fatalf("TableName eq 'table1' (ordinal): %v %v", page.Tables, err)
+			}
+
+			// Delete Table and the delete hold key the name as creation does.
+			if c.sensitive {
+				wantError(t, s.DeleteTable(bg, "TABLE1"), http.StatusNotFound, "ResourceNotFound")
+			}
+			if err := s.DeleteTable(bg, "Table1"); err != nil {
+				t.Fatal(err)
+			}
+			wantError(t, s.CreateTable(bg, "Table1"), http.StatusConflict, "TableBeingDeleted")
+			err = s.CreateTable(bg, "TABLE1")
+			if c.sensitive {
+				if err != nil {
+					t.Fatalf("TABLE1 is held by the deletion of Table1: %v", err)
+				}
+				if got, err := s.GetEntity(bg, "table1", "p", "r", nil); err != nil || got.Properties["Which"].Str != "lower" {
+					t.Fatalf("table1 after Table1 was deleted: %v %v", got, err)
+				}
+			} else {
+				wantError(t, err, http.StatusConflict, "TableBeingDeleted")
+			}
+			clock.Advance(time.Minute)
+			if err := s.CreateTable(bg, "Table1"); err != nil {
+				t.Fatalf("create after the hold: %v", err)
+			}
+		})
+	}
+}

@@ -40,6 +40,11 @@ type benchOptions struct {
 	targetRate string
 }
 
+// benchOutDefault is where bench and bench merge write without --out: a directory of its
+// own, so that a benchmark never lands among the files of a conformance report
+// (conform run's default --out, conform-report).
+const benchOutDefault = "bench-report"
+
 // benchOpenTimeout bounds opening one backend, an npm install of Azurite included.
 const benchOpenTimeout = 6 * time.Minute
 
@@ -55,7 +60,8 @@ Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, guid
 (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
 ("YCSB/workload=A/*"). Default: every workload. --list prints them.
 
-Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or
+Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or any
+endpoint as NAME=env:VARIABLE (the connection string read from the environment) or
 NAME=CONNECTION_STRING. Each workload runs in its own table ("cf" + a run id), deleted
 afterwards, and checks a sample of its results.
 
@@ -78,9 +84,9 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.backends, "backend", nil, "backend to benchmark (repeatable or comma-separated): a name or NAME=CONNECTION_STRING")
+	f.StringArrayVar(&o.backends, "backend", nil, "backend to benchmark (repeatable or comma-separated): a name, NAME=env:VARIABLE or NAME=CONNECTION_STRING")
 	f.StringArrayVar(&o.workloads, "workloads", nil, "workloads to run (repeatable or comma-separated); default: all")
-	f.StringVar(&o.out, "out", "conform-report", "directory to write bench.md, bench.json and bench.svg into")
+	f.StringVar(&o.out, "out", benchOutDefault, "directory to write bench.md, bench.json and bench.svg (or a shard's shard-I-of-N.json) into")
 	f.DurationVar(&o.duration, "duration", 2*time.Second, "how long each workload runs on each backend")
 	f.IntVar(&o.workers, "workers", 0, "workers per workload (default: each workload's own, 8 for most)")
 	f.BoolVar(&o.large, "large", false, "larger data sets")
@@ -428,6 +434,6 @@ names the shards that are missing (exit 2). Exit 1 when a shard's run of a workl
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&outDir, "out", "conform-report", "directory to write bench.md, bench.json and bench.svg into")
+	cmd.Flags().StringVar(&outDir, "out", benchOutDefault, "directory to write bench.md, bench.json and bench.svg into")
 	return cmd
 }

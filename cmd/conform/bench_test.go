@@ -93,3 +93,27 @@ func TestBenchUnavailableBackend(t *testing.T) {
 		t.Fatalf("bench.md should say the backend did not run: %v\n%s", err, md)
 	}
 }
+
+// A benchmark without --out never writes into the directory a conformance run writes by
+// default: bench and bench merge default to a directory of their own.
+func TestBenchDoesNotWriteIntoTheConformanceReportByDefault(t *testing.T) {
+	root := rootCmd()
+	outDefault := func(path ...string) string {
+		t.Helper()
+		c, _, err := root.Find(path)
+		if err != nil {
+			t.Fatalf("conform %v: %v", path, err)
+		}
+		f := c.Flags().Lookup("out")
+		if f == nil {
+			t.Fatalf("conform %v has no --out", path)
+		}
+		return f.DefValue
+	}
+	report := outDefault("run")
+	for _, path := range [][]string{{"bench"}, {"bench", "merge"}} {
+		if got := outDefault(path...); got == report {
+			t.Errorf("conform %v writes into %q by default, as conform run does", path, got)
+		}
+	}
+}

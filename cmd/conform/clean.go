@@ -17,7 +17,7 @@ func cleanCmd() *cobra.Command {
 	var backend, prefix string
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "clean --backend NAME=CONNECTION_STRING [--prefix cf...]",
+		Use:   "clean --backend NAME=env:VARIABLE [--prefix cf...]",
 		Short: "Delete tables left behind by crashed runs (only names of conform's exact pattern, cf + run id + p<n>t<n>)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +53,7 @@ func cleanCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&backend, "backend", "", "backend to clean: a name or NAME=CONNECTION_STRING")
+	cmd.Flags().StringVar(&backend, "backend", "", "backend to clean: a name, NAME=env:VARIABLE (the connection string read from the environment) or NAME=CONNECTION_STRING")
 	cmd.Flags().StringVar(&prefix, "prefix", framework.TablePrefix, "table name prefix (must start with \"cf\")")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
 	return cmd

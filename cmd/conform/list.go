@@ -33,8 +33,9 @@ Cosmos refuses the feature; unpromised: Cosmos promises nothing there), and sour
 with --format json, feature and text).
 
 --label-filter selects rules as conform run selects their specs, e.g.
-'area:query && level:MUST'. With --profile cosmos only the rules where Cosmos DB does not
-answer as Storage are listed.`,
+'area:query && level:MUST'; as with conform run, a filter that selects nothing is a usage
+error (exit 2). With --profile cosmos only the rules where Cosmos DB does not answer as
+Storage are listed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile != "" && profile != "storage" && profile != "cosmos" {
@@ -57,6 +58,9 @@ answer as Storage are listed.`,
 				}
 				out = append(out, listedRule{ID: r.ID, Level: string(r.Level), Area: string(r.Area), Feature: string(r.FeatureOrCore()),
 					Source: r.Source, Text: r.Text, Cosmos: r.Cosmos})
+			}
+			if len(out) == 0 {
+				return usageErr("--label-filter %q selects no rule", filter)
 			}
 			switch format {
 			case "json":

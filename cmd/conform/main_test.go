@@ -75,6 +75,8 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 		{"run", "--profile", "nonsense"},
 		{"list", "--format", "yaml"},
 		{"list", "--profile", "azure"},
+		{"list", "--label-filter", "area:nope"},
+		{"list", "--format", "json", "--label-filter", "area:nope"},
 		{"serve", "--addr", "127.0.0.1:0", "--flavor", "mongo"},
 		{"serve", "--addr", "127.0.0.1:0", "--cosmos-ru-per-second", "5"},
 		{"serve", "--addr", "127.0.0.1:0", "--flavor", "cosmos", "--cosmos-ru-per-second", "-1"},
@@ -102,6 +104,9 @@ func TestUnreachableEndpointExitsTwoWithoutLeakingTheKey(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "down") {
 		t.Errorf("stderr does not name the backend: %q", stderr)
+	}
+	if strings.Contains(stdout+stderr, "account-wide rules") {
+		t.Errorf("the account-wide rules were tried against a backend that cannot be reached:\n%s%s", stdout, stderr)
 	}
 	assertNoSecret(t, out, stdout+stderr)
 }

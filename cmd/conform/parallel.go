@@ -122,7 +122,7 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 		}()
 	}
 	wg.Wait()
-	if len(plan.accountWide) > 0 && !children.wasInterrupted() {
+	if len(plan.accountWide) > 0 && !children.wasInterrupted() && startedEverywhere(runs) {
 		p.note(name, fmt.Sprintf("%d account-wide rules (service properties, CORS) now, alone", len(plan.accountWide)))
 		run, code := runChild(self, backend, slot(len(plan.shards)), childPart{suffix: ".account"}, o, onlyRules(filter, plan.accountWide), command, rawDir, runID, p, children)
 		runs, codes = append(runs, run), append(codes, code)
@@ -135,6 +135,17 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	}
 	p.done(name, code, children.wasInterrupted())
 	return merged, code
+}
+
+// startedEverywhere says whether every part reached the backend: when one could not, the
+// backend cannot be started or reached, and its account-wide rules are not tried.
+func startedEverywhere(runs []report.Run) bool {
+	for _, r := range runs {
+		if r.StartError != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeParts merges the runs of a backend's parts into one: a part that could not start

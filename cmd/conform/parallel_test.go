@@ -101,6 +101,27 @@ func TestProgressSaysElapsedTimeEstimateAndInterruption(t *testing.T) {
 	}
 }
 
+// While some of a backend's processes have not said how many specs they run, progress
+// gives no count "of" a partial total (which grew from line to line: 7/65, 14/70, then
+// "86 specs to run").
+func TestProgressWaitsForEveryProcessesTotal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	p.start("x", 2)
+	p.event("x", event{Kind: "total", Total: 5})
+	for range 3 {
+		p.event("x", event{Kind: "spec", Outcome: "pass"})
+	}
+	if strings.Contains(buf.String(), "specs done") {
+		t.Errorf("progress counts against one process's total:\n%s", buf.String())
+	}
+	p.event("x", event{Kind: "total", Total: 5})
+	p.event("x", event{Kind: "spec", Outcome: "pass"})
+	if want := "[x] 4/10 specs done"; !strings.Contains(buf.String(), want) {
+		t.Errorf("progress lacks %q once every process counted:\n%s", want, buf.String())
+	}
+}
+
 // A backend's specs run in several processes give every spec and rule the outcome one
 // process gives, on a correct backend and on a deliberately wrong one (issue 24, found 13).
 func TestParallelRunGivesTheOutcomesOfOneProcess(t *testing.T) {

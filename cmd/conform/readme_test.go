@@ -15,6 +15,7 @@ import (
 var foreignFlags = map[string]string{
 	"--rm": "docker run", "--network": "docker run",
 	"--iptables": "dockerd", "--ip-forward": "dockerd", "--ip": "dockerd",
+	"--tool": "valgrind",
 }
 
 // commandFlags maps each conform subcommand (by name) to its flags, and "" to every flag
@@ -111,6 +112,12 @@ func TestFailureLineCarriesWhatItAnnounces(t *testing.T) {
 	}
 	if got := failureLine("Expected\n    <int>: 2\nto equal\n    <int>: 1\nmore"); got != "Expected <int>: 2 to equal <int>: 1" {
 		t.Errorf("failureLine of Gomega's message = %q", got)
+	}
+	if got := failureLine("Get Entity after Update and Merge\nthe entity that came back differs from what was stored:\n  property W: want Edm.Boolean(true), got Edm.Int32(1)"); got != "Get Entity after Update and Merge the entity that came back differs from what was stored: property W: want Edm.Boolean(true), got Edm.Int32(1)" {
+		t.Errorf("failureLine of a step before its failure = %q", got)
+	}
+	if got := failureLine("the refusal's Preference-Applied\nExpected\n    <string>: \nto equal\n    <string>: return-no-content\nmore"); got != "the refusal's Preference-Applied Expected <string>: to equal <string>: return-no-content" {
+		t.Errorf("failureLine of Gomega's message after its step = %q", got)
 	}
 	if got := failureLine("expected 409, but it answered 400\nmore"); got != "expected 409, but it answered 400" {
 		t.Errorf("failureLine of a one-line failure = %q", got)

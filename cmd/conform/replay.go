@@ -49,7 +49,7 @@ format, with credentials sanitised and the headers replay does not use left out.
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, o, args) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.backend, "backend", "", "backend to replay against: reference, reference-http, reference-cosmos, azurite, mutant:NAME or NAME=CONNECTION_STRING")
+	f.StringVar(&o.backend, "backend", "", "backend to replay against: reference, reference-http, reference-cosmos, azurite, mutant:NAME, NAME=env:VARIABLE or NAME=CONNECTION_STRING")
 	f.StringVar(&o.profile, "profile", "", "storage (default: Azure Storage recordings) or cosmos (Cosmos DB for Table recordings)")
 	f.StringVar(&o.out, "out", "conform-replay", "directory to write the replay report into")
 	f.StringVar(&o.convert, "convert", "", "write the recordings in the test proxy's format into this directory instead of replaying them")

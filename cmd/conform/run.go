@@ -758,8 +758,9 @@ func (p *progress) event(name string, e event) {
 		if word, ok := liveShown[o]; ok {
 			fmt.Fprintf(p.w, "[%s] %s %s: %s\n        %s\n", name, word, e.Rule, e.Text, e.Failure)
 		}
+		// Until every process has said how many specs it runs, the total is only a part.
 		total := p.total[name]
-		if total > 0 {
+		if total > 0 && p.counted[name] >= p.parts[name] {
 			pct := p.done_[name] * 10 / total
 			if pct > p.step[name] {
 				p.step[name] = pct
@@ -817,7 +818,11 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}
 		if c.Unexpected > 0 {
-			fmt.Fprintf(w, "%-16s %d specs not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected)
+			specs := "specs"
+			if c.Unexpected == 1 {
+				specs = "spec"
+			}
+			fmt.Fprintf(w, "%-16s %d %s not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected, specs)
 		}
 		failing, expected := report.FailingRules(r, bi)
 		for i, f := range failing {
@@ -847,14 +852,23 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 // failureLine is the first line of a failure message, with the lines after it when it only
 // announces them ("... differs from what the rule expects:"), cut at 240 characters.
 func failureLine(msg string) string {
-	var parts []string
+	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
-		if l = strings.TrimSpace(l); l == "" {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	var parts []string
+	stepped := 0 // 1 when the first line names the step ("Get Entity after Update and Merge") and the next says what went wrong
+	for i, l := range lines {
+		parts = append(parts, l)
+		gomega := parts[stepped] == "Expected" // Gomega's message: Expected, actual, matcher, expected
+		announces := strings.HasSuffix(l, ":") || l == "Expected" || (gomega && len(parts)-stepped < 4)
+		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == "Expected") {
+			stepped = 1
 			continue
 		}
-		parts = append(parts, l)
-		announces := strings.HasSuffix(l, ":") || l == "Expected" || (len(parts) > 1 && parts[0] == "Expected" && len(parts) < 4)
-		if !announces || len(parts) == 4 {
+		if !announces || len(parts)-stepped == 4 {
 			break
 		}
 	}

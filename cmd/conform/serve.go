@@ -20,7 +20,6 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
@@ -134,7 +133,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			// and with --data its own directory.
 			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
 			if flavor == tableserver.FlavorCosmos {
-				serviceOpts = append(serviceOpts, cosmosServiceOptions()...)
+				serviceOpts = append(serviceOpts, reference.CosmosOptions()...)
 			}
 			openBackend := func(dir string) (api.Backend, int, error) {
 				if dataDir == "" {
@@ -203,7 +202,11 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			where := "in memory"
 			if dataDir != "" {
-				where = fmt.Sprintf("data in %s: %d tables restored in %v", dataDir, restored, time.Since(started).Round(time.Millisecond))
+				tables := "tables"
+				if restored == 1 {
+					tables = "table"
+				}
+				where = fmt.Sprintf("data in %s: %d %s restored in %v", dataDir, restored, tables, time.Since(started).Round(time.Millisecond))
 			}
 			server := tableserver.New(backend, opts...)
 			srv := server.HTTPServer(addr)
@@ -229,7 +232,7 @@ public, so anyone who can reach the port can read and change the data.`,
 			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
 			switch {
 			case served.caFile != "":
-				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
 			case served.certFile != "":
 				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
 			}
@@ -271,12 +274,6 @@ public, so anyone who can reach the port can read and change the data.`,
 	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
 	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
 	return cmd
-}
-
-// cosmosServiceOptions are the model's limits under the Cosmos flavour (spec.CosmosMax*).
-func cosmosServiceOptions() []reference.Option {
-	return []reference.Option{reference.WithPropertyLimits(reference.PropertyLimits{
-		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength})}
 }
 
 // validAccountName reports whether name is a storage account name: 3 to 24 lower-case

@@ -19,7 +19,7 @@ import (
 // skipped by policy, and names report.html (issue 24, found 7 and 8).
 func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 	rep := report.Report{Backends: []report.Backend{
-		{Info: driver.Info{Name: "broken"}, Verdict: "does not conform"},
+		{Info: driver.Info{Name: "broken"}, Verdict: "does not conform", Counts: report.Counts{Unexpected: 1}},
 		{Info: driver.Info{Name: "known"}, Verdict: "does not conform"},
 	}}
 	for i := range 25 {
@@ -43,10 +43,14 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 		"1 rule not run: service.cors.actual-headers. They change account-wide settings",
 		"CONFORM_ALLOW_ACCOUNT_CHANGES=1",
 		"Report: out/report.html",
+		"1 spec not as the baseline and the profile expect",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "1 specs") {
+		t.Errorf("summary says \"1 specs\":\n%s", got)
 	}
 	if strings.Contains(got, "area.rule20") {
 		t.Errorf("summary lists more than 20 failing rules:\n%s", got)

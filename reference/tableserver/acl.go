@@ -45,12 +45,12 @@ func (x *exchange) tableACL(method, table string) error {
 	}
 	found := false
 	for _, t := range page.Tables {
-		found = found || strings.EqualFold(t, table)
+		found = found || x.s.sameTable(t, table)
 	}
 	if !found {
 		return spec.ErrResourceNotFound.New()
 	}
-	key := aclKey{x.account, strings.ToLower(table)}
+	key := aclKey{x.account, x.s.tableKey(table)}
 	switch method {
 	case http.MethodGet, http.MethodHead:
 		x.s.aclMu.Lock()

@@ -53,7 +53,7 @@ func (x *exchange) batch() error {
 	ops := make([]batchOp, 0, len(parts))
 	for i, p := range parts {
 		bo, err := x.batchOperation(p, retrieve)
-		if err == nil && len(ops) > 0 && !strings.EqualFold(bo.table, ops[0].table) {
+		if err == nil && len(ops) > 0 && !x.s.sameTable(bo.table, ops[0].table) {
 			err = spec.ErrInvalidInput.Newf("All operations of a batch must act on the same table.")
 		}
 		if err == nil {

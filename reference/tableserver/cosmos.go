@@ -2,7 +2,6 @@ package tableserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 )
@@ -39,7 +37,9 @@ func WithRequestUnitsPerSecond(n int) CosmosOption { return func(c *Cosmos) { c.
 // ranges: 501/405), refuses empty keys (400 PropertiesNeedValue), drops property names that
 // differ from an earlier one only in case, lets Accept win over $format, and rewrites answers
 // to Cosmos's shapes: its header set, error bodies, transaction answers, continuation tokens,
-// seven-digit DateTimes and Timestamp last.
+// seven-digit DateTimes and Timestamp last. Table names are case-sensitive (E-cosmos-documented):
+// the model holds them so (reference.WithCaseSensitiveTableNames, in reference.CosmosOptions),
+// and the Server matches a transaction's and an ACL's table by the exact name.
 type Cosmos struct {
 	next        *Server
 	ruPerSecond int
@@ -49,8 +49,10 @@ type Cosmos struct {
 	spent       int
 }
 
-// NewCosmos returns the Cosmos flavour of s.
+// NewCosmos returns the Cosmos flavour of s, whose backends hold case-sensitive table names
+// (reference.CosmosOptions); s is the flavour's from then on.
 func NewCosmos(s *Server, opts ...CosmosOption) *Cosmos {
+	s.caseSensitiveTables = true
 	c := &Cosmos{next: s}
 	for _, o := range opts {
 		o(c)
@@ -95,12 +97,6 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Accept wins over $format (E-cosmos-format).
 		q.Del("$format")
 		r.URL.RawQuery = q.Encode()
-	}
-	if c.otherCase(r) {
-		// Table names are case-sensitive on Cosmos DB: the name in another letter case names
-		// a table that does not exist (E-cosmos-documented).
-		writeCosmosErrorTo(w, id, spec.ErrResourceNotFound.New(), isWriteMethod(r.Method))
-		return
 	}
 	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && q.Get("NextTableName") == cosmosLastTablePage {
 		c.emptyTablePage(w, r)
@@ -598,42 +594,6 @@ func cosmosBatchPart(p string, n int, id string) string {
 	}
 	b.WriteString("Content-ID: " + strconv.Itoa(n) + "\r\n\r\n" + tail)
 	return b.String()
-}
-
-// otherCase reports whether r addresses an existing table (its entities, or Delete Table)
-// through its name in another letter case than the one it was created with. It asks the
-// account's backend, as the server would resolve it.
-func (c *Cosmos) otherCase(r *http.Request) bool {
-	x := &exchange{s: c.next, r: r}
-	res, err := x.resolve(rawPath(r))
-	if err != nil || x.backend == nil || res.Table == "" {
-		return false
-	}
-	switch res.Kind {
-	case wire.ResourceTable, wire.ResourceEntitySet, wire.ResourceEntity:
-	default:
-		return false
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), spec.MaxServerTimeout)
-	defer cancel()
-	// The names that differ from it only in case lie between its upper-case and its
-	// lower-case spelling, in the ordinal order Query Tables compares names by.
-	filter := fmt.Sprintf("TableName ge '%s' and TableName le '%s'", strings.ToUpper(res.Table), strings.ToLower(res.Table))
-	var next string
-	for {
-		page, err := x.backend.QueryTables(ctx, api.TableQuery{Filter: filter, NextTableName: next})
-		if err != nil {
-			return false
-		}
-		for _, t := range page.Tables {
-			if strings.EqualFold(t, res.Table) {
-				return t != res.Table
-			}
-		}
-		if next = page.NextTableName; next == "" {
-			return false
-		}
-	}
 }
 
 // cosmosLastTablePage is the NextTableName of a Query Tables page that ended exactly at

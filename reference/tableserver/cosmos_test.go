@@ -7,12 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/driver/rest"
 )
@@ -20,8 +20,7 @@ import (
 // serveCosmos starts the Cosmos flavour over a fresh reference with Cosmos's limits.
 func serveCosmos(t *testing.T, opts ...tableserver.CosmosOption) (*rest.Backend, *httptest.Server) {
 	t.Helper()
-	model := reference.New(reference.WithDeleteHold(0), reference.WithPropertyLimits(reference.PropertyLimits{
-		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}))
+	model := reference.New(append(reference.CosmosOptions(), reference.WithDeleteHold(0))...)
 	srv := tableserver.New(model)
 	ts := httptest.NewServer(tableserver.NewCosmos(srv, opts...))
 	t.Cleanup(func() {
@@ -316,8 +315,9 @@ func TestCosmosTablePageAtTop(t *testing.T) {
 	}
 }
 
-// Table names are case-sensitive: a table addressed in another letter case is not found,
-// for its entities and for Delete Table (E-cosmos-documented).
+// Table names are case-sensitive (E-cosmos-documented): a name that differs from a table's
+// only in case names another table, and through it the table is not found: entity
+// operations answer as on any missing table, Delete Table 404 ResourceNotFound.
 func TestCosmosTableNamesAreCaseSensitive(t *testing.T) {
 	b, _ := serveCosmos(t)
 	c := ctx(t)
@@ -328,12 +328,28 @@ func TestCosmosTableNamesAreCaseSensitive(t *testing.T) {
 		t.Fatalf("insert through the created name: %v", err)
 	}
 	_, err := b.InsertEntity(c, "cosmoscase", api.NewEntity("p", "r2", nil))
-	wantErr(t, err, 404, "ResourceNotFound")
+	wantErr(t, err, 404, "TableNotFound")
 	_, err = b.GetEntity(c, "COSMOSCASE", "p", "r", nil)
-	wantErr(t, err, 404, "ResourceNotFound")
+	wantErr(t, err, 404, "TableNotFound")
+	_, err = b.GetEntity(c, "CosmosMissing", "p", "r", nil)
+	wantErr(t, err, 404, "TableNotFound")
 	wantErr(t, b.DeleteTable(c, "cosmoscase"), 404, "ResourceNotFound")
+
+	if err := b.CreateTable(c, "cosmoscase"); err != nil {
+		t.Fatalf("create a name that differs only in case: %v", err)
+	}
+	if _, err := b.InsertEntity(c, "cosmoscase", api.NewEntity("p", "r", nil)); err != nil {
+		t.Fatalf("the same keys in the other table: %v", err)
+	}
+	page, err := b.QueryTables(c, api.TableQuery{})
+	if err != nil || !slices.Equal(page.Tables, []string{"CosmosCase", "cosmoscase"}) {
+		t.Fatalf("listed %v %v", page.Tables, err)
+	}
 	if err := b.DeleteTable(c, "CosmosCase"); err != nil {
 		t.Errorf("delete through the created name: %v", err)
+	}
+	if _, err := b.GetEntity(c, "cosmoscase", "p", "r", nil); err != nil {
+		t.Errorf("cosmoscase after CosmosCase was deleted: %v", err)
 	}
 }
 

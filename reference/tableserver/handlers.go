@@ -187,7 +187,7 @@ func (x *exchange) deleteTable(name string) error {
 	if err := x.backend.DeleteTable(ctx, name); err != nil {
 		return err
 	}
-	x.s.dropACL(aclKey{x.account, strings.ToLower(name)})
+	x.s.dropACL(aclKey{x.account, x.s.tableKey(name)})
 	x.write(http.StatusNoContent, nil)
 	return nil
 }
@@ -231,7 +231,7 @@ func (x *exchange) getTable(name string) error {
 		return err
 	}
 	for _, t := range page.Tables {
-		if strings.EqualFold(t, name) {
+		if x.s.sameTable(t, name) {
 			x.writeJSON(http.StatusOK, wire.EncodeTable(t, x.document("", nil)))
 			return nil
 		}

@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
@@ -111,7 +110,7 @@ func (x *exchange) permitQuery(table string) error {
 func (s *Server) policy(account, table, id string) (SignedIdentifier, bool) {
 	s.aclMu.Lock()
 	defer s.aclMu.Unlock()
-	for _, p := range s.acls[aclKey{account, strings.ToLower(table)}] {
+	for _, p := range s.acls[aclKey{account, s.tableKey(table)}] {
 		if p.ID == id {
 			return p, true
 		}

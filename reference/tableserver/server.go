@@ -47,6 +47,10 @@ type Server struct {
 	recovered   atomic.Int64
 	busy        atomic.Int64
 
+	// caseSensitiveTables: table names are case-sensitive (the Cosmos flavour, whose model is
+	// built with reference.WithCaseSensitiveTableNames); set before serving.
+	caseSensitiveTables bool
+
 	aclMu sync.Mutex
 	acls  map[aclKey][]SignedIdentifier
 
@@ -64,8 +68,27 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// aclKey names one table's ACL: its account and its lower-case name.
+// aclKey names one table's ACL: its account and its tableKey.
 type aclKey struct{ account, table string }
+
+// tableKey returns the form of a table name under which the server keeps what belongs to
+// the table: its lower case, or the name itself when names are case-sensitive.
+func (s *Server) tableKey(name string) string {
+	if s.caseSensitiveTables {
+		return name
+	}
+	return strings.ToLower(name)
+}
+
+// sameTable reports whether a and b name the same table. A service SAS is not matched by it:
+// its signature covers the lower-case name (wire.SAS.StringToSign), so it cannot tell
+// spellings apart and grants its table in any case, under either flavour.
+func (s *Server) sameTable(a, b string) bool {
+	if s.caseSensitiveTables {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
+}
 
 // WithAccount adds an account, its (decoded) key and the backend that holds its tables
 // (give each account a backend of its own for separate namespaces). Requests name it in the path (`/name/Tables`) or as the

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
@@ -108,8 +107,7 @@ func openReferenceHTTP(ctx context.Context, cfg config) (*Target, error) {
 // openReferenceCosmos serves a fresh reference model with the Cosmos flavour of tableserver
 // on a free loopback port and connects to it with the remote driver.
 func openReferenceCosmos(ctx context.Context, cfg config) (*Target, error) {
-	model := reference.New(reference.WithPropertyLimits(reference.PropertyLimits{
-		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}))
+	model := reference.New(reference.CosmosOptions()...)
 	endpoint, stop, err := serveFlavored(ctx, model, tableserver.FlavorCosmos)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/verdict"
@@ -103,8 +102,7 @@ func TestCosmosProfile(t *testing.T) {
 // limits) over loopback HTTP as the development account.
 func referenceCosmosTarget(t *testing.T) replay.Target {
 	t.Helper()
-	model := reference.New(reference.WithPropertyLimits(reference.PropertyLimits{
-		MaxCustomProperties: spec.CosmosMaxCustomProperties, MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}))
+	model := reference.New(reference.CosmosOptions()...)
 	srv := httptest.NewServer(tableserver.NewCosmos(tableserver.New(model)))
 	t.Cleanup(srv.Close)
 	key, err := base64.StdEncoding.DecodeString(tableserver.DevAccountKey)

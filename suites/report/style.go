@@ -134,7 +134,7 @@ func outcomeOrder(r Report) []Outcome {
 
 // choiceAnswer recognises an answer recorded as a choice: "400 InvalidInput", "it failed
 // with 500 InternalError (...)", "refused: 403 AuthorizationFailure".
-var choiceAnswer = regexp.MustCompile(`^(?:it failed with |refused: |refused with )?([1-5]\d\d)(?: ([A-Za-z][A-Za-z0-9]*))?\b`)
+var choiceAnswer = regexp.MustCompile(`^(?:it failed with |it was |refused: |refused with )?([1-5]\d\d)(?: "?([A-Za-z][A-Za-z0-9]*))?\b`)
 
 // ChoiceWords says a recorded choice ("what: chosen") in a few words: refusals as "refused
 // with 400 InvalidInput", server errors as "server error 500 InternalError", successes as
@@ -152,7 +152,7 @@ func ChoiceWords(choice string) string {
 		if code != "" {
 			with += " " + code
 		}
-		rest := chosen[len(m[0]):]
+		rest := strings.TrimPrefix(chosen[len(m[0]):], `"`) // the code quoted: it was 403 "AuthorizationFailure"
 		for _, cut := range []string{" (", " [request id"} {
 			if i := strings.Index(rest, cut); i >= 0 {
 				rest = rest[:i]

@@ -59,9 +59,12 @@ func SpecWords(s SpecResult) string {
 }
 
 // failureWords reduces a failure message to what the backend did: the answer after "but"
-// ("..., but it failed with 400 InvalidInput") in the words of ChoiceWords, else the first
-// detail of a message that announces its details ("... differs from what the rule
-// expects:"), else its first line.
+// ("..., but it failed with 400 InvalidInput") in the words of ChoiceWords, else Gomega's
+// own message ("Expected", the actual value, the matcher's words, the expected value, one
+// per line) after what the spec said it checked, else the first detail of a message that
+// announces its details ("... differs from what the rule expects:"), after the line that
+// names the step when one comes first ("Get Entity after Update and Merge"), else its
+// first line.
 func failureWords(msg string) string {
 	lines := nonEmptyLines(msg)
 	for _, l := range lines {
@@ -71,11 +74,18 @@ func failureWords(msg string) string {
 	}
 	for i, l := range lines {
 		if l == "Expected" {
-			// Gomega's own message: "Expected", the actual value, the matcher's words, the
-			// expected value, one per line.
-			return strings.Join(lines[i:min(i+4, len(lines))], " ")
+			gomega := strings.Join(lines[i:min(i+4, len(lines))], " ")
+			if what := withoutBody(lines[0]); i > 0 && what != "" {
+				return what + ": " + gomega
+			}
+			return gomega
 		}
+	}
+	for i, l := range lines {
 		if !strings.HasSuffix(l, ":") {
+			if i+2 < len(lines) && strings.HasSuffix(lines[i+1], ":") && !strings.HasSuffix(lines[i+2], ":") {
+				return l + ": " + lines[i+2]
+			}
 			return l
 		}
 		if i+1 < len(lines) && !strings.HasSuffix(lines[i+1], ":") {
@@ -86,6 +96,17 @@ func failureWords(msg string) string {
 		return strings.TrimSuffix(lines[0], ":")
 	}
 	return ""
+}
+
+// withoutBody is a line of a failure message without the answer's body it may quote (JSON
+// or XML) and without a trailing colon.
+func withoutBody(l string) string {
+	for _, body := range []string{" {", " <?xml", " <"} {
+		if i := strings.Index(l, body); i >= 0 {
+			l = l[:i]
+		}
+	}
+	return strings.TrimSuffix(strings.TrimSpace(l), ":")
 }
 
 func nonEmptyLines(s string) []string {

@@ -466,3 +466,16 @@ func (m *selectMissing) GetEntity(ctx context.Context, table, pk, rk string, sel
 	}
 	return e, err
 }
+
+// A filter that is only a Boolean constant (query.filter.bare-constant, EVIDENCE.md
+// E-filter-bare-boolean) may be run or refused, but when it is run it matches all or none.
+var _ = define(Mutant{
+	Name:        "bare-false-matches-all",
+	Description: "runs the filter false as if no filter had been given, returning every entity",
+	Breaks:      []string{"query.filter.bare-constant"},
+}, filterMutant(func(f string) string {
+	if strings.TrimSpace(f) == "false" {
+		return ""
+	}
+	return f
+}, false), hooks{})

@@ -264,3 +264,25 @@ func (m *stringEdgeCut) InsertEntity(ctx context.Context, table string, e api.En
 	}
 	return m.Backend.InsertEntity(ctx, table, e)
 }
+
+// A Double in exponent form can never be read as an Int32, so Storage sends it without an
+// annotation (protocol.double.exponent, EVIDENCE.md E-double-exponent).
+var _ = rawMutant(Mutant{
+	Name:        "double-exponent-annotated",
+	Description: "annotates every number written in exponent form in an entity answer as Edm.Double",
+	Breaks:      []string{"protocol.double.exponent"},
+}, nil, func(r *http.Request, a *http.Response) {
+	if r.Method != http.MethodGet || a.StatusCode != http.StatusOK {
+		return
+	}
+	rewriteBody(&a.Body, &a.ContentLength, a.Header, func(b []byte) []byte {
+		return jsonObject(b, func(m map[string]json.RawMessage) {
+			for k, v := range m {
+				if strings.Contains(k, "@") || !bytes.ContainsAny(v, "eE") || len(v) == 0 || v[0] == '"' {
+					continue
+				}
+				m[k+"@odata.type"] = json.RawMessage(`"Edm.Double"`)
+			}
+		})
+	})
+})
