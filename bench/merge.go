@@ -1,12 +1,9 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"html"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -171,21 +168,7 @@ func (m *Merged) Failed() bool {
 }
 
 // WriteFiles writes bench.json, bench.md and bench.svg into dir, creating it.
-func (m *Merged) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report directory: %w", err)
-	}
-	js, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", ReportJSON, err)
-	}
-	for name, data := range map[string][]byte{ReportJSON: append(js, '\n'), ReportMarkdown: m.Markdown(), ReportSVG: m.SVG()} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-	}
-	return nil
-}
+func (m *Merged) WriteFiles(dir string) error { return writeReportFiles(dir, m, m.Markdown(), m.SVG()) }
 
 // throttledShare is the share of answers that were throttling answers.
 func throttledShare(requests, throttles int64) float64 {

@@ -48,15 +48,19 @@ const (
 )
 
 // WriteFiles writes bench.json, bench.md and bench.svg into dir, creating it.
-func (r *Report) WriteFiles(dir string) error {
+func (r *Report) WriteFiles(dir string) error { return writeReportFiles(dir, r, r.Markdown(), r.SVG()) }
+
+// writeReportFiles writes v as bench.json beside its bench.md and bench.svg into dir,
+// creating it; a single run's Report and a merge of shards are written alike.
+func writeReportFiles(dir string, v any, markdown, svg []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	js, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", ReportJSON, err)
 	}
-	for name, data := range map[string][]byte{ReportJSON: append(js, '\n'), ReportMarkdown: r.Markdown(), ReportSVG: r.SVG()} {
+	for name, data := range map[string][]byte{ReportJSON: append(js, '\n'), ReportMarkdown: markdown, ReportSVG: svg} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}
