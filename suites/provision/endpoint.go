@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tableconform/conform/reference"
@@ -133,13 +134,25 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, cfg.probeTimeout)
-	defer cancel()
-	if _, err := b.QueryTables(pctx, api.TableQuery{Top: 1}); err != nil {
+	// The probe is retried as the SDKs retry (driver.DefaultRetry): a reset or a throttled
+	// answer says nothing about whether the endpoint can be tested; a refused connection (nothing
+	// listens) fails at once. Each attempt has its own probe timeout.
+	probe := func(ctx context.Context) error {
+		pctx, cancel := context.WithTimeout(ctx, cfg.probeTimeout)
+		defer cancel()
+		_, err := b.QueryTables(pctx, api.TableQuery{Top: 1})
+		return err
+	}
+	err = probe(ctx)
+	if err != nil && !errors.Is(err, syscall.ECONNREFUSED) && driver.Retryable(ctx, err) {
+		// Nothing listening fails at once; anything else retryable is tried again.
+		err, _ = driver.DefaultRetry.Retry(ctx, probe, nil)
+	}
+	if err != nil {
 		if e, ok := driver.AsError(err); ok {
 			return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
 		}
-		if pctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)
 		}
 		return nil, fmt.Errorf("%s is unreachable: %v", parsed.TableEndpoint, err)
