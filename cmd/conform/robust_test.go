@@ -28,6 +28,7 @@ import (
 	"github.com/tableconform/conform/suites/driver/rest"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // serveProcess is a running `conform serve`.
@@ -37,6 +38,16 @@ type serveProcess struct {
 	base string // http://host:port
 	out  *lockedBuffer
 	done chan struct{}
+}
+
+// storedByKey reads every entity of table, page after page, by its key.
+func storedByKey(ctx context.Context, b api.Backend, table string) (map[api.Key]api.Entity, error) {
+	all, err := scenario.AllEntities(ctx, b, table, api.Query{})
+	stored := make(map[api.Key]api.Entity, len(all))
+	for _, e := range all {
+		stored[e.Key()] = e
+	}
+	return stored, err
 }
 
 // lockedBuffer collects a process's output for later inspection.
@@ -232,20 +243,9 @@ func TestServeDataKeepsEveryAcknowledgedWriteThroughSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[api.Key]api.Entity{}
-	q := api.Query{}
-	for {
-		p, err := b2.QueryEntities(c, "durable", q)
-		if err != nil {
-			t.Fatalf("query after restart: %v\n%s", err, again.out)
-		}
-		for _, e := range p.Entities {
-			stored[e.Key()] = e
-		}
-		if p.Continuation.IsZero() {
-			break
-		}
-		q.Continuation = p.Continuation
+	stored, err := storedByKey(c, b2, "durable")
+	if err != nil {
+		t.Fatalf("query after restart: %v\n%s", err, again.out)
 	}
 	lost, checked := 0, 0
 	for k, st := range w.ents {

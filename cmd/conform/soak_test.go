@@ -403,20 +403,9 @@ func TestServeSoak(t *testing.T) {
 	srv = startServeProcess(t, serveArgs...)
 	b := direct(srv)
 
-	stored := map[api.Key]api.Entity{}
-	q := api.Query{}
-	for {
-		p, err := b.QueryEntities(c, "soak", q)
-		if err != nil {
-			t.Fatalf("query after the last restart: %v\n%s", err, srv.out)
-		}
-		for _, e := range p.Entities {
-			stored[e.Key()] = e
-		}
-		if p.Continuation.IsZero() {
-			break
-		}
-		q.Continuation = p.Continuation
+	stored, err := storedByKey(c, b, "soak")
+	if err != nil {
+		t.Fatalf("query after the last restart: %v\n%s", err, srv.out)
 	}
 	lost, checked := 0, 0
 	for k, st := range w.ents {
