@@ -1,11 +1,13 @@
 package wire
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
 )
@@ -62,4 +64,77 @@ func FuzzAppendStringMatchesOracle(f *testing.F) {
 			t.Fatalf("appendString(%q) = %s, which is not that string in JSON", s, out)
 		}
 	})
+}
+
+// escapeByteByByte is appendEscaped's contract written plainly, one character at a time: the
+// bytes every answer has held so far, which the word-at-a-time scan must reproduce.
+func escapeByteByByte(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c < 0x20:
+				fmt.Fprintf(&b, `\u%04x`, c)
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// TestAppendEscapedMatchesByteByByte puts every byte value at every position of strings of
+// every length up to 40 (so each lands in each part of the scan: the 16-byte and 8-byte
+// words, the overlapping last word, the bytes after), then random mixtures.
+func TestAppendEscapedMatchesByteByByte(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := string(appendEscaped([]byte("prefix"), s)), "prefix"+escapeByteByByte(s); got != want {
+			t.Fatalf("appendEscaped(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for n := 0; n <= 40; n++ {
+		for p := 0; p < n; p++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("a", n))
+				b[p] = byte(c)
+				check(string(b))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "Z", "~", " ", "\"", "\\", "\n", "\x00", "\x1f", "\x7f", "é", "\u2028", "\u2029", "\xff", "\xe2\x80", "😀", "\ufffd"}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := r.IntN(50); j > 0; j-- {
+			if r.IntN(4) == 0 {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			} else {
+				b.WriteString(strings.Repeat("x", r.IntN(20)))
+			}
+		}
+		check(b.String())
+	}
 }

@@ -385,14 +385,21 @@ func loadWord(w string) uint64 {
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
-// plainWord says whether eight bytes are all printable ASCII other than '"' and '\\', which
-// a JSON string holds as they are.
-func plainWord(w uint64) bool {
+// plainBits has the high bit of each of the eight bytes of w set exactly when that byte is
+// printable ASCII other than '"' and '\\': what a JSON string holds as it is. For a byte
+// below 0x80, adding 0x80-k sets its high bit exactly when the byte is at least k, and
+// carries nothing into the next byte; a byte of 0x80 or more clears its own bit through
+// &^ w, and any carry out of it only clears bits of a word that fails anyway.
+func plainBits(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	control := (w - 0x20*ones) &^ w & highs
-	return (control | hasZero(w^('"'*ones)) | hasZero(w^('\\'*ones)) | w&highs) == 0
+	atLeastSpace := w + (0x80-0x20)*ones
+	notQuote := (w ^ '"'*ones) + 0x7f*ones
+	notBackslash := (w ^ '\\'*ones) + 0x7f*ones
+	return atLeastSpace & notQuote & notBackslash &^ w & highs
 }
+
+// plainHighs is plainBits of a word that is plain throughout.
+const plainHighs = 0x8080808080808080
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
@@ -403,15 +410,12 @@ func appendString(b []byte, s string) []byte {
 
 // appendEscaped appends s as the inside of a JSON string.
 func appendEscaped(b []byte, s string) []byte {
+	i := plainPrefix(s)
+	if i == len(s) {
+		return append(b, s...)
+	}
 	start := 0
-	i := 0
 	for i < len(s) {
-		for i+8 <= len(s) && plainWord(loadWord(s[i:i+8])) { // skip words that need no escape
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -433,6 +437,7 @@ func appendEscaped(b []byte, s string) []byte {
 			}
 			i++
 			start = i
+			i += plainPrefix(s[i:])
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -451,8 +456,31 @@ func appendEscaped(b []byte, s string) []byte {
 			continue
 		}
 		i += size
+		i += plainPrefix(s[i:])
 	}
 	return append(b, s[start:]...)
+}
+
+// plainPrefix returns the length of the longest prefix of s that is printable ASCII other
+// than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes.
+func plainPrefix(s string) int {
+	rest := s
+	for len(rest) >= 16 && plainBits(loadWord(rest[:8]))&plainBits(loadWord(rest[8:16])) == plainHighs {
+		rest = rest[16:]
+	}
+	if len(rest) >= 8 && plainBits(loadWord(rest[:8])) == plainHighs {
+		rest = rest[8:]
+	}
+	if len(rest) > 0 && len(rest) < 8 && len(s) >= 8 && plainBits(loadWord(s[len(s)-8:])) == plainHighs {
+		return len(s) // the last eight bytes, overlapping those read before, are plain too
+	}
+	for len(rest) > 0 {
+		if c := rest[0]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		rest = rest[1:]
+	}
+	return len(s) - len(rest)
 }
 
 // EncodeTable renders the answer of Create Table: the table object with `odata.metadata`
