@@ -298,60 +298,78 @@ func (n *Names) decodeProperties(body string, props map[string]api.Value) map[st
 	}
 	i := bodyHeader
 	for range count {
-		id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128
-		if id < 0x80 {
-			i++
-		} else {
-			id, i = uvarintAt(body, i)
-		}
-		name := names[id]
-		code := body[i]
-		i++
-		switch code {
-		case typeString:
-			l := uint64(body[i])
-			if l < 0x80 {
-				i++
-			} else {
-				l, i = uvarintAt(body, i)
-			}
-			end := i + int(l)
-			props[name] = api.Value{Type: api.EdmString, Str: body[i:end]}
-			i = end
-		case typeBinary:
-			l, j := uvarintAt(body, i)
-			end := j + int(l)
-			props[name] = api.BinaryString(body[j:end])
-			i = end
-		case typeBoolean:
-			props[name] = api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}
-			i++
-		case typeDateTime:
-			props[name] = api.DateTimeTicks(int64(le64(body, i)))
-			i += 8
-		case typeDouble:
-			props[name] = api.Double(math.Float64frombits(le64(body, i)))
-			i += 8
-		case typeGuid:
-			var g [16]byte
-			copy(g[:], body[i:i+16])
-			props[name] = api.Value{Type: api.EdmGuid, Str: formatGuid(g)}
-			i += 16
-		case typeInt32, typeInt64:
-			v, j := varintAt(body, i)
-			if code == typeInt64 {
-				props[name] = api.Int64(v)
-			} else {
-				props[name] = api.Int32(int32(v))
-			}
-			i = j
-		default:
+		name, v, next, ok := decodeProperty(body, i, names)
+		if !ok {
 			// Unreachable for bodies this package wrote; answer what was read rather than
 			// crash the process.
 			return props
 		}
+		props[name] = v
+		i = next
 	}
 	return props
+}
+
+// appendProperties appends the properties of an encoded body to ps, in the body's order.
+func (n *Names) appendProperties(ps []api.Property, body string) []api.Property {
+	names := *n.names.Load()
+	i := bodyHeader
+	for range bodyProperties(body) {
+		name, v, next, ok := decodeProperty(body, i, names)
+		if !ok {
+			return ps // unreachable, as in decodeProperties
+		}
+		ps = append(ps, api.Property{Name: name, Value: v})
+		i = next
+	}
+	return ps
+}
+
+// decodeProperty decodes the property encoded at body[i:], its name from names, and
+// returns it with the index after it; ok is false for a type byte this package never
+// writes.
+func decodeProperty(body string, i int, names []string) (name string, v api.Value, next int, ok bool) {
+	id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128
+	if id < 0x80 {
+		i++
+	} else {
+		id, i = uvarintAt(body, i)
+	}
+	name = names[id]
+	code := body[i]
+	i++
+	switch code {
+	case typeString:
+		l := uint64(body[i])
+		if l < 0x80 {
+			i++
+		} else {
+			l, i = uvarintAt(body, i)
+		}
+		end := i + int(l)
+		return name, api.Value{Type: api.EdmString, Str: body[i:end]}, end, true
+	case typeBinary:
+		l, j := uvarintAt(body, i)
+		end := j + int(l)
+		return name, api.BinaryString(body[j:end]), end, true
+	case typeBoolean:
+		return name, api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}, i + 1, true
+	case typeDateTime:
+		return name, api.DateTimeTicks(int64(le64(body, i))), i + 8, true
+	case typeDouble:
+		return name, api.Double(math.Float64frombits(le64(body, i))), i + 8, true
+	case typeGuid:
+		var g [16]byte
+		copy(g[:], body[i:i+16])
+		return name, api.Value{Type: api.EdmGuid, Str: formatGuid(g)}, i + 16, true
+	case typeInt32, typeInt64:
+		x, j := varintAt(body, i)
+		if code == typeInt64 {
+			return name, api.Int64(x), j, true
+		}
+		return name, api.Int32(int32(x)), j, true
+	}
+	return "", api.Value{}, i, false
 }
 
 func le32(s string, i int) uint32 {

@@ -7,7 +7,7 @@
 //
 // The surface is small: Table (Get, Ascend, AscendPartition, Len, Reset), Writer (Find,
 // Encode, EncodeMerge, Put, Remove, Commit, Rollback), Record (a stored entity's keys,
-// Timestamp, ETag and decoded Entity), Names (the property names interned for a whole
+// Timestamp, ETag, and the entity decoded into a map or listed in name order), Names (the property names interned for a whole
 // service) and CompareKeys (api's key order, faster).
 //
 // It decides no rule. Which entities are valid, which properties are stored (Keep), what

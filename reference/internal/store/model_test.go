@@ -311,4 +311,20 @@ func (m *modelRun) checkRecord(what string, rec Record, want api.Entity) {
 		rec.Ticks() != api.Ticks(want.Timestamp) || !sameProperties(got.Properties, want.Properties) {
 		m.t.Errorf("%s: %v, the model %v", what, got, want)
 	}
+	// The listed form: the same entity, its properties in name order, decoded over a
+	// reused buffer's stale contents.
+	stale := []api.Property{{Name: "stale", Value: api.String("x")}, {Name: "zz", Value: api.Int32(1)}}
+	listed := rec.ListedInto(m.names, stale)
+	asMap := map[string]api.Value{}
+	for i, p := range listed.Properties {
+		if i > 0 && listed.Properties[i-1].Name >= p.Name {
+			m.t.Errorf("%s: listed properties out of order: %v", what, listed.Properties)
+		}
+		asMap[p.Name] = p.Value
+	}
+	if listed.PartitionKey != want.PartitionKey || listed.RowKey != want.RowKey || listed.ETag != want.ETag ||
+		!listed.Timestamp.Equal(want.Timestamp) || listed.Absent != 0 || len(asMap) != len(listed.Properties) ||
+		!sameProperties(asMap, want.Properties) {
+		m.t.Errorf("%s: listed %v, the model %v", what, listed, want)
+	}
 }

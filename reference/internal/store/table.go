@@ -139,6 +139,23 @@ func (r Record) EntityInto(names *Names, props map[string]api.Value) api.Entity 
 	}
 }
 
+// ListedInto decodes the record as EntityInto does, with its properties appended to
+// props[:0] in name order instead of put in a map: the entity's Properties is that slice,
+// grown if need be (props's array is the caller's to reuse).
+func (r Record) ListedInto(names *Names, props []api.Property) api.ListedEntity {
+	k := int(r.pkLen) + int(r.rkLen)
+	body := r.bytes[k:]
+	ps := names.appendProperties(props[:0], body)
+	api.SortProperties(ps)
+	return api.ListedEntity{
+		PartitionKey: r.bytes[:r.pkLen],
+		RowKey:       r.bytes[r.pkLen:k],
+		Timestamp:    api.TimeOfTicks(bodyTicks(body)),
+		ETag:         bodyETag(body),
+		Properties:   ps,
+	}
+}
+
 // record is one entry of a table's ordered index: PartitionKey order by partition, then
 // RowKey order, decided by the RowKey prefix when it can and by the keys themselves when it
 // cannot (Table.less).
