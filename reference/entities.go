@@ -150,3 +150,39 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 	proj.apply(&e)
 	return e, nil
 }
+
+// GetEntityListed answers as GetEntity does, with the entity's properties listed in name
+// order in props's array (reused, grown as needed: the caller's buffer).
+func (s *Service) GetEntityListed(ctx context.Context, tableName, partitionKey, rowKey string, sel []string, props []api.Property) (api.ListedEntity, error) {
+	if err := ctx.Err(); err != nil {
+		return api.ListedEntity{}, err
+	}
+	proj, err := compileSelect(sel)
+	if err != nil {
+		return api.ListedEntity{}, err
+	}
+	if proj != nil {
+		e, err := s.GetEntity(ctx, tableName, partitionKey, rowKey, sel)
+		if err != nil {
+			return api.ListedEntity{}, err
+		}
+		listed := listEntity(e, props)
+		s.RecycleEntity(e)
+		return listed, nil
+	}
+	t, serr := s.openTable(tableName)
+	if serr != nil {
+		return api.ListedEntity{}, serr
+	}
+	t.mu.RLock()
+	if t.dropped {
+		t.mu.RUnlock()
+		return api.ListedEntity{}, spec.ErrTableNotFound.New()
+	}
+	rec, found := t.entities.Get(partitionKey, rowKey)
+	t.mu.RUnlock()
+	if !found {
+		return api.ListedEntity{}, spec.ErrResourceNotFound.New()
+	}
+	return rec.ListedInto(s.names, props), nil // a record's bytes are never rewritten
+}

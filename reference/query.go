@@ -20,50 +20,76 @@ const ctxCheckInterval = 1024
 // a continuation names a key, so it resumes exactly after the last entity returned even
 // when entities were written in between.
 func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Query) (api.Page, error) {
-	if err := ctx.Err(); err != nil {
+	p, err := s.planQuery(ctx, tableName, q)
+	if err != nil {
 		return api.Page{}, err
+	}
+	return s.queryEntities(ctx, p)
+}
+
+// queryPlan is a query checked and resolved: its table, compiled filter and projection,
+// the key range its filter allows, where the scan starts and the page size.
+type queryPlan struct {
+	t      *table
+	filter *odata.Filter
+	kr     odata.KeyRange
+	from   api.Key
+	limit  int
+	proj   projection
+}
+
+// empty says whether the plan's page is empty without a continuation: an empty key range,
+// or $top=0 (EVIDENCE.md 13, E-top-zero).
+func (p queryPlan) empty() bool { return p.kr.Empty || p.limit == 0 }
+
+// planQuery checks q and resolves it against the table, failing as QueryEntities does.
+func (s *Service) planQuery(ctx context.Context, tableName string, q api.Query) (queryPlan, error) {
+	if err := ctx.Err(); err != nil {
+		return queryPlan{}, err
 	}
 	limit, err := entityPageLimit(q.Top)
 	if err != nil {
-		return api.Page{}, err
+		return queryPlan{}, err
 	}
 	filter, err := compileFilter(q.Filter)
 	if err != nil {
-		return api.Page{}, err
+		return queryPlan{}, err
 	}
 	proj, err := compileSelect(q.Select)
 	if err != nil {
-		return api.Page{}, err
+		return queryPlan{}, err
 	}
 	pos, resume, err := decodeContinuation(q.Continuation)
 	if err != nil {
-		return api.Page{}, errBadContinuation()
+		return queryPlan{}, errBadContinuation()
 	}
 	t, serr := s.openTable(tableName)
 	if serr != nil {
-		return api.Page{}, serr
+		return queryPlan{}, serr
 	}
-
-	page := api.Page{Entities: []api.Entity{}}
-	kr := filter.KeyRange()
-	if kr.Empty || limit == 0 {
-		// $top=0 is an empty page without a continuation (EVIDENCE.md 13, E-top-zero).
-		return page, nil
-	}
-	var from api.Key
-	if kr.HasPKLow {
-		from.PartitionKey = kr.PKLow
-		if kr.HasRKLow {
-			from.RowKey = kr.RKLow
+	p := queryPlan{t: t, filter: filter, kr: filter.KeyRange(), limit: limit, proj: proj}
+	if p.kr.HasPKLow {
+		p.from.PartitionKey = p.kr.PKLow
+		if p.kr.HasRKLow {
+			p.from.RowKey = p.kr.RKLow
 		}
 	}
-	if resume && from.Less(pos) {
-		from = pos
+	if resume && p.from.Less(pos) {
+		p.from = pos
 	}
-	if filter.IsKeyRange() {
-		return s.scanKeyRange(ctx, t, kr, from, limit, proj)
-	}
+	return p, nil
+}
 
+// queryEntities answers the query p plans.
+func (s *Service) queryEntities(ctx context.Context, p queryPlan) (api.Page, error) {
+	page := api.Page{Entities: []api.Entity{}}
+	if p.empty() {
+		return page, nil
+	}
+	if p.filter.IsKeyRange() {
+		return s.scanKeyRange(ctx, p)
+	}
+	t, kr, filter, limit, proj := p.t, p.kr, p.filter, p.limit, p.proj
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if t.dropped {
@@ -72,7 +98,7 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	visited := 0
 	var scanErr error
 	spare := recycledProperties()
-	t.entities.Ascend(from, func(rec store.Record) bool {
+	t.entities.Ascend(p.from, func(rec store.Record) bool {
 		if visited++; visited%ctxCheckInterval == 0 {
 			if scanErr = ctx.Err(); scanErr != nil {
 				return false
@@ -110,19 +136,44 @@ func (s *Service) QueryEntities(ctx context.Context, tableName string, q api.Que
 	return page, nil
 }
 
-// scanKeyRange answers a query whose filter is exactly the key range kr (IsKeyRange):
-// it collects the entities in the range under the read lock without decoding them, and
+// scanKeyRange answers a query whose filter is exactly a key range (IsKeyRange): it
+// collects the entities in the range under the read lock without decoding them, and
 // decodes them into a page of the exact size after releasing it (a record's bytes are
 // never rewritten).
-func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange, from api.Key, limit int, proj projection) (api.Page, error) {
-	page := api.Page{Entities: []api.Entity{}}
+func (s *Service) scanKeyRange(ctx context.Context, p queryPlan) (api.Page, error) {
 	hits := hitPool.Get().(*[]store.Record)
-	defer func() {
-		clear(*hits) // do not hold arena slabs from the pool
-		*hits = (*hits)[:0]
-		hitPool.Put(hits)
-	}()
+	defer releaseHits(hits)
+	cont, err := s.collectKeyRange(ctx, p, hits)
+	if err != nil {
+		return api.Page{}, err
+	}
+	page := api.Page{Entities: make([]api.Entity, len(*hits)), Continuation: cont}
+	recycled := true // until the pool runs dry: a miss costs more than a hit
+	for i, rec := range *hits {
+		var props map[string]api.Value
+		if recycled {
+			props = recycledProperties()
+			recycled = props != nil
+		}
+		e := &page.Entities[i]
+		*e = rec.EntityInto(s.names, props)
+		p.proj.apply(e)
+	}
+	return page, nil
+}
 
+// releaseHits empties a list of records and hands it back to hitPool.
+func releaseHits(hits *[]store.Record) {
+	clear(*hits) // do not hold arena slabs from the pool
+	*hits = (*hits)[:0]
+	hitPool.Put(hits)
+}
+
+// collectKeyRange appends to hits the records of the page of p, whose filter is exactly its
+// key range, and returns the page's continuation.
+func (s *Service) collectKeyRange(ctx context.Context, p queryPlan, hits *[]store.Record) (api.Continuation, error) {
+	var cont api.Continuation
+	t, kr, limit := p.t, p.kr, p.limit
 	bounds := kr // the bounds the scan must still test: a pinned partition bounds the scan
 	pinnedPK, pinned := kr.PinnedPartition()
 	if pinned {
@@ -154,7 +205,7 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 		}
 		n := len(*hits)
 		if n == limit || (s.partitionBoundaryPages && n > 0 && pk != lastPK) {
-			page.Continuation = encodeContinuation(api.Key{PartitionKey: pk, RowKey: rk})
+			cont = encodeContinuation(api.Key{PartitionKey: pk, RowKey: rk})
 			return false
 		}
 		*hits = append(*hits, rec)
@@ -165,31 +216,74 @@ func (s *Service) scanKeyRange(ctx context.Context, t *table, kr odata.KeyRange,
 	t.mu.RLock()
 	if t.dropped {
 		t.mu.RUnlock()
-		return api.Page{}, spec.ErrTableNotFound.New()
+		return api.Continuation{}, spec.ErrTableNotFound.New()
 	}
 	if pinned {
-		t.entities.AscendPartition(pinnedPK, from, visit)
+		t.entities.AscendPartition(pinnedPK, p.from, visit)
 	} else {
-		t.entities.Ascend(from, visit)
+		t.entities.Ascend(p.from, visit)
 	}
 	t.mu.RUnlock()
-	if scanErr != nil {
-		return api.Page{}, scanErr
-	}
+	return cont, scanErr
+}
 
-	page.Entities = make([]api.Entity, len(*hits))
-	recycled := true // until the pool runs dry: a miss costs more than a hit
-	for i, rec := range *hits {
-		var props map[string]api.Value
-		if recycled {
-			props = recycledProperties()
-			recycled = props != nil
-		}
-		e := &page.Entities[i]
-		*e = rec.EntityInto(s.names, props)
-		proj.apply(e)
+// QueryEntitiesListed answers q as QueryEntities does (the same entities, in the same
+// order, with the same continuation) with each entity's properties listed in name order
+// (api.ListedEntity) instead of put in a map. The page's entities are into's elements,
+// overwritten, each one's Properties array reused, and grown as needed: into is the
+// caller's buffer, and the page lives in it until the caller reuses it.
+func (s *Service) QueryEntitiesListed(ctx context.Context, tableName string, q api.Query, into []api.ListedEntity) (api.ListedPage, error) {
+	p, err := s.planQuery(ctx, tableName, q)
+	if err != nil {
+		return api.ListedPage{}, err
 	}
-	return page, nil
+	if p.empty() || p.proj != nil || !p.filter.IsKeyRange() {
+		// The general path, its page listed afterwards.
+		page, err := s.queryEntities(ctx, p)
+		if err != nil {
+			return api.ListedPage{}, err
+		}
+		listed := api.ListedPage{Entities: into[:0], Continuation: page.Continuation}
+		for _, e := range page.Entities {
+			listed.Entities = nextListed(listed.Entities)
+			le := &listed.Entities[len(listed.Entities)-1]
+			*le = listEntity(e, le.Properties)
+		}
+		s.RecyclePage(page)
+		return listed, nil
+	}
+	hits := hitPool.Get().(*[]store.Record)
+	defer releaseHits(hits)
+	cont, err := s.collectKeyRange(ctx, p, hits)
+	if err != nil {
+		return api.ListedPage{}, err
+	}
+	listed := api.ListedPage{Entities: into[:0], Continuation: cont}
+	for _, rec := range *hits {
+		listed.Entities = nextListed(listed.Entities)
+		le := &listed.Entities[len(listed.Entities)-1]
+		*le = rec.ListedInto(s.names, le.Properties)
+	}
+	return listed, nil
+}
+
+// nextListed returns ents one longer, the new element's Properties array the one that
+// element had if ents had room.
+func nextListed(ents []api.ListedEntity) []api.ListedEntity {
+	if len(ents) < cap(ents) {
+		return ents[:len(ents)+1]
+	}
+	return append(ents, api.ListedEntity{})
+}
+
+// listEntity returns e listed, its properties in props's array (reused, grown as needed).
+func listEntity(e api.Entity, props []api.Property) api.ListedEntity {
+	ps := props[:0]
+	for n, v := range e.Properties {
+		ps = append(ps, api.Property{Name: n, Value: v})
+	}
+	api.SortProperties(ps)
+	return api.ListedEntity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Timestamp: e.Timestamp, ETag: e.ETag, Properties: ps, Absent: e.Absent}
 }
 
 // RecyclePage hands back a page that QueryEntities returned, once its caller and everything
