@@ -253,7 +253,11 @@ func (x *exchange) queryEntities(table string) error {
 		return err
 	}
 	defer ctx.cancel()
-	page, err := x.backend.QueryEntities(ctx, table, api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)})
+	q := api.Query{Filter: x.query.Get("$filter"), Top: top, Select: sel, Continuation: wire.ContinuationFromQuery(x.query)}
+	if lb, ok := x.backend.(listingBackend); ok {
+		return x.queryEntitiesListed(ctx, lb, table, q)
+	}
+	page, err := x.backend.QueryEntities(ctx, table, q)
 	if err != nil {
 		return err
 	}
@@ -304,6 +308,9 @@ func (x *exchange) getEntity(res wire.Resource) error {
 		return err
 	}
 	defer ctx.cancel()
+	if lb, ok := x.backend.(listingBackend); ok {
+		return x.getEntityListed(ctx, lb, res, sel)
+	}
 	e, err := x.backend.GetEntity(ctx, res.Table, res.PartitionKey, res.RowKey, sel)
 	if err != nil {
 		return err

@@ -941,12 +941,19 @@ const (
 // (http.ErrAbortHandler), so that the client sees an incomplete answer, never a short one
 // that looks whole.
 func (x *exchange) writeEntitySet(ents []api.Entity, doc wire.Document) error {
+	return x.writeEntitySetOf(len(ents), func(b []byte, i int) ([]byte, error) {
+		return wire.AppendEntitySetItem(b, i, ents[i], doc)
+	}, doc)
+}
+
+// writeEntitySetOf is writeEntitySet of n entities, the i-th rendered by item.
+func (x *exchange) writeEntitySetOf(n int, item func(b []byte, i int) ([]byte, error), doc wire.Document) error {
 	bp := bodyBuffers.Get().(*[]byte)
 	b := wire.AppendEntitySetStart((*bp)[:0], doc)
 	streaming, abort := false, false
 	var err error
-	for i, e := range ents {
-		if b, err = wire.AppendEntitySetItem(b, i, e, doc); err != nil {
+	for i := range n {
+		if b, err = item(b, i); err != nil {
 			abort = streaming
 			break
 		}
