@@ -109,9 +109,9 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 			func(e api.Entity) bool { return nameTest(e) || big3(e) }),
 	)
 
-	// checkHolding asserts filter's selection among the entities that hold every property of
-	// typed with that EDM type, and records which of the others came back: what a
-	// comparison on a missing property, or one of another type, gives under not is open
+	// checkHolding asserts filter's selection among the entities that hold every property
+	// named in typed, each with its EDM type, and records which of the others came back: what
+	// a comparison on a missing property, or on one of another type, gives under not is open
 	// (E-filter-missing-property).
 	checkHolding := func(ctx context.Context, filter string, typed map[string]api.EdmType, pred func(api.Entity) bool) {
 		table := tableWith(ctx, f, people...)
@@ -136,7 +136,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		if len(rks) > 0 {
 			came = strings.Join(rks, ", ")
 		}
-		f.Choice(fmt.Sprintf("filter %s over the %d entities without those properties", filter, len(others)), "selected: "+came)
+		f.Choice(fmt.Sprintf("filter %s over the %d entities that lack a compared property or hold another type", filter, len(others)), "selected: "+came)
 	}
 	rankInt := map[string]api.EdmType{"Rank": api.EdmInt32}
 	f.DescribeTable("query.logic.not", "with not negates its operand",
