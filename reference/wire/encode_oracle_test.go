@@ -138,3 +138,15 @@ func TestAppendEscapedMatchesByteByByte(t *testing.T) {
 		check(b.String())
 	}
 }
+
+// TestAppendETagMatchesAppendString: Storage's ETag form, and whatever else an ETag holds,
+// is written as appendString writes it.
+func TestAppendETagMatchesAppendString(t *testing.T) {
+	etags := []string{"", `W/"datetime'2026-01-02T03%3A04%3A05.0000000Z'"`, `W/"datetime''"`, `W/"datetime'`, `W/"datetime'"`,
+		`W/"datetime'a"b'"`, `W/"datetime'é'"`, `W/"datetime'x\y'"`, `"plain"`, `W/"other"`, `W/"datetime'x'"tail`}
+	for _, e := range etags {
+		if got, want := string(appendETag(nil, e)), string(appendString(nil, e)); got != want {
+			t.Fatalf("appendETag(%q) = %s, want %s", e, got, want)
+		}
+	}
+}
