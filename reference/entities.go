@@ -184,5 +184,7 @@ func (s *Service) GetEntityListed(ctx context.Context, tableName, partitionKey, 
 	if !found {
 		return api.ListedEntity{}, spec.ErrResourceNotFound.New()
 	}
-	return rec.ListedInto(s.names, props), nil // a record's bytes are never rewritten
+	listed := api.ListedEntity{Properties: props}
+	rec.ListedInto(s.names, &listed) // a record's bytes are never rewritten
+	return listed, nil
 }

@@ -261,8 +261,7 @@ func (s *Service) QueryEntitiesListed(ctx context.Context, tableName string, q a
 	listed := api.ListedPage{Entities: into[:0], Continuation: cont}
 	for _, rec := range *hits {
 		listed.Entities = nextListed(listed.Entities)
-		le := &listed.Entities[len(listed.Entities)-1]
-		*le = rec.ListedInto(s.names, le.Properties)
+		rec.ListedInto(s.names, &listed.Entities[len(listed.Entities)-1])
 	}
 	return listed, nil
 }

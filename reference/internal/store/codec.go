@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -298,13 +299,14 @@ func (n *Names) decodeProperties(body string, props map[string]api.Value) map[st
 	}
 	i := bodyHeader
 	for range count {
-		name, v, next, ok := decodeProperty(body, i, names)
+		var p api.Property
+		next, ok := decodeProperty(body, i, names, &p)
 		if !ok {
 			// Unreachable for bodies this package wrote; answer what was read rather than
 			// crash the process.
 			return props
 		}
-		props[name] = v
+		props[p.Name] = p.Value
 		i = next
 	}
 	return props
@@ -313,29 +315,30 @@ func (n *Names) decodeProperties(body string, props map[string]api.Value) map[st
 // appendProperties appends the properties of an encoded body to ps, in the body's order.
 func (n *Names) appendProperties(ps []api.Property, body string) []api.Property {
 	names := *n.names.Load()
+	count := bodyProperties(body)
+	ps = slices.Grow(ps, count)
 	i := bodyHeader
-	for range bodyProperties(body) {
-		name, v, next, ok := decodeProperty(body, i, names)
+	for range count {
+		ps = ps[:len(ps)+1]
+		next, ok := decodeProperty(body, i, names, &ps[len(ps)-1])
 		if !ok {
-			return ps // unreachable, as in decodeProperties
+			return ps[:len(ps)-1] // unreachable, as in decodeProperties
 		}
-		ps = append(ps, api.Property{Name: name, Value: v})
 		i = next
 	}
 	return ps
 }
 
-// decodeProperty decodes the property encoded at body[i:], its name from names, and
-// returns it with the index after it; ok is false for a type byte this package never
-// writes.
-func decodeProperty(body string, i int, names []string) (name string, v api.Value, next int, ok bool) {
+// decodeProperty decodes the property encoded at body[i:] into p, its name from names, and
+// returns the index after it; ok is false for a type byte this package never writes.
+func decodeProperty(body string, i int, names []string, p *api.Property) (next int, ok bool) {
 	id := uint64(body[i]) // a one-byte uvarint, read inline, for every id below 128
 	if id < 0x80 {
 		i++
 	} else {
 		id, i = uvarintAt(body, i)
 	}
-	name = names[id]
+	p.Name = names[id]
 	code := body[i]
 	i++
 	switch code {
@@ -347,29 +350,37 @@ func decodeProperty(body string, i int, names []string) (name string, v api.Valu
 			l, i = uvarintAt(body, i)
 		}
 		end := i + int(l)
-		return name, api.Value{Type: api.EdmString, Str: body[i:end]}, end, true
+		p.Value = api.Value{Type: api.EdmString, Str: body[i:end]}
+		return end, true
 	case typeBinary:
 		l, j := uvarintAt(body, i)
 		end := j + int(l)
-		return name, api.BinaryString(body[j:end]), end, true
+		p.Value = api.BinaryString(body[j:end])
+		return end, true
 	case typeBoolean:
-		return name, api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}, i + 1, true
+		p.Value = api.Value{Type: api.EdmBoolean, Bool: body[i] == 1}
+		return i + 1, true
 	case typeDateTime:
-		return name, api.DateTimeTicks(int64(le64(body, i))), i + 8, true
+		p.Value = api.DateTimeTicks(int64(le64(body, i)))
+		return i + 8, true
 	case typeDouble:
-		return name, api.Double(math.Float64frombits(le64(body, i))), i + 8, true
+		p.Value = api.Double(math.Float64frombits(le64(body, i)))
+		return i + 8, true
 	case typeGuid:
 		var g [16]byte
 		copy(g[:], body[i:i+16])
-		return name, api.Value{Type: api.EdmGuid, Str: formatGuid(g)}, i + 16, true
+		p.Value = api.Value{Type: api.EdmGuid, Str: formatGuid(g)}
+		return i + 16, true
 	case typeInt32, typeInt64:
 		x, j := varintAt(body, i)
 		if code == typeInt64 {
-			return name, api.Int64(x), j, true
+			p.Value = api.Int64(x)
+		} else {
+			p.Value = api.Int32(int32(x))
 		}
-		return name, api.Int32(int32(x)), j, true
+		return j, true
 	}
-	return "", api.Value{}, i, false
+	return i, false
 }
 
 func le32(s string, i int) uint32 {

@@ -314,7 +314,8 @@ func (m *modelRun) checkRecord(what string, rec Record, want api.Entity) {
 	// The listed form: the same entity, its properties in name order, decoded over a
 	// reused buffer's stale contents.
 	stale := []api.Property{{Name: "stale", Value: api.String("x")}, {Name: "zz", Value: api.Int32(1)}}
-	listed := rec.ListedInto(m.names, stale)
+	listed := api.ListedEntity{PartitionKey: "stale", ETag: "stale", Absent: api.AbsentRowKey, Properties: stale}
+	rec.ListedInto(m.names, &listed)
 	asMap := map[string]api.Value{}
 	for i, p := range listed.Properties {
 		if i > 0 && listed.Properties[i-1].Name >= p.Name {

@@ -139,15 +139,15 @@ func (r Record) EntityInto(names *Names, props map[string]api.Value) api.Entity 
 	}
 }
 
-// ListedInto decodes the record as EntityInto does, with its properties appended to
-// props[:0] in name order instead of put in a map: the entity's Properties is that slice,
-// grown if need be (props's array is the caller's to reuse).
-func (r Record) ListedInto(names *Names, props []api.Property) api.ListedEntity {
+// ListedInto decodes the record into e as EntityInto does, with its properties listed in
+// name order instead of put in a map: e.Properties's array is reused (grown if need be), and
+// every other field of e is overwritten.
+func (r Record) ListedInto(names *Names, e *api.ListedEntity) {
 	k := int(r.pkLen) + int(r.rkLen)
 	body := r.bytes[k:]
-	ps := names.appendProperties(props[:0], body)
+	ps := names.appendProperties(e.Properties[:0], body)
 	api.SortProperties(ps)
-	return api.ListedEntity{
+	*e = api.ListedEntity{
 		PartitionKey: r.bytes[:r.pkLen],
 		RowKey:       r.bytes[r.pkLen:k],
 		Timestamp:    api.TimeOfTicks(bodyTicks(body)),
