@@ -355,8 +355,9 @@ func appendDateTime(b []byte, t time.Time) []byte {
 		b = t.UTC().AppendFormat(b, dateTimeLayout)
 		return append(b, '"')
 	}
-	days, daySec := (sec-unixOfYear0)/secondsPerDay, int((sec-unixOfYear0)%secondsPerDay)
-	year, month, day := civilDate(days)
+	sinceYear0 := uint64(sec - unixOfYear0) // unsigned, so that the divisions are cheaper
+	days, daySec := sinceYear0/secondsPerDay, uint(sinceYear0%secondsPerDay)
+	year, month, day := civilDate(uint(days))
 	var text [len(`"2006-01-02T15:04:05.9999999Z"`)]byte
 	text[0] = '"'
 	putTwoDigits(text[1:], year/100)
@@ -372,7 +373,7 @@ func appendDateTime(b []byte, t time.Time) []byte {
 	text[17] = ':'
 	putTwoDigits(text[18:], daySec%60)
 	n := 20
-	if ticks := t.Nanosecond() / 100; ticks != 0 { // seven digits, cut, trailing zeros trimmed
+	if ticks := uint(t.Nanosecond()) / 100; ticks != 0 { // seven digits, cut, trailing zeros trimmed
 		text[20] = '.'
 		putTwoDigits(text[21:], ticks/100000)
 		putTwoDigits(text[23:], ticks/1000%100)
@@ -392,12 +393,11 @@ func appendDateTime(b []byte, t time.Time) []byte {
 // after 0000-01-01, for days from 0 to the end of year 9999: Howard Hinnant's
 // civil_from_days, its years counted from March so that leap days end them, and its days
 // from 400 years earlier so that they are never negative.
-func civilDate(days int64) (year, month, day int) {
+func civilDate(days uint) (year, month, day uint) {
 	const daysPer400Years = 146097
-	z := int(days) + daysPer400Years - 60 // days after -0400-03-01; 0000 is a leap year
+	z := days + daysPer400Years - 60 // days after -0400-03-01; 0000 is a leap year
 	era := z / daysPer400Years
 	z -= era * daysPer400Years // the day of its 400 years
-	era--
 	yearOfEra := (z - z/1460 + z/36524 - z/(daysPer400Years-1)) / 365
 	dayOfYear := z - (365*yearOfEra + yearOfEra/4 - yearOfEra/100)
 	mp := (5*dayOfYear + 2) / 153 // months since March
@@ -406,7 +406,7 @@ func civilDate(days int64) (year, month, day int) {
 	if month > 12 {
 		month -= 12
 	}
-	year = yearOfEra + era*400
+	year = yearOfEra + era*400 - 400
 	if month <= 2 {
 		year++
 	}
@@ -419,7 +419,7 @@ const twoDigits = "0001020304050607080910111213141516171819202122232425262728293
 	"8081828384858687888990919293949596979899"
 
 // putTwoDigits writes n, from 0 to 99, as two decimal digits at b[0:2].
-func putTwoDigits(b []byte, n int) {
+func putTwoDigits(b []byte, n uint) {
 	b[0], b[1] = twoDigits[2*n], twoDigits[2*n+1]
 }
 
