@@ -253,9 +253,7 @@ func appendProperties(b []byte, first *bool, ps []api.Property, annotate, reques
 		b = appendEscaped(b, p.Name)
 		if annotate && !v.Null && needsAnnotation(v, request) {
 			nameEnd := len(b)
-			b = append(b, typeSuffix+`":"`...)
-			b = append(b, v.Type.String()...)
-			b = append(b, `","`...)
+			b = append(b, annotationInfixes[v.Type]...)
 			b = append(b, b[nameStart:nameEnd]...)
 		}
 		b = append(b, '"', ':')
@@ -263,6 +261,15 @@ func appendProperties(b []byte, first *bool, ps []api.Property, annotate, reques
 	}
 	return b, nil
 }
+
+// annotationInfixes holds, for each EDM type, what lies between an annotated property's
+// escaped name and the name again: `@odata.type":"Edm.Int64","`.
+var annotationInfixes = func() (infixes [api.EdmInt64 + 1]string) {
+	for _, t := range api.AllEdmTypes {
+		infixes[t] = typeSuffix + `":"` + t.String() + `","`
+	}
+	return infixes
+}()
 
 // needsAnnotation says whether v's type cannot be told from its JSON form: Int64, DateTime,
 // Guid and Binary always, a Double when it is special or its rendering looks like an integer,
