@@ -559,20 +559,8 @@ func appendEscaped(b []byte, s string) []byte {
 }
 
 // plainPrefix returns the length of the longest prefix of s that is printable ASCII other
-// than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes. In a
-// long string the quote and the backslash are looked for by strings.IndexByte, which reads
-// many bytes per step, so that the words are only checked for printable ASCII.
+// than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes.
 func plainPrefix(s string) int {
-	if len(s) >= longString {
-		n := len(s)
-		if i := strings.IndexByte(s, '"'); i >= 0 {
-			n = i
-		}
-		if i := strings.IndexByte(s[:n], '\\'); i >= 0 {
-			n = i
-		}
-		return printablePrefix(s[:n])
-	}
 	rest := s
 	for len(rest) >= 16 && plainBits(loadWord(rest[:8]))&plainBits(loadWord(rest[8:16])) == plainHighs {
 		rest = rest[16:]
@@ -587,40 +575,6 @@ func plainPrefix(s string) int {
 		if c := rest[0]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			break
 		}
-		rest = rest[1:]
-	}
-	return len(s) - len(rest)
-}
-
-// longString is the length from which plainPrefix looks for quotes and backslashes with
-// strings.IndexByte: below it, the calls cost more than they save.
-const longString = 48
-
-// printablePrefix returns the length of the longest prefix of s that is printable ASCII
-// (0x20 to 0x7f). For a byte below 0x80, adding 0x60 sets its high bit exactly when it is at
-// least 0x20; a byte of 0x80 or more clears its own bit through &^ w, and what it carries
-// only clears bits of a word that fails anyway.
-func printablePrefix(s string) int {
-	const printable = (0x80 - 0x20) * 0x0101010101010101
-	rest := s
-	for len(rest) >= 16 {
-		w0, w1 := loadWord(rest[:8]), loadWord(rest[8:16])
-		if (w0+printable)&^w0&(w1+printable)&^w1&plainHighs != plainHighs {
-			break
-		}
-		rest = rest[16:]
-	}
-	if len(rest) >= 8 {
-		if w := loadWord(rest[:8]); (w+printable)&^w&plainHighs == plainHighs {
-			rest = rest[8:]
-		}
-	}
-	if len(rest) > 0 && len(rest) < 8 && len(s) >= 8 {
-		if w := loadWord(s[len(s)-8:]); (w+printable)&^w&plainHighs == plainHighs {
-			return len(s) // the last eight bytes, overlapping those read before, are printable too
-		}
-	}
-	for len(rest) > 0 && rest[0] >= 0x20 && rest[0] < utf8.RuneSelf {
 		rest = rest[1:]
 	}
 	return len(s) - len(rest)
