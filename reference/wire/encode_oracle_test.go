@@ -107,7 +107,8 @@ func escapeByteByByte(s string) string {
 
 // TestAppendEscapedMatchesByteByByte puts every byte value at every position of strings of
 // every length up to 40 (so each lands in each part of the scan: the 16-byte and 8-byte
-// words, the overlapping last word, the bytes after), then random mixtures.
+// words, the overlapping last word, the bytes after), the bytes that matter in longer
+// strings, with a quote after them, then random mixtures.
 func TestAppendEscapedMatchesByteByByte(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
@@ -120,6 +121,17 @@ func TestAppendEscapedMatchesByteByByte(t *testing.T) {
 			for c := 0; c < 256; c++ {
 				b := []byte(strings.Repeat("a", n))
 				b[p] = byte(c)
+				check(string(b))
+			}
+		}
+	}
+	for n := 41; n <= 80; n++ { // longer strings, with a quote after the byte or in its place
+		for p := 0; p < n; p++ {
+			for _, c := range []byte{0, 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xc3, 0xe2, 0xff} {
+				b := []byte(strings.Repeat("a", n))
+				b[p] = c
+				check(string(b))
+				b[n-1-p/2] = '"'
 				check(string(b))
 			}
 		}
