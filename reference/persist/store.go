@@ -620,6 +620,24 @@ func (s *Store) QueryEntities(ctx context.Context, table string, q api.Query) (p
 	return p, err
 }
 
+// QueryEntitiesListed is QueryEntities with each entity's properties listed in name order
+// in the caller's buffer (reference.Service.QueryEntitiesListed).
+func (s *Store) QueryEntitiesListed(ctx context.Context, table string, q api.Query, into []api.ListedEntity) (p api.ListedPage, err error) {
+	err = s.read(func(svc *reference.Service) error { p, err = svc.QueryEntitiesListed(ctx, table, q, into); return err })
+	return p, err
+}
+
+// GetEntityListed is GetEntity with the entity's properties listed in name order in the
+// caller's buffer (reference.Service.GetEntityListed). Unlike an entity GetEntity returns,
+// the listed one holds nothing a log may still hold: it is decoded afresh.
+func (s *Store) GetEntityListed(ctx context.Context, table, partitionKey, rowKey string, sel []string, props []api.Property) (x api.ListedEntity, err error) {
+	err = s.read(func(svc *reference.Service) error {
+		x, err = svc.GetEntityListed(ctx, table, partitionKey, rowKey, sel, props)
+		return err
+	})
+	return x, err
+}
+
 // RecyclePage hands a page QueryEntities returned back to the Service
 // (reference.Service.RecyclePage).
 func (s *Store) RecyclePage(p api.Page) {

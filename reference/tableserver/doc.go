@@ -39,6 +39,8 @@
 // bytes, what clients repeat: parsed query strings (querycache.go, shared read-only, copied
 // out of their request), its service URLs (for Hosts of up to 300 bytes), answer lengths'
 // texts and request ids cut from batches (ids.go). Nothing it keeps refers to a request.
+// A backend that lists entities (listed.go: reference.Service, persist.Store) answers gets
+// and queries into buffers the server reuses, rendered without a map per entity.
 //
 // NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos

@@ -10,10 +10,10 @@ import (
 )
 
 // listingBackend is a backend that hands out entities with their properties listed in name
-// order, decoded into buffers the caller owns (reference.Service): the server renders them
-// without a map per entity, and reuses the buffers. Each method answers as its mapped
-// counterpart does (QueryEntities, GetEntity), the same entities, order, continuations and
-// errors.
+// order, decoded into buffers the caller owns (reference.Service, persist.Store): the server
+// renders them without a map per entity, and reuses the buffers. Each method answers as its
+// mapped counterpart does (QueryEntities, GetEntity): the same entities, order,
+// continuations and errors.
 type listingBackend interface {
 	QueryEntitiesListed(ctx context.Context, table string, q api.Query, into []api.ListedEntity) (api.ListedPage, error)
 	GetEntityListed(ctx context.Context, table, partitionKey, rowKey string, sel []string, props []api.Property) (api.ListedEntity, error)
