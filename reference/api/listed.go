@@ -39,8 +39,8 @@ func SortProperties(ps []Property) {
 		return
 	}
 	for i := 1; i < len(ps); i++ {
-		if ps[i-1].Name <= ps[i].Name {
-			continue
+		if a, b := ps[i-1].Name, ps[i].Name; a != "" && b != "" && a[0] < b[0] || a <= b {
+			continue // in order: most names differ in their first byte
 		}
 		p := ps[i]
 		j := i

@@ -562,7 +562,11 @@ func appendEscaped(b []byte, s string) []byte {
 // than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes.
 func plainPrefix(s string) int {
 	rest := s
-	for len(rest) >= 16 && plainBits(loadWord(rest[:8]))&plainBits(loadWord(rest[8:16])) == plainHighs {
+	for len(rest) >= 32 && plainBits(loadWord(rest[:8]))&plainBits(loadWord(rest[8:16]))&
+		plainBits(loadWord(rest[16:24]))&plainBits(loadWord(rest[24:32])) == plainHighs {
+		rest = rest[32:]
+	}
+	if len(rest) >= 16 && plainBits(loadWord(rest[:8]))&plainBits(loadWord(rest[8:16])) == plainHighs {
 		rest = rest[16:]
 	}
 	if len(rest) >= 8 && plainBits(loadWord(rest[:8])) == plainHighs {
