@@ -19,6 +19,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 
+	"github.com/tableconform/conform/internal/buildinfo"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
@@ -205,7 +206,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		}
 	}
 	kept, status := collectRuns(cmd.ErrOrStderr(), plan, runs, codes)
-	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: plan.command, Generated: time.Now()})
+	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: buildinfo.Current().String(), Command: plan.command, Generated: time.Now()})
 	rep.Corpus = readCorpus(rawDir, kept)
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
