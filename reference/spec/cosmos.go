@@ -118,11 +118,13 @@ const (
 	cosmosACLAnswer      = "Get and Set Table ACL answer 501 NotImplemented (as JSON even to Accept: application/xml); stored access policies do not exist."
 	cosmosServiceAnswer  = "Service properties (CORS, logging, metrics) and service stats answer 501 NotImplemented."
 	cosmosRangeAnswer    = "A service SAS with a key range (spk, srk, epk, erk) is refused whatever the key: 501 NotImplemented (2021), 405 MethodNotAllowed (2022)."
-	cosmosPropsAnswer    = "255 custom properties and a property name of 1,000 characters are accepted; no property count or name length limit was met."
+	cosmosPropsAnswer    = "255 custom properties, and a property name of 256 characters, are accepted; no property count or name length limit was met."
 	cosmosSizeAnswer     = "Cosmos documents a 2 MB item and transaction limit instead of Storage's 1 MiB entity and 4 MiB transaction; its answer at Storage's limits is not recorded."
 	cosmosKeyAnswer      = "Cosmos documents other key limits (RowKey 255 bytes in its FAQ, 1,023 bytes on its limits page); its answer is not recorded."
 )
 
+// The ACL's 501 is reported, not found again in a recording; the 501 of service properties
+// and stats, and the SAS range refusal, are recorded (E-cosmos-unsupported, E-cosmos-sas-range).
 var (
 	cosmosUnsorted   = Cosmos{Kind: CosmosUnpromised, Answer: cosmosUnsortedAnswer, Evidence: "E-cosmos-order", Strength: CosmosByTraffic}
 	cosmosNoACL      = Cosmos{Kind: CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented", Answer: cosmosACLAnswer, Evidence: "E-cosmos-unsupported", Strength: CosmosByTraffic}
@@ -271,6 +273,7 @@ const (
 	// were recorded accepted (E-cosmos-property-limits); no larger count was recorded.
 	CosmosMaxCustomProperties = 255
 	// CosmosMaxPropertyNameLength bounds property names on the Cosmos flavour: none (0), as
-	// a name of 1,000 characters was recorded accepted and no refusal was (E-cosmos-property-limits).
+	// a name of 256 characters was recorded accepted, a longer one is reported accepted, and no
+	// refusal was seen (E-cosmos-property-limits).
 	CosmosMaxPropertyNameLength = 0
 )
