@@ -252,7 +252,10 @@ func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
 		return Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", applicable)
 	}
 	var s string
-	if cov.Partial() && cov.Passed == cov.Selected-cov.NotApplicable {
+	if cov.Passed == 0 && cov.Unjudged == 0 {
+		// Nothing judged (a filter of SHOULD and MAY rules only): nothing is claimed.
+		s = "no MUST rule judged, so no conformance is claimed"
+	} else if cov.Partial() && cov.Passed == cov.Selected-cov.NotApplicable {
 		s = fmt.Sprintf("conforms on the %d selected MUST rules", cov.Passed)
 	} else if cov.Partial() {
 		s = fmt.Sprintf("conforms on %s", of)

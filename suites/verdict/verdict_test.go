@@ -268,6 +268,8 @@ func TestJudge(t *testing.T) {
 			"; the verdict covers only the selection, 1 of the catalogue's 2 MUST rules (filter area:x)", ""},
 		{"filtered, interrupted", []RuleCell{cell(core, pass), cell(ext, leftOut)}, Backend{Filter: "area:x", Interrupted: true}, KindStopped,
 			"so far conforms on the 1 selected MUST rules; the verdict covers only the selection", ""},
+		{"a filter of no MUST rule claims nothing", []RuleCell{cell(core, leftOut), cell(ext, leftOut), cell(should, pass)}, Backend{Filter: "level:SHOULD"}, ConformsOn,
+			"no MUST rule judged, so no conformance is claimed; the verdict covers only the selection, 0 of the catalogue's 2 MUST rules (filter level:SHOULD)", "conforms on"},
 		{"a filter that selects every MUST rule is named", []RuleCell{cell(core, pass), cell(ext, pass), cell(should, leftOut)}, Backend{Filter: "level:MUST"}, Conforms,
 			"conforms: all 2 MUST rules ran and passed (filter level:MUST, which selects every MUST rule)", ""},
 	}
