@@ -331,7 +331,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 {{end}}</tbody></table>
 <p class="muted">{{range .Groups}}<span class="swatch" style="background:{{.Colour}}"></span>{{.Name}}{{end}}</p>
 </section>
-<section id="differences"><h2>{{if .Single}}Rules that did not plainly pass{{else}}Rules where the backends differ{{end}}: {{.DifferRules}} of {{.TotalRules}}</h2>
+<section id="differences"><h2>{{if .Single}}Rules that did not plainly pass{{else}}Rules where the backends differ{{end}}: {{.DifferRules}} of {{.TotalRules}} <span class="muted">(rules of every level)</span></h2>
 <p class="muted">{{if .Single}}One backend: the rules shown are those whose outcome is not a plain pass.{{else}}A rule differs when its backends' outcomes or recorded choices differ.{{end}} Click a cell for its evidence.</p>
 <input type="checkbox" id="all"><label for="all"> show all {{.TotalRules}} rules</label>
 <span id="controls"><input type="search" id="q" placeholder="search rule ids and texts" size="32"><span id="shown" class="muted">{{.DifferRules}} of {{.TotalRules}} rules shown</span></span>

@@ -212,9 +212,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 	}
 	if len(r.Backends) == 1 {
-		p("\n## Rules that did not plainly pass (%d of %d)\n", differing, len(r.Rules))
+		p("\n## Rules that did not plainly pass (%d of %d rules, every level)\n", differing, len(r.Rules))
 	} else {
-		p("\n## Rules where the backends differ (%d of %d)\n", differing, len(r.Rules))
+		p("\n## Rules where the backends differ (%d of %d rules, every level)\n", differing, len(r.Rules))
 	}
 	if differing == 0 {
 		p("\nNone.\n")
