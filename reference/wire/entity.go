@@ -77,7 +77,7 @@ func AppendListedEntity(b []byte, e *api.ListedEntity, d Document) ([]byte, erro
 		b = appendKnownMember(b, &first, memberMetadata)
 		b = d.appendMetadataURL(b, "/@Element")
 	}
-	b, err := appendEntityMembers(b, &first, e, d)
+	b, err := appendEntityMembers(b, &first, e, &d)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func AppendListedEntitySetItem(b []byte, i int, e *api.ListedEntity, d Document)
 	b = append(b, '{')
 	f := true
 	var err error
-	if b, err = appendEntityMembers(b, &f, e, d); err != nil {
+	if b, err = appendEntityMembers(b, &f, e, &d); err != nil {
 		return nil, fmt.Errorf("entity %d: %w", i, err)
 	}
 	return append(b, '}'), nil
@@ -200,7 +200,7 @@ func EncodeRequestEntity(e api.Entity) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendEntityMembers(b []byte, first *bool, e *api.ListedEntity, d Document) ([]byte, error) {
+func appendEntityMembers(b []byte, first *bool, e *api.ListedEntity, d *Document) ([]byte, error) {
 	if d.Level == FullMetadata {
 		path := EntityPath(d.Table, e.PartitionKey, e.RowKey)
 		b = appendMember(b, first, odataType)
@@ -276,17 +276,24 @@ var annotationInfixes = func() (infixes [api.EdmInt64 + 1]string) {
 // that is has neither a decimal point nor an exponent (EVIDENCE.md 1.5, PF;
 // E-double-exponent). A request annotates every Double.
 func needsAnnotation(v api.Value, request bool) bool {
-	switch v.Type {
-	case api.EdmInt64, api.EdmDateTime, api.EdmGuid, api.EdmBinary:
-		return true
-	case api.EdmDouble:
-		if request || math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
-			return true
-		}
-		var room [32]byte
-		return !bytes.ContainsAny(appendDouble(room[:0], v.Float()), ".eE")
+	if v.Type == api.EdmDouble {
+		return request || doubleLooksIntegral(v)
 	}
-	return false
+	return alwaysAnnotated[v.Type]
+}
+
+// alwaysAnnotated holds the EDM types whose JSON form never tells them (needsAnnotation).
+var alwaysAnnotated = [256]bool{api.EdmInt64: true, api.EdmDateTime: true, api.EdmGuid: true, api.EdmBinary: true}
+
+// doubleLooksIntegral says whether the Double v's JSON form would read back as another
+// type: a special value, or a rendering with neither a decimal point nor an exponent.
+func doubleLooksIntegral(v api.Value) bool {
+	f := v.Float()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return true
+	}
+	var room [32]byte
+	return !bytes.ContainsAny(appendDouble(room[:0], f), ".eE")
 }
 
 // AppendValue appends v's JSON form: Int64 as a decimal string, Double as a number with a
@@ -420,14 +427,19 @@ func civilDate(days uint) (year, month, day uint) {
 	return year, month, day
 }
 
-// twoDigits holds the decimal forms of 00 to 99.
-const twoDigits = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
+// twoDigits holds the decimal forms of 00 to 99, indexed by a byte so that reading it
+// needs no bounds check.
+var twoDigits = func() (t [256][2]byte) {
+	for n := range 100 {
+		t[n] = [2]byte{byte('0' + n/10), byte('0' + n%10)}
+	}
+	return t
+}()
 
 // putTwoDigits writes n, from 0 to 99, as two decimal digits at b[0:2].
 func putTwoDigits(b []byte, n uint) {
-	b[0], b[1] = twoDigits[2*n], twoDigits[2*n+1]
+	d := twoDigits[uint8(n)]
+	b[0], b[1] = d[0], d[1]
 }
 
 // appendETag is appendString of an ETag, faster for Storage's form W/"datetime'...'"
