@@ -29,10 +29,11 @@ var (
 )
 
 // Bounds on what the pools keep, so that one large answer does not stay in memory: entities
-// of a page, and properties of an entity or of a whole page.
+// of a page, properties of one of its entities, and properties of a read entity.
 const (
-	maxPooledEntities   = 256
-	maxPooledProperties = 4096
+	maxPooledEntities         = 256
+	maxPooledEntityProperties = 16
+	maxPooledProperties       = 4096
 )
 
 func (x *exchange) queryEntitiesListed(ctx context.Context, lb listingBackend, table string, q api.Query) error {
@@ -66,22 +67,21 @@ func (x *exchange) queryEntitiesListed(ctx context.Context, lb listingBackend, t
 	return err
 }
 
-// releaseListedPage empties the entities of a listed page, keeping their arrays, and hands
-// them back in bp, unless they are more than the pool keeps.
+// releaseListedPage empties the entities a listed page used, keeping their arrays but
+// large ones, and hands them back in bp, unless they are more than the pool keeps. What lies
+// past a page's entities, and past an entity's properties, was emptied when last used: a
+// backend writes only what it hands out.
 func releaseListedPage(bp *[]api.ListedEntity, ents []api.ListedEntity) {
-	ents = ents[:cap(ents)]
-	if len(ents) > maxPooledEntities {
+	if cap(ents) > maxPooledEntities {
 		return
 	}
-	total := 0
 	for i := range ents {
-		ps := ents[i].Properties[:cap(ents[i].Properties)]
+		ps := ents[i].Properties
 		clear(ps) // do not hold the store's bytes from the pool
-		total += len(ps)
+		if cap(ps) > maxPooledEntityProperties {
+			ps = nil
+		}
 		ents[i] = api.ListedEntity{Properties: ps[:0]}
-	}
-	if total > maxPooledProperties {
-		return
 	}
 	*bp = ents[:0]
 	listedPages.Put(bp)
