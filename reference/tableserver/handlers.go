@@ -403,11 +403,18 @@ func conditionHeaders(h interface {
 	return v, nil
 }
 
-// headerValues adapts an http.Header to conditionHeaders.
+// headerValues adapts a request's http.Header, whose keys net/http has put in canonical
+// form, to conditionHeaders, which asks only for canonical keys (wire.Key*): they are
+// looked up as they are.
 type headerValues http.Header
 
-func (h headerValues) Get(k string) string      { return http.Header(h).Get(k) }
-func (h headerValues) Values(k string) []string { return http.Header(h).Values(k) }
+func (h headerValues) Get(k string) string {
+	if vs := h[k]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+func (h headerValues) Values(k string) []string { return h[k] }
 
 // entityFromBody decodes a write's body; the keys of the URL win over any in the body (the
 // service's handling of a mismatch is UNCERTAIN; Azurite takes the URL's).

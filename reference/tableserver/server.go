@@ -55,6 +55,7 @@ type Server struct {
 	acls  map[aclKey][]SignedIdentifier
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
+	lastHost    atomic.Pointer[hostForm] // hostOf's latest answer
 	queries     *queryCache
 
 	oauth   bool
@@ -256,6 +257,9 @@ type exchange struct {
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
 	acctSAS   *wire.AccountSAS
+	// baseURL is serviceURL's answer once asked: the account and its addressing are
+	// settled by resolve, before anything names a URL.
+	baseURL string
 
 	// values holds the values of the answer's header fields that setHeader set, so that
 	// setting one allocates nothing; each field's value slice is one capped element of it.
@@ -265,6 +269,7 @@ type exchange struct {
 	// no allocation of its own; deadlineUsed says that context handed it out.
 	deadline     deadlineContext
 	deadlineUsed bool
+	detached     detachedContext // the parent of deadline
 	// unbounded is the body of unknown length under the bound of r.Body, from which a
 	// refused body is drained (drainUnreadBody).
 	unbounded io.ReadCloser
@@ -473,14 +478,11 @@ func rawPath(r *http.Request) string {
 // the resource the rest of the path names.
 func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	p := strings.TrimPrefix(escapedPath, "/")
-	host := x.r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
+	host, ip := x.s.hostOf(x.r.Host)
 	if host == "" {
 		return wire.Resource{}, spec.ErrHostInfoNotPresent.New()
 	}
-	if !isIP(host) {
+	if !ip {
 		label, _, _ := strings.Cut(host, ".")
 		if a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
 			x.account = a
@@ -498,6 +500,32 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	return wire.ParseResource(p)
 }
 
+// hostOf returns the host of a Host header value, without its port, and whether it is an
+// IP address (isIP). The answer for the latest value is kept, as a client sends the same
+// Host on every request.
+func (s *Server) hostOf(hostPort string) (host string, ip bool) {
+	if h := s.lastHost.Load(); h != nil && h.hostPort == hostPort {
+		return h.host, h.ip
+	}
+	host = hostPort
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	ip = isIP(host)
+	if len(hostPort) <= maxCachedHost {
+		// Kept as a copy, so that nothing kept refers to a request.
+		kept := strings.Clone(hostPort)
+		s.lastHost.Store(&hostForm{hostPort: kept, host: kept[strings.Index(hostPort, host):][:len(host)], ip: ip})
+	}
+	return host, ip
+}
+
+// hostForm is hostOf's answer for one Host value.
+type hostForm struct {
+	hostPort, host string
+	ip             bool
+}
+
 // isIP says whether host is an IP address as net.ParseIP reads one (no zone), without
 // allocating.
 func isIP(host string) bool {
@@ -508,11 +536,19 @@ func isIP(host string) bool {
 // serviceURL is the table endpoint as this client addresses it, ending in "/". The URLs
 // of the endpoints clients use are kept (serviceURLs), as every answer names one.
 func (x *exchange) serviceURL() string {
+	if x.baseURL == "" {
+		x.baseURL = x.s.keptServiceURL(x)
+	}
+	return x.baseURL
+}
+
+// keptServiceURL returns x's service URL, kept or built.
+func (s *Server) keptServiceURL(x *exchange) string {
 	k := serviceURLKey{host: x.r.Host, tls: x.r.TLS != nil, pathStyle: x.pathStyle}
 	if x.pathStyle {
 		k.account, k.secondary = x.account, x.secondary
 	}
-	urls := x.s.serviceURLs.Load()
+	urls := s.serviceURLs.Load()
 	if urls != nil {
 		if u, ok := (*urls)[k]; ok {
 			return u
@@ -530,7 +566,7 @@ func (x *exchange) serviceURL() string {
 		next = maps.Clone(*urls)
 	}
 	next[k] = u
-	x.s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
+	s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
 	return u
 }
 
@@ -787,12 +823,14 @@ func (x *exchange) context() (*deadlineContext, error) {
 	// The work is not tied to the connection: a client that shuts its sending side after
 	// its request (legal in HTTP/1.1; net/http then cancels the request's context) still
 	// gets its answer, and the work is bounded by the timeout alone.
-	parent := context.WithoutCancel(x.r.Context())
+	if x.detached.values == nil {
+		x.detached.values = x.r.Context()
+	}
 	if x.deadlineUsed {
-		return withDeadline(parent, time.Now().Add(d)), nil
+		return withDeadline(&x.detached, time.Now().Add(d)), nil
 	}
 	x.deadlineUsed = true
-	x.deadline = deadlineContext{parent: parent, deadline: time.Now().Add(d)}
+	x.deadline = deadlineContext{parent: &x.detached, deadline: time.Now().Add(d)}
 	return &x.deadline, nil
 }
 
