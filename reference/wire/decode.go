@@ -34,11 +34,19 @@ func DecodeEntity(data []byte) (api.Entity, error) {
 // DecodeRequestEntity decodes an entity from a request body. It differs from DecodeEntity
 // only in that a client-supplied Timestamp is ignored, as the service ignores it (DM).
 func DecodeRequestEntity(data []byte) (api.Entity, error) {
-	d, ms, err := readObject(data)
-	if err != nil {
-		return api.Entity{}, err
+	list := memberLists.Get().(*[]member)
+	d, ms, err := readDocument(data, false, (*list)[:0])
+	var e api.Entity
+	if err == nil {
+		e, err = d.entity(ms, true)
 	}
-	return d.entity(ms, true)
+	// The entity's strings are the document's text, not the list's.
+	if ms != nil && cap(ms) <= maxPooledMembers {
+		*list = ms[:0]
+	}
+	clear((*list)[:cap(*list)]) // members a failed read appended too
+	memberLists.Put(list)
+	return e, err
 }
 
 // DecodeEntitySet decodes the `value` array of a Query Entities answer.
@@ -74,7 +82,7 @@ func wrapIndex(err error, i int) error {
 // valueArray returns the items of the `value` member of an answer object, read in the same
 // pass as the answer.
 func valueArray(data []byte) (document, []item, error) {
-	d, ms, err := readDocument(data, true)
+	d, ms, err := readDocument(data, true, nil)
 	if err != nil {
 		return document{}, nil, err
 	}
