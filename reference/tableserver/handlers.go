@@ -162,7 +162,7 @@ func (x *exchange) createTable() error {
 	loc := x.serviceURL() + wire.TablePath(name)
 	x.setHeader(wire.HeaderLocation, loc)
 	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
-	switch prefer(x.r.Header) {
+	switch prefer(headerValues(x.r.Header)) {
 	case "return-no-content":
 		x.setHeader(wire.KeyPrefApplied, "return-no-content")
 		x.setHeader(wire.KeyDataServiceID, loc)
@@ -334,7 +334,7 @@ func (x *exchange) insertEntity(table string) error {
 	}
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
 		// Storage echoes the preference on this refusal (E-insert-no-keys).
-		if p := prefer(x.r.Header); p != "" {
+		if p := prefer(headerValues(x.r.Header)); p != "" {
 			x.setHeader(wire.KeyPrefApplied, p)
 		}
 		return spec.ErrPropertiesNeedValue.New()
@@ -358,7 +358,7 @@ func (x *exchange) insertEntity(table string) error {
 	if stored.ETag != "" {
 		x.setHeader(wire.KeyETag, stored.ETag)
 	}
-	switch prefer(x.r.Header) {
+	switch prefer(headerValues(x.r.Header)) {
 	case "return-no-content":
 		x.setHeader(wire.KeyPrefApplied, "return-no-content")
 		x.setHeader(wire.KeyDataServiceID, loc)

@@ -244,6 +244,7 @@ type exchange struct {
 	id      string
 	now     time.Time
 	query   url.Values // read-only: it may be shared with other requests (queryCache)
+	accept  string     // the request's Accept
 	level   wire.Metadata
 	jsonErr bool
 	// prefixedXMLErr: an XML error is written in the m: prefixed form, as Storage answers
@@ -357,7 +358,8 @@ func (x *exchange) serve() {
 	x.setHeader("Server", ServerHeader)
 	x.setHeader("Cache-Control", "no-cache")
 	x.setHeader("X-Content-Type-Options", "nosniff")
-	x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), "")
+	x.accept = wire.FirstValue(x.r.Header, wire.HeaderAccept)
+	x.jsonErr = wire.WantsJSONError(x.accept, "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
@@ -366,7 +368,7 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
-		x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), q.Get("$format"))
+		x.jsonErr = wire.WantsJSONError(x.accept, q.Get("$format"))
 	}
 	x.query = q
 	if len(x.r.TransferEncoding) > 0 && framedTwice(x.r) {
@@ -716,7 +718,7 @@ func (x *exchange) permitTableOp() error {
 
 // negotiate sets the metadata level of a data answer from Accept and $format.
 func (x *exchange) negotiate() error {
-	m, err := wire.NegotiateMetadata(wire.FirstValue(x.r.Header, wire.HeaderAccept), x.query.Get("$format"))
+	m, err := wire.NegotiateMetadata(x.accept, x.query.Get("$format"))
 	if err != nil {
 		return err
 	}

@@ -182,3 +182,25 @@ func TestVerifiedSignaturesShareASet(t *testing.T) {
 		t.Error("the new text did not take the slot used least recently")
 	}
 }
+
+// A signature that differs from the right one in any single character is refused.
+func TestVerifySharedKeyRefusesEveryAlteredCharacter(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
+	r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SignRequest(r, SharedKeyLite, "acct", key, now)
+	auth := r.Header.Get(HeaderAuthorization)
+	sig := len(auth) - signatureLen
+	for i := sig; i < len(auth); i++ {
+		b := []byte(auth)
+		b[i] ^= 1
+		r.Header.Set(HeaderAuthorization, string(b))
+		if _, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now); err == nil {
+			t.Errorf("a signature altered at character %d verified", i-sig)
+		}
+	}
+}
