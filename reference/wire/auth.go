@@ -284,7 +284,11 @@ func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery st
 		return "", authFailed("Request date header too old.")
 	}
 	var room [256]byte // the string to sign of most requests, without an allocation
-	text := appendStringToSignQuery(room[:0], a.Scheme, method, FirstValue(h, KeyContentMD5), FirstValue(h, HeaderContentType), date, a.Account, escapedPath, rawQuery, query)
+	var contentMD5, contentType string
+	if a.Scheme != SharedKeyLite { // Shared Key Lite signs neither
+		contentMD5, contentType = FirstValue(h, KeyContentMD5), FirstValue(h, HeaderContentType)
+	}
+	text := appendStringToSignQuery(room[:0], a.Scheme, method, contentMD5, contentType, date, a.Account, escapedPath, rawQuery, query)
 	var want, got [signatureLen]byte
 	verified.appendSignature(want[:0], key, text)
 	// Compared in constant time; a signature of another length never matches.

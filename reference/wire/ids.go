@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"encoding/binary"
-	"encoding/hex"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // IDLen is the length of an identifier NewID returns.
 const IDLen = 36
@@ -20,18 +16,29 @@ func NewID() string {
 
 // AppendID appends a new identifier of NewID's form to dst.
 func AppendID(dst []byte) []byte {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
+	hi, lo := rand.Uint64(), rand.Uint64()
 	var s [IDLen]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:36], b[10:16])
+	for i, at := range idDigits {
+		w := hi
+		if i >= 16 {
+			w = lo
+		}
+		s[at] = lowerHex[w>>(60-4*(i%16))&0xF]
+	}
+	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
 	return append(dst, s[:]...)
 }
+
+const lowerHex = "0123456789abcdef"
+
+// idDigits are the places of an identifier's 32 hex digits, around its four dashes.
+var idDigits = func() (at [32]uint8) {
+	n := 0
+	for i := range IDLen {
+		if i != 8 && i != 13 && i != 18 && i != 23 {
+			at[n] = uint8(i)
+			n++
+		}
+	}
+	return at
+}()
