@@ -1,6 +1,9 @@
 package wire
 
-import "math/rand/v2"
+import (
+	"encoding/binary"
+	"math/rand/v2"
+)
 
 // IDLen is the length of an identifier NewID returns.
 const IDLen = 36
@@ -17,28 +20,33 @@ func NewID() string {
 // AppendID appends a new identifier of NewID's form to dst.
 func AppendID(dst []byte) []byte {
 	hi, lo := rand.Uint64(), rand.Uint64()
+	var h [32]byte // the identifier's hex digits
+	binary.BigEndian.PutUint64(h[0:], hexWord(uint32(hi>>32)))
+	binary.BigEndian.PutUint64(h[8:], hexWord(uint32(hi)))
+	binary.BigEndian.PutUint64(h[16:], hexWord(uint32(lo>>32)))
+	binary.BigEndian.PutUint64(h[24:], hexWord(uint32(lo)))
 	var s [IDLen]byte
-	for i, at := range idDigits {
-		w := hi
-		if i >= 16 {
-			w = lo
-		}
-		s[at] = lowerHex[w>>(60-4*(i%16))&0xF]
-	}
-	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
+	copy(s[0:8], h[0:8])
+	s[8] = '-'
+	copy(s[9:13], h[8:12])
+	s[13] = '-'
+	copy(s[14:18], h[12:16])
+	s[18] = '-'
+	copy(s[19:23], h[16:20])
+	s[23] = '-'
+	copy(s[24:36], h[20:32])
 	return append(dst, s[:]...)
 }
 
-const lowerHex = "0123456789abcdef"
-
-// idDigits are the places of an identifier's 32 hex digits, around its four dashes.
-var idDigits = func() (at [32]uint8) {
-	n := 0
-	for i := range IDLen {
-		if i != 8 && i != 13 && i != 18 && i != 23 {
-			at[n] = uint8(i)
-			n++
-		}
-	}
-	return at
-}()
+// hexWord returns the eight lower-case hex digits of v as the bytes of a word, the most
+// significant digit in its most significant byte.
+func hexWord(v uint32) uint64 {
+	// One nibble to a byte, in order.
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	// '0'+n below ten, 'a'+n-10 from ten on.
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
+}

@@ -93,9 +93,12 @@ func ParseResource(escaped string) (Resource, error) {
 	if strings.Contains(escaped, "/") {
 		return Resource{}, invalidURI(escaped)
 	}
-	seg, err := url.PathUnescape(escaped)
-	if err != nil {
-		return Resource{}, invalidURI(escaped)
+	seg := escaped
+	if strings.IndexByte(escaped, '%') >= 0 { // what url.PathUnescape changes
+		var err error
+		if seg, err = url.PathUnescape(escaped); err != nil {
+			return Resource{}, invalidURI(escaped)
+		}
 	}
 	switch seg {
 	case "Tables", "Tables()":

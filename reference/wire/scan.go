@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -424,32 +425,32 @@ func (d *document) str() (plain bool, err error) {
 }
 
 // quickString finds the closing quote of a string whose text s starts, when the text has no
-// escape and no control character: the common case, read eight bytes at a time until a
-// word holds a quote, a backslash, a control character or a non-ASCII byte. ok false
+// escape and no control character: the common case, read eight bytes at a time. ok false
 // leaves the string to the byte-by-byte reader (escapes, errors).
 func quickString(s []byte) (end int, plain, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	plain = true
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := binary.LittleEndian.Uint64(s[i:])
 		q, b := w^(ones*'"'), w^(ones*'\\')
-		// Each term flags a word with a byte of its kind: a quote, a backslash, a byte
-		// below 0x20, a byte from 0x80 on.
-		if ((q-ones)&^q|(b-ones)&^b|(w-ones*0x20)&^w|w)&highs == 0 {
+		// The high bit of a byte of flags is set for a quote, a backslash, a byte below
+		// 0x20 and a byte from 0x80 on, and may be for a byte after one of them (a borrow):
+		// the lowest set bit is the first such byte.
+		flags := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs
+		if flags == 0 {
 			continue
 		}
-		for k, c := range s[i : i+8] {
-			switch {
-			case c == '"':
-				return i + k, plain, true
-			case c == '\\' || c < 0x20:
-				return 0, false, false
-			case c >= utf8.RuneSelf:
-				plain = false
-			}
+		k := i + bits.TrailingZeros64(flags)/8
+		switch c := s[k]; {
+		case c == '"':
+			return k, true, true // no byte before it was flagged: all ASCII
+		case c == '\\' || c < 0x20:
+			return 0, false, false
 		}
+		i = k // a non-ASCII byte: the rest byte by byte
+		break
 	}
+	plain = true
 	for ; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"':
