@@ -70,7 +70,7 @@ func TestQuickStringAgreesWithBytewiseReading(t *testing.T) {
 		}
 		return 0, false, false
 	}
-	for n := range 20 {
+	for n := range 40 {
 		for at := range n {
 			for _, c := range []byte{'"', '\\', 0x00, 0x0f, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff} {
 				s := []byte(strings.Repeat("a", n) + `"` + strings.Repeat("b", 9))

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -425,34 +426,51 @@ func (d *document) str() (plain bool, err error) {
 }
 
 // quickString finds the closing quote of a string whose text s starts, when the text has no
-// escape and no control character: the common case, read eight bytes at a time. ok false
-// leaves the string to the byte-by-byte reader (escapes, errors).
+// escape and no control character: the common case. A short string ends in its first word,
+// read eight bytes at once; a long one is searched for its quote and backslashes with
+// bytes.IndexByte and checked sixteen bytes at a time. Text with non-ASCII bytes is read
+// byte by byte (plain false). ok false leaves the string to the byte-by-byte reader
+// (escapes, errors).
 func quickString(s []byte) (end int, plain, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := binary.LittleEndian.Uint64(s[i:])
+	if len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
 		q, b := w^(ones*'"'), w^(ones*'\\')
 		// The high bit of a byte of flags is set for a quote, a backslash, a byte below
 		// 0x20 and a byte from 0x80 on, and may be for a byte after one of them (a borrow):
 		// the lowest set bit is the first such byte.
-		flags := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs
-		if flags == 0 {
-			continue
+		if flags := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs; flags != 0 {
+			if k := bits.TrailingZeros64(flags) / 8; s[k] == '"' {
+				return k, true, true // no byte before it was flagged: all ASCII
+			}
+			return bytewiseString(s)
 		}
-		k := i + bits.TrailingZeros64(flags)/8
-		switch c := s[k]; {
-		case c == '"':
-			return k, true, true // no byte before it was flagged: all ASCII
-		case c == '\\' || c < 0x20:
-			return 0, false, false
-		}
-		i = k // a non-ASCII byte: the rest byte by byte
-		break
 	}
+	end = bytes.IndexByte(s, '"')
+	if end < 0 || bytes.IndexByte(s[:end], '\\') >= 0 {
+		return 0, false, false
+	}
+	text := s[:end]
+	i := 0
+	for ; i+16 <= len(text); i += 16 {
+		w, v := binary.LittleEndian.Uint64(text[i:]), binary.LittleEndian.Uint64(text[i+8:])
+		if ((w-ones*0x20)&^w|w|(v-ones*0x20)&^v|v)&highs != 0 {
+			return bytewiseString(s) // a control character or a non-ASCII byte
+		}
+	}
+	for _, c := range text[i:] {
+		if c < 0x20 || c >= utf8.RuneSelf {
+			return bytewiseString(s)
+		}
+	}
+	return end, true, true
+}
+
+// bytewiseString is quickString byte by byte.
+func bytewiseString(s []byte) (end int, plain, ok bool) {
 	plain = true
-	for ; i < len(s); i++ {
-		switch c := s[i]; {
+	for i, c := range s {
+		switch {
 		case c == '"':
 			return i, plain, true
 		case c == '\\' || c < 0x20:
