@@ -451,14 +451,14 @@ func quickString(s []byte) (end int, plain, ok bool) {
 		return 0, false, false
 	}
 	text := s[:end]
-	i := 0
-	for ; i+16 <= len(text); i += 16 {
-		w, v := binary.LittleEndian.Uint64(text[i:]), binary.LittleEndian.Uint64(text[i+8:])
+	for len(text) >= 16 {
+		w, v := binary.LittleEndian.Uint64(text), binary.LittleEndian.Uint64(text[8:])
 		if ((w-ones*0x20)&^w|w|(v-ones*0x20)&^v|v)&highs != 0 {
 			return bytewiseString(s) // a control character or a non-ASCII byte
 		}
+		text = text[16:]
 	}
-	for _, c := range text[i:] {
+	for _, c := range text {
 		if c < 0x20 || c >= utf8.RuneSelf {
 			return bytewiseString(s)
 		}
