@@ -84,3 +84,28 @@ func TestQuickStringAgreesWithBytewiseReading(t *testing.T) {
 		}
 	}
 }
+
+// appendEscapedKey escapes every byte as a byte-by-byte escaper does, in runs of any length.
+func TestAppendEscapedKeyEscapesEveryByte(t *testing.T) {
+	bytewise := func(s string) string {
+		var b []byte
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~':
+				b = append(b, c)
+			case c == '\'':
+				b = append(b, '\'', '\'')
+			default:
+				b = append(b, '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&0xF])
+			}
+		}
+		return string(b)
+	}
+	for c := range 256 {
+		for _, s := range []string{string(rune(0)) + "x", "ab" + string([]byte{byte(c)}) + "cd", string([]byte{byte(c), byte(c)}), "i00-1-000000" + string([]byte{byte(c)})} {
+			if got, want := string(appendEscapedKey(nil, s)), bytewise(s); got != want {
+				t.Fatalf("appendEscapedKey(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
+}
