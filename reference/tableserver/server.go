@@ -509,15 +509,17 @@ func (s *Server) hostOf(hostPort string) (host string, ip bool) {
 	if h := s.lastHost.Load(); h != nil && h.hostPort == hostPort {
 		return h.host, h.ip
 	}
+	keep := len(hostPort) <= maxCachedHost
+	if keep {
+		hostPort = strings.Clone(hostPort) // nothing kept refers to a request
+	}
 	host = hostPort
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	ip = isIP(host)
-	if len(hostPort) <= maxCachedHost {
-		// Kept as a copy, so that nothing kept refers to a request.
-		kept := strings.Clone(hostPort)
-		s.lastHost.Store(&hostForm{hostPort: kept, host: kept[strings.Index(hostPort, host):][:len(host)], ip: ip})
+	if keep {
+		s.lastHost.Store(&hostForm{hostPort: hostPort, host: host, ip: ip})
 	}
 	return host, ip
 }
