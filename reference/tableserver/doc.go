@@ -33,15 +33,16 @@
 // written as it is rendered (writeEntitySet), so that a client that does not read holds
 // about a MiB of it, not the page, and no concurrency slot while the answer waits for it.
 //
+// The property maps of write requests are reused once the backend has returned, emptied,
+// when the backend keeps nothing of what it is given (the reference; requestProperties);
+// the latest Host's parse is kept as a copy (hostOf).
+//
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
 // byte): header values live in the exchange, and a Server keeps, bounded in number and in
 // bytes, what clients repeat: parsed query strings (querycache.go, shared read-only, copied
-// out of their request), its service URLs (for Hosts of up to 300 bytes), the latest Host's
-// parse (a copy), answer lengths' texts and request ids cut from batches (ids.go). Nothing
-// it keeps refers to a request. The property maps of write requests are reused once the
-// backend has returned, when the backend keeps nothing of what it is given (the reference;
-// requestProperties), emptied before reuse.
+// out of their request), its service URLs (for Hosts of up to 300 bytes), answer lengths'
+// texts and request ids cut from batches (ids.go). Nothing it keeps refers to a request.
 //
 // NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos
