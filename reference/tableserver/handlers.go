@@ -305,7 +305,7 @@ func (x *exchange) requestProperties() map[string]api.Value {
 // releaseRequestProperties empties props, which requestProperties returned, for a later
 // request, unless it is nil or was made large by a rare request.
 func releaseRequestProperties(props map[string]api.Value) {
-	if props == nil || len(props) > maxPooledProperties {
+	if props == nil || len(props) > maxPooledRequestProperties {
 		return
 	}
 	clear(props)
@@ -315,8 +315,8 @@ func releaseRequestProperties(props map[string]api.Value) {
 // requestPropertyMaps holds emptied property maps of write requests.
 var requestPropertyMaps sync.Pool
 
-// maxPooledProperties bounds the maps kept in requestPropertyMaps.
-const maxPooledProperties = 64
+// maxPooledRequestProperties bounds the maps kept in requestPropertyMaps.
+const maxPooledRequestProperties = 64
 
 // recycle hands e back to the backend, if it takes entities back: the answer is written,
 // and nothing refers to e any more.
