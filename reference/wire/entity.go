@@ -96,7 +96,7 @@ func listed(e api.Entity, room []api.Property) api.ListedEntity {
 }
 
 // appendMetadataURL appends the quoted `odata.metadata` of an entity answer: the entity set
-// fragment followed by suffix.
+// fragment followed by suffix, "" or "/@Element".
 func (d Document) appendMetadataURL(b []byte, suffix string) []byte {
 	b = append(b, '"')
 	b = appendEscaped(b, d.ServiceURL)
@@ -114,7 +114,7 @@ func (d Document) appendMetadataURL(b []byte, suffix string) []byte {
 			b = appendEscaped(b, s)
 		}
 	}
-	b = appendEscaped(b, suffix)
+	b = append(b, suffix...) // "" or "/@Element": nothing to escape
 	return append(b, '"')
 }
 
