@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
 	}
 	flag.Parse()
+	if *flagWorkloads != "" && len(Select(Catalog(*flagLarge), strings.Split(*flagWorkloads, ","))) == 0 {
+		fmt.Fprintf(os.Stderr, "bench: -workloads %s selects no case (conform bench --list shows them)\n", *flagWorkloads)
+		os.Exit(2)
+	}
 	seed = *flagSeed
 	if seed == 0 {
 		var b [8]byte
