@@ -70,7 +70,8 @@ progress() {
           said=$SECONDS
         elif [ $((SECONDS - said)) -ge 30 ]; then
           local at="${line%%[[:space:]]*}"
-          at="${at#*/backend=*/}"
+          at="${at#*/}"               # without Benchmark<Family>/
+          [[ "$at" != backend=* ]] || at="${at#*/}" # and backend=NAME/
           echo "   $name: ${family#Benchmark}, ${at%-[0-9]*} done ($results results, $((SECONDS - start)) s)"
           said=$SECONDS
         fi
