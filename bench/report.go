@@ -97,7 +97,7 @@ func (r *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "# conform bench\n\n")
 	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
 	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results. ")
-	fmt.Fprintf(&b, "A throttle is a 429 or 503 answer, retried as the SDKs retry it, never an error.\n\n")
+	fmt.Fprintf(&b, "A throttle is a 429, 503 or 500 OperationTimedOut answer, retried as the SDKs retry it, never an error.\n\n")
 	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
 	for _, be := range r.Backends {
 		if be.Error != "" {

@@ -56,16 +56,17 @@ func benchCmd() *cobra.Command {
 		Long: `Run the same workloads against each backend for --duration each and write bench.md,
 bench.json and bench.svg (throughput and p99 per workload) into --out.
 
-Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, guide), a family
-(PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
-("YCSB/workload=A/*"). Default: every workload. --list prints them.
+Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, ycsb-default,
+guide), a family (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
+("YCSB/workload=A/*"). Default: all 40 (--list prints them). ycsb is YCSB A-F under each of
+three key distributions, ycsb-default the six under YCSB's own (zipfian, latest for D).
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or any
 endpoint as NAME=env:VARIABLE (the connection string read from the environment) or
 NAME=CONNECTION_STRING. Each workload runs in its own table ("cf" + a run id), deleted
 afterwards, and checks a sample of its results.
 
-Throttling answers (429, 503 ServerBusy) are retried as the SDKs retry them and counted as
+Throttling answers (429, 503 ServerBusy, 500 OperationTimedOut) are retried as the SDKs retry them and counted as
 throttles, never as errors. --target-rate paces each workload at that many operations per
 second, or ramps from R1 to R2 over the run (--target-rate R1:R2), to find where
 throttling starts. --ops runs each workload for a number of operations
