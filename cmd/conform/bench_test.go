@@ -70,7 +70,7 @@ func TestBenchWritesComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PointGet/partitions=16/payload=1KiB", "LogTail/entries=4000/top=20", "reference / reference-http"} {
+	for _, want := range []string{"PointGet/partitions=16/payload=1KiB", "LogTail/entries=4000/top=20", "ops/s, reference ÷ reference-http"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("bench.md lacks %q", want)
 		}
