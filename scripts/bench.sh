@@ -5,6 +5,7 @@
 # in-process reference, whose requests cross no network), and the SDK ceiling's shares.
 #
 #   scripts/bench.sh reference,reference-http,azurite
+#   scripts/bench.sh reference-http,acct=env:CONN   # an endpoint, its connection string in $CONN (printed nowhere)
 #
 # Environment:
 #   BENCH_WORKLOADS  the workloads, as conform bench --workloads takes them; default
