@@ -29,7 +29,8 @@ GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format s
 # Stamped into the binaries by make build, dist and image (conform version prints them).
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-LDFLAGS       := -s -w -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
+BUILDINFO     := github.com/tableconform/conform/internal/buildinfo
+LDFLAGS       := -s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).commit=$(COMMIT)
 IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0

@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 go="${GO:-go}"
 version="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo devel)}"
-ldflags="${LDFLAGS:--s -w -X main.Version=$version -X main.Commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+buildinfo=github.com/tableconform/conform/internal/buildinfo
+ldflags="${LDFLAGS:--s -w -X $buildinfo.version=$version -X $buildinfo.commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 targets="${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}"
 
 rm -rf dist

@@ -199,3 +199,29 @@ func TestRerunFailedReusesTheEarlierBackends(t *testing.T) {
 		t.Errorf("a backend given as a connection string: %v", err)
 	}
 }
+
+// A filtered run's verdict claims only its selection, never core conformance when no core
+// rule ran; --rerun-failed judges the merged whole over the earlier run's filter and says
+// so, also when it re-runs a report it wrote itself.
+func TestFilteredAndRerunVerdictsSayWhatTheyCover(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conformIn(t, dir, nil, "run", "--backend", "mutant:batch-not-atomic", "--label-filter", "area:batch", "--out", "rep", "--no-corpus")
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, out, stderr)
+	}
+	selection := "the verdict covers only the selection, 21 of the catalogue's"
+	if strings.Contains(out, "core") || !strings.Contains(out, selection) || !strings.Contains(out, "(filter area:batch)") {
+		t.Errorf("the filtered run's verdict:\n%s", out)
+	}
+	for i := range 2 {
+		out, stderr, code = conformIn(t, dir, nil, "run", "--rerun-failed", "rep", "--out", "rep", "--no-corpus")
+		if code != exitFailed {
+			t.Fatalf("rerun %d: exit %d\n%s%s", i+1, code, out, stderr)
+		}
+		for _, want := range []string{selection, "(filter area:batch)", "Re-ran the", "over the earlier run's selection only (filter area:batch)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("rerun %d: the summary lacks %q:\n%s", i+1, want, out)
+			}
+		}
+	}
+}

@@ -6,11 +6,9 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-)
 
-// Version is conform's version: set at build time with -ldflags "-X main.Version=...",
-// else taken from the build information (version.go).
-var Version = ""
+	"github.com/tableconform/conform/internal/buildinfo"
+)
 
 // Exit statuses (issue: conform run).
 const (
@@ -41,7 +39,7 @@ func rootCmd() *cobra.Command {
 		Short:         "Conformance suite and benchmark harness for the Azure Table API",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       buildinfo.Current().Version,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v (see conform --help)", err) })
 	root.AddCommand(listCmd(), runCmd(), runBackendCmd(), reportCmd(), cleanCmd())

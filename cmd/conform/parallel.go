@@ -102,8 +102,9 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 		p.start(name, 1)
 		run, code := runChild(self, backend, slot(0), childPart{corpus: true}, o, filter, command, rawDir, runID, p, children)
 		if run.StartError == "" {
-			// The argument that runs the backend again (--rerun-failed), kept with its result.
-			run.Argument = reusableArgument(backend)
+			// The argument that runs the backend again and the filter the run was given
+			// (--rerun-failed judges the merged whole over it), kept with its result.
+			run.Argument, run.Filter = reusableArgument(backend), o.labelFilter
 			writeMerged(rawPath, run)
 		}
 		p.done(name, code, children.wasInterrupted())
@@ -129,7 +130,7 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	}
 	merged, code := mergeParts(runs, codes, children.wasInterrupted())
 	if merged.StartError == "" {
-		merged.Argument = reusableArgument(backend)
+		merged.Argument, merged.Filter = reusableArgument(backend), o.labelFilter
 		writeMerged(rawPath, merged)
 		_ = os.Rename(corpusPath(filepath.Join(rawDir, sanitizeName(name)+".part1.json")), corpusPath(filepath.Join(rawDir, sanitizeName(name)+".json")))
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/spf13/cobra"
 
+	"github.com/tableconform/conform/internal/buildinfo"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
@@ -138,6 +140,36 @@ type runPlan struct {
 	earlier map[string]report.Run
 	// nothing is set when --rerun-failed found nothing to re-run.
 	nothing string
+	// rerunRules is how many rules --rerun-failed runs again.
+	rerunRules int
+}
+
+// rerunSentence says, for --rerun-failed, what was re-run and what the verdicts cover: the
+// earlier run merged with this one, over the earlier run's selection ("" otherwise).
+func (p runPlan) rerunSentence() string {
+	if p.earlier == nil {
+		return ""
+	}
+	var filters []string
+	for _, run := range p.earlier {
+		if run.Filter != "" && !slices.Contains(filters, run.Filter) {
+			filters = append(filters, run.Filter)
+		}
+	}
+	sort.Strings(filters)
+	covers := "the earlier run's selection: the whole catalogue"
+	if len(filters) > 0 {
+		covers = "the earlier run's selection only (filter " + strings.Join(filters, "; ") + ")"
+	}
+	if o := p.o.labelFilter; o != "" {
+		covers += "; this run re-ran only what --label-filter " + o + " selects of it"
+	}
+	rules := "rules"
+	if p.rerunRules == 1 {
+		rules = "rule"
+	}
+	return fmt.Sprintf("Re-ran the %d %s that failed in %s; each verdict judges the earlier run merged with this one, over %s.",
+		p.rerunRules, rules, p.o.rerunFailed, covers)
 }
 
 // runRun is `conform run`: validate, plan, start, collect, judge, write, exit.
@@ -164,8 +196,17 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	runs = retryErrors(plan, runs, rawDir, progress, children)
 	stopForwarding()
 	runs = mergeEarlier(plan, runs)
+	if plan.earlier != nil {
+		// The raw results hold the merged whole, as the report does, so that a later
+		// --rerun-failed of this report merges into all of it.
+		for _, run := range runs {
+			if run.StartError == "" {
+				writeMerged(filepath.Join(rawDir, sanitizeName(run.Backend.Name)+".json"), run)
+			}
+		}
+	}
 	kept, status := collectRuns(cmd.ErrOrStderr(), plan, runs, codes)
-	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: Version, Command: plan.command, Generated: time.Now()})
+	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: buildinfo.Current().String(), Command: plan.command, Generated: time.Now()})
 	rep.Corpus = readCorpus(rawDir, kept)
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
@@ -214,8 +255,12 @@ func planRun(o runOptions) (runPlan, error) {
 			if err != nil {
 				return p, usageErr("--rerun-failed: the raw result of %s is missing, so the earlier report cannot be merged: %v", b.Name, err)
 			}
+			if raw.Filter == "" {
+				raw.Filter = b.Coverage.Filter // a raw result written before it kept its filter
+			}
 			p.earlier[b.Name] = raw
 		}
+		p.rerunRules = len(ids)
 		rerun := "(" + strings.Join(ids, " || ") + ")"
 		if p.filter != "" {
 			p.filter = "(" + p.filter + ") && " + rerun
@@ -497,6 +542,9 @@ func collectRuns(w io.Writer, p runPlan, runs []report.Run, codes []int) ([]repo
 func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
 	if err := report.WriteDir(p.o.out, rep); err != nil {
 		return err
+	}
+	if rerun := p.rerunSentence(); rerun != "" {
+		fmt.Fprintf(w, "\n%s\n", rerun)
 	}
 	printSummary(w, rep, p.o.out)
 	if p.o.updateBaseline {
@@ -812,7 +860,10 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 	for bi, b := range r.Backends {
 		c := b.Counts
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
-		fmt.Fprintf(w, "%-16s passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
+		if b.StartError == "" {
+			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
+		}
+		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
 		if c.NotApplicable > 0 {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
@@ -827,7 +878,7 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		failing, expected := report.FailingRules(r, bi)
 		for i, f := range failing {
 			if i == summaryRulesShown {
-				fmt.Fprintf(w, "%-16s ... and %d more rules (all in the report)\n", "", len(failing)-summaryRulesShown)
+				fmt.Fprintf(w, "%-16s ... and %d more (%s; all in the report)\n", "", len(failing)-summaryRulesShown, report.RulesByLevel(failing[summaryRulesShown:]))
 				break
 			}
 			line := fmt.Sprintf("%s %s (%s)", report.StyleOf(f.Outcome).Word, f.ID, f.Level)
@@ -837,7 +888,7 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 			fmt.Fprintf(w, "%-16s %s\n", "", line)
 		}
 		if len(failing) == 0 && len(expected) > 0 && b.StartError == "" {
-			fmt.Fprintf(w, "%-16s every failure (%d rules) is one the baseline expects: known divergences, not new failures\n", "", len(expected))
+			fmt.Fprintf(w, "%-16s every failure (%s) is one the baseline expects: known divergences, not new failures\n", "", report.RulesByLevel(expected))
 		}
 		if why := report.PolicySkipSentence(report.PolicySkippedRules(r, bi)); why != "" {
 			fmt.Fprintf(w, "%-16s %s\n", "", why)

@@ -86,7 +86,8 @@ var (
 	loopbackIPs = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
 )
 
-// loadOrMakeCA reads the CA of dir, or makes one when dir holds none.
+// loadOrMakeCA reads the CA of dir, or makes one when dir holds no CA certificate or
+// its certificate expires within a day. A certificate without its key is refused.
 func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	certPEM, certErr := os.ReadFile(filepath.Join(dir, tlsCAFile))
 	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, tlsCAKeyFile))
@@ -98,8 +99,16 @@ func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateK
 		if now.Before(cert.NotAfter.Add(-24 * time.Hour)) {
 			return cert, key, nil
 		}
-	} else if !errors.Is(certErr, fs.ErrNotExist) && certErr != nil {
+	} else if certErr != nil && !errors.Is(certErr, fs.ErrNotExist) {
 		return nil, nil, certErr
+	} else if certErr == nil {
+		// A CA certificate users may already trust, without the key that signs with it:
+		// making a new CA would replace the file they trust without a word.
+		if !errors.Is(keyErr, fs.ErrNotExist) {
+			return nil, nil, keyErr
+		}
+		return nil, nil, fmt.Errorf("%s is in %s without its key %s: restore the key, or remove %s to make a new CA (clients then trust the new %s)",
+			tlsCAFile, dir, tlsCAKeyFile, tlsCAFile, tlsCAFile)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

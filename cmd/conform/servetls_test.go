@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,5 +102,26 @@ func TestServeTLSKeysStayPrivate(t *testing.T) {
 		if info.Mode().Perm() != 0o600 {
 			t.Errorf("%s is written with mode %v, readable beyond its owner", name, info.Mode().Perm())
 		}
+	}
+}
+
+// TestServeTLSRefusesACAWithoutItsKey: a CA certificate whose key is gone is refused with
+// the way out, never replaced silently by a new CA that clients do not trust.
+func TestServeTLSRefusesACAWithoutItsKey(t *testing.T) {
+	dir := t.TempDir()
+	first, err := loadServeTLS(dir, "", "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted, _ := os.ReadFile(first.caFile)
+	if err := os.Remove(filepath.Join(dir, tlsCAKeyFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadServeTLS(dir, "", "", time.Now())
+	if err == nil || !strings.Contains(err.Error(), tlsCAKeyFile) || !strings.Contains(err.Error(), "remove "+tlsCAFile) {
+		t.Fatalf("a CA without its key: %v, want a refusal naming %s and the way out", err, tlsCAKeyFile)
+	}
+	if now, _ := os.ReadFile(first.caFile); string(now) != string(trusted) {
+		t.Error("the trusted CA file was replaced")
 	}
 }

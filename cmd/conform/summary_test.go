@@ -28,6 +28,10 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 			{Outcome: report.ExpectedFail, Specs: []report.SpecResult{{Outcome: report.ExpectedFail, Evidence: "answers 400"}}},
 		}})
 	}
+	rep.Rules = append(rep.Rules, report.RuleRow{ID: "area.should", Level: "SHOULD", Cells: []report.Cell{
+		{Outcome: report.Pass, Specs: []report.SpecResult{{Outcome: report.Pass}}},
+		{Outcome: report.ExpectedFail, Specs: []report.SpecResult{{Outcome: report.ExpectedFail, Evidence: "answers 400"}}},
+	}})
 	rep.Rules = append(rep.Rules, report.RuleRow{ID: "service.cors.actual-headers", Level: "MUST", Cells: []report.Cell{
 		{Outcome: report.Skipped, Specs: []report.SpecResult{{Outcome: report.Skipped, SkipReason: "changes account-wide settings: set CONFORM_ALLOW_ACCOUNT_CHANGES=1 to run it against this endpoint"}}},
 		{Outcome: report.Pass},
@@ -38,8 +42,11 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 	for _, want := range []string{
 		"FAIL area.rule00 (MUST): accepted",
 		"FAIL area.rule19 (MUST): accepted",
-		"... and 5 more rules (all in the report)",
-		"every failure (25 rules) is one the baseline expects",
+		"... and 5 more (5 MUST rules; all in the report)",
+		// Every count of rules names its level.
+		"every failure (25 MUST and 1 SHOULD rules) is one the baseline expects",
+		"rules: MUST 25 FAIL · 1 skipped; SHOULD 1 pass",
+		"specs of every level: passed",
 		"1 rule not run: service.cors.actual-headers. They change account-wide settings",
 		"CONFORM_ALLOW_ACCOUNT_CHANGES=1",
 		"Report: out/report.html",

@@ -1,33 +1,53 @@
 package main
 
 import (
-	"runtime/debug"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tableconform/conform/internal/buildinfo"
+	"github.com/tableconform/conform/suites/report"
 )
 
-func TestResolveVersion(t *testing.T) {
-	settings := func(kv ...string) []debug.BuildSetting {
-		var s []debug.BuildSetting
-		for i := 0; i < len(kv); i += 2 {
-			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+// The report's header and the in-process reference say the same build (buildinfo), and
+// the linker flags the Makefile gives set what `conform version` prints.
+func TestReportAndReferenceSayTheSameBuild(t *testing.T) {
+	bin := conformBin
+	want := buildinfo.Current()
+	if !testing.Short() {
+		bin = filepath.Join(t.TempDir(), "conform")
+		const pkg = "github.com/tableconform/conform/internal/buildinfo"
+		want = buildinfo.Info{Version: "v9.9.9-test", Commit: "0123456789abcdef0123456789abcdef01234567"}
+		ldflags := "-X " + pkg + ".version=" + want.Version + " -X " + pkg + ".commit=" + want.Commit
+		if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("build with -ldflags: %v\n%s", err, out)
 		}
-		return s
 	}
-	for _, c := range []struct {
-		name                    string
-		version, commit         string
-		bi                      *debug.BuildInfo
-		wantVersion, wantCommit string
-	}{
-		{"ldflags win", "v1.0.0", "abc", &debug.BuildInfo{Main: debug.Module{Version: "v2.0.0"}, Settings: settings("vcs.revision", "def")}, "v1.0.0", "abc"},
-		{"go install of a tag", "", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.0"}}, "v0.1.0", unknown},
-		{"go install of a commit", "", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.1-0.20261126083000-0123456789ab"}}, "v0.1.1-0.20261126083000-0123456789ab", "0123456789ab"},
-		{"go build in a checkout", "", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: settings("vcs.revision", "fedcba", "vcs.modified", "true")}, "devel", "fedcba-dirty"},
-		{"no build info", "", "", nil, "devel", unknown},
-	} {
-		v, cm := resolveVersion(c.version, c.commit, c.bi)
-		if v != c.wantVersion || cm != c.wantCommit {
-			t.Errorf("%s: got %s %s, want %s %s", c.name, v, cm, c.wantVersion, c.wantCommit)
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil && !strings.Contains(strings.Join(args, " "), "run") {
+			t.Fatalf("conform %v: %v", args, err)
 		}
+		return string(out)
+	}
+	if v := run("version"); !strings.HasPrefix(v, "conform "+want.Version+"\ncommit "+want.Commit+"\n") {
+		t.Errorf("conform version:\n%s", v)
+	}
+	run("run", "--backend", "reference", "--label-filter", "area:types", "--out", "rep", "--no-corpus")
+	rep, err := report.ReadJSON(filepath.Join(dir, "rep", report.FileJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Conform != want.String() || len(rep.Backends) != 1 || rep.Backends[0].Version != "conform "+want.String() {
+		t.Errorf("the report says conform %q, the reference %q; want %q", rep.Conform, rep.Backends[0].Version, want.String())
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "rep", report.FileHTML))
+	if err != nil || !strings.Contains(string(page), "by conform "+want.String()+".") {
+		t.Errorf("report.html does not name conform %s (%v)", want.String(), err)
 	}
 }

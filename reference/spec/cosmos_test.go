@@ -30,7 +30,13 @@ func TestCosmosExpectations(t *testing.T) {
 		if c.Answer == "" || c.Evidence == "" {
 			t.Errorf("%s: answer and evidence are required", id)
 		}
-		if c.Strength != CosmosByTraffic && c.Strength != CosmosByDocs {
+		switch c.Strength {
+		case CosmosByTraffic, CosmosByDocs:
+		case CosmosReported:
+			if c.Kind == CosmosDiffers && !c.StorageToo {
+				t.Errorf("%s: a difference that is only reported must accept Storage's answer too (StorageToo)", id)
+			}
+		default:
 			t.Errorf("%s: strength %q", id, c.Strength)
 		}
 		if r.Cosmos.Kind != c.Kind {

@@ -40,17 +40,24 @@ const (
 	AreaProtocol      Area = "protocol"
 )
 
-// Feature names the part of the API a rule belongs to. Core rules apply to every Table
-// implementation; the others are extended features a backend may lack.
+// Feature names the part of the API a rule belongs to; a verdict of "conforms to core"
+// (suites/verdict) rests on it. Core rules apply to every Table implementation: tables,
+// entities and their keys, properties and types, queries, ordering and paging, updates
+// and ETags, the REST protocol itself (status codes, headers, error bodies, the JSON
+// formats) and Shared Key authorization; an application using any SDK meets all of them.
+// The others are extended features, each an operation or resource of its own that an
+// implementation may lack without breaking the single-entity operations: entity group
+// transactions (batch, also the patterns and relationships that rely on one), service
+// SAS and account SAS, table ACLs, and the account-wide service properties, statistics
+// and CORS (FService). The REST protocol is core: every call goes through it.
 type Feature string
 
 // The features.
 const (
-	Core      Feature = "core"
-	FBatch    Feature = "batch"
-	FSAS      Feature = "sas"
-	FACL      Feature = "table-acl"
-	FProtocol Feature = "protocol"
+	Core   Feature = "core"
+	FBatch Feature = "batch"
+	FSAS   Feature = "sas"
+	FACL   Feature = "table-acl"
 )
 
 // Rule is one documented behaviour that a spec checks.

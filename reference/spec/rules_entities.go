@@ -21,7 +21,7 @@ func init() {
 		Rule{ID: "entities.key.required", Level: Must, Area: AreaEntities,
 			Text:   "An insert whose body lacks PartitionKey or RowKey MUST be refused with 400 (the code is recorded).",
 			Source: SrcDataModel + "#system-properties"},
-		Rule{ID: "entities.key.required.code", Level: Must, Area: AreaEntities, Feature: FProtocol,
+		Rule{ID: "entities.key.required.code", Level: Must, Area: AreaEntities,
 			Text:   "An insert whose body has neither PartitionKey nor RowKey MUST be refused with 400 PropertiesNeedValue and store nothing; the refusal MUST carry Preference-Applied echoing the request's Prefer (E-insert-no-keys).",
 			Source: SrcGoInvalidEntity},
 		Rule{ID: "entities.key.empty-partition-key", Level: Must, Area: AreaEntities,

@@ -122,9 +122,15 @@ func init() {
 		Rule{ID: "query.logic.parentheses", Level: Must, Area: AreaQuery,
 			Text:   "Parentheses MUST group conditions, overriding the default precedence.",
 			Source: SrcQueryingTables},
+		// What a comparison on a property the entity lacks gives under not (false, so not
+		// selects the entity, or unknown, so it does not) is open (E-filter-missing-property):
+		// the spec asserts not over entities that hold the compared properties and records
+		// the others (until the evidence was re-read it asserted that not selects them).
 		Rule{ID: "query.logic.not", Level: Must, Area: AreaQuery,
-			Text:   "not MUST negate its operand, so not over a comparison on a missing property is true.",
-			Source: SrcQueryingTables},
+			Text:   "not MUST negate its operand over the entities that hold the compared properties with the literal's type; whether it selects an entity that lacks one is recorded (E-filter-missing-property).",
+			Source: SrcQueryingTables,
+			Evidence: []Fact{{Cite: "EVIDENCE.md 3.1", Strength: Doc, Note: "not is one of the operators of a filter"},
+				{Cite: "E-filter-missing-property", Strength: Open, Recorded: true, Note: "not over a comparison on a property the entity lacks"}}},
 		Rule{ID: "query.logic.bare-boolean", Level: Must, Area: AreaQuery,
 			Text:   "A bare property name used as a condition MUST hold exactly for the entities whose property is the Boolean true.",
 			Source: SrcQueryingTables},
@@ -159,8 +165,10 @@ func init() {
 			Text:   "Operators MUST be written in lower case: EQ, And, NOT and similar spellings MUST fail with 400 InvalidInput.",
 			Source: SrcQueryingTables},
 		Rule{ID: "query.filter.case.properties", Level: Must, Area: AreaQuery,
-			Text:   "Property names in a filter MUST match case-sensitively; a differently cased name is a property the entity does not have.",
-			Source: SrcQueryingTables},
+			Text:   "Property names in a filter MUST match case-sensitively: a differently cased name is a property the entity does not have, which eq, and ne with a String literal, leave out (E-filter-missing-property).",
+			Source: SrcQueryingTables,
+			Evidence: []Fact{{Cite: "EVIDENCE.md 3.1", Strength: Doc, Note: "everything in a filter is case-sensitive"},
+				{Cite: "E-filter-missing-property", Strength: Traffic, Note: "eq, and ne with a String literal, on a property the entity lacks leave the entity out"}}},
 		Rule{ID: "query.filter.timestamp", Level: Must, Area: AreaQuery,
 			Text:   "Timestamp MUST be filterable as an Edm.DateTime property of every entity, with the values queries return.",
 			Source: SrcQueryingTables},

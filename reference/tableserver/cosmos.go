@@ -196,7 +196,8 @@ func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAns
 		writeCosmosErrorTo(w, id, e, isWriteMethod(r.Method) && status != http.StatusConflict)
 		return
 	case strings.HasPrefix(ct, "multipart/mixed") && bytes.Contains(body, []byte(`"code":"`+spec.ErrInvalidDuplicateRow.Code+`"`)):
-		// From 2022 the same row twice is a top-level 400, not a 202 multipart (E-cosmos-batch).
+		// The same row twice is a top-level 400, not a 202 multipart: InvalidDuplicateRow as
+		// reported from 2022 (recorded in 2020 with the code InvalidInput; E-cosmos-batch).
 		writeCosmosErrorTo(w, id, spec.ErrInvalidDuplicateRow.New(), true)
 		return
 	case strings.HasPrefix(ct, "multipart/mixed"):

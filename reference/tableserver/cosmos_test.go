@@ -113,7 +113,8 @@ func TestCosmosRefusesWhatItDoesNotServe(t *testing.T) {
 }
 
 // Empty keys are refused with 400 PropertiesNeedValue in full metadata; 255 properties and a
-// name of 1,000 characters are accepted; of names differing only in case the first is kept.
+// name of 1,000 characters (256 were recorded) are accepted; of names differing only in case
+// the first is kept.
 func TestCosmosEntityAnswers(t *testing.T) {
 	b, _ := serveCosmos(t)
 	c := ctx(t)
@@ -223,7 +224,8 @@ func TestCosmosContinuation(t *testing.T) {
 }
 
 // Transactions: a missing table is 404 ResourceNotFound without an index; part headers end
-// in LF; the same row twice is a top-level 400 InvalidDuplicateRow (E-cosmos-batch).
+// in LF; the same row twice is a top-level 400 InvalidDuplicateRow, as reported from 2022
+// (recorded in 2020 as a top-level 400 InvalidInput: E-cosmos-batch).
 func TestCosmosBatches(t *testing.T) {
 	b, _ := serveCosmos(t)
 	c := ctx(t)

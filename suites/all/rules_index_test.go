@@ -97,7 +97,25 @@ func renderRuleIndex(locations map[string][]string, killers map[string][]string)
 		counts[r.Level]++
 	}
 	fmt.Fprintf(&b, "%d rules: %d MUST, %d SHOULD, %d MAY.\n\n", len(spec.Rules()), counts[spec.Must], counts[spec.Should], counts[spec.May])
-	b.WriteString("| Rule | Level | Evidence (strength) | Specs | Mutants that catch it |\n|---|---|---|---|---|\n")
+	features := map[spec.Feature]int{}
+	var extended []string
+	for _, r := range spec.Rules() {
+		if r.Level != spec.Must {
+			continue
+		}
+		if f := r.FeatureOrCore(); features[f] == 0 && f != spec.Core {
+			extended = append(extended, string(f))
+		}
+		features[r.FeatureOrCore()]++
+	}
+	sort.Strings(extended)
+	for i, f := range extended {
+		extended[i] = fmt.Sprintf("%s %d", f, features[spec.Feature(f)])
+	}
+	fmt.Fprintf(&b, "Feature: core, or the extended feature the rule belongs to (reference/spec, Feature); a verdict says\n")
+	fmt.Fprintf(&b, "\"conforms to core\" only when every core MUST rule ran and passed. MUST rules: %d core; extended: %s.\n\n",
+		features[spec.Core], strings.Join(extended, ", "))
+	b.WriteString("| Rule | Level | Feature | Evidence (strength) | Specs | Mutants that catch it |\n|---|---|---|---|---|---|\n")
 	for _, r := range spec.Rules() {
 		var facts []string
 		for _, f := range r.Facts() {
@@ -130,7 +148,7 @@ func renderRuleIndex(locations map[string][]string, killers map[string][]string)
 		case r.Unbreakable != "":
 			caught = "unbreakable: " + r.Unbreakable
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Level, strings.Join(facts, "; "), where, strings.ReplaceAll(caught, "|", "/"))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.FeatureOrCore(), strings.Join(facts, "; "), where, strings.ReplaceAll(caught, "|", "/"))
 	}
 	return b.String()
 }

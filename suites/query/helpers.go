@@ -60,3 +60,28 @@ func str(e api.Entity, name string) string {
 	}
 	return v.Str
 }
+
+// holdsTyped reports whether e holds every property of typed, each with its EDM type.
+func holdsTyped(e api.Entity, typed map[string]api.EdmType) bool {
+	for name, t := range typed {
+		if v, ok := e.Properties[name]; !ok || v.Null || v.Type != t {
+			return false
+		}
+	}
+	return true
+}
+
+// among returns the entities of got whose keys are those of an entity of es.
+func among(got, es []api.Entity) []api.Entity {
+	keys := make(map[api.Key]bool, len(es))
+	for _, e := range es {
+		keys[e.Key()] = true
+	}
+	var out []api.Entity
+	for _, e := range got {
+		if keys[e.Key()] {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -97,7 +97,8 @@ var _ = framework.Describe("Query Entities $filter syntax", func(f *framework.F)
 		Entry("selecting with the stored spelling", "Rank eq 3", []api.Key{scenario.Key("p", "r1")}),
 		Entry("selecting nothing with a lower-case name", "rank eq 3", nil),
 		Entry("selecting nothing with an upper-case name", "RANK eq 3", nil),
-		Entry("selecting nothing with ne on another spelling", "rank ne 3", nil),
+		// ne with a String literal, as in the reported live answers (E-filter-missing-property).
+		Entry("selecting nothing with ne on another spelling", "name ne 'test'", nil),
 		Entry("selecting nothing with a lower-case partitionkey", "partitionkey eq 'p'", nil),
 		Entry("selecting nothing with a lower-case rowKey", "rowKey eq 'r1'", nil),
 	)

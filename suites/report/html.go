@@ -123,14 +123,12 @@ func buildHTMLView(r Report) htmlView {
 				desc += " · " + extra
 			}
 		}
-		verdict := b.Verdict
-		if len(b.FailingFeatures) > 0 {
-			verdict += " (failing features: " + strings.Join(b.FailingFeatures, ", ") + ")"
-		}
+		vs := VerdictStyleOf(b.VerdictKind)
 		rc := backendRuleCounts(r, bi)
-		v.Cards = append(v.Cards, backendCard{Name: b.Name, Desc: desc, Verdict: verdict, VerdictClass: verdictClass(b.Verdict),
-			StartError: b.StartError, RuleCounts: countsInWords(order, rc), SpecCounts: countsInWords(order, backendSpecCounts(r, bi)),
-			Bar: svgBar(rc, len(r.Rules), 100, 10, b.Name+": rules")})
+		v.Cards = append(v.Cards, backendCard{Name: b.Name, Desc: desc, Verdict: b.Verdict, VerdictClass: vs.Class,
+			StartError: b.StartError, RuleCounts: byLevelInWords(order, backendCountsByLevel(r, bi, false)),
+			SpecCounts: byLevelInWords(order, backendCountsByLevel(r, bi, true)),
+			Bar:        svgBar(rc, len(r.Rules), 100, 10, b.Name+": rules of every level")})
 	}
 	for _, t := range tallyAreas(r) {
 		a := areaPicture{Area: t.Area, Rules: t.Rules, Differ: t.Differ}
@@ -227,16 +225,6 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 	return e
 }
 
-func verdictClass(v string) string {
-	switch {
-	case strings.HasPrefix(v, "conforms"):
-		return "v-ok"
-	case strings.HasPrefix(v, "does not"):
-		return "v-bad"
-	}
-	return "v-other"
-}
-
 // svgBar draws counts as one horizontal bar of segments, in the order of Groups, scaled to
 // total; its title and label say the numbers.
 func svgBar(counts map[Outcome]int, total, width, height int, label string) template.HTML {
@@ -288,10 +276,11 @@ var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;margin:12px 18px;color:#1b1f24}
 h1{font-size:1.35em;margin:0} h2{font-size:1.1em;margin:14px 0 6px} .muted{color:#57606a}
 header p{margin:2px 0 8px}
-#verdicts{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:8px}
+#verdicts{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:8px}
 .card{border:1px solid #d0d7de;border-radius:6px;padding:6px 9px}
 .card .name{font-weight:600;font-size:1.05em} .card .v{font-weight:600;margin:2px 0}
 .v-ok{color:#1a7f37}.v-bad{color:#cf222e}.v-other{color:#9a6700}
+.v-warn{color:#7d4e00;background:#fff8c5;border-left:4px solid #d4a72c;padding:1px 4px}
 .card .counts{font-size:12px} .card svg{width:100%}
 table{border-collapse:collapse} th,td{border:1px solid #d0d7de;padding:2px 6px;vertical-align:top;text-align:left}
 th{background:#f6f8fa}
@@ -337,12 +326,12 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 {{.Bar}}<div class="counts">rules: {{.RuleCounts}}</div><div class="counts muted">specs: {{.SpecCounts}}</div></div>{{end}}
 </section>
 <section id="picture"><h2>Rules per area</h2>
-<table><thead><tr><th>area</th><th>differ</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead><tbody>
+<table><thead><tr><th>area <span class="muted">(rules of every level)</span></th><th>differ</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead><tbody>
 {{range .Areas}}{{$a := .}}<tr><td><a href="#area-{{.Area}}">{{.Area}}</a> <span class="muted">({{.Rules}})</span></td><td>{{if .Differ}}{{.Differ}}{{else}}<span class="muted">–</span>{{end}}</td>{{range $i, $b := .Bars}}<td>{{$b}}<span class="note">{{index $a.Notes $i}}</span></td>{{end}}</tr>
 {{end}}</tbody></table>
 <p class="muted">{{range .Groups}}<span class="swatch" style="background:{{.Colour}}"></span>{{.Name}}{{end}}</p>
 </section>
-<section id="differences"><h2>{{if .Single}}Rules that did not plainly pass{{else}}Rules where the backends differ{{end}}: {{.DifferRules}} of {{.TotalRules}}</h2>
+<section id="differences"><h2>{{if .Single}}Rules that did not plainly pass{{else}}Rules where the backends differ{{end}}: {{.DifferRules}} of {{.TotalRules}} <span class="muted">(rules of every level)</span></h2>
 <p class="muted">{{if .Single}}One backend: the rules shown are those whose outcome is not a plain pass.{{else}}A rule differs when its backends' outcomes or recorded choices differ.{{end}} Click a cell for its evidence.</p>
 <input type="checkbox" id="all"><label for="all"> show all {{.TotalRules}} rules</label>
 <span id="controls"><input type="search" id="q" placeholder="search rule ids and texts" size="32"><span id="shown" class="muted">{{.DifferRules}} of {{.TotalRules}} rules shown</span></span>

@@ -81,9 +81,10 @@ type Backend struct {
 	Command    string    `json:"command"`
 	StartError string    `json:"startError,omitempty"`
 	// Verdict says, in words, whether the backend conforms (for the profile) and what the
-	// verdict covers: "conforms", "conforms on 23 of 303 MUST rules (filter ...)",
-	// "conforms to core", "does not conform", "inconclusive: ...", "interrupted: ...",
-	// "not run". VerdictKind is its first part as data.
+	// verdict covers (verdict.Judge): "conforms", "conforms on the 39 selected MUST rules;
+	// the verdict covers only the selection, ... (filter ...)", "conforms to core",
+	// "does not conform", "inconclusive: ...", "interrupted: ...", "not run". VerdictKind
+	// is its first part as data, and decides how it is shown (VerdictStyleOf).
 	Verdict     string      `json:"verdict"`
 	VerdictKind VerdictKind `json:"verdictKind"`
 	// Coverage is what the verdict covers.

@@ -106,13 +106,37 @@ func TestOutcomes(t *testing.T) {
 	}
 }
 
+// "conforms to core" only when every core MUST rule ran and passed; it says how many MUST
+// rules of extended features fail, and is never styled as "conforms".
 func TestVerdictCore(t *testing.T) {
-	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+	specs := types.SpecReports{
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
 		specReport("x", "batch.max.operations", "b", types.SpecStateFailed, "accepted 101"),
-	}}}}, testRules, Meta{})
-	if b := r.Backends[0]; b.VerdictKind != ConformsToCore || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" {
+	}
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: append(specs,
+		specReport("x", "query.order.keys", "c", types.SpecStatePassed, ""))}}}, testRules, Meta{})
+	b := r.Backends[0]
+	if b.VerdictKind != ConformsToCore || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" ||
+		!strings.Contains(b.Verdict, "1 MUST rules of extended features fail (batch)") {
 		t.Fatalf("verdict %q features %v", b.Verdict, b.FailingFeatures)
+	}
+	if VerdictStyleOf(ConformsToCore) == VerdictStyleOf(Conforms) {
+		t.Error("conforms to core is shown as conforms")
+	}
+	var page, md bytes.Buffer
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<div class="v v-warn">conforms to core`) || !strings.Contains(md.String(), "🟡 **conforms to core") {
+		t.Error("conforms to core is not shown as a warning in report.html and report.md")
+	}
+	// A core rule that did not run: core conformance is not claimed.
+	r = Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: specs}}}, testRules, Meta{})
+	if b := r.Backends[0]; b.VerdictKind != DoesNotConform || strings.Contains(b.Verdict, "core") {
+		t.Fatalf("a core rule not run: verdict %s %q", b.VerdictKind, b.Verdict)
 	}
 }
 

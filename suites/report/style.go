@@ -331,14 +331,80 @@ func backendRuleCounts(r Report, bi int) map[Outcome]int {
 	return out
 }
 
-// backendSpecCounts counts backend bi's specs per outcome.
-func backendSpecCounts(r Report, bi int) map[Outcome]int {
-	out := map[Outcome]int{}
+// VerdictStyle is how a verdict kind is shown: its CSS class on the page and its symbol in
+// report.md. Only a verdict with nothing failing is green; "conforms to
+// core" (MUST rules of extended features fail) is amber, never the green of "conforms".
+type VerdictStyle struct {
+	Class, Symbol string
+}
+
+var verdictStyles = map[VerdictKind]VerdictStyle{
+	Conforms:       {"v-ok", "✅"},
+	ConformsOn:     {"v-ok", "✅"},
+	ConformsToCore: {"v-warn", "🟡"},
+	DoesNotConform: {"v-bad", "❌"},
+	Inconclusive:   {"v-other", "❔"},
+	VerdictStopped: {"v-other", "⏹️"},
+	VerdictNotRun:  {"v-other", "·"},
+}
+
+// VerdictStyleOf returns a verdict kind's style; an unknown kind is shown as "other".
+func VerdictStyleOf(k VerdictKind) VerdictStyle {
+	if s, ok := verdictStyles[k]; ok {
+		return s
+	}
+	return VerdictStyle{"v-other", "?"}
+}
+
+// Levels are the rule levels, in the order counts by level are said.
+var Levels = []string{"MUST", "SHOULD", "MAY"}
+
+// byLevelInWords says counts per rule level, each part naming its level:
+// "MUST 302 pass · 14 FAIL; SHOULD 21 pass; MAY 32 allowed choice".
+func byLevelInWords(order []Outcome, counts map[string]map[Outcome]int) string {
+	var parts []string
+	for _, l := range levelsOf(counts) {
+		if words := countsInWords(order, counts[l]); words != "" {
+			parts = append(parts, l+" "+words)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// levelsOf lists the levels of counts: Levels first, then any other in name order.
+func levelsOf[T any](counts map[string]T) []string {
+	var out, extra []string
+	for _, l := range Levels {
+		if _, ok := counts[l]; ok {
+			out = append(out, l)
+		}
+	}
+	for l := range counts {
+		if !slices.Contains(Levels, l) {
+			extra = append(extra, l)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// backendCountsByLevel counts backend bi's rules (or, with specs, their specs) per level
+// and outcome.
+func backendCountsByLevel(r Report, bi int, specs bool) map[string]map[Outcome]int {
+	out := map[string]map[Outcome]int{}
 	for _, row := range r.Rules {
-		if bi < len(row.Cells) {
-			for _, s := range row.Cells[bi].Specs {
-				out[s.Outcome]++
-			}
+		if bi >= len(row.Cells) {
+			continue
+		}
+		if out[row.Level] == nil {
+			out[row.Level] = map[Outcome]int{}
+		}
+		if !specs {
+			out[row.Level][row.Cells[bi].Outcome]++
+			continue
+		}
+		for _, s := range row.Cells[bi].Specs {
+			out[row.Level][s.Outcome]++
 		}
 	}
 	return out

@@ -30,7 +30,7 @@ func FailingRules(r Report, bi int) (failing, expected []RuleOutcome) {
 		switch c.Outcome {
 		case Fail, UnexpectedPass, Blocked, Error, Interrupted:
 			failing = append(failing, ro)
-		case ExpectedFail:
+		case ExpectedFail, Flaky:
 			expected = append(expected, ro)
 		}
 	}
@@ -66,4 +66,31 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// RulesByLevel says how many rules of each level rules holds, naming each level:
+// "64 MUST, 8 SHOULD and 2 MAY rules".
+func RulesByLevel(rules []RuleOutcome) string {
+	n := map[string]int{}
+	for _, r := range rules {
+		n[r.Level]++
+	}
+	var parts []string
+	for _, l := range levelsOf(n) {
+		parts = append(parts, strconv.Itoa(n[l])+" "+l)
+	}
+	s := strings.Join(parts, ", ")
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " and " + s[i+2:]
+	}
+	if len(rules) == 1 {
+		return s + " rule"
+	}
+	return s + " rules"
+}
+
+// BackendCountsInWords says backend bi's rules (or, with specs, the specs of its rules) per
+// level and outcome, each part naming its level: "MUST 302 pass · 14 FAIL; SHOULD 21 pass".
+func BackendCountsInWords(r Report, bi int, specs bool) string {
+	return byLevelInWords(outcomeOrder(r), backendCountsByLevel(r, bi, specs))
 }

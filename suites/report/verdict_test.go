@@ -82,7 +82,7 @@ func TestConformsOnlyWhenEveryMustRuleRanAndPassed(t *testing.T) {
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
 		specReport("x", "query.order.keys", "b", types.SpecStateSkipped, ""),
 	}}}}, testRules, Meta{})
-	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on 1 of 4 MUST rules (filter area:modification)" {
+	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on the 1 selected MUST rules; the verdict covers only the selection, 1 of the catalogue's 4 MUST rules (filter area:modification)" {
 		t.Fatalf("filtered: %s %q", b.VerdictKind, b.Verdict)
 	}
 	if b := build("x"); b.VerdictKind == Conforms {
@@ -190,5 +190,36 @@ func TestMergeRunsJudgesTheWhole(t *testing.T) {
 	b := Build([]Run{MergeRuns(earlier, rerun)}, testRules, Meta{}).Backends[0]
 	if b.VerdictKind != Conforms || b.Counts.Errors != 0 || b.Counts.Passed != 4 {
 		t.Fatalf("merged: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+}
+
+// Every count of rules names its level: two counts of different levels are never shown
+// side by side as if they were one.
+func TestCountsNameTheirLevel(t *testing.T) {
+	rules := []RuleOutcome{{ID: "a", Level: "MUST"}, {ID: "b", Level: "MUST"}, {ID: "c", Level: "SHOULD"}, {ID: "d", Level: "MAY"}}
+	for _, c := range []struct {
+		rules []RuleOutcome
+		want  string
+	}{
+		{rules, "2 MUST, 1 SHOULD and 1 MAY rules"},
+		{rules[:2], "2 MUST rules"},
+		{rules[2:3], "1 SHOULD rule"},
+		{rules[1:3], "1 MUST and 1 SHOULD rules"},
+	} {
+		if got := RulesByLevel(c.rules); got != c.want {
+			t.Errorf("RulesByLevel: %q, want %q", got, c.want)
+		}
+	}
+	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
+		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
+		specReport("x", "entity.insert.conflict", "a2", types.SpecStatePassed, ""),
+		specReport("x", "batch.max.operations", "b", types.SpecStateFailed, "accepted 101"),
+		specReport("x", "pagination.boundary.token", "c", types.SpecStatePassed, ""),
+	}}}}, testRules, Meta{})
+	if got, want := BackendCountsInWords(r, 0, false), "MUST 1 pass · 1 FAIL · 2 not run; MAY 1 pass"; got != want {
+		t.Errorf("rules: %q, want %q", got, want)
+	}
+	if got, want := BackendCountsInWords(r, 0, true), "MUST 2 pass · 1 FAIL; MAY 1 pass"; got != want {
+		t.Errorf("specs: %q, want %q", got, want)
 	}
 }

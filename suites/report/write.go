@@ -150,12 +150,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	if r.Command != "" {
 		p("Reproduce with:\n\n```\n%s\n```\n\n", r.Command)
 	}
-	p("## Verdicts\n\n| backend | what | verdict | rules | specs |\n|---|---|---|---|---|\n")
+	p("## Verdicts\n\n| backend | what | verdict | rules by level | specs by level |\n|---|---|---|---|---|\n")
 	for bi, b := range r.Backends {
 		v := b.Verdict
-		if len(b.FailingFeatures) > 0 {
-			v += " (failing features: " + strings.Join(b.FailingFeatures, ", ") + ")"
-		}
 		if b.StartError != "" {
 			v = "not run: " + b.StartError
 		}
@@ -165,8 +162,8 @@ func WriteMarkdown(w io.Writer, r Report) error {
 				what += " · " + x
 			}
 		}
-		p("| **%s** | %s | **%s** | %s | %s |\n", mdEscape(b.Name), mdEscape(what), mdEscape(v),
-			countsInWords(order, backendRuleCounts(r, bi)), countsInWords(order, backendSpecCounts(r, bi)))
+		p("| **%s** | %s | %s **%s** | %s | %s |\n", mdEscape(b.Name), mdEscape(what), VerdictStyleOf(b.VerdictKind).Symbol, mdEscape(v),
+			byLevelInWords(order, backendCountsByLevel(r, bi, false)), byLevelInWords(order, backendCountsByLevel(r, bi, true)))
 	}
 	tallies := tallyAreas(r)
 	for bi, b := range r.Backends {
@@ -174,7 +171,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 			p("\n**%s**: %s\n", mdEscape(b.Name), mdEscape(why))
 		}
 	}
-	p("\n## Rules per area\n\nRules of each area by outcome; \"differ\" counts the rules whose backends' outcomes or recorded choices differ.\n\n| area | rules | differ |")
+	p("\n## Rules per area\n\nRules of each area by outcome, MUST, SHOULD and MAY rules together; \"differ\" counts the rules whose backends' outcomes or recorded choices differ.\n\n| area | rules (every level) | differ |")
 	for _, b := range r.Backends {
 		p(" %s |", mdEscape(b.Name))
 	}
@@ -215,9 +212,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 	}
 	if len(r.Backends) == 1 {
-		p("\n## Rules that did not plainly pass (%d of %d)\n", differing, len(r.Rules))
+		p("\n## Rules that did not plainly pass (%d of %d rules, every level)\n", differing, len(r.Rules))
 	} else {
-		p("\n## Rules where the backends differ (%d of %d)\n", differing, len(r.Rules))
+		p("\n## Rules where the backends differ (%d of %d rules, every level)\n", differing, len(r.Rules))
 	}
 	if differing == 0 {
 		p("\nNone.\n")

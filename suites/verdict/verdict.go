@@ -70,13 +70,38 @@ type Coverage struct {
 	// FailingUnexpected is how many of the failing rules fail in a way the baseline does
 	// not list.
 	FailingUnexpected int `json:"failingUnexpected,omitempty"`
+	// FailingExtended is how many of the failing rules belong to extended features
+	// (spec.Rule.Feature); the others are core rules.
+	FailingExtended int `json:"failingExtended,omitempty"`
 	// NotApplicable is the number of selected MUST rules the profile does not support.
 	NotApplicable int `json:"notApplicable,omitempty"`
 	// Unjudged is the number of selected MUST rules neither passed nor failing (skipped,
 	// partial, blocked, errors, interrupted).
 	Unjudged int `json:"unjudged"`
+	// Core counts the core MUST rules alone (the same fields, over spec.Core's rules):
+	// "conforms to core" is said only when every applicable one of them ran and passed.
+	Core CoreCoverage `json:"core,omitzero"`
 	// Filter is the label filter of the run, if any.
 	Filter string `json:"filter,omitempty"`
+}
+
+// CoreCoverage counts the core MUST rules: in the catalogue, selected, passed (or
+// answered as the profile documents), and not applicable to the profile.
+type CoreCoverage struct {
+	MustRules     int `json:"mustRules"`
+	Selected      int `json:"selected"`
+	Passed        int `json:"passed"`
+	NotApplicable int `json:"notApplicable,omitempty"`
+}
+
+// Partial reports whether the verdict covers only a selection of the catalogue's MUST
+// rules (a filter, or a run of some rules only).
+func (c Coverage) Partial() bool { return c.Selected < c.MustRules }
+
+// complete reports whether every core MUST rule that applies to the profile ran and
+// passed.
+func (c CoreCoverage) complete() bool {
+	return c.MustRules > 0 && c.Selected == c.MustRules && c.Passed == c.MustRules-c.NotApplicable
 }
 
 // RuleCell is one rule's cell on a backend, as Judge reads it.
@@ -108,46 +133,66 @@ type Verdict struct {
 	FailingFeatures []string
 }
 
-// Judge gives a backend its verdict over the MUST rules: "conforms" only when every MUST
-// rule of the catalogue that applies to the profile ran and passed (a documented
-// difference of the profile is a pass; a rule the profile does not support is neither
-// passed nor failed); when fewer ran (a filter, skipped or blocked specs) and all of those
-// passed, "conforms on N of M MUST rules", saying what the verdict covers. Failing MUST
-// rules make it "does not conform", or "conforms to core" when only extended features
-// fail, and the sentence says whether the baseline lists every one of them; with none
-// failing, specs without an answer make it "inconclusive", naming them.
+// Judge gives a backend its verdict over the MUST rules, and its sentence claims only what
+// ran:
+//
+//   - "conforms" only when every MUST rule of the catalogue that applies to the profile
+//     ran and passed (a documented difference of the profile is a pass; a rule the profile
+//     does not support is neither passed nor failed);
+//   - "conforms on" when every MUST rule that ran passed but fewer ran (a filter, skipped
+//     or blocked specs), saying how many;
+//   - "conforms to core" when only MUST rules of extended features fail and every core
+//     MUST rule ran and passed; when some core rule did not run, core conformance is not
+//     claimed and the backend does not conform;
+//   - "does not conform" when a MUST rule fails, saying how many of the failing rules
+//     belong to extended features and whether the baseline lists every one of them;
+//   - "inconclusive" when none fails but specs got no answer, naming them.
+//
+// Whenever the verdict covers a selection only (Coverage.Partial), the sentence says so,
+// with the filter; a filter that selects every MUST rule is named too.
 func Judge(cells []RuleCell, b Backend) Verdict {
 	if b.StartError != "" {
 		return Verdict{Kind: KindNotRun, Sentence: "not run"}
 	}
 	cov := Coverage{Filter: b.Filter}
-	coreOK := true
 	features := map[string]bool{}
 	for _, rc := range cells {
 		r, c := rc.Rule, rc.Cell
 		if r.Level != spec.Must {
 			continue
 		}
+		core := r.FeatureOrCore() == spec.Core
 		cov.MustRules++
+		if core {
+			cov.Core.MustRules++
+		}
 		if !c.Selected {
 			continue
 		}
 		cov.Selected++
+		if core {
+			cov.Core.Selected++
+		}
 		switch {
 		case c.Against:
 			cov.Failing++
 			if c.Unexpected {
 				cov.FailingUnexpected++
 			}
-			if r.FeatureOrCore() == spec.Core {
-				coreOK = false
-			} else {
+			if !core {
+				cov.FailingExtended++
 				features[string(r.Feature)] = true
 			}
 		case c.Outcome == Pass || c.Outcome == DocumentedDiff:
 			cov.Passed++
+			if core {
+				cov.Core.Passed++
+			}
 		case c.Outcome == NotApplicable:
 			cov.NotApplicable++
+			if core {
+				cov.Core.NotApplicable++
+			}
 		default:
 			cov.Unjudged++
 		}
@@ -157,49 +202,82 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 		v.FailingFeatures = append(v.FailingFeatures, f)
 	}
 	sort.Strings(v.FailingFeatures)
-	scope := ""
-	if cov.Filter != "" {
-		scope = " (filter " + cov.Filter + ")"
-	}
-	applicable := cov.MustRules - cov.NotApplicable
-	listed := ""
-	if cov.Failing > 0 && cov.FailingUnexpected == 0 {
-		listed = ", each as its baseline lists"
-	}
-	errors := b.ErrorCount
-	if errors < len(b.Errors) {
-		errors = len(b.Errors)
-	}
+	v.Kind, v.Sentence = sentence(cov, v.FailingFeatures, b)
 	switch {
-	case cov.Failing > 0 && coreOK:
-		v.Kind = ConformsToCore
-		v.Sentence = fmt.Sprintf("conforms to core: %d MUST rules of extended features fail%s; passed %d of %d%s", cov.Failing, listed, cov.Passed, cov.Selected, scope)
-	case cov.Failing > 0:
-		v.Kind = DoesNotConform
-		v.Sentence = fmt.Sprintf("does not conform: %d MUST rules fail%s; passed %d of %d%s", cov.Failing, listed, cov.Passed, cov.Selected, scope)
-	case errors > 0:
-		v.Kind = Inconclusive
-		v.Sentence = fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, strings.Join(b.Errors, "; "))
-	case cov.Passed == applicable && applicable > 0 && cov.Selected == cov.MustRules:
-		v.Kind, v.Sentence = Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", applicable)
-		if cov.NotApplicable > 0 {
-			v.Sentence = fmt.Sprintf("conforms: all %d applicable MUST rules ran and passed (%d not applicable to the profile)", applicable, cov.NotApplicable)
-		}
-	default:
-		v.Kind = ConformsOn
-		v.Sentence = fmt.Sprintf("conforms on %d of %d MUST rules%s", cov.Passed, applicable, scope)
-		if cov.NotApplicable > 0 {
-			v.Sentence += fmt.Sprintf(" (%d not applicable to the profile)", cov.NotApplicable)
-		}
-		if cov.Unjudged > 0 {
-			v.Sentence += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
-		}
+	case cov.Partial():
+		v.Sentence += "; " + selectionOnly(cov)
+	case cov.Filter != "":
+		v.Sentence += " (filter " + cov.Filter + ", which selects every MUST rule)"
 	}
 	if b.Interrupted {
 		v.Kind = KindStopped
 		v.Sentence = "interrupted: the run stopped before its end; so far " + v.Sentence
 	}
 	return v
+}
+
+// sentence is the verdict's kind and its sentence, before what a selection adds.
+func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
+	applicable := cov.MustRules - cov.NotApplicable
+	of := fmt.Sprintf("%d of %d MUST rules", cov.Passed, cov.Selected)
+	if cov.Partial() {
+		of = fmt.Sprintf("%d of the %d selected MUST rules", cov.Passed, cov.Selected)
+	}
+	listed := ""
+	if cov.Failing > 0 && cov.FailingUnexpected == 0 {
+		listed = ", each as its baseline lists"
+	}
+	named := strings.Join(features, ", ")
+	errors := b.ErrorCount
+	if errors < len(b.Errors) {
+		errors = len(b.Errors)
+	}
+	switch {
+	case cov.Failing > 0 && cov.Failing == cov.FailingExtended && cov.Core.complete():
+		return ConformsToCore, fmt.Sprintf("conforms to core: all %d core MUST rules ran and passed; %d MUST rules of extended features fail (%s)%s; passed %s",
+			cov.Core.MustRules-cov.Core.NotApplicable, cov.Failing, named, listed, of)
+	case cov.Failing > 0 && cov.Failing == cov.FailingExtended:
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules of extended features fail (%s)%s; passed %s", cov.Failing, named, listed, of)
+	case cov.Failing > 0 && cov.FailingExtended > 0:
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail (%d core, %d of extended features: %s)%s; passed %s",
+			cov.Failing, cov.Failing-cov.FailingExtended, cov.FailingExtended, named, listed, of)
+	case cov.Failing > 0:
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail%s; passed %s", cov.Failing, listed, of)
+	case errors > 0:
+		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, strings.Join(b.Errors, "; "))
+	case cov.Passed == applicable && applicable > 0 && cov.Selected == cov.MustRules:
+		if cov.NotApplicable > 0 {
+			return Conforms, fmt.Sprintf("conforms: all %d applicable MUST rules ran and passed (%d not applicable to the profile)", applicable, cov.NotApplicable)
+		}
+		return Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", applicable)
+	}
+	var s string
+	if cov.Passed == 0 && cov.Unjudged == 0 {
+		// Nothing judged (a filter of SHOULD and MAY rules only): nothing is claimed.
+		s = "no MUST rule judged, so no conformance is claimed"
+	} else if cov.Partial() && cov.Passed == cov.Selected-cov.NotApplicable {
+		s = fmt.Sprintf("conforms on the %d selected MUST rules", cov.Passed)
+	} else if cov.Partial() {
+		s = fmt.Sprintf("conforms on %s", of)
+	} else {
+		s = fmt.Sprintf("conforms on %d of %d MUST rules", cov.Passed, applicable)
+	}
+	if cov.NotApplicable > 0 {
+		s += fmt.Sprintf(" (%d not applicable to the profile)", cov.NotApplicable)
+	}
+	if cov.Unjudged > 0 {
+		s += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
+	}
+	return ConformsOn, s
+}
+
+// selectionOnly says that a verdict covers only the selected MUST rules, and which.
+func selectionOnly(cov Coverage) string {
+	s := fmt.Sprintf("the verdict covers only the selection, %d of the catalogue's %d MUST rules", cov.Selected, cov.MustRules)
+	if cov.Filter != "" {
+		s += " (filter " + cov.Filter + ")"
+	}
+	return s
 }
 
 // Exit statuses of `conform run` and `conform replay`.

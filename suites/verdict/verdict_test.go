@@ -219,34 +219,67 @@ func mustRule(id string, feature spec.Feature) spec.Rule {
 
 func TestJudge(t *testing.T) {
 	core, ext := mustRule("a", ""), mustRule("b", "sas")
+	core2, ext2 := mustRule("d", spec.Core), mustRule("e", "batch")
 	should := spec.Rule{ID: "c", Level: spec.Should}
 	cell := func(r spec.Rule, d Decision) RuleCell { return RuleCell{Rule: r, Cell: d} }
-	pass := dec(Pass, false, false)
+	pass, fail, leftOut := dec(Pass, false, false), dec(Fail, true, true), Decision{Outcome: Skipped}
+	filtered := Backend{Filter: "area:x"}
 	cases := []struct {
 		name  string
 		cells []RuleCell
 		b     Backend
 		kind  Kind
 		says  string
+		never string // what the sentence must not say
 	}{
-		{"all pass", []RuleCell{cell(core, pass), cell(ext, pass), cell(should, dec(Fail, false, true))}, Backend{}, Conforms, "conforms: all 2 MUST rules ran and passed"},
-		{"item 3: a documented difference conforms", []RuleCell{cell(core, dec(DocumentedDiff, false, false)), cell(ext, pass)}, Backend{}, Conforms, "conforms: all 2"},
-		{"not applicable is neither passed nor failed", []RuleCell{cell(core, pass), cell(ext, dec(NotApplicable, false, false))}, Backend{}, Conforms, "all 1 applicable MUST rules ran and passed (1 not applicable"},
-		{"core fails", []RuleCell{cell(core, dec(Fail, true, true)), cell(ext, pass)}, Backend{}, DoesNotConform, "does not conform: 1 MUST rules fail; passed 1 of 2"},
-		{"core fails as the baseline lists", []RuleCell{cell(core, dec(ExpectedFail, true, false)), cell(ext, pass)}, Backend{}, DoesNotConform, "fail, each as its baseline lists"},
-		{"item 2: a listed failure beside a documented difference", []RuleCell{cell(core, Cell([]Decision{dec(DocumentedDiff, false, false), dec(ExpectedFail, true, false)})), cell(ext, pass)}, Backend{}, DoesNotConform, "does not conform"},
-		{"only an extended feature fails", []RuleCell{cell(core, pass), cell(ext, dec(Fail, true, true))}, Backend{}, ConformsToCore, "conforms to core"},
-		{"errors only", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, Inconclusive, "inconclusive"},
-		{"a failure outweighs errors", []RuleCell{cell(core, dec(Fail, true, true)), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, DoesNotConform, "does not conform"},
-		{"item 9: blocked is not judged", []RuleCell{cell(core, pass), cell(ext, dec(Blocked, false, true))}, Backend{}, ConformsOn, "conforms on 1 of 2 MUST rules; 1 selected MUST rules not judged"},
-		{"filtered", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: Skipped})}, Backend{Filter: "area:x"}, ConformsOn, "conforms on 1 of 2 MUST rules (filter area:x)"},
-		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms"},
-		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run"},
+		{"all pass", []RuleCell{cell(core, pass), cell(ext, pass), cell(should, dec(Fail, false, true))}, Backend{}, Conforms, "conforms: all 2 MUST rules ran and passed", "selection"},
+		{"item 3: a documented difference conforms", []RuleCell{cell(core, dec(DocumentedDiff, false, false)), cell(ext, pass)}, Backend{}, Conforms, "conforms: all 2", ""},
+		{"not applicable is neither passed nor failed", []RuleCell{cell(core, pass), cell(ext, dec(NotApplicable, false, false))}, Backend{}, Conforms, "all 1 applicable MUST rules ran and passed (1 not applicable", ""},
+		{"core fails", []RuleCell{cell(core, fail), cell(ext, pass)}, Backend{}, DoesNotConform, "does not conform: 1 MUST rules fail; passed 1 of 2 MUST rules", "selection"},
+		{"core fails as the baseline lists", []RuleCell{cell(core, dec(ExpectedFail, true, false)), cell(ext, pass)}, Backend{}, DoesNotConform, "fail, each as its baseline lists", ""},
+		{"item 2: a listed failure beside a documented difference", []RuleCell{cell(core, Cell([]Decision{dec(DocumentedDiff, false, false), dec(ExpectedFail, true, false)})), cell(ext, pass)}, Backend{}, DoesNotConform, "does not conform", ""},
+		{"only an extended feature fails", []RuleCell{cell(core, pass), cell(ext, fail)}, Backend{}, ConformsToCore,
+			"conforms to core: all 1 core MUST rules ran and passed; 1 MUST rules of extended features fail (sas); passed 1 of 2 MUST rules", "selection"},
+		{"core and extended fail: how many of each", []RuleCell{cell(core, fail), cell(core2, pass), cell(ext, fail), cell(ext2, fail)}, Backend{}, DoesNotConform,
+			"does not conform: 3 MUST rules fail (1 core, 2 of extended features: batch, sas); passed 1 of 4 MUST rules", "conforms"},
+		{"errors only", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, Inconclusive, "inconclusive", ""},
+		{"a failure outweighs errors", []RuleCell{cell(core, fail), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, DoesNotConform, "does not conform", ""},
+		{"item 9: blocked is not judged", []RuleCell{cell(core, pass), cell(ext, dec(Blocked, false, true))}, Backend{}, ConformsOn, "conforms on 1 of 2 MUST rules; 1 selected MUST rules not judged", "selection"},
+		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms", ""},
+		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run", ""},
+
+		// A verdict claims only what ran: core conformance only when every core MUST rule
+		// ran and passed, and a selection is said to be one.
+		{"filtered", []RuleCell{cell(core, pass), cell(ext, leftOut)}, filtered, ConformsOn,
+			"conforms on the 1 selected MUST rules; the verdict covers only the selection, 1 of the catalogue's 2 MUST rules (filter area:x)", ""},
+		{"filtered, a selected rule blocked", []RuleCell{cell(core, pass), cell(core2, dec(Blocked, false, true)), cell(ext, leftOut)}, filtered, ConformsOn,
+			"conforms on 1 of the 2 selected MUST rules; 1 selected MUST rules not judged (skipped, partial or blocked); the verdict covers only the selection, 2 of the catalogue's 3 MUST rules (filter area:x)", ""},
+		{"filtered to an extended feature that fails: no core rule ran, no core claim", []RuleCell{cell(core, leftOut), cell(ext, fail), cell(ext2, leftOut)}, filtered, DoesNotConform,
+			"does not conform: 1 MUST rules of extended features fail (sas); passed 0 of the 1 selected MUST rules; the verdict covers only the selection, 1 of the catalogue's 3 MUST rules (filter area:x)", "core"},
+		{"filtered, some core rules ran and passed, an extended one fails: core is not claimed", []RuleCell{cell(core, pass), cell(core2, leftOut), cell(ext, fail)}, filtered, DoesNotConform,
+			"does not conform: 1 MUST rules of extended features fail (sas); passed 1 of the 2 selected MUST rules; the verdict covers only the selection", "core"},
+		{"filtered, every core rule ran and passed, an extended one fails", []RuleCell{cell(core, pass), cell(ext, fail), cell(ext2, leftOut)}, filtered, ConformsToCore,
+			"conforms to core: all 1 core MUST rules ran and passed; 1 MUST rules of extended features fail (sas); passed 1 of the 2 selected MUST rules; the verdict covers only the selection", ""},
+		{"a core rule blocked, an extended one fails: core is not claimed", []RuleCell{cell(core, dec(Blocked, false, true)), cell(ext, fail)}, Backend{}, DoesNotConform,
+			"does not conform: 1 MUST rules of extended features fail (sas); passed 0 of 2 MUST rules", "core"},
+		{"filtered, a failure of a core rule", []RuleCell{cell(core, fail), cell(ext, leftOut)}, filtered, DoesNotConform,
+			"does not conform: 1 MUST rules fail; passed 0 of the 1 selected MUST rules; the verdict covers only the selection", ""},
+		{"filtered, errors", []RuleCell{cell(core, dec(Error, false, false)), cell(ext, leftOut)}, Backend{Filter: "area:x", Errors: []string{"a: EOF"}}, Inconclusive,
+			"; the verdict covers only the selection, 1 of the catalogue's 2 MUST rules (filter area:x)", ""},
+		{"filtered, interrupted", []RuleCell{cell(core, pass), cell(ext, leftOut)}, Backend{Filter: "area:x", Interrupted: true}, KindStopped,
+			"so far conforms on the 1 selected MUST rules; the verdict covers only the selection", ""},
+		{"a filter of no MUST rule claims nothing", []RuleCell{cell(core, leftOut), cell(ext, leftOut), cell(should, pass)}, Backend{Filter: "level:SHOULD"}, ConformsOn,
+			"no MUST rule judged, so no conformance is claimed; the verdict covers only the selection, 0 of the catalogue's 2 MUST rules (filter level:SHOULD)", "conforms on"},
+		{"a filter that selects every MUST rule is named", []RuleCell{cell(core, pass), cell(ext, pass), cell(should, leftOut)}, Backend{Filter: "level:MUST"}, Conforms,
+			"conforms: all 2 MUST rules ran and passed (filter level:MUST, which selects every MUST rule)", ""},
 	}
 	for _, c := range cases {
 		v := Judge(c.cells, c.b)
-		if v.Kind != c.kind || !strings.Contains(v.Sentence, c.says) {
+		if v.Kind != c.kind || !strings.Contains(v.Sentence, c.says) || (c.never != "" && strings.Contains(v.Sentence, c.never)) {
 			t.Errorf("%s: got %s %q", c.name, v.Kind, v.Sentence)
+		}
+		if v.Coverage.Partial() != strings.Contains(v.Sentence, "covers only the selection") {
+			t.Errorf("%s: the sentence says the selection %v, the coverage %+v", c.name, !v.Coverage.Partial(), v.Coverage)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package inproc
 import (
 	"context"
 
+	"github.com/tableconform/conform/internal/buildinfo"
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
@@ -26,9 +27,10 @@ func New(opts ...reference.Option) *Backend {
 // Service returns the Service behind b.
 func (b *Backend) Service() *reference.Service { return b.svc }
 
-// Info describes the backend for reports.
+// Info describes the backend for reports: its version is the running conform's, said as
+// the report's header says it (buildinfo).
 func (b *Backend) Info() driver.Info {
-	return driver.Info{Name: "reference", Kind: "reference", Driver: "inproc", Version: "conform dev"}
+	return driver.Info{Name: "reference", Kind: "reference", Driver: "inproc", Version: "conform " + buildinfo.Current().String()}
 }
 
 // CreateTable creates a table.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/tableconform/conform/internal/buildinfo"
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -18,7 +19,7 @@ func TestInfo(t *testing.T) {
 	if !ok {
 		t.Fatal("the inproc backend does not describe itself")
 	}
-	want := driver.Info{Name: "reference", Kind: "reference", Driver: "inproc", Version: "conform dev"}
+	want := driver.Info{Name: "reference", Kind: "reference", Driver: "inproc", Version: "conform " + buildinfo.Current().String()}
 	if got := d.Info(); got != want {
 		t.Fatalf("Info() = %+v, want %+v", got, want)
 	}
