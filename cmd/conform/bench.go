@@ -205,7 +205,12 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if sharded {
 		return runShard(ctx, cmd, o, shard, cases, targets[0], limit)
 	}
-	fmt.Fprintf(out, "conform bench: %d workloads × %d backends, %s each, seed %d (replay with --seed %d)\n", len(cases), len(targets), describeLimit(limit), o.seed, o.seed)
+	measuring := ""
+	if limit.Ops == 0 {
+		measuring = fmt.Sprintf(" (%v of measuring, and each workload's loading)", time.Duration(len(cases)*len(targets))*limit.Duration)
+	}
+	fmt.Fprintf(out, "conform bench: %s × %s, %s each%s, seed %d (replay with --seed %d)\n",
+		counted(len(cases), "workload"), counted(len(targets), "backend"), describeLimit(limit), measuring, o.seed, o.seed)
 	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large}
 	unavailable, failed := false, false
 	for _, t := range targets {
@@ -290,6 +295,14 @@ func printOutcome(w io.Writer, oc bench.Outcome) {
 	}
 	fmt.Fprintf(w, "  %-16s %-58s %10.0f ops/s %10.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
 		oc.Backend, oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+}
+
+// counted is "1 workload" or "n workloads".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func describeLimit(l bench.Limit) string {
