@@ -53,12 +53,12 @@ func benchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run the load benchmarks against backends and write a comparison",
-		Long: `Run the same workloads against each backend for --duration each and write bench.md,
+		Long: fmt.Sprintf(`Run the same workloads against each backend for --duration each and write bench.md,
 bench.json and bench.svg (throughput and p99 per workload) into --out.
 
 Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, ycsb-default,
 guide), a family (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
-("YCSB/workload=A/*"). Default: all 40 (--list prints them). ycsb is YCSB A-F under each of
+("YCSB/workload=A/*"). Default: all %d (--list prints them). ycsb is YCSB A-F under each of
 three key distributions, ycsb-default the six under YCSB's own (zipfian, latest for D).
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or any
@@ -66,10 +66,10 @@ endpoint as NAME=env:VARIABLE (the connection string read from the environment) 
 NAME=CONNECTION_STRING. Each workload runs in its own table ("cf" + a run id), deleted
 afterwards, and checks a sample of its results.
 
-Throttling answers (429, 503 ServerBusy, 500 OperationTimedOut) are retried as the SDKs retry them and counted as
-throttles, never as errors. --target-rate paces each workload at that many operations per
-second, or ramps from R1 to R2 over the run (--target-rate R1:R2), to find where
-throttling starts. --ops runs each workload for a number of operations
+Throttling answers (429, 503 ServerBusy, 500 OperationTimedOut) are retried as the SDKs
+retry them and counted as throttles, never as errors. --target-rate paces each workload at
+that many operations per second, or ramps from R1 to R2 over the run (--target-rate R1:R2),
+to find where throttling starts. --ops runs each workload for a number of operations
 instead of --duration.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
@@ -80,7 +80,7 @@ writes its raw results to --out/shard-I-of-N.json; "conform bench merge" adds th
 See deploy/kubernetes/README.md.
 
 Exit status: 0 when every workload ran and checked out; 1 when a workload returned wrong
-results or failed too often; 2 for a usage error or a backend that cannot be opened.`,
+results or failed too often; 2 for a usage error or a backend that cannot be opened.`, len(bench.Catalog(false))),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
