@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/bench"
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/provision"
 )
 
@@ -227,6 +228,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		info := tgt.Info
 		rep.Backends = append(rep.Backends, bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint})
 		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers, ServerInProcess: bench.ServerInProcess(t)}
+		fmt.Fprintln(out, describeBackend(name, info))
 		for _, c := range cases {
 			if ctx.Err() != nil {
 				break
@@ -288,13 +290,29 @@ func benchOne(ctx context.Context, env *bench.Env, c bench.Case, limit bench.Lim
 	return oc
 }
 
+// printOutcome prints one workload's line, under its backend's (describeBackend).
 func printOutcome(w io.Writer, oc bench.Outcome) {
 	if oc.Error != "" {
-		fmt.Fprintf(w, "  %-16s %-58s FAILED: %s\n", oc.Backend, oc.Case, oc.Error)
+		fmt.Fprintf(w, "  %-52s FAILED: %s\n", oc.Case, oc.Error)
 		return
 	}
-	fmt.Fprintf(w, "  %-16s %-58s %10.0f ops/s %10.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
-		oc.Backend, oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
+		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+}
+
+// describeBackend says what the backend named name is: its kind (where the name does not
+// say it), version, driver and endpoint.
+func describeBackend(name string, info driver.Info) string {
+	var parts []string
+	if info.Kind != "" && info.Kind != name {
+		parts = append(parts, info.Kind)
+	}
+	for _, p := range []string{info.Version, info.Driver + " driver", info.Endpoint} {
+		if p != "" && p != " driver" {
+			parts = append(parts, p)
+		}
+	}
+	return name + ": " + strings.Join(parts, ", ")
 }
 
 // counted is "1 workload" or "n workloads".

@@ -50,6 +50,10 @@ func TestBenchWritesComparison(t *testing.T) {
 	if !strings.Contains(out, "seed ") || strings.Count(out, "ops/s") != 4 {
 		t.Errorf("progress output:\n%s", out)
 	}
+	// Each backend's lines follow a line that says what it is.
+	if !strings.Contains(out, "\nreference: ") || !strings.Contains(out, "\nreference-http: ") || !strings.Contains(out, "rest driver, http://127.0.0.1:") {
+		t.Errorf("no line describes each backend:\n%s", out)
+	}
 	var rep bench.Report
 	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
 	if err != nil {
