@@ -208,7 +208,9 @@ func (s *Service) RecyclePage(p api.Page) {
 
 // RecycleEntity hands back an entity that InsertEntity or GetEntity returned, once its
 // caller and everything the caller gave it to are done with it, as RecyclePage does a page:
-// its property map decodes later entities. It must not be used afterwards.
+// its property map decodes later entities. It must not be used afterwards. A Service that
+// takes entities back keeps nothing of an entity given to InsertEntity or UpdateEntity once
+// the call returns, so that its caller may reuse that entity's map too (tableserver does).
 func (s *Service) RecycleEntity(e api.Entity) {
 	if e.Properties != nil {
 		clear(e.Properties)

@@ -71,11 +71,13 @@ func ValueSize(v Value) int {
 // that is not valid UTF-8 counts as one unit, as the U+FFFD it decodes to.
 func UTF16Len(s string) int {
 	i := 0
-	for ; i+8 <= len(s); i += 8 { // eight ASCII bytes at a time
-		b := s[i : i+8]
+	for ; i+16 <= len(s); i += 16 { // sixteen ASCII bytes at a time
+		b := s[i : i+16]
 		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if w&0x8080808080808080 != 0 {
+		v := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 |
+			uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
+		if (w|v)&0x8080808080808080 != 0 {
 			break
 		}
 	}

@@ -293,7 +293,7 @@ func (x *exchange) batchOperation(p wire.RequestPart, retrieve bool) (batchOp, e
 		bo.op = api.BatchOp{Kind: api.BatchDelete, Entity: api.NewEntity(res.PartitionKey, res.RowKey, nil), IfMatch: ifMatch}
 		return bo, nil
 	case http.MethodPut, "MERGE":
-		e, err := entityFromBody(p.Body, res)
+		e, err := entityFromBody(p.Body, res, nil)
 		if err != nil {
 			return bo, err
 		}

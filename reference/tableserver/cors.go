@@ -102,7 +102,7 @@ func (x *exchange) preflight() {
 // setCORSHeaders adds the CORS headers to the answer of an actual request whose Origin a
 // rule allows for its method.
 func (x *exchange) setCORSHeaders() {
-	origin := x.r.Header.Get("Origin")
+	origin := headerValues(x.r.Header).Get("Origin")
 	if origin == "" {
 		return
 	}

@@ -81,3 +81,15 @@ func (c *deadlineContext) cancel() {
 }
 
 func (c *deadlineContext) String() string { return "tableserver.withDeadline" }
+
+// detachedContext is a request's context without its cancellation, as
+// context.WithoutCancel makes it, held in the request's exchange so that it needs no
+// allocation of its own. It is never done, so that a context derived from it registers
+// nothing with the request's.
+type detachedContext struct{ values context.Context }
+
+func (c *detachedContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *detachedContext) Done() <-chan struct{}       { return nil }
+func (c *detachedContext) Err() error                  { return nil }
+func (c *detachedContext) Value(key any) any           { return c.values.Value(key) }
+func (c *detachedContext) String() string              { return "tableserver.detached" }

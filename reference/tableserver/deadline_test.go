@@ -126,3 +126,29 @@ func TestWithDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 		}
 	})
 }
+
+// A detachedContext keeps the request's values and none of its cancellation: work bounded
+// by a deadline under it outlives a request whose client went away, as under
+// context.WithoutCancel.
+func TestDetachedContextIgnoresTheRequestsCancellation(t *testing.T) {
+	request, cancelRequest := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
+	detached := &detachedContext{values: request}
+	ctx := withDeadline(detached, time.Now().Add(time.Hour))
+	defer ctx.cancel()
+	done := ctx.Done() // armed before the request is cancelled
+	cancelRequest()
+	if err := ctx.Err(); err != nil {
+		t.Errorf("Err after the request's cancellation = %v", err)
+	}
+	select {
+	case <-done:
+		t.Error("Done closed with the request's cancellation")
+	case <-time.After(20 * time.Millisecond):
+	}
+	if ctx.Value(ctxKey{}) != "v" {
+		t.Error("the request's value is lost")
+	}
+	if _, ok := detached.Deadline(); ok {
+		t.Error("a detached context has a deadline")
+	}
+}

@@ -33,6 +33,10 @@
 // written as it is rendered (writeEntitySet), so that a client that does not read holds
 // about a MiB of it, not the page, and no concurrency slot while the answer waits for it.
 //
+// The property maps of write requests are reused once the backend has returned, emptied,
+// when the backend keeps nothing of what it is given (the reference; requestProperties);
+// the latest Host's parse is kept as a copy (hostOf).
+//
 // A request's own costs are kept small (BenchmarkSDKCeilingServer and
 // BenchmarkSDKCeilingHandler measure them; TestSDKCeilingAnswers holds the answers byte for
 // byte): header values live in the exchange, and a Server keeps, bounded in number and in

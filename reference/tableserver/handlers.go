@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -162,7 +163,7 @@ func (x *exchange) createTable() error {
 	loc := x.serviceURL() + wire.TablePath(name)
 	x.setHeader(wire.HeaderLocation, loc)
 	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
-	switch prefer(x.r.Header) {
+	switch prefer(headerValues(x.r.Header)) {
 	case "return-no-content":
 		x.setHeader(wire.KeyPrefApplied, "return-no-content")
 		x.setHeader(wire.KeyDataServiceID, loc)
@@ -286,6 +287,37 @@ type pageRecycler interface{ RecyclePage(api.Page) }
 // still hold an entity it returned).
 type entityRecycler interface{ RecycleEntity(api.Entity) }
 
+// requestProperties returns an empty map for the properties of the entity a write request
+// sends, or nil (a new map is made) when the backend may keep what it is given: only a
+// backend that takes its entities back (entityRecycler, the reference) keeps nothing of an
+// entity given to InsertEntity or UpdateEntity once the call returns. The caller hands the
+// map back with releaseRequestProperties once the backend has returned.
+func (x *exchange) requestProperties() map[string]api.Value {
+	if _, ok := x.backend.(entityRecycler); !ok {
+		return nil
+	}
+	if m, ok := requestPropertyMaps.Get().(map[string]api.Value); ok {
+		return m
+	}
+	return make(map[string]api.Value, 8)
+}
+
+// releaseRequestProperties empties props, which requestProperties returned, for a later
+// request, unless it is nil or was made large by a rare request.
+func releaseRequestProperties(props map[string]api.Value) {
+	if props == nil || len(props) > maxPooledRequestProperties {
+		return
+	}
+	clear(props)
+	requestPropertyMaps.Put(props)
+}
+
+// requestPropertyMaps holds emptied property maps of write requests.
+var requestPropertyMaps sync.Pool
+
+// maxPooledRequestProperties bounds the maps kept in requestPropertyMaps.
+const maxPooledRequestProperties = 64
+
 // recycle hands e back to the backend, if it takes entities back: the answer is written,
 // and nothing refers to e any more.
 func (x *exchange) recycle(e api.Entity) {
@@ -326,15 +358,17 @@ func (x *exchange) insertEntity(table string) error {
 	}
 	// The decoded entity shares nothing with the body's bytes (wire decodes from a copy).
 	var e api.Entity
+	props := x.requestProperties()
+	defer releaseRequestProperties(props)
 	if err := x.decodeBody(func(body []byte) (err error) {
-		e, err = wire.DecodeRequestEntity(body)
+		e, err = wire.DecodeRequestEntityInto(body, props)
 		return err
 	}); err != nil {
 		return err
 	}
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
 		// Storage echoes the preference on this refusal (E-insert-no-keys).
-		if p := prefer(x.r.Header); p != "" {
+		if p := prefer(headerValues(x.r.Header)); p != "" {
 			x.setHeader(wire.KeyPrefApplied, p)
 		}
 		return spec.ErrPropertiesNeedValue.New()
@@ -358,7 +392,7 @@ func (x *exchange) insertEntity(table string) error {
 	if stored.ETag != "" {
 		x.setHeader(wire.KeyETag, stored.ETag)
 	}
-	switch prefer(x.r.Header) {
+	switch prefer(headerValues(x.r.Header)) {
 	case "return-no-content":
 		x.setHeader(wire.KeyPrefApplied, "return-no-content")
 		x.setHeader(wire.KeyDataServiceID, loc)
@@ -403,16 +437,24 @@ func conditionHeaders(h interface {
 	return v, nil
 }
 
-// headerValues adapts an http.Header to conditionHeaders.
+// headerValues adapts a request's http.Header, whose keys net/http has put in canonical
+// form, to conditionHeaders, which asks only for canonical keys (wire.Key*): they are
+// looked up as they are.
 type headerValues http.Header
 
-func (h headerValues) Get(k string) string      { return http.Header(h).Get(k) }
-func (h headerValues) Values(k string) []string { return http.Header(h).Values(k) }
+func (h headerValues) Get(k string) string {
+	if vs := h[k]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+func (h headerValues) Values(k string) []string { return h[k] }
 
-// entityFromBody decodes a write's body; the keys of the URL win over any in the body (the
+// entityFromBody decodes a write's body, its properties into props (see
+// wire.DecodeRequestEntityInto); the keys of the URL win over any in the body (the
 // service's handling of a mismatch is UNCERTAIN; Azurite takes the URL's).
-func entityFromBody(body []byte, res wire.Resource) (api.Entity, error) {
-	e, err := wire.DecodeRequestEntity(body)
+func entityFromBody(body []byte, res wire.Resource, props map[string]api.Value) (api.Entity, error) {
+	e, err := wire.DecodeRequestEntityInto(body, props)
 	if err != nil {
 		return api.Entity{}, err
 	}
@@ -441,8 +483,10 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 		return err
 	}
 	var e api.Entity
+	props := x.requestProperties()
+	defer releaseRequestProperties(props)
 	if err := x.decodeBody(func(body []byte) (err error) {
-		e, err = entityFromBody(body, res)
+		e, err = entityFromBody(body, res, props)
 		return err
 	}); err != nil {
 		return err

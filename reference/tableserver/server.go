@@ -55,6 +55,7 @@ type Server struct {
 	acls  map[aclKey][]SignedIdentifier
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
+	lastHost    atomic.Pointer[hostForm] // hostOf's latest answer
 	queries     *queryCache
 
 	oauth   bool
@@ -243,6 +244,7 @@ type exchange struct {
 	id      string
 	now     time.Time
 	query   url.Values // read-only: it may be shared with other requests (queryCache)
+	accept  string     // the request's Accept
 	level   wire.Metadata
 	jsonErr bool
 	// prefixedXMLErr: an XML error is written in the m: prefixed form, as Storage answers
@@ -256,6 +258,9 @@ type exchange struct {
 	secondary bool // addressed as <account>-secondary
 	sas       *wire.SAS
 	acctSAS   *wire.AccountSAS
+	// baseURL is serviceURL's answer once asked: the account and its addressing are
+	// settled by resolve, before anything names a URL.
+	baseURL string
 
 	// values holds the values of the answer's header fields that setHeader set, so that
 	// setting one allocates nothing; each field's value slice is one capped element of it.
@@ -265,6 +270,7 @@ type exchange struct {
 	// no allocation of its own; deadlineUsed says that context handed it out.
 	deadline     deadlineContext
 	deadlineUsed bool
+	detached     detachedContext // the parent of deadline
 	// unbounded is the body of unknown length under the bound of r.Body, from which a
 	// refused body is drained (drainUnreadBody).
 	unbounded io.ReadCloser
@@ -352,7 +358,8 @@ func (x *exchange) serve() {
 	x.setHeader("Server", ServerHeader)
 	x.setHeader("Cache-Control", "no-cache")
 	x.setHeader("X-Content-Type-Options", "nosniff")
-	x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), "")
+	x.accept = wire.FirstValue(x.r.Header, wire.HeaderAccept)
+	x.jsonErr = wire.WantsJSONError(x.accept, "")
 
 	var q url.Values // nil, which reads as empty, when there is no query
 	if raw := x.r.URL.RawQuery; raw != "" {
@@ -361,7 +368,7 @@ func (x *exchange) serve() {
 			x.fail(spec.ErrInvalidQueryParameter.New())
 			return
 		}
-		x.jsonErr = wire.WantsJSONError(wire.FirstValue(x.r.Header, wire.HeaderAccept), q.Get("$format"))
+		x.jsonErr = wire.WantsJSONError(x.accept, q.Get("$format"))
 	}
 	x.query = q
 	if len(x.r.TransferEncoding) > 0 && framedTwice(x.r) {
@@ -473,14 +480,11 @@ func rawPath(r *http.Request) string {
 // the resource the rest of the path names.
 func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	p := strings.TrimPrefix(escapedPath, "/")
-	host := x.r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
+	host, ip := x.s.hostOf(x.r.Host)
 	if host == "" {
 		return wire.Resource{}, spec.ErrHostInfoNotPresent.New()
 	}
-	if !isIP(host) {
+	if !ip {
 		label, _, _ := strings.Cut(host, ".")
 		if a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
 			x.account = a
@@ -498,6 +502,34 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	return wire.ParseResource(p)
 }
 
+// hostOf returns the host of a Host header value, without its port, and whether it is an
+// IP address (isIP). The answer for the latest value is kept, as a client sends the same
+// Host on every request.
+func (s *Server) hostOf(hostPort string) (host string, ip bool) {
+	if h := s.lastHost.Load(); h != nil && h.hostPort == hostPort {
+		return h.host, h.ip
+	}
+	keep := len(hostPort) <= maxCachedHost
+	if keep {
+		hostPort = strings.Clone(hostPort) // nothing kept refers to a request
+	}
+	host = hostPort
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	ip = isIP(host)
+	if keep {
+		s.lastHost.Store(&hostForm{hostPort: hostPort, host: host, ip: ip})
+	}
+	return host, ip
+}
+
+// hostForm is hostOf's answer for one Host value.
+type hostForm struct {
+	hostPort, host string
+	ip             bool
+}
+
 // isIP says whether host is an IP address as net.ParseIP reads one (no zone), without
 // allocating.
 func isIP(host string) bool {
@@ -508,11 +540,19 @@ func isIP(host string) bool {
 // serviceURL is the table endpoint as this client addresses it, ending in "/". The URLs
 // of the endpoints clients use are kept (serviceURLs), as every answer names one.
 func (x *exchange) serviceURL() string {
+	if x.baseURL == "" {
+		x.baseURL = x.s.keptServiceURL(x)
+	}
+	return x.baseURL
+}
+
+// keptServiceURL returns x's service URL, kept or built.
+func (s *Server) keptServiceURL(x *exchange) string {
 	k := serviceURLKey{host: x.r.Host, tls: x.r.TLS != nil, pathStyle: x.pathStyle}
 	if x.pathStyle {
 		k.account, k.secondary = x.account, x.secondary
 	}
-	urls := x.s.serviceURLs.Load()
+	urls := s.serviceURLs.Load()
 	if urls != nil {
 		if u, ok := (*urls)[k]; ok {
 			return u
@@ -530,7 +570,7 @@ func (x *exchange) serviceURL() string {
 		next = maps.Clone(*urls)
 	}
 	next[k] = u
-	x.s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
+	s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
 	return u
 }
 
@@ -680,7 +720,7 @@ func (x *exchange) permitTableOp() error {
 
 // negotiate sets the metadata level of a data answer from Accept and $format.
 func (x *exchange) negotiate() error {
-	m, err := wire.NegotiateMetadata(wire.FirstValue(x.r.Header, wire.HeaderAccept), x.query.Get("$format"))
+	m, err := wire.NegotiateMetadata(x.accept, x.query.Get("$format"))
 	if err != nil {
 		return err
 	}
@@ -787,12 +827,14 @@ func (x *exchange) context() (*deadlineContext, error) {
 	// The work is not tied to the connection: a client that shuts its sending side after
 	// its request (legal in HTTP/1.1; net/http then cancels the request's context) still
 	// gets its answer, and the work is bounded by the timeout alone.
-	parent := context.WithoutCancel(x.r.Context())
+	if x.detached.values == nil {
+		x.detached.values = x.r.Context()
+	}
 	if x.deadlineUsed {
-		return withDeadline(parent, time.Now().Add(d)), nil
+		return withDeadline(&x.detached, time.Now().Add(d)), nil
 	}
 	x.deadlineUsed = true
-	x.deadline = deadlineContext{parent: parent, deadline: time.Now().Add(d)}
+	x.deadline = deadlineContext{parent: &x.detached, deadline: time.Now().Add(d)}
 	return &x.deadline, nil
 }
 

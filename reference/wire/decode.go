@@ -28,17 +28,32 @@ func DecodeEntity(data []byte) (api.Entity, error) {
 	if err != nil {
 		return api.Entity{}, err
 	}
-	return d.entity(ms, false)
+	return d.entity(ms, false, nil)
 }
 
 // DecodeRequestEntity decodes an entity from a request body. It differs from DecodeEntity
 // only in that a client-supplied Timestamp is ignored, as the service ignores it (DM).
 func DecodeRequestEntity(data []byte) (api.Entity, error) {
-	d, ms, err := readObject(data)
-	if err != nil {
-		return api.Entity{}, err
+	return DecodeRequestEntityInto(data, nil)
+}
+
+// DecodeRequestEntityInto is DecodeRequestEntity with the properties decoded into props,
+// which must be empty (a map the caller recycles); a nil props gets a new map. A failed
+// decoding may leave properties in props.
+func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entity, error) {
+	list := memberLists.Get().(*[]member)
+	d, ms, err := readDocument(data, false, (*list)[:0])
+	var e api.Entity
+	if err == nil {
+		e, err = d.entity(ms, true, props)
 	}
-	return d.entity(ms, true)
+	// The entity's strings are the document's text, not the list's.
+	if ms != nil && cap(ms) <= maxPooledMembers {
+		*list = ms[:0]
+	}
+	clear((*list)[:cap(*list)]) // members a failed read appended too
+	memberLists.Put(list)
+	return e, err
 }
 
 // DecodeEntitySet decodes the `value` array of a Query Entities answer.
@@ -52,7 +67,7 @@ func DecodeEntitySet(data []byte) ([]api.Entity, error) {
 		if items[i].err != nil {
 			return nil, wrapIndex(items[i].err, i)
 		}
-		e, err := d.entity(items[i].members, false)
+		e, err := d.entity(items[i].members, false, nil)
 		if err != nil {
 			return nil, wrapIndex(err, i)
 		}
@@ -74,7 +89,7 @@ func wrapIndex(err error, i int) error {
 // valueArray returns the items of the `value` member of an answer object, read in the same
 // pass as the answer.
 func valueArray(data []byte) (document, []item, error) {
-	d, ms, err := readDocument(data, true)
+	d, ms, err := readDocument(data, true, nil)
 	if err != nil {
 		return document{}, nil, err
 	}
@@ -220,7 +235,9 @@ func isPropertyName(name string) bool {
 	return !strings.HasPrefix(name, "odata.") && strings.IndexByte(name, '@') < 0
 }
 
-func (d *document) entity(ms []member, request bool) (api.Entity, error) {
+// entity builds the entity of members ms, its properties in props when not nil (an empty
+// map).
+func (d *document) entity(ms []member, request bool, props map[string]api.Value) (api.Entity, error) {
 	e := api.Entity{Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
 	var types annotations
 	values := 0 // members that may be properties: the map's size, without annotations
@@ -254,7 +271,9 @@ func (d *document) entity(ms []member, request bool) (api.Entity, error) {
 			return api.Entity{}, err
 		}
 	}
-	e.Properties = make(map[string]api.Value, values)
+	if e.Properties = props; props == nil {
+		e.Properties = make(map[string]api.Value, values)
+	}
 	for i := range ms {
 		m := &ms[i]
 		switch {

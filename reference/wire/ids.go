@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"math/rand/v2"
 )
 
@@ -20,18 +19,34 @@ func NewID() string {
 
 // AppendID appends a new identifier of NewID's form to dst.
 func AppendID(dst []byte) []byte {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
+	hi, lo := rand.Uint64(), rand.Uint64()
+	var h [32]byte // the identifier's hex digits
+	binary.BigEndian.PutUint64(h[0:], hexWord(uint32(hi>>32)))
+	binary.BigEndian.PutUint64(h[8:], hexWord(uint32(hi)))
+	binary.BigEndian.PutUint64(h[16:], hexWord(uint32(lo>>32)))
+	binary.BigEndian.PutUint64(h[24:], hexWord(uint32(lo)))
 	var s [IDLen]byte
-	hex.Encode(s[0:8], b[0:4])
+	copy(s[0:8], h[0:8])
 	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
+	copy(s[9:13], h[8:12])
 	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
+	copy(s[14:18], h[12:16])
 	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
+	copy(s[19:23], h[16:20])
 	s[23] = '-'
-	hex.Encode(s[24:36], b[10:16])
+	copy(s[24:36], h[20:32])
 	return append(dst, s[:]...)
+}
+
+// hexWord returns the eight lower-case hex digits of v as the bytes of a word, the most
+// significant digit in its most significant byte.
+func hexWord(v uint32) uint64 {
+	// One nibble to a byte, in order.
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	// '0'+n below ten, 'a'+n-10 from ten on.
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
 }

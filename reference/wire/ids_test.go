@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"encoding/binary"
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -15,5 +17,16 @@ func TestNewIDFormAndUniqueness(t *testing.T) {
 			t.Fatalf("id %d: %q (seen before: %v)", i, id, seen[id])
 		}
 		seen[id] = true
+	}
+}
+
+// hexWord writes a word's digits as strconv does.
+func TestHexWord(t *testing.T) {
+	for _, v := range []uint32{0, 1, 9, 10, 15, 16, 0xabcdef01, 0x12345678, 0x9fa0b1c2, 0xffffffff} {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], hexWord(v))
+		if want := fmt.Sprintf("%08x", v); string(b[:]) != want {
+			t.Errorf("hexWord(%#x) = %q, want %q", v, b[:], want)
+		}
 	}
 }

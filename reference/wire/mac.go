@@ -96,26 +96,36 @@ func (c *macCache) pool(key []byte) *sync.Pool {
 
 // verified keeps the signatures of the texts verified last: a client's requests to one
 // resource within one second have the same string to sign (Shared Key Lite signs the date
-// and the resource alone), so that a stream of them costs one HMAC, not one each. A slot
-// holds one key, text and signature; a text whose slot holds another is signed afresh and
-// takes the slot. Nothing is allocated once a slot's buffers are as long as its texts.
+// and the resource alone), so that a stream of them costs one HMAC, not one each. A text
+// has a set of signatureWays slots; a text its set does not hold is signed afresh and
+// takes the slot of its set used least recently. Nothing is allocated once a slot's
+// buffers are as long as its texts.
 var verified signatureCache
 
-// signatureSlots is how many texts the cache holds (a power of two): enough that the
-// resources a client writes to within a second seldom share a slot.
-const signatureSlots = 1024
+// signatureSets and signatureWays make the slots of the cache (signatureSets a power of
+// two): enough that the resources a client writes to within a second seldom contend for a
+// set.
+const (
+	signatureSets = 512
+	signatureWays = 2
+)
 
 // maxCachedText bounds the texts the cache keeps, so that the cache holds on to well under
-// a megabyte (signatureSlots times the text and a key).
+// a megabyte (signatureSets*signatureWays times the text and a key).
 const maxCachedText = 512
 
 type signatureCache struct {
-	seed  maphash.Seed
-	slots [signatureSlots]signatureSlot
+	seed maphash.Seed
+	sets [signatureSets]signatureSet
+}
+
+type signatureSet struct {
+	mu     sync.Mutex
+	slots  [signatureWays]signatureSlot
+	recent uint8 // the slot used last
 }
 
 type signatureSlot struct {
-	mu   sync.Mutex
 	key  []byte
 	text []byte
 	sig  [signatureLen]byte
@@ -124,20 +134,26 @@ type signatureSlot struct {
 func init() { verified.seed = maphash.MakeSeed() }
 
 // appendSignature appends Base64(HMAC-SHA256(key, text)) to dst, from the cache when the
-// slot of text holds it.
+// set of text holds it.
 func (c *signatureCache) appendSignature(dst, key, text []byte) []byte {
 	if len(text) > maxCachedText {
 		return appendFreshSignature(dst, key, text)
 	}
-	s := &c.slots[maphash.Bytes(c.seed, text)&(signatureSlots-1)]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
-		return append(dst, s.sig[:]...)
+	set := &c.sets[maphash.Bytes(c.seed, text)&(signatureSets-1)]
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	for i := range set.slots {
+		if s := &set.slots[i]; len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
+			set.recent = uint8(i)
+			return append(dst, s.sig[:]...)
+		}
 	}
+	i := (int(set.recent) + 1) % signatureWays
+	s := &set.slots[i]
 	appendFreshSignature(s.sig[:0], key, text)
 	s.key = append(s.key[:0], key...)
 	s.text = append(s.text[:0], text...)
+	set.recent = uint8(i)
 	return append(dst, s.sig[:]...)
 }
 

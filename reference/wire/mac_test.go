@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash/maphash"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -132,6 +133,74 @@ func TestVerifiedSignaturesAreKeptPerKeyAndText(t *testing.T) {
 					t.Fatalf("a signature of %v verified a request dated a minute later", at)
 				}
 			}
+		}
+	}
+}
+
+// Texts that fall in one set of the cache are each signed correctly, and the set keeps as
+// many of them as it has slots: alternating between two resources signs each once.
+func TestVerifiedSignaturesShareASet(t *testing.T) {
+	c := &signatureCache{seed: maphash.MakeSeed()}
+	key := []byte("0123456789abcdef")
+	set := func(text string) uint64 { return maphash.String(c.seed, text) & (signatureSets - 1) }
+	var texts []string
+	for i := 0; len(texts) < signatureWays+1; i++ {
+		if text := "date\n/acct/t" + strconv.Itoa(i); len(texts) == 0 || set(text) == set(texts[0]) {
+			texts = append(texts, text)
+		}
+	}
+	want := func(text string) string {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(text))
+		return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	held := func(text string) bool {
+		for _, s := range c.sets[set(text)].slots {
+			if string(s.text) == text {
+				return true
+			}
+		}
+		return false
+	}
+	for round := range 3 {
+		for _, text := range texts[:signatureWays] {
+			if got := string(c.appendSignature(nil, key, []byte(text))); got != want(text) {
+				t.Fatalf("round %d: signature of %q = %s, want %s", round, text, got, want(text))
+			}
+		}
+	}
+	for _, text := range texts[:signatureWays] {
+		if !held(text) {
+			t.Errorf("%q is not held by its set", text)
+		}
+	}
+	// One more text takes the slot used least recently.
+	if got := string(c.appendSignature(nil, key, []byte(texts[signatureWays]))); got != want(texts[signatureWays]) {
+		t.Fatalf("signature of %q = %s", texts[signatureWays], got)
+	}
+	if held(texts[0]) || !held(texts[signatureWays-1]) || !held(texts[signatureWays]) {
+		t.Error("the new text did not take the slot used least recently")
+	}
+}
+
+// A signature that differs from the right one in any single character is refused.
+func TestVerifySharedKeyRefusesEveryAlteredCharacter(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
+	r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SignRequest(r, SharedKeyLite, "acct", key, now)
+	auth := r.Header.Get(HeaderAuthorization)
+	sig := len(auth) - signatureLen
+	for i := sig; i < len(auth); i++ {
+		b := []byte(auth)
+		b[i] ^= 1
+		r.Header.Set(HeaderAuthorization, string(b))
+		if _, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now); err == nil {
+			t.Errorf("a signature altered at character %d verified", i-sig)
 		}
 	}
 }

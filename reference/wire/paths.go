@@ -35,21 +35,36 @@ func TablePath(name string) string {
 }
 
 // appendEscapedKey appends s with single quotes doubled and everything but unreserved
-// characters and the quote itself percent-encoded.
+// characters and the quote itself percent-encoded. Runs of unreserved characters are
+// appended whole.
 func appendEscapedKey(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~':
-			dst = append(dst, c)
-		case c == '\'':
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) && unreservedKeyByte[s[n]] {
+			n++
+		}
+		dst = append(dst, s[:n]...)
+		if n == len(s) {
+			break
+		}
+		if c := s[n]; c == '\'' {
 			dst = append(dst, '\'', '\'')
-		default:
+		} else {
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xF])
 		}
+		s = s[n+1:]
 	}
 	return dst
 }
+
+// unreservedKeyByte marks the bytes appendEscapedKey appends as they are: RFC 3986's
+// unreserved characters.
+var unreservedKeyByte = func() (table [256]bool) {
+	for c := range table {
+		table[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
+	}
+	return table
+}()
 
 const upperHex = "0123456789ABCDEF"
 
@@ -93,9 +108,12 @@ func ParseResource(escaped string) (Resource, error) {
 	if strings.Contains(escaped, "/") {
 		return Resource{}, invalidURI(escaped)
 	}
-	seg, err := url.PathUnescape(escaped)
-	if err != nil {
-		return Resource{}, invalidURI(escaped)
+	seg := escaped
+	if strings.IndexByte(escaped, '%') >= 0 { // what url.PathUnescape changes
+		var err error
+		if seg, err = url.PathUnescape(escaped); err != nil {
+			return Resource{}, invalidURI(escaped)
+		}
 	}
 	switch seg {
 	case "Tables", "Tables()":

@@ -3,7 +3,9 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -45,19 +47,30 @@ type document struct {
 	pos  int
 	// setItems asks for the `value` member's array elements to be read as objects.
 	setItems bool
+	// top, when not nil, is the empty list the members of the top-level object are
+	// appended to.
+	top []member
 }
 
 // readObject reads data as one JSON object, refusing duplicate names with 400
 // DuplicatePropertiesSpecified (TERR) and anything that is not one object with 400
 // InvalidInput.
 func readObject(data []byte) (document, []member, error) {
-	return readDocument(data, false)
+	return readDocument(data, false, nil)
 }
 
+// memberLists recycles the member lists of request entities (DecodeRequestEntity), which
+// no caller keeps: each is emptied before it is put back, so that it holds on to no text.
+var memberLists = sync.Pool{New: func() any { return new([]member) }}
+
+// maxPooledMembers bounds the member lists kept for reuse.
+const maxPooledMembers = 64
+
 // readDocument returns the document by value, so that a caller that keeps it no longer than
-// the decoding keeps it on its stack.
-func readDocument(data []byte, setItems bool) (document, []member, error) {
-	d := document{data: data, text: string(data), setItems: setItems}
+// the decoding keeps it on its stack. The top-level object's members are appended to top
+// when it is not nil.
+func readDocument(data []byte, setItems bool, top []member) (document, []member, error) {
+	d := document{data: data, text: string(data), setItems: setItems, top: top}
 	ms, err := d.read()
 	return d, ms, err
 }
@@ -157,7 +170,11 @@ func (d *document) object(depth int, stopAtDuplicate bool) (ms []member, dup, er
 				}
 			}
 			if ms == nil {
-				ms = make([]member, 0, 8) // an entity has at least the keys, Timestamp and etag
+				if depth == 0 && d.top != nil {
+					ms = d.top[:0]
+				} else {
+					ms = make([]member, 0, 8) // an entity has at least the keys, Timestamp and etag
+				}
 			}
 			ms = append(ms, m)
 		}
@@ -409,39 +426,60 @@ func (d *document) str() (plain bool, err error) {
 }
 
 // quickString finds the closing quote of a string whose text s starts, when the text has no
-// escape and no control character: the common case, read with word-wide checks. ok false
-// leaves the string to the byte-by-byte reader (escapes, errors).
+// escape and no control character: the common case. A short string ends in its first word,
+// read eight bytes at once; a long one is searched for its quote and backslashes with
+// bytes.IndexByte and checked sixteen bytes at a time. Text with non-ASCII bytes is read
+// byte by byte (plain false). ok false leaves the string to the byte-by-byte reader
+// (escapes, errors).
 func quickString(s []byte) (end int, plain, ok bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
+		q, b := w^(ones*'"'), w^(ones*'\\')
+		// The high bit of a byte of flags is set for a quote, a backslash, a byte below
+		// 0x20 and a byte from 0x80 on, and may be for a byte after one of them (a borrow):
+		// the lowest set bit is the first such byte.
+		if flags := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs; flags != 0 {
+			if k := bits.TrailingZeros64(flags) / 8; s[k] == '"' {
+				return k, true, true // no byte before it was flagged: all ASCII
+			}
+			return bytewiseString(s)
+		}
+	}
 	end = bytes.IndexByte(s, '"')
 	if end < 0 || bytes.IndexByte(s[:end], '\\') >= 0 {
 		return 0, false, false
 	}
 	text := s[:end]
-	plain = true
-	i := 0
-	for ; i+8 <= len(text); i += 8 {
-		w := binary.LittleEndian.Uint64(text[i:])
-		if (w-0x2020202020202020)&^w&0x8080808080808080 == 0 && w&0x8080808080808080 == 0 {
-			continue // eight bytes in 0x20..0x7f
+	for len(text) >= 16 {
+		w, v := binary.LittleEndian.Uint64(text), binary.LittleEndian.Uint64(text[8:])
+		if ((w-ones*0x20)&^w|w|(v-ones*0x20)&^v|v)&highs != 0 {
+			return bytewiseString(s) // a control character or a non-ASCII byte
 		}
-		for _, c := range text[i : i+8] {
-			if c < 0x20 {
-				return 0, false, false
-			}
-			if c >= utf8.RuneSelf {
-				plain = false
-			}
+		text = text[16:]
+	}
+	for _, c := range text {
+		if c < 0x20 || c >= utf8.RuneSelf {
+			return bytewiseString(s)
 		}
 	}
-	for _, c := range text[i:] {
-		if c < 0x20 {
+	return end, true, true
+}
+
+// bytewiseString is quickString byte by byte.
+func bytewiseString(s []byte) (end int, plain, ok bool) {
+	plain = true
+	for i, c := range s {
+		switch {
+		case c == '"':
+			return i, plain, true
+		case c == '\\' || c < 0x20:
 			return 0, false, false
-		}
-		if c >= utf8.RuneSelf {
+		case c >= utf8.RuneSelf:
 			plain = false
 		}
 	}
-	return end, plain, true
+	return 0, false, false
 }
 
 func isHex(c byte) bool {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -82,4 +83,27 @@ func keyPrefix(key string) uint64 {
 		w = w<<8 | c
 	}
 	return w
+}
+
+// keyPrefix2 extends keyPrefix to sixteen bytes: the unsigned order of (first, second),
+// first word first, agrees with CompareKeys wherever two pairs differ. second is the
+// keyPrefix of the bytes after the eighth when the first eight are ASCII, 0 when the key
+// ends before them (a proper prefix sorts first), and all ones when first stopped at a
+// non-ASCII byte (equal firsts then have equal seconds: they decide nothing).
+func keyPrefix2(key string) (first, second uint64) {
+	if len(key) >= 16 {
+		if a, b := load64(key, 0), load64(key, 8); (a|b)&0x8080808080808080 == 0 {
+			return bits.ReverseBytes64(a), bits.ReverseBytes64(b) // sixteen ASCII bytes
+		}
+	}
+	first = keyPrefix(key)
+	for i := 0; i < min(len(key), 8); i++ {
+		if key[i] >= 0x80 {
+			return first, math.MaxUint64
+		}
+	}
+	if len(key) <= 8 {
+		return first, 0
+	}
+	return first, keyPrefix(key[8:])
 }

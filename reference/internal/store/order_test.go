@@ -15,7 +15,7 @@ var keyPieces = []string{
 	"", "a", "b", "z", "A", "0", "9", "~", "\x00", "\x7f", "'", " ",
 	"é", "ß", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uff21", "\uffff", "𝄞", "\U0010ffff",
 	"\x80", "\xc3", "\xed\xa0\x80", "\xff",
-	"Department", "00000123", "00000124",
+	"Department", "00000123", "00000124", "i00-1-00",
 }
 
 func randomKey(r *rand.Rand) string {
@@ -65,5 +65,10 @@ func checkKeyOrder(t *testing.T, a, b string) {
 	pa, pb := keyPrefix(a), keyPrefix(b)
 	if (pa < pb && want >= 0) || (pa > pb && want <= 0) {
 		t.Fatalf("keyPrefix(%q) = %016x, keyPrefix(%q) = %016x, but api.CompareKeyStrings says %d", a, pa, b, pb, want)
+	}
+	a1, a2 := keyPrefix2(a)
+	b1, b2 := keyPrefix2(b)
+	if a1 == b1 && ((a2 < b2 && want >= 0) || (a2 > b2 && want <= 0)) {
+		t.Fatalf("keyPrefix2(%q) = %016x %016x, keyPrefix2(%q) = %016x %016x, but api.CompareKeyStrings says %d", a, a1, a2, b, b1, b2, want)
 	}
 }

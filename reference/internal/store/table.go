@@ -140,12 +140,23 @@ func (r Record) EntityInto(names *Names, props map[string]api.Value) api.Entity 
 }
 
 // record is one entry of a table's ordered index: PartitionKey order by partition, then
-// RowKey order, decided by the RowKey prefix when it can and by the keys themselves when it
-// cannot (Table.less).
+// RowKey order, decided by the RowKey's first sixteen bytes when they can and by the keys
+// themselves when they cannot (Table.less). Sixteen bytes decide the order of the RowKeys
+// clients make of a prefix and a counter, which share their first eight, without reading
+// the keys.
 type record struct {
-	pid uint32 // the entity's partition in Table.parts, or probePartition for a look-up probe
-	id  uint32 // the entity's slot in Table.slots, or the probe's slot in probeKeys
-	rkp uint64 // keyPrefix of the RowKey
+	pid  uint32 // the entity's partition in Table.parts, or probePartition for a look-up probe
+	id   uint32 // the entity's slot in Table.slots, or the probe's slot in probeKeys
+	rkp  uint64 // keyPrefix2 of the RowKey: its first word
+	rkp2 uint64 // and its second
+}
+
+// newRecord returns the index record of entity (or probe) id of partition pid, whose RowKey
+// is rk.
+func newRecord(pid, id uint32, rk string) record {
+	r := record{pid: pid, id: id}
+	r.rkp, r.rkp2 = keyPrefix2(rk)
+	return r
 }
 
 // partition is one PartitionKey present in a table.
@@ -169,7 +180,7 @@ func acquireProbe(pk, rk string) record {
 		for i := range probeKeys {
 			slot := (start + i) % len(probeKeys)
 			if probeKeys[slot].CompareAndSwap(nil, k) {
-				return record{pid: probePartition, id: uint32(slot), rkp: keyPrefix(rk)}
+				return newRecord(probePartition, uint32(slot), rk)
 			}
 		}
 		runtime.Gosched() // every slot is lent: more concurrent seeks than slots
@@ -187,6 +198,9 @@ func (t *Table) less(x, y record) bool {
 	}
 	if x.rkp != y.rkp {
 		return x.rkp < y.rkp
+	}
+	if x.rkp2 != y.rkp2 {
+		return x.rkp2 < y.rkp2
 	}
 	return CompareKeys(t.rowKey(x), t.rowKey(y)) < 0
 }
@@ -261,7 +275,7 @@ func (t *Table) indexInsert(id uint32, pk, rk string) {
 		t.partIDs[p.pk] = pid
 	}
 	t.parts[pid].count++
-	t.tree.ReplaceOrInsert(record{pid: pid, id: id, rkp: keyPrefix(rk)})
+	t.tree.ReplaceOrInsert(newRecord(pid, id, rk))
 }
 
 // indexDelete takes entity id, whose keys are pk and rk, out of the ordered index.
@@ -270,7 +284,7 @@ func (t *Table) indexDelete(id uint32, pk, rk string) {
 	if !ok {
 		return
 	}
-	if _, found := t.tree.Delete(record{pid: pid, id: id, rkp: keyPrefix(rk)}); !found {
+	if _, found := t.tree.Delete(newRecord(pid, id, rk)); !found {
 		return
 	}
 	if t.parts[pid].count--; t.parts[pid].count == 0 {
