@@ -145,7 +145,10 @@ lint: vet
 mutation:
 	$(GO) run ./cmd/mutation --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) --out mutation-report
 
-## bench: the default benchmark set against each backend, compared with benchstat.
+## bench: the default benchmark set (28 cases, 6 runs each) against each of BENCH_BACKENDS,
+## compared with benchstat, then the SDK ceiling: 6 to 8 minutes here, a line at least every
+## 30 s, the full output in bench/results/<time>/. BENCH_WORKLOADS=all runs the 40 cases
+## (11 minutes); scripts/bench.sh names the other variables.
 bench: deps
 	./scripts/bench.sh $(BENCH_BACKENDS)
 

@@ -17,12 +17,13 @@ import (
 
 // Flags of the benchmarks: go test -bench . ./bench -args -backend=reference-http
 var (
-	flagBackend = flag.String("backend", "", "backends to benchmark: a comma list of built-in names, or one NAME=CONNECTION_STRING (default $CONFORM_BENCH_BACKEND, else reference)")
-	flagDriver  = flag.String("driver", provision.DriverREST, "driver for HTTP backends: rest or sdk")
-	flagLarge   = flag.Bool("large", false, "larger data sets (minutes per backend instead of seconds)")
-	flagWorkers = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
-	flagSeed    = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
-	flagCeiling = flag.Bool("ceiling", false, "BenchmarkSDKCeiling (the reference server and a do-nothing server through aztables, client processes of its own): runs by default only when the reference is among the backends; -ceiling runs it with any, -ceiling=false never")
+	flagBackend   = flag.String("backend", "", "backends to benchmark: a comma list of built-in names, or one NAME=CONNECTION_STRING (default $CONFORM_BENCH_BACKEND, else reference)")
+	flagDriver    = flag.String("driver", provision.DriverREST, "driver for HTTP backends: rest or sdk")
+	flagLarge     = flag.Bool("large", false, "larger data sets (minutes per backend instead of seconds)")
+	flagWorkers   = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
+	flagSeed      = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
+	flagWorkloads = flag.String("workloads", "", "workloads to run, as conform bench --workloads takes them (comma-separated groups ops, ycsb, ycsb-default, guide, families, case names or globs); default: all")
+	flagCeiling   = flag.Bool("ceiling", false, "BenchmarkSDKCeiling (the reference server and a do-nothing server through aztables, client processes of its own): runs by default only when the reference is among the backends; -ceiling runs it with any, -ceiling=false never")
 )
 
 // openTimeout bounds opening a backend, including an npm install of Azurite.
@@ -38,6 +39,10 @@ func TestMain(m *testing.M) {
 		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
 	}
 	flag.Parse()
+	if *flagWorkloads != "" && len(Select(Catalog(*flagLarge), strings.Split(*flagWorkloads, ","))) == 0 {
+		fmt.Fprintf(os.Stderr, "bench: -workloads %s selects no case (conform bench --list shows them)\n", *flagWorkloads)
+		os.Exit(2)
+	}
 	seed = *flagSeed
 	if seed == 0 {
 		var b [8]byte
@@ -144,6 +149,11 @@ func benchFamily(b *testing.B, family string) {
 	if len(cases) == 0 {
 		b.Fatalf("no case of family %s", family)
 	}
+	if *flagWorkloads != "" {
+		if cases = Select(cases, strings.Split(*flagWorkloads, ",")); len(cases) == 0 {
+			b.Skipf("-workloads %s selects no %s case", *flagWorkloads, family)
+		}
+	}
 	for _, name := range backendNames() {
 		b.Run("backend="+displayName(name), func(b *testing.B) {
 			t := target(b, name, *flagDriver)
@@ -155,6 +165,10 @@ func benchFamily(b *testing.B, family string) {
 		})
 	}
 }
+
+// notesSaid holds the cases' notes already logged: each is logged once per process, with
+// the first case that carries it.
+var notesSaid sync.Map
 
 // runCase runs one case as a sub-benchmark: its data is loaded once, before the first run,
 // and its tables are deleted after the last.
@@ -169,7 +183,6 @@ func runCase(b *testing.B, env *Env, c Case) {
 			}
 		}
 	}()
-	noted := false
 	b.Run(c.Sub(), func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 		defer cancel()
@@ -190,8 +203,7 @@ func runCase(b *testing.B, env *Env, c Case) {
 			b.Fatal(err)
 		}
 		reportMetrics(b, res.Summary)
-		if c.Note != "" && !noted {
-			noted = true
+		if _, said := notesSaid.LoadOrStore(c.Note, true); c.Note != "" && !said {
 			b.Log(c.Note)
 		}
 	})

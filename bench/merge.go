@@ -198,7 +198,7 @@ func (m *Merged) Markdown() []byte {
 		fmt.Fprintf(&b, ", paced at %s operations/s per shard", num(r.TargetRate))
 	}
 	fmt.Fprintf(&b, " (seed %d). Throughput is over the span from the first shard's start to the last one's end, on the backend's clock; "+
-		"latencies are per request, in microseconds, from the shards' HdrHistograms merged; a throttle is a 429 or 503 answer, retried as the SDKs retry, never an error.\n\n", r.Seed)
+		"latencies are per request, in microseconds, from the shards' HdrHistograms merged; a throttle is a 429, 503 or 500 OperationTimedOut answer, retried as the SDKs retry it, never an error.\n\n", r.Seed)
 	b.WriteString("| shard | started | clock offset to the backend | source |\n|---:|---|---:|---|\n")
 	for _, s := range m.Shards {
 		fmt.Fprintf(&b, "| %d | %s | %s ± %s | %s (%d samples) |\n", s.Index, s.Started.UTC().Format(time.RFC3339), s.Clock.Offset.Round(time.Millisecond), s.Clock.Uncertainty.Round(time.Millisecond), mdCell(s.Clock.Source), s.Clock.Samples)

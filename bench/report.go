@@ -91,13 +91,13 @@ func (r *Report) outcome(backend, c string) (Outcome, bool) {
 }
 
 // Markdown renders the comparison: the backends, then one row per workload with each
-// backend's throughput, p99 and errors, and each backend's throughput relative to the first.
+// backend's throughput, p99 and errors, and the first backend's throughput over each other's.
 func (r *Report) Markdown() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# conform bench\n\n")
 	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
 	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results. ")
-	fmt.Fprintf(&b, "A throttle is a 429 or 503 answer, retried as the SDKs retry it, never an error.\n\n")
+	fmt.Fprintf(&b, "A throttle is a 429, 503 or 500 OperationTimedOut answer, retried as the SDKs retry it, never an error.\n\n")
 	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
 	for _, be := range r.Backends {
 		if be.Error != "" {
@@ -114,7 +114,7 @@ func (r *Report) Markdown() []byte {
 		fmt.Fprintf(&b, " %s ops/s | %s entities/s | %s p50 µs | %s p99 µs | %s errors / throttles |", n, n, n, n, n)
 	}
 	for _, n := range backends[min(1, len(backends)):] {
-		fmt.Fprintf(&b, " %s / %s |", backends[0], n)
+		fmt.Fprintf(&b, " ops/s, %s ÷ %s |", backends[0], n)
 	}
 	b.WriteString("\n|---|")
 	b.WriteString(strings.Repeat("---:|", 5*len(backends)+max(0, len(backends)-1)))
@@ -275,11 +275,14 @@ func (r *Report) SVG() []byte {
 			dhi = dlo + 1
 		}
 		scale := func(v float64) float64 { return (math.Log10(v) - dlo) / (dhi - dlo) * panelW }
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", p.x0, top-14, html.EscapeString(p.title))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", p.x0, top-20, html.EscapeString(p.title))
 		for d := dlo; d <= dhi; d++ {
 			x := float64(p.x0) + scale(math.Pow(10, d))
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dddddd"/>`, x, top-4, x, height-bottom)
+			// The scale is labelled above and below the bars: a report of 40 workloads is taller
+			// than a screen.
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555555">%s</text>`+"\n", x, height-bottom+14, tick(d))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555555" font-size="9">%s</text>`+"\n", x, top-7, tick(d))
 		}
 		for ci, c := range cases {
 			y0 := top + ci*groupH

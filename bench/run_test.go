@@ -137,6 +137,8 @@ func TestSelect(t *testing.T) {
 	}{
 		{nil, len(all)},
 		{[]string{"ycsb"}, 18},
+		{[]string{"ycsb-default"}, 6},
+		{[]string{"ops", "ycsb-default", "guide"}, len(all) - 12},
 		{[]string{"PointGet"}, 1},
 		{[]string{"ycsb/workload=a/*"}, 3},
 		{[]string{"YCSB/workload=B/dist=zipfian"}, 1},
@@ -146,6 +148,13 @@ func TestSelect(t *testing.T) {
 		if got := len(Select(all, tc.patterns)); got != tc.want {
 			t.Errorf("Select(%q) = %d cases, want %d", tc.patterns, got, tc.want)
 		}
+	}
+	var defaults []string
+	for _, c := range Select(all, []string{TagYCSBDefault}) {
+		defaults = append(defaults, c.Sub())
+	}
+	if got := strings.Join(defaults, " "); got != "workload=A/dist=zipfian workload=B/dist=zipfian workload=C/dist=zipfian workload=D/dist=latest workload=E/dist=zipfian workload=F/dist=zipfian" {
+		t.Errorf("%s selects %s; YCSB's own distributions are zipfian, latest for D", TagYCSBDefault, got)
 	}
 	names := map[string]bool{}
 	for _, c := range all {

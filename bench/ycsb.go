@@ -85,9 +85,26 @@ func YCSBCases(large bool) []Case {
 	return ordered
 }
 
+// TagYCSBDefault groups the YCSB cases that run under YCSB's own request distribution for
+// their workload (its workloada..workloadf files: zipfian, latest for D): six cases of the
+// eighteen, the set `make bench` runs by default.
+const TagYCSBDefault = "ycsb-default"
+
+// defaultDistribution is YCSB's requestdistribution for the workload.
+func (y YCSB) defaultDistribution() Distribution {
+	if y.Name == "D" {
+		return Latest
+	}
+	return Zipfian
+}
+
 // Case returns the workload as a benchmark case: YCSB/workload=A/dist=zipfian.
 func (y YCSB) Case() Case {
-	return Case{Family: "YCSB", Params: []Param{{"workload", y.Name}, {"dist", string(y.Distribution)}}, Tags: []string{"ycsb"},
+	tags := []string{"ycsb"}
+	if y.Distribution == y.defaultDistribution() {
+		tags = append(tags, TagYCSBDefault)
+	}
+	return Case{Family: "YCSB", Params: []Param{{"workload", y.Name}, {"dist", string(y.Distribution)}}, Tags: tags,
 		setup: func(ctx context.Context, env *Env, table string) (*workload, error) { return y.setup(ctx, env, table) }}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/bench"
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/provision"
 )
 
@@ -53,22 +54,23 @@ func benchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run the load benchmarks against backends and write a comparison",
-		Long: `Run the same workloads against each backend for --duration each and write bench.md,
+		Long: fmt.Sprintf(`Run the same workloads against each backend for --duration each and write bench.md,
 bench.json and bench.svg (throughput and p99 per workload) into --out.
 
-Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, guide), a family
-(PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
-("YCSB/workload=A/*"). Default: every workload. --list prints them.
+Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, ycsb-default,
+guide), a family (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
+("YCSB/workload=A/*"). Default: all %d (--list prints them). ycsb is YCSB A-F under each of
+three key distributions, ycsb-default the six under YCSB's own (zipfian, latest for D).
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or any
 endpoint as NAME=env:VARIABLE (the connection string read from the environment) or
 NAME=CONNECTION_STRING. Each workload runs in its own table ("cf" + a run id), deleted
 afterwards, and checks a sample of its results.
 
-Throttling answers (429, 503 ServerBusy) are retried as the SDKs retry them and counted as
-throttles, never as errors. --target-rate paces each workload at that many operations per
-second, or ramps from R1 to R2 over the run (--target-rate R1:R2), to find where
-throttling starts. --ops runs each workload for a number of operations
+Throttling answers (429, 503 ServerBusy, 500 OperationTimedOut) are retried as the SDKs
+retry them and counted as throttles, never as errors. --target-rate paces each workload at
+that many operations per second, or ramps from R1 to R2 over the run (--target-rate R1:R2),
+to find where throttling starts. --ops runs each workload for a number of operations
 instead of --duration.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
@@ -79,7 +81,7 @@ writes its raw results to --out/shard-I-of-N.json; "conform bench merge" adds th
 See deploy/kubernetes/README.md.
 
 Exit status: 0 when every workload ran and checked out; 1 when a workload returned wrong
-results or failed too often; 2 for a usage error or a backend that cannot be opened.`,
+results or failed too often; 2 for a usage error or a backend that cannot be opened.`, len(bench.Catalog(false))),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
@@ -204,7 +206,12 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if sharded {
 		return runShard(ctx, cmd, o, shard, cases, targets[0], limit)
 	}
-	fmt.Fprintf(out, "conform bench: %d workloads × %d backends, %s each, seed %d (replay with --seed %d)\n", len(cases), len(targets), describeLimit(limit), o.seed, o.seed)
+	measuring := ""
+	if limit.Ops == 0 {
+		measuring = fmt.Sprintf(" (%v of measuring, and each workload's loading)", time.Duration(len(cases)*len(targets))*limit.Duration)
+	}
+	fmt.Fprintf(out, "conform bench: %s × %s, %s each%s, seed %d (replay with --seed %d)\n",
+		counted(len(cases), "workload"), counted(len(targets), "backend"), describeLimit(limit), measuring, o.seed, o.seed)
 	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large}
 	unavailable, failed := false, false
 	for _, t := range targets {
@@ -221,6 +228,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		info := tgt.Info
 		rep.Backends = append(rep.Backends, bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint})
 		env := &bench.Env{Backend: tgt.Backend, Name: name, Large: o.large, Seed: o.seed, Workers: o.workers, ServerInProcess: bench.ServerInProcess(t)}
+		fmt.Fprintln(out, describeBackend(name, info))
 		for _, c := range cases {
 			if ctx.Err() != nil {
 				break
@@ -282,13 +290,37 @@ func benchOne(ctx context.Context, env *bench.Env, c bench.Case, limit bench.Lim
 	return oc
 }
 
+// printOutcome prints one workload's line, under its backend's (describeBackend).
 func printOutcome(w io.Writer, oc bench.Outcome) {
 	if oc.Error != "" {
-		fmt.Fprintf(w, "  %-16s %-58s FAILED: %s\n", oc.Backend, oc.Case, oc.Error)
+		fmt.Fprintf(w, "  %-52s FAILED: %s\n", oc.Case, oc.Error)
 		return
 	}
-	fmt.Fprintf(w, "  %-16s %-58s %10.0f ops/s %10.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
-		oc.Backend, oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
+		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+}
+
+// describeBackend says what the backend named name is: its kind (where the name does not
+// say it), version, driver and endpoint.
+func describeBackend(name string, info driver.Info) string {
+	var parts []string
+	if info.Kind != "" && info.Kind != name {
+		parts = append(parts, info.Kind)
+	}
+	for _, p := range []string{info.Version, info.Driver + " driver", info.Endpoint} {
+		if p != "" && p != " driver" {
+			parts = append(parts, p)
+		}
+	}
+	return name + ": " + strings.Join(parts, ", ")
+}
+
+// counted is "1 workload" or "n workloads".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func describeLimit(l bench.Limit) string {

@@ -50,6 +50,10 @@ func TestBenchWritesComparison(t *testing.T) {
 	if !strings.Contains(out, "seed ") || strings.Count(out, "ops/s") != 4 {
 		t.Errorf("progress output:\n%s", out)
 	}
+	// Each backend's lines follow a line that says what it is.
+	if !strings.Contains(out, "\nreference: ") || !strings.Contains(out, "\nreference-http: ") || !strings.Contains(out, "rest driver, http://127.0.0.1:") {
+		t.Errorf("no line describes each backend:\n%s", out)
+	}
 	var rep bench.Report
 	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
 	if err != nil {
@@ -70,7 +74,7 @@ func TestBenchWritesComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PointGet/partitions=16/payload=1KiB", "LogTail/entries=4000/top=20", "reference / reference-http"} {
+	for _, want := range []string{"PointGet/partitions=16/payload=1KiB", "LogTail/entries=4000/top=20", "ops/s, reference ÷ reference-http"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("bench.md lacks %q", want)
 		}
