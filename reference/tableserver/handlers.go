@@ -262,17 +262,7 @@ func (x *exchange) queryEntities(table string) error {
 	if err != nil {
 		return err
 	}
-	ents := page.Entities
-	if x.sas != nil && x.sas.HasKeyRange() {
-		// A key-ranged SAS sees only its range; the page keeps its continuation.
-		kept := ents[:0:0]
-		for _, e := range ents {
-			if x.sas.InRange(e.PartitionKey, e.RowKey) {
-				kept = append(kept, e)
-			}
-		}
-		ents = kept
-	}
+	ents := sasVisible(x.sas, page.Entities, func(e *api.Entity) (string, string) { return e.PartitionKey, e.RowKey })
 	doc := x.document(table, sel)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
 	err = x.writeEntitySet(ents, doc)
@@ -280,6 +270,22 @@ func (x *exchange) queryEntities(table string) error {
 		r.RecyclePage(page) // the answer is written: nothing refers to the page any more
 	}
 	return err
+}
+
+// sasVisible returns the entities of a page that sas may see: all of them, or under a
+// key-ranged SAS those in its range, copied into a new slice; the page keeps its
+// continuation either way.
+func sasVisible[E any](sas *wire.SAS, ents []E, keys func(*E) (pk, rk string)) []E {
+	if sas == nil || !sas.HasKeyRange() {
+		return ents
+	}
+	kept := ents[:0:0]
+	for i := range ents {
+		if pk, rk := keys(&ents[i]); sas.InRange(pk, rk) {
+			kept = append(kept, ents[i])
+		}
+	}
+	return kept
 }
 
 // pageRecycler is a backend that reuses the property maps of a query's page once the

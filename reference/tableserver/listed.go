@@ -46,18 +46,9 @@ func (x *exchange) queryEntitiesListed(ctx context.Context, lb listingBackend, t
 		listedPages.Put(bp)
 		return err
 	}
-	ents := page.Entities
-	if x.sas != nil && x.sas.HasKeyRange() {
-		// A key-ranged SAS sees only its range; the page keeps its continuation. The kept
-		// entities are copied out, so that no two elements of the buffer share an array.
-		kept := ents[:0:0]
-		for _, e := range ents {
-			if x.sas.InRange(e.PartitionKey, e.RowKey) {
-				kept = append(kept, e)
-			}
-		}
-		ents = kept
-	}
+	// The kept entities are copied out (sasVisible), so that no two elements of the buffer
+	// share an array.
+	ents := sasVisible(x.sas, page.Entities, func(e *api.ListedEntity) (string, string) { return e.PartitionKey, e.RowKey })
 	doc := x.document(table, q.Select)
 	wire.SetContinuationHeader(x.w.Header(), page.Continuation)
 	err = x.writeEntitySetOf(len(ents), func(b []byte, i int) ([]byte, error) {
