@@ -53,22 +53,14 @@ func TestAppendSharedKeyAuthorizationMatchesSignRequest(t *testing.T) {
 
 // Only the exact signature verifies: not a longer one that starts with it, nor a prefix.
 func TestVerifySharedKeyWantsTheWholeSignature(t *testing.T) {
-	key := []byte("0123456789abcdef")
-	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
-	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
-	r, err := http.NewRequest(http.MethodGet, "http://h/acct/t()", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	SignRequest(r, SharedKey, "acct", key, now)
+	r, verify := signedTestQuery(t, SharedKey)
 	auth := r.Header.Get(HeaderAuthorization)
 	for _, tc := range []struct {
 		auth string
 		ok   bool
 	}{{auth, true}, {auth + "A", false}, {auth + "==", false}, {auth[:len(auth)-1], false}, {auth[:len(auth)-20], false}} {
 		r.Header.Set(HeaderAuthorization, tc.auth)
-		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
-		if (err == nil) != tc.ok {
+		if err := verify(); (err == nil) != tc.ok {
 			t.Errorf("%q: %v", tc.auth, err)
 		}
 	}
@@ -185,6 +177,23 @@ func TestVerifiedSignaturesShareASet(t *testing.T) {
 
 // A signature that differs from the right one in any single character is refused.
 func TestVerifySharedKeyRefusesEveryAlteredCharacter(t *testing.T) {
+	r, verify := signedTestQuery(t, SharedKeyLite)
+	auth := r.Header.Get(HeaderAuthorization)
+	sig := len(auth) - signatureLen
+	for i := sig; i < len(auth); i++ {
+		b := []byte(auth)
+		b[i] ^= 1
+		r.Header.Set(HeaderAuthorization, string(b))
+		if err := verify(); err == nil {
+			t.Errorf("a signature altered at character %d verified", i-sig)
+		}
+	}
+}
+
+// signedTestQuery is a query of table t signed with scheme by account acct's key, and
+// verify, which checks the Authorization the request then holds, at the time it was signed.
+func signedTestQuery(t *testing.T, scheme AuthScheme) (r *http.Request, verify func() error) {
+	t.Helper()
 	key := []byte("0123456789abcdef")
 	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
 	keys := func(a string) ([]byte, bool) { return key, a == "acct" }
@@ -192,15 +201,9 @@ func TestVerifySharedKeyRefusesEveryAlteredCharacter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	SignRequest(r, SharedKeyLite, "acct", key, now)
-	auth := r.Header.Get(HeaderAuthorization)
-	sig := len(auth) - signatureLen
-	for i := sig; i < len(auth); i++ {
-		b := []byte(auth)
-		b[i] ^= 1
-		r.Header.Set(HeaderAuthorization, string(b))
-		if _, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now); err == nil {
-			t.Errorf("a signature altered at character %d verified", i-sig)
-		}
+	SignRequest(r, scheme, "acct", key, now)
+	return r, func() error {
+		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
+		return err
 	}
 }
