@@ -275,6 +275,52 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 	return nil
 }
 
+// checkListedEntity is checkEntity of an entity whose properties are listed in name order
+// (api.ListedEntity): the same checks in the same order, so the same error.
+func (s *Service) checkListedEntity(e *api.ListedEntity) *spec.Error {
+	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		return spec.ErrPropertiesNeedValue.New()
+	}
+	if err := checkKey(e.PartitionKey); err != nil {
+		return err
+	}
+	if err := checkKey(e.RowKey); err != nil {
+		return err
+	}
+	count := 0
+	for i := range e.Properties {
+		if storedProperty(e.Properties[i].Name, e.Properties[i].Value) {
+			count++
+		}
+	}
+	if count > s.propertyLimits.MaxCustomProperties {
+		return spec.ErrTooManyProperties.New()
+	}
+	// A name the store knows was valid when first stored: checking it again would give
+	// nothing, so the first failure in name order is checkEntity's.
+	for i := range e.Properties {
+		p := &e.Properties[i]
+		if err := checkProperty(p.Name, p.Value, s.names.Known(p.Name), s.propertyLimits.MaxPropertyNameLength); err != nil {
+			if err.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
+				return spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// listedEntitySize is api.EntitySize of the entity e lists.
+func listedEntitySize(e *api.ListedEntity) int {
+	size := api.KeysSize(e.PartitionKey, e.RowKey)
+	for i := range e.Properties {
+		if p := &e.Properties[i]; storedProperty(p.Name, p.Value) {
+			size += api.PropertySize(p.Name, p.Value)
+		}
+	}
+	return size
+}
+
 // checkStoredSize validates the entity that would be stored (after a merge), given its
 // number of stored properties and its size (EntitySize), against the Service's limit of
 // custom properties.

@@ -369,6 +369,9 @@ func (x *exchange) insertEntity(table string) error {
 	if err := x.checkJSONContent(); err != nil {
 		return err
 	}
+	if lw, ok := x.backend.(listedWriter); ok {
+		return x.insertEntityListed(lw, table)
+	}
 	// The decoded entity shares nothing with the body's bytes (wire decodes from a copy).
 	var e api.Entity
 	props := x.requestProperties()
@@ -494,6 +497,9 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 	}
 	if err := x.checkJSONContent(); err != nil {
 		return err
+	}
+	if lw, ok := x.backend.(listedWriter); ok {
+		return x.updateEntityListed(lw, res, mode, ifMatch)
 	}
 	var e api.Entity
 	props := x.requestProperties()

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 )
 
@@ -103,5 +104,123 @@ func (x *exchange) getEntityListed(ctx context.Context, lb listingBackend, res w
 		x.w.Header().Del(wire.KeyETag)
 		return err
 	}
+	return nil
+}
+
+// listedWriter is a backend that takes the entity of an insert or an update with its
+// properties listed in name order, as wire.DecodeRequestEntityListed gives them, and hands
+// the inserted entity out listed in a buffer the caller owns (reference.Service): the server
+// decodes a write without a map. Each method answers as its mapped counterpart does
+// (InsertEntity, UpdateEntity): the same outcome, answer and errors. A backend keeps
+// nothing of the entity it is given once the call returns.
+type listedWriter interface {
+	InsertEntityListed(ctx context.Context, table string, e *api.ListedEntity, props []api.Property) (api.ListedEntity, error)
+	UpdateEntityListed(ctx context.Context, table string, e *api.ListedEntity, mode api.UpdateMode, ifMatch string) (string, error)
+}
+
+// writeLists are the buffers of a listed write: the properties sent and those of the entity
+// stored. A request takes one from writeListPool and hands it back emptied
+// (releaseWriteLists) once its answer is written.
+type writeLists struct{ sent, stored []api.Property }
+
+var writeListPool = sync.Pool{New: func() any { return new(writeLists) }}
+
+// releaseWriteLists empties the lists of l, whose arrays were last used by sent and stored,
+// keeping arrays of at most maxPooledProperties, and hands l back.
+func releaseWriteLists(l *writeLists, sent, stored []api.Property) {
+	l.sent, l.stored = emptied(l.sent, sent), emptied(l.stored, stored)
+	writeListPool.Put(l)
+}
+
+// emptied clears the array pooled and the array used, which is pooled's or a larger one a
+// list grew into from it, so that neither holds a request's or an entity's text, and returns
+// the larger empty, or nil when it is larger than the pool keeps.
+func emptied(pooled, used []api.Property) []api.Property {
+	clear(pooled[:cap(pooled)])
+	clear(used[:cap(used)])
+	if cap(used) < cap(pooled) {
+		used = pooled
+	}
+	if cap(used) > maxPooledProperties {
+		return nil
+	}
+	return used[:0]
+}
+
+func (x *exchange) insertEntityListed(lw listedWriter, table string) error {
+	lists := writeListPool.Get().(*writeLists)
+	var e, stored api.ListedEntity
+	defer func() { releaseWriteLists(lists, e.Properties, stored.Properties) }()
+	if err := x.decodeBody(func(body []byte) (err error) {
+		e, err = wire.DecodeRequestEntityListed(body, lists.sent)
+		return err
+	}); err != nil {
+		return err
+	}
+	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// Storage echoes the preference on this refusal (E-insert-no-keys).
+		if p := prefer(headerValues(x.r.Header)); p != "" {
+			x.setHeader(wire.KeyPrefApplied, p)
+		}
+		return spec.ErrPropertiesNeedValue.New()
+	}
+	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
+		return err
+	}
+	ctx, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer ctx.cancel()
+	stored, err = lw.InsertEntityListed(ctx, table, &e, lists.stored)
+	if err != nil {
+		return err
+	}
+	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
+	x.setHeader(wire.HeaderLocation, loc)
+	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
+	if stored.ETag != "" {
+		x.setHeader(wire.KeyETag, stored.ETag)
+	}
+	switch prefer(headerValues(x.r.Header)) {
+	case "return-no-content":
+		x.setHeader(wire.KeyPrefApplied, "return-no-content")
+		x.setHeader(wire.KeyDataServiceID, loc)
+		x.write(http.StatusNoContent, nil)
+		return nil
+	case "return-content":
+		x.setHeader(wire.KeyPrefApplied, "return-content")
+	}
+	doc := x.document(table, nil)
+	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendListedEntity(b, &stored, doc) })
+}
+
+func (x *exchange) updateEntityListed(lw listedWriter, res wire.Resource, mode api.UpdateMode, ifMatch string) error {
+	lists := writeListPool.Get().(*writeLists)
+	var e api.ListedEntity
+	defer func() { releaseWriteLists(lists, e.Properties, nil) }()
+	if err := x.decodeBody(func(body []byte) (err error) {
+		e, err = wire.DecodeRequestEntityListed(body, lists.sent)
+		return err
+	}); err != nil {
+		return err
+	}
+	// The keys of the URL win over any in the body, as in entityFromBody.
+	e.PartitionKey, e.RowKey = res.PartitionKey, res.RowKey
+	e.Absent &^= api.AbsentPartitionKey | api.AbsentRowKey
+	ctx, err := x.context()
+	if err != nil {
+		return err
+	}
+	defer ctx.cancel()
+	etag, err := lw.UpdateEntityListed(ctx, res.Table, &e, mode, ifMatch)
+	if err != nil {
+		return err
+	}
+	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
+	if etag != "" {
+		x.setHeader(wire.KeyETag, etag)
+	}
+	x.write(http.StatusNoContent, nil)
 	return nil
 }

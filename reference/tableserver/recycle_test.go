@@ -99,9 +99,9 @@ func rowExtras(rk string) int {
 }
 
 // TestConcurrentGetsAndInsertsKeepTheirEntities reads and inserts entities from many clients
-// at once: the server has a read entity listed into a buffer it reuses (listed.go) and
-// hands the property map of an inserted one back to the reference (RecycleEntity), and no
-// answer may show another entity's properties. Run it with -race.
+// at once: the server has a read entity, and the entity an insert sends and the one it
+// stores, listed into buffers it reuses (listed.go), and no answer may show another entity's
+// properties. Run it with -race.
 func TestConcurrentGetsAndInsertsKeepTheirEntities(t *testing.T) {
 	_, ts := serve(t)
 	b := client(t, ts)

@@ -56,6 +56,31 @@ func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entit
 	return e, err
 }
 
+// DecodeRequestEntityListed is DecodeRequestEntity with the custom properties listed in name
+// order (api.ListedEntity) in props's array, reused and grown as needed, instead of put in a
+// map: the same entity, and the same error for the same body. Each name is listed once; a
+// null value is listed as the map would hold it. The entity's strings are a copy of data. A
+// failed decoding may leave properties in the array past the returned list's length.
+func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
+	list := memberLists.Get().(*[]member)
+	d, ms, err := readDocument(data, false, (*list)[:0])
+	var e api.Entity
+	ps := props[:0]
+	if err == nil {
+		e, err = d.entityOf(ms, true, nil, &ps)
+	}
+	if ms != nil && cap(ms) <= maxPooledMembers {
+		*list = ms[:0]
+	}
+	clear((*list)[:cap(*list)])
+	memberLists.Put(list)
+	if err != nil {
+		return api.ListedEntity{Properties: ps[:0]}, err
+	}
+	api.SortProperties(ps)
+	return api.ListedEntity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: ps, Absent: e.Absent}, nil
+}
+
 // DecodeEntitySet decodes the `value` array of a Query Entities answer.
 func DecodeEntitySet(data []byte) ([]api.Entity, error) {
 	d, items, err := valueArray(data)
@@ -238,6 +263,12 @@ func isPropertyName(name string) bool {
 // entity builds the entity of members ms, its properties in props when not nil (an empty
 // map).
 func (d *document) entity(ms []member, request bool, props map[string]api.Value) (api.Entity, error) {
+	return d.entityOf(ms, request, props, nil)
+}
+
+// entityOf is entity with the properties appended to *listed, in document order, instead
+// of put in a map when listed is not nil; the entity's Properties is then nil.
+func (d *document) entityOf(ms []member, request bool, props map[string]api.Value, listed *[]api.Property) (api.Entity, error) {
 	e := api.Entity{Absent: api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp}
 	var types annotations
 	values := 0 // members that may be properties: the map's size, without annotations
@@ -271,7 +302,7 @@ func (d *document) entity(ms []member, request bool, props map[string]api.Value)
 			return api.Entity{}, err
 		}
 	}
-	if e.Properties = props; props == nil {
+	if e.Properties = props; props == nil && listed == nil {
 		e.Properties = make(map[string]api.Value, values)
 	}
 	for i := range ms {
@@ -332,7 +363,11 @@ func (d *document) entity(ms []member, request bool, props map[string]api.Value)
 		if err != nil {
 			return api.Entity{}, propertyError(err, m.name)
 		}
-		e.Properties[m.name] = v
+		if listed != nil {
+			*listed = append(*listed, api.Property{Name: m.name, Value: v})
+		} else {
+			e.Properties[m.name] = v
+		}
 	}
 	return e, nil
 }

@@ -157,12 +157,71 @@ func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api
 	return buf, count, size
 }
 
+// encodeListed is encodeEntity of the properties ps lists, each name once.
+func (n *Names) encodeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
+	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
+	size += api.KeysSize(pk, rk)
+	setBodyCounts(buf[len(pk)+len(rk):], count, size)
+	return buf, count, size
+}
+
+// encodeMergeListed is encodeMerge of the properties ps lists in name order.
+func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, old string) (buf []byte, count, size int) {
+	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
+	return n.appendOld(buf, pk, rk, count, size, old, func(name string) bool {
+		i, found := findListed(ps, name)
+		return found && keep(name, ps[i].Value)
+	})
+}
+
+// findListed returns the index of the property named name in ps, which is in name order,
+// and whether it is there.
+func findListed(ps []api.Property, name string) (int, bool) {
+	if len(ps) <= 8 { // entities have few properties: comparing lengths first is cheaper
+		for i := range ps {
+			if len(ps[i].Name) == len(name) && ps[i].Name == name {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	return slices.BinarySearchFunc(ps, name, func(p api.Property, name string) int { return strings.Compare(p.Name, name) })
+}
+
+// encodeListedProperties is encodeProperties of the properties ps lists.
+func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
+	buf = append(scratch[:0], pk...)
+	buf = append(buf, rk...)
+	buf = append(buf, make([]byte, bodyHeader)...)
+	for i := range ps {
+		p := &ps[i]
+		if !keep(p.Name, p.Value) {
+			continue
+		}
+		count++
+		size += api.PropertySize(p.Name, p.Value)
+		buf = binary.AppendUvarint(buf, uint64(n.id(p.Name)))
+		buf = appendValue(buf, p.Value)
+	}
+	return buf, count, size
+}
+
 // encodeMerge is encodeEntity of the entity that overlays props on the entity with the
 // encoded body old: the properties of props that keep accepts, and every property of old
 // that none of those names. Old properties are copied as they are, and only the sizes of
 // those replaced are counted again.
 func (n *Names) encodeMerge(scratch []byte, pk, rk string, props map[string]api.Value, keep Keep, old string) (buf []byte, count, size int) {
 	buf, count, size = n.encodeProperties(scratch, pk, rk, props, keep)
+	return n.appendOld(buf, pk, rk, count, size, old, func(name string) bool {
+		nv, ok := props[name]
+		return ok && keep(name, nv)
+	})
+}
+
+// appendOld completes a merge's encoding buf, which holds count new properties of size
+// size: it appends every property of the old body that replaced does not report, and
+// writes the merged entity's count and size.
+func (n *Names) appendOld(buf []byte, pk, rk string, count, size int, old string, replaced func(name string) bool) ([]byte, int, int) {
 	size += bodyEntitySize(old) // the same keys, and every old property until replaced
 	names := *n.names.Load()
 	i := bodyHeader
@@ -172,7 +231,7 @@ func (n *Names) encodeMerge(scratch []byte, pk, rk string, props map[string]api.
 		end, v := skipValue(old, j)
 		i = end
 		name := names[id]
-		if nv, ok := props[name]; ok && keep(name, nv) {
+		if replaced(name) {
 			size -= api.PropertySize(name, v)
 			continue
 		}

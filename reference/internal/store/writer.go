@@ -111,6 +111,27 @@ func (w *Writer) EncodeMerge(e Entry, props map[string]api.Value, keep Keep) *En
 	return &w.encoded
 }
 
+// EncodeListed is Encode of the properties ps lists, each name once.
+func (w *Writer) EncodeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+	t := w.t
+	buf, count, size := t.names.encodeListed(t.scratch, e.pk, e.rk, ps, keep)
+	t.scratch = buf
+	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
+	return &w.encoded
+}
+
+// EncodeMergeListed is EncodeMerge of the properties ps lists in name order.
+func (w *Writer) EncodeMergeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+	if !e.found {
+		return w.EncodeListed(e, ps, keep)
+	}
+	t := w.t
+	buf, count, size := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, ps, keep, e.rec.body())
+	t.scratch = buf
+	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
+	return &w.encoded
+}
+
 // Put stores enc at its entry, replacing the entity there, with the Timestamp ticks and
 // the ETag etag, and returns the record stored. It panics when enc exceeds the store's
 // capacity (MaxProperties, MaxEntitySize), a key is longer than 65535 bytes or the ETag
