@@ -34,6 +34,17 @@ type Service struct {
 	// published is a copy of tables, replaced whenever tables changes, so that entity
 	// operations find their table without taking mu.
 	published atomic.Pointer[map[string]*table]
+	// lastFound is the table lookup found last: most requests name the table the one
+	// before named.
+	lastFound atomic.Pointer[foundTable]
+}
+
+// foundTable is a table lookup found by the name it was asked by, in the published map of
+// tables it was found in: it is that name's table while that map is the one published.
+type foundTable struct {
+	published *map[string]*table
+	name      string
+	t         *table
 }
 
 var _ api.Backend = (*Service)(nil)
@@ -170,8 +181,21 @@ func (s *Service) tableKey(name string) string {
 // lookup returns the live table called name (in any case, unless names are case-sensitive),
 // or nil.
 func (s *Service) lookup(name string) *table {
-	if s.caseSensitiveNames {
-		return (*s.published.Load())[name]
+	published := s.published.Load()
+	if f := s.lastFound.Load(); f != nil && f.published == published && f.name == name {
+		return f.t
+	}
+	t := findTable(*published, name, s.caseSensitiveNames)
+	if t != nil {
+		s.lastFound.Store(&foundTable{published: published, name: strings.Clone(name), t: t})
+	}
+	return t
+}
+
+// findTable returns the table called name in tables, keyed by tableKey, or nil.
+func findTable(tables map[string]*table, name string, caseSensitive bool) *table {
+	if caseSensitive {
+		return tables[name]
 	}
 	var buf [spec.MaxTableNameLength]byte
 	if len(name) > len(buf) {
@@ -185,7 +209,7 @@ func (s *Service) lookup(name string) *table {
 		}
 		b[i] = c
 	}
-	return (*s.published.Load())[string(b)]
+	return tables[string(b)]
 }
 
 // openTable returns the table an entity operation addresses, or 404 TableNotFound.
