@@ -132,12 +132,16 @@ func releaseWriteLists(l *writeLists, sent, stored []api.Property) {
 	writeListPool.Put(l)
 }
 
-// emptied clears the array pooled and the array used, which is pooled's or a larger one a
-// list grew into from it, so that neither holds a request's or an entity's text, and returns
-// the larger empty, or nil when it is larger than the pool keeps.
+// emptied clears what a list wrote of the array pooled or of a larger one used it grew into
+// (only used's length, by the contracts of wire.DecodeRequestEntityListed and
+// Record.ListedInto, and all of pooled's array when it was outgrown), so that neither holds a
+// request's or an entity's text, and returns the larger empty, or nil when it is larger than
+// the pool keeps.
 func emptied(pooled, used []api.Property) []api.Property {
-	clear(pooled[:cap(pooled)])
-	clear(used[:cap(used)])
+	if cap(used) != cap(pooled) {
+		clear(pooled[:cap(pooled)])
+	}
+	clear(used)
 	if cap(used) < cap(pooled) {
 		used = pooled
 	}

@@ -59,8 +59,9 @@ func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entit
 // DecodeRequestEntityListed is DecodeRequestEntity with the custom properties listed in name
 // order (api.ListedEntity) in props's array, reused and grown as needed, instead of put in a
 // map: the same entity, and the same error for the same body. Each name is listed once; a
-// null value is listed as the map would hold it. The entity's strings are a copy of data. A
-// failed decoding may leave properties in the array past the returned list's length.
+// null value is listed as the map would hold it. The entity's strings are a copy of data.
+// Only the returned list's length of its array is written (none when decoding fails), unless
+// it grew into a new array: then props's array may be written to its capacity.
 func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
 	list := memberLists.Get().(*[]member)
 	d, ms, err := readDocument(data, false, (*list)[:0])
@@ -75,6 +76,7 @@ func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEnt
 	clear((*list)[:cap(*list)])
 	memberLists.Put(list)
 	if err != nil {
+		clear(ps)
 		return api.ListedEntity{Properties: ps[:0]}, err
 	}
 	api.SortProperties(ps)
@@ -592,6 +594,23 @@ func (v typedRaw) integerText() (string, bool) {
 	return text, true
 }
 
+// shortInteger returns the value of text, which integerText accepted, when it has at most
+// 18 digits (so that it fits in 63 bits): strconv.ParseInt's result, without its checks.
+func shortInteger(text string) (int64, bool) {
+	digits := strings.TrimPrefix(text, "-")
+	if len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		n = n*10 + int64(digits[i]-'0')
+	}
+	if len(digits) < len(text) {
+		n = -n
+	}
+	return n, true
+}
+
 // readInt32 reads an Edm.Int32: an integer in 32 bits, bare or as a JSON string.
 func readInt32(v typedRaw) (api.Value, error) {
 	text, ok := v.integerText()
@@ -613,6 +632,9 @@ func readInt64(v typedRaw) (api.Value, error) {
 	text, ok := v.integerText()
 	if !ok {
 		return v.mismatch()
+	}
+	if i, ok := shortInteger(text); ok {
+		return api.Int64(i), nil
 	}
 	i, err := strconv.ParseInt(text, 10, 64)
 	if errors.Is(err, strconv.ErrRange) {
