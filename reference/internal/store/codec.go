@@ -93,10 +93,46 @@ type Names struct {
 	read  atomic.Pointer[map[string]uint32] // immutable snapshot of ids
 	names atomic.Pointer[[]string]          // names by id; elements are never rewritten
 
+	// recent holds names looked up lately, each in the slot recentSlot gives it, so that
+	// the names most writes send are found without hashing them: a slot's name has the id
+	// it holds. An entry, once made, is never rewritten.
+	recent  [recentSlots]atomic.Pointer[nameID]
+	entries atomic.Pointer[[]*nameID] // the entry of each name, by id; elements are never rewritten
+
 	mu     sync.Mutex
 	all    map[string]uint32 // every id; guarded by mu
 	list   []string          // guarded by mu
+	ids    []*nameID         // guarded by mu
 	misses int               // look-ups that missed read since it was published; guarded by mu
+}
+
+// nameID is an interned name and its id.
+type nameID struct {
+	name string
+	id   uint32
+}
+
+const recentSlots = 64
+
+// recentSlot returns the slot of Names.recent that name is kept in.
+func recentSlot(name string) int {
+	if name == "" {
+		return 0
+	}
+	return (len(name) + 3*int(name[0]) + 5*int(name[len(name)-1])) % recentSlots
+}
+
+// lookup returns name's id, if it has been interned.
+func (n *Names) lookup(name string) (uint32, bool) {
+	slot := &n.recent[recentSlot(name)]
+	if r := slot.Load(); r != nil && r.name == name {
+		return r.id, true
+	}
+	id, ok := (*n.read.Load())[name]
+	if ok {
+		slot.Store((*n.entries.Load())[id])
+	}
+	return id, ok
 }
 
 // NewNames returns an empty name table.
@@ -104,19 +140,20 @@ func NewNames() *Names {
 	n := &Names{all: map[string]uint32{}}
 	n.read.Store(&map[string]uint32{})
 	n.names.Store(&[]string{})
+	n.entries.Store(&[]*nameID{})
 	return n
 }
 
 // Known reports whether name has been interned: some entity has been encoded with a
 // property of that name (possibly one that was never committed).
 func (n *Names) Known(name string) bool {
-	_, ok := (*n.read.Load())[name]
+	_, ok := n.lookup(name)
 	return ok
 }
 
 // id returns name's id, interning the name on first sight.
 func (n *Names) id(name string) uint32 {
-	if id, ok := (*n.read.Load())[name]; ok {
+	if id, ok := n.lookup(name); ok {
 		return id
 	}
 	n.mu.Lock()
@@ -129,6 +166,9 @@ func (n *Names) id(name string) uint32 {
 		n.all[name] = id
 		list := n.list
 		n.names.Store(&list)
+		n.ids = append(n.ids, &nameID{name: name, id: id})
+		ids := n.ids
+		n.entries.Store(&ids)
 	}
 	// Publish a fresh snapshot once the misses have paid for copying it (amortised O(1)).
 	if n.misses++; n.misses >= len(n.all) {

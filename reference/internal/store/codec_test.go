@@ -123,3 +123,40 @@ func sameProperties(a, b map[string]api.Value) bool {
 	}
 	return true
 }
+
+// TestNamesRecentKeepIds interns and looks up, from several goroutines at once, more names
+// than Names.recent has slots, many sharing a slot: every look-up must give the name's own
+// id, whichever name its slot held last. Run it with -race.
+func TestNamesRecentKeepIds(t *testing.T) {
+	n := NewNames()
+	names := make([]string, 4*recentSlots)
+	for i := range names {
+		names[i] = fmt.Sprintf("p%d_%c", i, 'a'+i%7)
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for r := range 20 {
+				for i := range names {
+					name := names[(i*(g+1)+r)%len(names)]
+					id := n.id(name)
+					if got := (*n.names.Load())[id]; got != name {
+						t.Errorf("id(%q) = %d, the id of %q", name, id, got)
+						return
+					}
+					if id2, ok := n.lookup(name); ok && id2 != id {
+						t.Errorf("lookup(%q) = %d, want %d", name, id2, id)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if n.Known("never") {
+		t.Error(`Known("never") = true`)
+	}
+}
