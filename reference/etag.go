@@ -1,6 +1,10 @@
 package reference
 
-import "github.com/tableconform/conform/reference/api"
+import (
+	"sync/atomic"
+
+	"github.com/tableconform/conform/reference/api"
+)
 
 // Every stored version of an entity gets a Timestamp, the next tick of the Service's clock
 // (Service.nextTick), and an ETag made from it; the store keeps both as it is given them.
@@ -45,6 +49,34 @@ func appendETag(dst []byte, k int64) []byte {
 	dst = append(dst, "%3A"...)
 	dst = append2(dst, int(secs%60))
 	dst = append(dst, '.')
+	dst = appendDigits(dst, int(frac), 7)
+	return append(dst, `Z'"`...)
+}
+
+// etagSecond is the text the ETags of one second's Timestamps share: all but the fraction
+// of the second and what follows it.
+type etagSecond struct {
+	second int64 // the Timestamp's ticks / ticksPerSecond
+	prefix [etagPrefixLength]byte
+}
+
+const etagPrefixLength = etagLength - len(`0000000Z'"`)
+
+// appendETagOf is appendETag, the text of the second it formatted last kept in last, so that
+// the ETags of one second's writes share it.
+func appendETagOf(dst []byte, k int64, last *atomic.Pointer[etagSecond]) []byte {
+	if k < 0 || k > maxFastETagTick {
+		return appendETagSlow(dst, k)
+	}
+	second, frac := k/ticksPerSecond, k%ticksPerSecond
+	p := last.Load()
+	if p == nil || p.second != second {
+		var full [etagLength]byte
+		p = &etagSecond{second: second}
+		copy(p.prefix[:], appendETag(full[:0], second*ticksPerSecond))
+		last.Store(p)
+	}
+	dst = append(dst, p.prefix[:]...)
 	dst = appendDigits(dst, int(frac), 7)
 	return append(dst, `Z'"`...)
 }

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,10 +28,19 @@ func TestETagMatchesTimeFormatting(t *testing.T) {
 	for range 100_000 {
 		ticks = append(ticks, r.Int64N(maxFastETagTick+1))
 	}
-	for _, k := range ticks {
+	var last atomic.Pointer[etagSecond]
+	for i, k := range ticks {
 		want := string(appendETagSlow(nil, k))
 		if got := formatETag(k); got != want {
 			t.Fatalf("formatETag(%d) = %s, want %s", k, got, want)
+		}
+		// The same second as the ETag before, the next, and another.
+		if i > 0 && ticks[i-1] >= 0 && ticks[i-1] <= maxFastETagTick && i%3 == 0 {
+			k = ticks[i-1] + int64(i%2)*ticksPerSecond/2
+			want = string(appendETagSlow(nil, k))
+		}
+		if got := string(appendETagOf(nil, k, &last)); got != want {
+			t.Fatalf("appendETagOf(%d) = %s, want %s", k, got, want)
 		}
 		if len(want) != etagLength {
 			t.Fatalf("formatETag(%d) = %s, not %d bytes", k, want, etagLength)

@@ -37,6 +37,8 @@ type Service struct {
 	// lastFound is the table lookup found last: most requests name the table the one
 	// before named.
 	lastFound atomic.Pointer[foundTable]
+	// lastETag is the text of the ETags of the second of the last write (appendETagOf).
+	lastETag atomic.Pointer[etagSecond]
 }
 
 // foundTable is a table lookup found by the name it was asked by, in the published map of

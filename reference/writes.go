@@ -127,5 +127,5 @@ func (s *Service) store(w *store.Writer, at store.Entry, props sentProperties, m
 	}
 	ticks := s.nextTick()
 	var etag [etagLength]byte
-	return w.Put(enc, ticks, appendETag(etag[:0], ticks)), nil
+	return w.Put(enc, ticks, appendETagOf(etag[:0], ticks, &s.lastETag)), nil
 }
