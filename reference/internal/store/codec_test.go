@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 		api.String(""), api.String("héllo 𝄞"), api.Binary([]byte{1, 2, 3}), api.Bool(true),
 		api.DateTime(time.Date(2024, 5, 6, 7, 8, 9, 100, time.UTC)), api.Double(1.5),
 		api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"), api.Int32(-7), api.Int64(1 << 40),
-		api.Null(api.EdmString),
+		api.Null(api.EdmString), api.String(strings.Repeat("long é ", 40)),
 	}
 	randomProps := func() map[string]api.Value {
 		props := map[string]api.Value{}
@@ -62,6 +63,37 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 		w.Rollback()
 		if got := rec.Entity(tbl.names); !sameProperties(got.Properties, merged) {
 			t.Fatalf("EncodeMerge(%v over %v) stored %v, want %v", props, oldProps, got.Properties, merged)
+		}
+
+		// The same merge of the properties listed (EncodeMergeListed), and the listed
+		// properties encoded alone (EncodeListed) at a key with no entity.
+		var listed []api.Property
+		for name, v := range props {
+			listed = append(listed, api.Property{Name: name, Value: v})
+		}
+		api.SortProperties(listed)
+		w = tbl.Begin()
+		e = w.Find("pk", "rké")
+		enc = w.EncodeMergeListed(e, listed, keepSent)
+		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "rké", Properties: merged}); enc.Size != size || enc.Properties != len(merged) {
+			t.Fatalf("EncodeMergeListed(%v over %v): %d properties of size %d, want %d of %d", listed, oldProps, enc.Properties, enc.Size, len(merged), size)
+		}
+		rec = w.Put(enc, int64(i+1), etagOf(int64(i+1)))
+		w.Rollback()
+		if got := rec.Entity(tbl.names); !sameProperties(got.Properties, merged) {
+			t.Fatalf("EncodeMergeListed(%v over %v) stored %v, want %v", listed, oldProps, got.Properties, merged)
+		}
+		w = tbl.Begin()
+		e = w.Find("pk", "none")
+		enc = w.EncodeListed(e, listed, keepSent)
+		alone := kept(props)
+		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "none", Properties: alone}); enc.Size != size || enc.Properties != len(alone) {
+			t.Fatalf("EncodeListed(%v): %d properties of size %d, want %d of %d", listed, enc.Properties, enc.Size, len(alone), size)
+		}
+		rec = w.Put(enc, int64(i+1), etagOf(int64(i+1)))
+		w.Rollback()
+		if got := rec.Entity(tbl.names); !sameProperties(got.Properties, alone) {
+			t.Fatalf("EncodeListed(%v) stored %v, want %v", listed, got.Properties, alone)
 		}
 	}
 }
