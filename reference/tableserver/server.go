@@ -35,8 +35,11 @@ const ServerHeader = "conform-tableserver/1.0"
 // account: each account is a namespace of its own, as on Azure (E-account-namespace), with
 // its own tables, table ACLs and service properties.
 type Server struct {
-	backends  map[string]api.Backend // by account
-	keys      map[string][]byte
+	backends map[string]api.Backend // by account
+	keys     map[string][]byte
+	// accounts holds each account's key and backend, as keys and backends do once the
+	// options are applied: a request finds both with one look-up.
+	accounts  map[string]*account
 	allowAnon bool
 	now       func() time.Time
 	// realClock: now is time.Now (no WithClock), so that a request's one reading of the
@@ -199,7 +202,17 @@ func New(backend api.Backend, opts ...Option) *Server {
 	if n := s.limits.MaxConcurrentRequests; n > 0 {
 		s.maxInflight = int64(n)
 	}
+	s.accounts = make(map[string]*account, len(s.keys))
+	for name, key := range s.keys {
+		s.accounts[name] = &account{key: key, backend: s.backends[name]}
+	}
 	return s
+}
+
+// account is what a Server holds for one account.
+type account struct {
+	key     []byte
+	backend api.Backend
 }
 
 // Recovered returns how many requests panicked and were answered 500 InternalError. A
@@ -266,6 +279,7 @@ type exchange struct {
 	wrote          bool
 
 	account   string
+	accountOf *account    // what the server holds for account
 	backend   api.Backend // the account's
 	pathStyle bool
 	secondary bool // addressed as <account>-secondary
@@ -504,19 +518,19 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	}
 	if !ip {
 		label, _, _ := strings.Cut(host, ".")
-		if a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
-			x.account = a
+		if name, a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
+			x.account, x.accountOf = name, a
 		}
 	}
 	if x.account == "" {
 		first, rest, _ := strings.Cut(p, "/")
-		a, ok := x.knownAccount(first)
+		name, a, ok := x.knownAccount(first)
 		if !ok {
 			return wire.Resource{}, spec.ErrInvalidURI.Newf("The requested URI does not name a known account.")
 		}
-		x.account, x.pathStyle, p = a, true, rest
+		x.account, x.accountOf, x.pathStyle, p = name, a, true, rest
 	}
-	x.backend = x.s.backends[x.account]
+	x.backend = x.accountOf.backend
 	return wire.ParseResource(p)
 }
 
@@ -672,7 +686,13 @@ func (x *exchange) document(table string, sel []string) wire.Document {
 // authenticate accepts Shared Key, Shared Key Lite, a service SAS, or (when allowed)
 // nothing.
 func (x *exchange) authenticate(escapedPath string) error {
-	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
+	keys := func(a string) ([]byte, bool) {
+		if a == x.account {
+			return x.accountOf.key, true
+		}
+		k, ok := x.s.keys[a]
+		return k, ok
+	}
 	if v := wire.FirstValue(x.r.Header, wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
