@@ -82,7 +82,7 @@ azurite-image:
 ## and a deliberately wrong backend (several minutes); keeps a screenshot beside the report.
 ## (The run exits 1: the wrong backend fails, as it should.)
 browser-report: deps browser
-	-$(GO) run ./cmd/conform run --backend reference --backend azurite --backend mutant:batch-not-atomic --out conform-report-browser
+	-bin/conform run --backend reference --backend azurite --backend mutant:batch-not-atomic --out conform-report-browser
 	CONFORM_BROWSER_REPORT=$(CURDIR)/conform-report-browser CONFORM_SCREENSHOT=$(CURDIR)/conform-report-browser/report.png \
 		$(GO) test -count=1 -run TestHTMLInBrowser -v ./suites/report
 
