@@ -225,7 +225,7 @@ type Authorization struct {
 // ParseAuthorization reads `SharedKey account:signature` or `SharedKeyLite
 // account:signature`. Any other form fails with 400 InvalidAuthenticationInfo.
 func ParseAuthorization(v string) (Authorization, error) {
-	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+	scheme, cred, ok := strings.Cut(trimSpace(v), " ")
 	if !ok {
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
@@ -238,7 +238,7 @@ func ParseAuthorization(v string) (Authorization, error) {
 	default:
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
-	acct, sig, ok := strings.Cut(strings.TrimSpace(cred), ":")
+	acct, sig, ok := strings.Cut(trimSpace(cred), ":")
 	if !ok || acct == "" || sig == "" {
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
