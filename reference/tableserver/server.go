@@ -696,7 +696,7 @@ func (x *exchange) authenticate(escapedPath string) error {
 	if v := wire.FirstValue(x.r.Header, wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
-		acct, err := wire.VerifySharedKeyQuery(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
+		acct, err := wire.VerifySharedKeyAuthorization(v, x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
 		if err != nil {
 			return err
 		}

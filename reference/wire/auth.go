@@ -261,7 +261,13 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 // VerifySharedKeyQuery is VerifySharedKey for a server that has parsed rawQuery already:
 // query is url.ParseQuery(rawQuery), which must have succeeded, or nil.
 func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
-	a, err := ParseAuthorization(FirstValue(h, HeaderAuthorization))
+	return VerifySharedKeyAuthorization(FirstValue(h, HeaderAuthorization), method, h, escapedPath, rawQuery, query, keys, now)
+}
+
+// VerifySharedKeyAuthorization is VerifySharedKeyQuery for a server that has read the
+// request's Authorization value (its first) already: authorization is that value.
+func VerifySharedKeyAuthorization(authorization, method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
+	a, err := ParseAuthorization(authorization)
 	if err != nil {
 		return "", err
 	}
