@@ -392,6 +392,12 @@ func (x *exchange) insertEntity(table string) error {
 	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
 		return err
 	}
+	return x.storeInserted(table, e)
+}
+
+// storeInserted inserts the decoded entity e into table and answers. (Split from
+// insertEntity so that each keeps few enough returns for its defers to be open-coded.)
+func (x *exchange) storeInserted(table string, e api.Entity) error {
 	ctx, err := x.context()
 	if err != nil {
 		return err

@@ -35,10 +35,16 @@ const ServerHeader = "conform-tableserver/1.0"
 // account: each account is a namespace of its own, as on Azure (E-account-namespace), with
 // its own tables, table ACLs and service properties.
 type Server struct {
-	backends  map[string]api.Backend // by account
-	keys      map[string][]byte
+	backends map[string]api.Backend // by account
+	keys     map[string][]byte
+	// accounts holds each account's key and backend, as keys and backends do once the
+	// options are applied: a request finds both with one look-up.
+	accounts  map[string]*account
 	allowAnon bool
 	now       func() time.Time
+	// realClock: now is time.Now (no WithClock), so that a request's one reading of the
+	// clock serves both its Date and the start of its body's pace.
+	realClock bool
 	limits    Limits
 	// inflight counts the requests being served; past maxInflight (when positive) a
 	// request is refused at once.
@@ -55,8 +61,11 @@ type Server struct {
 	acls  map[aclKey][]SignedIdentifier
 
 	serviceURLs atomic.Pointer[map[serviceURLKey]string]
-	lastHost    atomic.Pointer[hostForm] // hostOf's latest answer
-	queries     *queryCache
+	// lastServiceURL is the kept service URL answered last: a client names the same
+	// endpoint on every request, and comparing one key costs less than a look-up.
+	lastServiceURL atomic.Pointer[keptURL]
+	lastHost       atomic.Pointer[hostForm] // hostOf's latest answer
+	queries        *queryCache
 
 	oauth   bool
 	propsMu sync.Mutex
@@ -106,7 +115,9 @@ func WithAccount(name string, key []byte, backend api.Backend) Option {
 func WithAllowAnonymous() Option { return func(s *Server) { s.allowAnon = true } }
 
 // WithClock sets the clock used for Date headers and signature validity.
-func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) { s.now, s.realClock = now, false }
+}
 
 // Limits bound what one client can make the server hold. The zero value of a field means
 // its default (DefaultLimits); a negative MaxConcurrentRequests means no bound.
@@ -184,14 +195,24 @@ func WithLimits(l Limits) Option {
 func New(backend api.Backend, opts ...Option) *Server {
 	devKey, _ := base64.StdEncoding.DecodeString(DevAccountKey)
 	s := &Server{backends: map[string]api.Backend{DevAccountName: backend}, keys: map[string][]byte{DevAccountName: devKey}, now: time.Now, acls: map[aclKey][]SignedIdentifier{},
-		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache()}
+		props: map[string]*ServiceProperties{}, limits: DefaultLimits(), queries: newQueryCache(), realClock: true}
 	for _, o := range opts {
 		o(s)
 	}
 	if n := s.limits.MaxConcurrentRequests; n > 0 {
 		s.maxInflight = int64(n)
 	}
+	s.accounts = make(map[string]*account, len(s.keys))
+	for name, key := range s.keys {
+		s.accounts[name] = &account{key: key, backend: s.backends[name]}
+	}
 	return s
+}
+
+// account is what a Server holds for one account.
+type account struct {
+	key     []byte
+	backend api.Backend
 }
 
 // Recovered returns how many requests panicked and were answered 500 InternalError. A
@@ -238,11 +259,16 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 
 // exchange is one request being answered.
 type exchange struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	id      string
-	now     time.Time
+	s   *Server
+	w   http.ResponseWriter
+	r   *http.Request
+	id  string
+	now time.Time // the server's clock (WithClock) when the request arrived
+	// received is the real time the request arrived, from which its body's pace is
+	// reckoned.
+	received time.Time
+	// header is w.Header(), the one map of the answer's header fields.
+	header  http.Header
 	query   url.Values // read-only: it may be shared with other requests (queryCache)
 	accept  string     // the request's Accept
 	level   wire.Metadata
@@ -253,6 +279,7 @@ type exchange struct {
 	wrote          bool
 
 	account   string
+	accountOf *account    // what the server holds for account
 	backend   api.Backend // the account's
 	pathStyle bool
 	secondary bool // addressed as <account>-secondary
@@ -287,19 +314,24 @@ const headerSlots = 14
 // The slice is capped, so that an Add elsewhere copies instead of overwriting a neighbour.
 func (x *exchange) setHeader(key, v string) {
 	if x.nvalues == len(x.values) {
-		x.w.Header().Set(key, v)
+		x.header.Set(key, v)
 		return
 	}
 	i := x.nvalues
 	x.nvalues++
 	x.values[i] = v
-	x.w.Header()[key] = x.values[i : i+1 : i+1]
+	x.header[key] = x.values[i : i+1 : i+1]
 }
 
 // ServeHTTP answers one request. Nothing a client sends makes it panic, hang or answer 5xx;
 // the recover here is a last guard that answers 500 InternalError and counts the event.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{s: s, w: w, r: r, id: newRequestID(), now: s.now()}
+	x := &exchange{s: s, w: w, r: r, id: newRequestID(), received: time.Now(), header: w.Header()}
+	if s.realClock {
+		x.now = x.received
+	} else {
+		x.now = s.now()
+	}
 	if s.maxInflight > 0 {
 		if !s.enter() {
 			s.busy.Add(1)
@@ -312,7 +344,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.inflight.Add(-1)
 	}
 	if x.r.Body != nil && x.r.Body != http.NoBody {
-		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: time.Now(), http1: r.ProtoMajor == 1}
+		x.paced = pacedBody{body: x.r.Body, w: w, s: s, counted: s.maxInflight > 0, start: x.received, http1: r.ProtoMajor == 1}
 		x.r.Body = &x.paced
 	}
 	defer func() {
@@ -349,7 +381,7 @@ type dateText struct {
 var lastDate atomic.Pointer[dateText]
 
 func (x *exchange) serve() {
-	h := x.w.Header()
+	h := x.header
 	// The headers of every answer.
 	x.setHeader(wire.KeyRequestID, x.id)
 	version, versionOK := answerVersion(x.r.Header[wire.KeyVersion])
@@ -486,19 +518,19 @@ func (x *exchange) resolve(escapedPath string) (wire.Resource, error) {
 	}
 	if !ip {
 		label, _, _ := strings.Cut(host, ".")
-		if a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
-			x.account = a
+		if name, a, ok := x.knownAccount(strings.ToLower(label)); ok && label != "localhost" {
+			x.account, x.accountOf = name, a
 		}
 	}
 	if x.account == "" {
 		first, rest, _ := strings.Cut(p, "/")
-		a, ok := x.knownAccount(first)
+		name, a, ok := x.knownAccount(first)
 		if !ok {
 			return wire.Resource{}, spec.ErrInvalidURI.Newf("The requested URI does not name a known account.")
 		}
-		x.account, x.pathStyle, p = a, true, rest
+		x.account, x.accountOf, x.pathStyle, p = name, a, true, rest
 	}
-	x.backend = x.s.backends[x.account]
+	x.backend = x.accountOf.backend
 	return wire.ParseResource(p)
 }
 
@@ -552,9 +584,16 @@ func (s *Server) keptServiceURL(x *exchange) string {
 	if x.pathStyle {
 		k.account, k.secondary = x.account, x.secondary
 	}
+	if last := s.lastServiceURL.Load(); last != nil && last.key == k {
+		return last.url
+	}
 	urls := s.serviceURLs.Load()
 	if urls != nil {
 		if u, ok := (*urls)[k]; ok {
+			kept := keptURL{key: k, url: u}
+			// Nothing kept refers to a request.
+			kept.key.host, kept.key.account = strings.Clone(k.host), strings.Clone(k.account)
+			s.lastServiceURL.Store(&kept)
 			return u
 		}
 	}
@@ -572,6 +611,12 @@ func (s *Server) keptServiceURL(x *exchange) string {
 	next[k] = u
 	s.serviceURLs.CompareAndSwap(urls, &next) // a lost race only loses this entry
 	return u
+}
+
+// keptURL is one of the kept service URLs with its key.
+type keptURL struct {
+	key serviceURLKey
+	url string
 }
 
 // enter counts a request in flight, or reports that maxInflight are being served already; a
@@ -641,11 +686,17 @@ func (x *exchange) document(table string, sel []string) wire.Document {
 // authenticate accepts Shared Key, Shared Key Lite, a service SAS, or (when allowed)
 // nothing.
 func (x *exchange) authenticate(escapedPath string) error {
-	keys := func(a string) ([]byte, bool) { k, ok := x.s.keys[a]; return k, ok }
+	keys := func(a string) ([]byte, bool) {
+		if a == x.account {
+			return x.accountOf.key, true
+		}
+		k, ok := x.s.keys[a]
+		return k, ok
+	}
 	if v := wire.FirstValue(x.r.Header, wire.HeaderAuthorization); isBearer(v) {
 		return x.authenticateBearer(v)
 	} else if v != "" {
-		acct, err := wire.VerifySharedKeyQuery(x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
+		acct, err := wire.VerifySharedKeyAuthorization(v, x.r.Method, x.r.Header, escapedPath, x.r.URL.RawQuery, x.query, keys, x.now)
 		if err != nil {
 			return err
 		}

@@ -20,17 +20,17 @@ const secondarySuffix = "-secondary"
 
 // knownAccount maps a name from the path or the Host to a known account, accepting
 // "<account>-secondary" for the account's secondary location.
-func (x *exchange) knownAccount(name string) (string, bool) {
-	if _, ok := x.s.keys[name]; ok {
-		return name, true
+func (x *exchange) knownAccount(name string) (string, *account, bool) {
+	if a, ok := x.s.accounts[name]; ok {
+		return name, a, true
 	}
 	if base, ok := strings.CutSuffix(name, secondarySuffix); ok {
-		if _, ok := x.s.keys[base]; ok {
+		if a, ok := x.s.accounts[base]; ok {
 			x.secondary = true
-			return base, true
+			return base, a, true
 		}
 	}
-	return "", false
+	return "", nil, false
 }
 
 // routeXML answers the XML resources: `table?comp=acl` and `?restype=service&comp=...`.

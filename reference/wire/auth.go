@@ -225,7 +225,7 @@ type Authorization struct {
 // ParseAuthorization reads `SharedKey account:signature` or `SharedKeyLite
 // account:signature`. Any other form fails with 400 InvalidAuthenticationInfo.
 func ParseAuthorization(v string) (Authorization, error) {
-	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+	scheme, cred, ok := strings.Cut(trimSpace(v), " ")
 	if !ok {
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
@@ -238,7 +238,7 @@ func ParseAuthorization(v string) (Authorization, error) {
 	default:
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
-	acct, sig, ok := strings.Cut(strings.TrimSpace(cred), ":")
+	acct, sig, ok := strings.Cut(trimSpace(cred), ":")
 	if !ok || acct == "" || sig == "" {
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
 	}
@@ -261,7 +261,13 @@ func VerifySharedKey(method string, h http.Header, escapedPath, rawQuery string,
 // VerifySharedKeyQuery is VerifySharedKey for a server that has parsed rawQuery already:
 // query is url.ParseQuery(rawQuery), which must have succeeded, or nil.
 func VerifySharedKeyQuery(method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
-	a, err := ParseAuthorization(FirstValue(h, HeaderAuthorization))
+	return VerifySharedKeyAuthorization(FirstValue(h, HeaderAuthorization), method, h, escapedPath, rawQuery, query, keys, now)
+}
+
+// VerifySharedKeyAuthorization is VerifySharedKeyQuery for a server that has read the
+// request's Authorization value (its first) already: authorization is that value.
+func VerifySharedKeyAuthorization(authorization, method string, h http.Header, escapedPath, rawQuery string, query url.Values, keys KeyLookup, now time.Time) (string, error) {
+	a, err := ParseAuthorization(authorization)
 	if err != nil {
 		return "", err
 	}

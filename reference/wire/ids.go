@@ -19,7 +19,12 @@ func NewID() string {
 
 // AppendID appends a new identifier of NewID's form to dst.
 func AppendID(dst []byte) []byte {
-	hi, lo := rand.Uint64(), rand.Uint64()
+	return AppendIDOf(dst, rand.Uint64(), rand.Uint64())
+}
+
+// AppendIDOf appends the identifier of NewID's form whose 128 bits are hi and lo, in that
+// order, to dst: distinct bits give distinct identifiers.
+func AppendIDOf(dst []byte, hi, lo uint64) []byte {
 	var h [32]byte // the identifier's hex digits
 	binary.BigEndian.PutUint64(h[0:], hexWord(uint32(hi>>32)))
 	binary.BigEndian.PutUint64(h[8:], hexWord(uint32(hi)))

@@ -3,6 +3,7 @@ package wire
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/spec"
 )
@@ -150,7 +151,7 @@ func ParseResource(escaped string) (Resource, error) {
 		if eq < 0 {
 			return Resource{}, invalidURI(escaped)
 		}
-		key := strings.TrimSpace(args[:eq])
+		key := trimSpace(args[:eq])
 		v, rest, err := quoted(args[eq+1:])
 		if err != nil {
 			return Resource{}, err
@@ -163,14 +164,14 @@ func ParseResource(escaped string) (Resource, error) {
 		default:
 			return Resource{}, invalidURI(escaped)
 		}
-		rest = strings.TrimSpace(rest)
+		rest = trimSpace(rest)
 		if rest == "" {
 			break
 		}
 		if rest[0] != ',' {
 			return Resource{}, invalidURI(escaped)
 		}
-		args = strings.TrimSpace(rest[1:])
+		args = trimSpace(rest[1:])
 		if args == "" {
 			return Resource{}, invalidURI(escaped)
 		}
@@ -188,16 +189,22 @@ func quoted(s string) (value, rest string, err error) {
 	if !strings.HasPrefix(s, "'") {
 		return "", "", spec.ErrInvalidInput.Newf("A key must be a quoted string literal.")
 	}
-	for i := 1; i < len(s); i++ {
-		if s[i] != '\'' {
-			continue
-		}
+	if i := strings.IndexByte(s[1:], '\'') + 1; i > 0 {
 		if i+1 < len(s) && s[i+1] == '\'' {
 			return quotedWithQuotes(s)
 		}
 		return s[1:i], s[i+1:], nil // no doubled quote: the value is s's own text
 	}
 	return "", "", spec.ErrInvalidInput.Newf("A key literal is not terminated.")
+}
+
+// trimSpace is strings.TrimSpace, answered without a call when s begins and ends with
+// bytes that are neither ASCII white space nor part of a multi-byte rune.
+func trimSpace(s string) string {
+	if s == "" || s[0] > ' ' && s[0] < utf8.RuneSelf && s[len(s)-1] > ' ' && s[len(s)-1] < utf8.RuneSelf {
+		return s
+	}
+	return strings.TrimSpace(s)
 }
 
 // quotedWithQuotes is quoted for a literal with a doubled quote inside.
