@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -14,28 +15,10 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 	if err := ctx.Err(); err != nil {
 		return api.Entity{}, err
 	}
-	t, serr := s.openTable(tableName)
-	if serr != nil {
-		return api.Entity{}, serr
-	}
-	if serr := s.checkEntity(e); serr != nil {
-		return api.Entity{}, serr
-	}
-	t.mu.Lock()
-	if t.dropped {
-		t.mu.Unlock()
-		return api.Entity{}, spec.ErrTableNotFound.New()
-	}
-	w := t.entities.Begin()
-	rec, serr := s.insert(w, e)
 	var stored api.Entity
-	if serr == nil {
-		stored = rec.EntityInto(s.names, recycledProperties())
-		w.Commit()
-	} else {
-		w.Rollback()
-	}
-	t.mu.Unlock()
+	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkEntity(e) },
+		func(w *store.Writer) (store.Record, *spec.Error) { return s.insert(w, e) },
+		func(rec store.Record) { stored = rec.EntityInto(s.names, recycledProperties()) })
 	if serr != nil {
 		return api.Entity{}, serr
 	}
@@ -60,28 +43,10 @@ func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Enti
 			return "", serr
 		}
 	}
-	t, serr := s.openTable(tableName)
-	if serr != nil {
-		return "", serr
-	}
-	if serr := s.checkEntity(e); serr != nil {
-		return "", serr
-	}
-	t.mu.Lock()
-	if t.dropped {
-		t.mu.Unlock()
-		return "", spec.ErrTableNotFound.New()
-	}
-	w := t.entities.Begin()
-	rec, serr := s.update(w, e, mode, ifMatch)
 	var etag string
-	if serr == nil {
-		etag = rec.ETag()
-		w.Commit()
-	} else {
-		w.Rollback()
-	}
-	t.mu.Unlock()
+	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkEntity(e) },
+		func(w *store.Writer) (store.Record, *spec.Error) { return s.update(w, e, mode, ifMatch) },
+		func(rec store.Record) { etag = rec.ETag() })
 	if serr != nil {
 		return "", serr
 	}
@@ -96,28 +61,12 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 	if err := ctx.Err(); err != nil {
 		return api.ListedEntity{}, err
 	}
-	t, serr := s.openTable(tableName)
-	if serr != nil {
-		return api.ListedEntity{}, serr
-	}
-	if serr := s.checkListedEntity(e); serr != nil {
-		return api.ListedEntity{}, serr
-	}
-	t.mu.Lock()
-	if t.dropped {
-		t.mu.Unlock()
-		return api.ListedEntity{}, spec.ErrTableNotFound.New()
-	}
-	w := t.entities.Begin()
-	rec, serr := s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties))
 	stored := api.ListedEntity{Properties: props}
-	if serr == nil {
-		rec.ListedInto(s.names, &stored) // a record's bytes are never rewritten
-		w.Commit()
-	} else {
-		w.Rollback()
-	}
-	t.mu.Unlock()
+	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+		func(w *store.Writer) (store.Record, *spec.Error) {
+			return s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties))
+		},
+		func(rec store.Record) { rec.ListedInto(s.names, &stored) })
 	if serr != nil {
 		return api.ListedEntity{}, serr
 	}
@@ -138,28 +87,12 @@ func (s *Service) UpdateEntityListed(ctx context.Context, tableName string, e *a
 			return "", serr
 		}
 	}
-	t, serr := s.openTable(tableName)
-	if serr != nil {
-		return "", serr
-	}
-	if serr := s.checkListedEntity(e); serr != nil {
-		return "", serr
-	}
-	t.mu.Lock()
-	if t.dropped {
-		t.mu.Unlock()
-		return "", spec.ErrTableNotFound.New()
-	}
-	w := t.entities.Begin()
-	rec, serr := s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties), mode, ifMatch)
 	var etag string
-	if serr == nil {
-		etag = rec.ETag()
-		w.Commit()
-	} else {
-		w.Rollback()
-	}
-	t.mu.Unlock()
+	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+		func(w *store.Writer) (store.Record, *spec.Error) {
+			return s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties), mode, ifMatch)
+		},
+		func(rec store.Record) { etag = rec.ETag() })
 	if serr != nil {
 		return "", serr
 	}
@@ -179,21 +112,14 @@ func (s *Service) DeleteEntity(ctx context.Context, tableName, partitionKey, row
 	if serr := checkIfMatch(ifMatch); serr != nil {
 		return serr
 	}
-	t, serr := s.openTable(tableName)
+	serr := s.writeEntity(tableName, func() *spec.Error { return nil },
+		func(w *store.Writer) (store.Record, *spec.Error) {
+			return store.Record{}, s.delete(w, partitionKey, rowKey, ifMatch)
+		},
+		func(store.Record) {})
 	if serr != nil {
 		return serr
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dropped {
-		return spec.ErrTableNotFound.New()
-	}
-	w := t.entities.Begin()
-	if serr := s.delete(w, partitionKey, rowKey, ifMatch); serr != nil {
-		w.Rollback()
-		return serr
-	}
-	w.Commit()
 	return nil
 }
 
@@ -265,4 +191,32 @@ func (s *Service) GetEntityListed(ctx context.Context, tableName, partitionKey, 
 	listed := api.ListedEntity{Properties: props}
 	rec.ListedInto(s.names, &listed) // a record's bytes are never rewritten
 	return listed, nil
+}
+
+// writeEntity writes one entity in a transaction of its own on the table called tableName:
+// the table is opened and check run, then, under the table's lock, write is applied; when
+// it succeeds, written sees the record before the commit, else the write is rolled back.
+// A table dropped meanwhile is 404 TableNotFound.
+func (s *Service) writeEntity(tableName string, check func() *spec.Error, write func(*store.Writer) (store.Record, *spec.Error), written func(store.Record)) *spec.Error {
+	t, serr := s.openTable(tableName)
+	if serr != nil {
+		return serr
+	}
+	if serr := check(); serr != nil {
+		return serr
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return spec.ErrTableNotFound.New()
+	}
+	w := t.entities.Begin()
+	rec, serr := write(w)
+	if serr != nil {
+		w.Rollback()
+		return serr
+	}
+	written(rec)
+	w.Commit()
+	return nil
 }
