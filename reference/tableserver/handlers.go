@@ -382,14 +382,7 @@ func (x *exchange) insertEntity(table string) error {
 	}); err != nil {
 		return err
 	}
-	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
-		// Storage echoes the preference on this refusal (E-insert-no-keys).
-		if p := prefer(headerValues(x.r.Header)); p != "" {
-			x.setHeader(wire.KeyPrefApplied, p)
-		}
-		return spec.ErrPropertiesNeedValue.New()
-	}
-	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
+	if err := x.admitInsert(table, e.Absent, e.PartitionKey, e.RowKey); err != nil {
 		return err
 	}
 	return x.storeInserted(table, e)
@@ -408,11 +401,32 @@ func (x *exchange) storeInserted(table string, e api.Entity) error {
 		return err
 	}
 	defer x.recycle(stored)
-	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
+	return x.answerInserted(table, stored.PartitionKey, stored.RowKey, stored.ETag, func(b []byte, doc wire.Document) ([]byte, error) {
+		return wire.AppendEntity(b, stored, doc)
+	})
+}
+
+// admitInsert refuses an insert whose body lacks a key (absent, api.Absent* bits), or that
+// the request's SAS does not permit.
+func (x *exchange) admitInsert(table string, absent api.Absent, partitionKey, rowKey string) error {
+	if absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
+		// Storage echoes the preference on this refusal (E-insert-no-keys).
+		if p := prefer(headerValues(x.r.Header)); p != "" {
+			x.setHeader(wire.KeyPrefApplied, p)
+		}
+		return spec.ErrPropertiesNeedValue.New()
+	}
+	return x.permit(table, "a", partitionKey, rowKey)
+}
+
+// answerInserted answers an insert of the entity stored with these keys and ETag: 201 with
+// the entity render writes, or 204 when the client prefers no content (EVIDENCE.md 2.3).
+func (x *exchange) answerInserted(table, partitionKey, rowKey, etag string, render func([]byte, wire.Document) ([]byte, error)) error {
+	loc := x.entityLocation(table, partitionKey, rowKey)
 	x.setHeader(wire.HeaderLocation, loc)
 	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
-	if stored.ETag != "" {
-		x.setHeader(wire.KeyETag, stored.ETag)
+	if etag != "" {
+		x.setHeader(wire.KeyETag, etag)
 	}
 	switch prefer(headerValues(x.r.Header)) {
 	case "return-no-content":
@@ -424,7 +438,7 @@ func (x *exchange) storeInserted(table string, e api.Entity) error {
 		x.setHeader(wire.KeyPrefApplied, "return-content")
 	}
 	doc := x.document(table, nil)
-	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendEntity(b, stored, doc) })
+	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return render(b, doc) })
 }
 
 // validETag says whether v has the form `"..."` or `W/"..."` with no quote inside.

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 )
 
@@ -161,14 +160,7 @@ func (x *exchange) insertEntityListed(lw listedWriter, table string) error {
 	}); err != nil {
 		return err
 	}
-	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
-		// Storage echoes the preference on this refusal (E-insert-no-keys).
-		if p := prefer(headerValues(x.r.Header)); p != "" {
-			x.setHeader(wire.KeyPrefApplied, p)
-		}
-		return spec.ErrPropertiesNeedValue.New()
-	}
-	if err := x.permit(table, "a", e.PartitionKey, e.RowKey); err != nil {
+	if err := x.admitInsert(table, e.Absent, e.PartitionKey, e.RowKey); err != nil {
 		return err
 	}
 	ctx, err := x.context()
@@ -180,23 +172,9 @@ func (x *exchange) insertEntityListed(lw listedWriter, table string) error {
 	if err != nil {
 		return err
 	}
-	loc := x.entityLocation(table, stored.PartitionKey, stored.RowKey)
-	x.setHeader(wire.HeaderLocation, loc)
-	x.setHeader(wire.KeyDataSvcVersion, "3.0;")
-	if stored.ETag != "" {
-		x.setHeader(wire.KeyETag, stored.ETag)
-	}
-	switch prefer(headerValues(x.r.Header)) {
-	case "return-no-content":
-		x.setHeader(wire.KeyPrefApplied, "return-no-content")
-		x.setHeader(wire.KeyDataServiceID, loc)
-		x.write(http.StatusNoContent, nil)
-		return nil
-	case "return-content":
-		x.setHeader(wire.KeyPrefApplied, "return-content")
-	}
-	doc := x.document(table, nil)
-	return x.writeRendered(http.StatusCreated, func(b []byte) ([]byte, error) { return wire.AppendListedEntity(b, &stored, doc) })
+	return x.answerInserted(table, stored.PartitionKey, stored.RowKey, stored.ETag, func(b []byte, doc wire.Document) ([]byte, error) {
+		return wire.AppendListedEntity(b, &stored, doc)
+	})
 }
 
 func (x *exchange) updateEntityListed(lw listedWriter, res wire.Resource, mode api.UpdateMode, ifMatch string) error {
