@@ -32,16 +32,8 @@ func (s *Service) InsertEntity(ctx context.Context, tableName string, e api.Enti
 // ResourceNotFound. Replace drops the properties not sent and nulls; Merge keeps them and
 // ignores nulls.
 func (s *Service) UpdateEntity(ctx context.Context, tableName string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkUpdate(ctx, mode, ifMatch); err != nil {
 		return "", err
-	}
-	if mode != api.Replace && mode != api.Merge {
-		return "", spec.ErrInvalidInput.Newf("Unknown update mode %d.", int(mode))
-	}
-	if ifMatch != "" {
-		if serr := checkIfMatch(ifMatch); serr != nil {
-			return "", serr
-		}
 	}
 	var etag string
 	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkEntity(e) },
@@ -76,16 +68,8 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 // UpdateEntityListed is UpdateEntity of the entity e lists, its properties in name order:
 // the same outcome and errors. The Service keeps nothing of e once it returns.
 func (s *Service) UpdateEntityListed(ctx context.Context, tableName string, e *api.ListedEntity, mode api.UpdateMode, ifMatch string) (string, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkUpdate(ctx, mode, ifMatch); err != nil {
 		return "", err
-	}
-	if mode != api.Replace && mode != api.Merge {
-		return "", spec.ErrInvalidInput.Newf("Unknown update mode %d.", int(mode))
-	}
-	if ifMatch != "" {
-		if serr := checkIfMatch(ifMatch); serr != nil {
-			return "", serr
-		}
 	}
 	var etag string
 	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
@@ -218,5 +202,22 @@ func (s *Service) writeEntity(tableName string, check func() *spec.Error, write 
 	}
 	written(rec)
 	w.Commit()
+	return nil
+}
+
+// checkUpdate refuses an update whose context is done, whose mode is unknown or whose
+// If-Match is malformed, before any table is opened.
+func checkUpdate(ctx context.Context, mode api.UpdateMode, ifMatch string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if mode != api.Replace && mode != api.Merge {
+		return spec.ErrInvalidInput.Newf("Unknown update mode %d.", int(mode))
+	}
+	if ifMatch != "" {
+		if serr := checkIfMatch(ifMatch); serr != nil {
+			return serr
+		}
+	}
 	return nil
 }

@@ -406,6 +406,15 @@ func (x *exchange) storeInserted(table string, e api.Entity) error {
 	})
 }
 
+// answerUpdated answers an update that stored the entity with this ETag: 204 No Content.
+func (x *exchange) answerUpdated(etag string) {
+	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
+	if etag != "" {
+		x.setHeader(wire.KeyETag, etag)
+	}
+	x.write(http.StatusNoContent, nil)
+}
+
 // admitInsert refuses an insert whose body lacks a key (absent, api.Absent* bits), or that
 // the request's SAS does not permit.
 func (x *exchange) admitInsert(table string, absent api.Absent, partitionKey, rowKey string) error {
@@ -539,11 +548,7 @@ func (x *exchange) updateEntity(res wire.Resource, mode api.UpdateMode) error {
 	if err != nil {
 		return err
 	}
-	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
-	if etag != "" {
-		x.setHeader(wire.KeyETag, etag)
-	}
-	x.write(http.StatusNoContent, nil)
+	x.answerUpdated(etag)
 	return nil
 }
 

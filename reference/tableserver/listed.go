@@ -199,10 +199,6 @@ func (x *exchange) updateEntityListed(lw listedWriter, res wire.Resource, mode a
 	if err != nil {
 		return err
 	}
-	x.setHeader(wire.KeyDataSvcVersion, "1.0;")
-	if etag != "" {
-		x.setHeader(wire.KeyETag, etag)
-	}
-	x.write(http.StatusNoContent, nil)
+	x.answerUpdated(etag)
 	return nil
 }
