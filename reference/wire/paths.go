@@ -144,42 +144,74 @@ func ParseResource(escaped string) (Resource, error) {
 	if args == "" {
 		return Resource{Kind: ResourceEntitySet, Table: name}, nil
 	}
-	r := Resource{Kind: ResourceEntity, Table: name}
+	if pk, rk, ok := sdkEntityKeys(args); ok {
+		return Resource{Kind: ResourceEntity, Table: name, PartitionKey: pk, RowKey: rk}, nil
+	}
+	pk, rk, err := entityKeys(args, escaped)
+	if err != nil {
+		return Resource{}, err
+	}
+	return Resource{Kind: ResourceEntity, Table: name, PartitionKey: pk, RowKey: rk}, nil
+}
+
+// entityKeys reads the keys of `PartitionKey='pk',RowKey='rk'` in any order, with white
+// space around the names, the comma and the literals, for ParseResource of escaped.
+func entityKeys(args, escaped string) (pk, rk string, err error) {
 	var havePK, haveRK bool
 	for args != "" {
 		eq := strings.IndexByte(args, '=')
 		if eq < 0 {
-			return Resource{}, invalidURI(escaped)
+			return "", "", invalidURI(escaped)
 		}
 		key := trimSpace(args[:eq])
-		v, rest, err := quoted(args[eq+1:])
-		if err != nil {
-			return Resource{}, err
+		v, rest, bad := quoted(args[eq+1:])
+		if bad != nil {
+			return "", "", bad
 		}
 		switch {
 		case key == PropPartitionKey && !havePK:
-			r.PartitionKey, havePK = v, true
+			pk, havePK = v, true
 		case key == PropRowKey && !haveRK:
-			r.RowKey, haveRK = v, true
+			rk, haveRK = v, true
 		default:
-			return Resource{}, invalidURI(escaped)
+			return "", "", invalidURI(escaped)
 		}
 		rest = trimSpace(rest)
 		if rest == "" {
 			break
 		}
 		if rest[0] != ',' {
-			return Resource{}, invalidURI(escaped)
+			return "", "", invalidURI(escaped)
 		}
 		args = trimSpace(rest[1:])
 		if args == "" {
-			return Resource{}, invalidURI(escaped)
+			return "", "", invalidURI(escaped)
 		}
 	}
 	if !havePK || !haveRK {
-		return Resource{}, invalidURI(escaped)
+		return "", "", invalidURI(escaped)
 	}
-	return r, nil
+	return pk, rk, nil
+}
+
+// sdkEntityKeys reads the keys of `PartitionKey='pk',RowKey='rk'`, the form the SDKs write,
+// when neither key holds a quote; ok false leaves every other form, and every error, to
+// ParseResource's general reader, which reads this form to the same keys.
+func sdkEntityKeys(args string) (pk, rk string, ok bool) {
+	const pkOpen, rkOpen = "PartitionKey='", "',RowKey='"
+	if !strings.HasPrefix(args, pkOpen) {
+		return "", "", false
+	}
+	rest := args[len(pkOpen):]
+	end := strings.IndexByte(rest, '\'')
+	if end < 0 || !strings.HasPrefix(rest[end:], rkOpen) {
+		return "", "", false
+	}
+	pk, rest = rest[:end], rest[end+len(rkOpen):]
+	if rest == "" || strings.IndexByte(rest, '\'') != len(rest)-1 {
+		return "", "", false
+	}
+	return pk, rest[:len(rest)-1], true
 }
 
 // quoted reads a single-quoted literal at the start of s (” is one quote) and returns its
