@@ -337,3 +337,50 @@ func TestKeptConnectionOutlivesTheBodyPace(t *testing.T) {
 		}
 	}
 }
+
+// With ReadTimeout no longer than BodyGrace, the first read of a body is bounded by the
+// deadline net/http sets after the header section, and the reads after it by the pace: a body
+// that never comes is refused, and one that keeps its pace is read to its end although it
+// takes several times ReadTimeout.
+func TestBodyPaceOutlastsReadTimeout(t *testing.T) {
+	const step = 150 * time.Millisecond
+	limits := tableserver.Limits{ReadHeaderTimeout: 2 * step, ReadTimeout: 2 * step, BodyGrace: 2 * step, MinBodyRate: 1000}
+	_, addr := servedAnonymously(t, reference.New(), limits)
+	createTable(t, addr, "paced")
+
+	head := request("POST", acct+"/paced", []string{"Content-Type: application/json", "Content-Length: 100"}, nil)
+	start := time.Now()
+	out := rawExchange(addr, head, nil, false, 10*time.Second)
+	if len(out.statuses) != 1 || out.statuses[0] != http.StatusBadRequest || out.codes[0] != "InvalidInput" {
+		t.Errorf("a body that never comes: %+v; want 400 InvalidInput", out)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a body that never comes was refused after %v", took)
+	}
+
+	// 2,400 bytes at 4,000 bytes per second, in 12 writes over about 1.8 s: six times
+	// ReadTimeout, at four times the minimum rate.
+	entity := fmt.Sprintf(`{"PartitionKey":"p","RowKey":"r","Data":"%s"}`, strings.Repeat("x", 2400-44))
+	head = request("POST", acct+"/paced", []string{"Content-Type: application/json", fmt.Sprintf("Content-Length: %d", len(entity))}, nil)
+	out = rawExchange(addr, head, &steadyBody{rest: []byte(entity), chunk: 200, every: step}, false, 20*time.Second)
+	if len(out.statuses) != 1 || out.statuses[0] != http.StatusCreated {
+		t.Errorf("a body that keeps its pace for six times ReadTimeout: %+v; want 201", out)
+	}
+}
+
+// steadyBody gives chunk bytes of rest at each read, one read every interval.
+type steadyBody struct {
+	rest  []byte
+	chunk int
+	every time.Duration
+}
+
+func (b *steadyBody) Read(p []byte) (int, error) {
+	if len(b.rest) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(b.every)
+	n := copy(p[:min(len(p), b.chunk)], b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}

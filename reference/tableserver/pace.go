@@ -19,6 +19,7 @@ type pacedBody struct {
 	start   time.Time
 	n       int64
 	done    bool
+	began   bool // a read was made
 	// http1: served by net/http's HTTP/1 server, which clears the connection's read
 	// deadline itself once the body is read to its end (the background read that notices a
 	// client going away) and sets it again before reading the next request.
@@ -39,9 +40,10 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	// http.ResponseController calls, without allocating one); a test recorder cannot, and
 	// then only ReadTimeout bounds the body.
 	rc, _ := b.w.(readDeadliner)
-	if rc != nil {
+	if rc != nil && (b.began || !b.s.limits.firstBodyReadBounded()) {
 		_ = rc.SetReadDeadline(b.start.Add(b.s.limits.BodyGrace + time.Duration(float64(b.n+1)/float64(rate)*float64(time.Second))))
 	}
+	b.began = true
 	if b.counted {
 		b.s.inflight.Add(-1)
 	}
@@ -67,3 +69,12 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 func (b *pacedBody) Close() error { return b.body.Close() }
 
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// firstBodyReadBounded reports whether the read deadline net/http sets once a request's
+// header section is read, ReadTimeout after it began, ends a body's first read no later than
+// its pace would (BodyGrace after the handler began, plus one byte's time): that read then
+// needs no deadline of its own. Each later read gets its pace's deadline, which replaces
+// net/http's, so that a large body is bounded by MinBodyRate and not by ReadTimeout. Setting
+// a deadline costs about a thousand instructions (a runtime timer), and most request bodies
+// arrive with their headers and are read in one read.
+func (l Limits) firstBodyReadBounded() bool { return l.ReadTimeout <= l.BodyGrace }

@@ -128,7 +128,9 @@ type Limits struct {
 	MaxConcurrentRequests int
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the http.Server
 	// timeouts HTTPServer sets: a client that sends its request (or reads its answer) too
-	// slowly is disconnected.
+	// slowly is disconnected. ReadTimeout bounds the header section and a body's first
+	// read; the reads after it are bounded by MinBodyRate, so that a large body may take
+	// longer than ReadTimeout while it keeps its pace.
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
@@ -149,7 +151,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		MaxConcurrentRequests: 512,
 		ReadHeaderTimeout:     10 * time.Second,
-		ReadTimeout:           2 * time.Minute,
+		ReadTimeout:           10 * time.Second, // no longer than BodyGrace (firstBodyReadBounded)
 		WriteTimeout:          2 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
 		MaxHeaderBytes:        1 << 20,
