@@ -54,9 +54,9 @@ func TestDecodeRequestEntityReusesNothingOfOtherBodies(t *testing.T) {
 }
 
 // quickString agrees with the byte-by-byte reading (bytewiseString) for every kind of byte at every place of
-// texts longer and shorter than its words.
+// texts longer and shorter than its words and plainText's blocks.
 func TestQuickStringAgreesWithBytewiseReading(t *testing.T) {
-	for n := range 40 {
+	for n := range 110 {
 		for at := range n {
 			for _, c := range []byte{'"', '\\', 0x00, 0x0f, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff} {
 				s := []byte(strings.Repeat("a", n) + `"` + strings.Repeat("b", 9))
