@@ -63,6 +63,15 @@ func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entit
 // Only the returned list's length of its array is written (none when decoding fails), unless
 // it grew into a new array: then props's array may be written to its capacity.
 func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
+	if e, ok := readFlatEntity(data, props); ok {
+		return e, nil
+	}
+	return decodeRequestEntityListed(data, props)
+}
+
+// decodeRequestEntityListed is DecodeRequestEntityListed by the general reader, which takes
+// every body.
+func decodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
 	list := memberLists.Get().(*[]member)
 	d, ms, err := readDocument(data, false, (*list)[:0])
 	var e api.Entity
