@@ -199,6 +199,42 @@ func DecodeTableSet(data []byte) ([]string, error) {
 	return out, nil
 }
 
+// edmTypeNamed is api.ParseEdmType by a table of the type names, found by their length and
+// last byte (edmTypeKey): one comparison of strings instead of one per type.
+func edmTypeNamed(name string) (api.EdmType, bool) {
+	if name == "" {
+		return 0, false
+	}
+	if t := edmTypeTable.types[edmTypeKey(name, edmTypeTable.factor)]; t != 0 && t.String() == name {
+		return t, true
+	}
+	return 0, false
+}
+
+// edmTypeTable holds each EDM type at the key of its name, with the smallest factor that
+// gives every name a key of its own.
+var edmTypeTable = func() (table struct {
+	types  [32]api.EdmType
+	factor int
+}) {
+	for table.factor = 1; ; table.factor++ {
+		clear(table.types[:])
+		unique := true
+		for _, t := range api.AllEdmTypes {
+			k := edmTypeKey(t.String(), table.factor)
+			unique = unique && table.types[k] == 0
+			table.types[k] = t
+		}
+		if unique {
+			return table
+		}
+	}
+}()
+
+func edmTypeKey(name string, factor int) int {
+	return (len(name)*factor + int(name[len(name)-1])) & 31
+}
+
 // annotation is the type a `name@odata.type` member gives property name.
 type annotation struct {
 	name string
@@ -302,7 +338,7 @@ func (d *document) entityOf(ms []member, request bool, props map[string]api.Valu
 		if !isString {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
 		}
-		t, known := api.ParseEdmType(s)
+		t, known := edmTypeNamed(s)
 		if !known {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
 		}

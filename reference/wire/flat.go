@@ -71,10 +71,10 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 			if len(m.base) >= len(odataPrefix) && m.base[:len(odataPrefix)] == odataPrefix {
 				return e, false
 			}
-			if i = spaceEnd(data, end+1); i >= len(data) || data[i] != ':' {
+			if i = spaceAfter(data, end+1); i >= len(data) || data[i] != ':' {
 				return e, false
 			}
-			if i = spaceEnd(data, i+1); i >= len(data) {
+			if i = spaceAfter(data, i+1); i >= len(data) {
 				return e, false
 			}
 			m.valueStart = int32(i)
@@ -113,7 +113,7 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 				if data[m.valueStart] != '"' {
 					return e, false
 				}
-				t, known := api.ParseEdmType(text[m.valueStart+1 : m.valueEnd-1])
+				t, known := edmTypeNamed(text[m.valueStart+1 : m.valueEnd-1])
 				if !known {
 					return e, false
 				}
@@ -135,7 +135,7 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 				}
 			}
 			n++
-			if i = spaceEnd(data, i); i >= len(data) {
+			if i = spaceAfter(data, i); i >= len(data) {
 				return e, false
 			}
 			if data[i] == '}' {
@@ -145,7 +145,7 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 			if data[i] != ',' {
 				return e, false
 			}
-			i = spaceEnd(data, i+1)
+			i = spaceAfter(data, i+1)
 		}
 	}
 	if spaceEnd(data, i) != len(data) || linked != annotations {
@@ -253,4 +253,13 @@ func failFlat(props, ps []api.Property) bool {
 	}
 	clear(ps)
 	return false
+}
+
+// spaceAfter is spaceEnd with a test of the first byte inlined: tokens of a flat body are
+// mostly not separated by white space.
+func spaceAfter(data []byte, i int) int {
+	if i < len(data) && data[i] <= ' ' {
+		return spaceEnd(data, i)
+	}
+	return i
 }

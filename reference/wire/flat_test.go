@@ -341,6 +341,22 @@ func sameListedOutcome(t testing.TB, what string, body []byte, got api.ListedEnt
 	}
 }
 
+// edmTypeNamed finds the type of each name api.ParseEdmType knows, and no other.
+func TestEdmTypeNamedIsParseEdmType(t *testing.T) {
+	names := []string{"", "E", "Edm.", "Edm.Int", "edm.int64", "Edm.Int16", "Edm.Int64 ", " Edm.Int64", "Edm.Guix", "Edm.DateTimeOffset", "Edm.Single", "Edm.Byte", "Edm.Stringg"}
+	for _, typ := range api.AllEdmTypes {
+		name := typ.String()
+		names = append(names, name, strings.ToLower(name), name[1:], name[:len(name)-1], name+"x", "x"+name)
+	}
+	for _, name := range names {
+		got, gotOK := edmTypeNamed(name)
+		want, wantOK := api.ParseEdmType(name)
+		if got != want || gotOK != wantOK {
+			t.Errorf("edmTypeNamed(%q) = %v, %v; api.ParseEdmType %v, %v", name, got, gotOK, want, wantOK)
+		}
+	}
+}
+
 // BenchmarkDecodeRequestEntityListed decodes the SDK ceiling's write body by
 // DecodeRequestEntityListed (the flat reader) and by the general reader alone.
 func BenchmarkDecodeRequestEntityListed(b *testing.B) {
