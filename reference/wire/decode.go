@@ -639,16 +639,24 @@ func (v typedRaw) integerText() (string, bool) {
 	return text, true
 }
 
-// shortInteger returns the value of text, which integerText accepted, when it has at most
-// 18 digits (so that it fits in 63 bits): strconv.ParseInt's result, without its checks.
+// shortInteger returns the value of text when it is an integer (an optional '-' and
+// digits) of at most 18 digits, so that it fits in 63 bits: strconv.ParseInt's result,
+// without its checks.
 func shortInteger(text string) (int64, bool) {
-	digits := strings.TrimPrefix(text, "-")
-	if len(digits) > 18 {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
 		return 0, false
 	}
 	var n int64
 	for i := 0; i < len(digits); i++ {
-		n = n*10 + int64(digits[i]-'0')
+		d := digits[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
 	}
 	if len(digits) < len(text) {
 		n = -n
@@ -674,6 +682,11 @@ func readInt32(v typedRaw) (api.Value, error) {
 // accepts it. An integer beyond 64 bits is refused with 400 InvalidInput, as Storage
 // answered (E-int64-overflow).
 func readInt64(v typedRaw) (api.Value, error) {
+	if v.isString {
+		if i, ok := shortInteger(v.text); ok {
+			return api.Int64(i), nil
+		}
+	}
 	text, ok := v.integerText()
 	if !ok {
 		return v.mismatch()
