@@ -205,25 +205,28 @@ func edmTypeNamed(name string) (api.EdmType, bool) {
 	if name == "" {
 		return 0, false
 	}
-	if t := edmTypeTable.types[edmTypeKey(name, edmTypeTable.factor)]; t != 0 && t.String() == name {
-		return t, true
+	k := edmTypeKey(name, edmTypeTable.factor)
+	if edmTypeTable.names[k] == name {
+		return edmTypeTable.types[k], true
 	}
 	return 0, false
 }
 
-// edmTypeTable holds each EDM type at the key of its name, with the smallest factor that
-// gives every name a key of its own.
+// edmTypeTable holds each EDM type and its name at the key of its name, with the smallest
+// factor that gives every name a key of its own.
 var edmTypeTable = func() (table struct {
 	types  [32]api.EdmType
+	names  [32]string
 	factor int
 }) {
 	for table.factor = 1; ; table.factor++ {
 		clear(table.types[:])
+		clear(table.names[:])
 		unique := true
 		for _, t := range api.AllEdmTypes {
 			k := edmTypeKey(t.String(), table.factor)
 			unique = unique && table.types[k] == 0
-			table.types[k] = t
+			table.types[k], table.names[k] = t, t.String()
 		}
 		if unique {
 			return table
@@ -545,6 +548,13 @@ func scalarOfType(t api.EdmType, raw []byte, s string, answer bool) (api.Value, 
 	}
 	if raw[0] == '{' || raw[0] == '[' {
 		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
+	}
+	if t == api.EdmInt64 && raw[0] == '"' {
+		// The type writes annotate most, as a string (readInt64), read without the reader's
+		// call.
+		if i, ok := shortInteger(s); ok {
+			return api.Int64(i), nil
+		}
 	}
 	if int(t) < len(typeReaders) && typeReaders[t] != nil {
 		return typeReaders[t](typedRaw{t: t, raw: raw, text: s, isString: raw[0] == '"', answer: answer})
