@@ -692,11 +692,6 @@ func readInt32(v typedRaw) (api.Value, error) {
 // accepts it. An integer beyond 64 bits is refused with 400 InvalidInput, as Storage
 // answered (E-int64-overflow).
 func readInt64(v typedRaw) (api.Value, error) {
-	if v.isString {
-		if i, ok := shortInteger(v.text); ok {
-			return api.Int64(i), nil
-		}
-	}
 	text, ok := v.integerText()
 	if !ok {
 		return v.mismatch()
