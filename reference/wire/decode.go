@@ -62,8 +62,8 @@ func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entit
 // null value is listed as the map would hold it. The entity's strings are a copy of data.
 // Only the returned list's length of its array is written (none when decoding fails), unless
 // it grew into a new array: then props's array may be written to its capacity.
-func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
-	if e, ok := readFlatEntity(data, props); ok {
+func DecodeRequestEntityListed(data []byte, props []api.Property) (e api.ListedEntity, err error) {
+	if readFlatEntity(data, props, &e) {
 		return e, nil
 	}
 	return decodeRequestEntityListed(data, props)

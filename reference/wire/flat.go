@@ -31,91 +31,92 @@ type flatMember struct {
 	annotated            bool // a property whose annotation was found
 }
 
-// readFlatEntity is DecodeRequestEntityListed of a body in the flat form, its properties
-// appended to props[:0]. ok is false, with what it wrote of props's array cleared, when data
-// is not in that form or would be refused: the general reader decides those.
-func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok bool) {
+// readFlatEntity is DecodeRequestEntityListed of a body in the flat form into *e, which must
+// be zero, its properties appended to props[:0]. It returns false, with what it wrote of
+// props's array cleared and *e to be overwritten, when data is not in that form or would be
+// refused: the general reader decides those.
+func readFlatEntity(data []byte, props []api.Property, e *api.ListedEntity) bool {
 	if len(data) > math.MaxInt32 {
-		return e, false
+		return false
 	}
 	text := string(data)
 	var ms [flatMaxMembers]flatMember
 	n, annotations, linked := 0, 0, 0
 	i := spaceEnd(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return e, false
+		return false
 	}
 	if i = spaceEnd(data, i+1); i < len(data) && data[i] == '}' {
 		i++
 	} else {
 		for {
 			if n == flatMaxMembers || i >= len(data) || data[i] != '"' {
-				return e, false
+				return false
 			}
 			m := &ms[n]
 			start := i + 1
 			end, at, plain := flatName(data, start)
 			if !plain {
-				return e, false
+				return false
 			}
 			if at < 0 {
 				m.base = text[start:end]
 			} else {
 				// The only '@' is that of a type annotation.
 				if text[at:end] != typeSuffix {
-					return e, false
+					return false
 				}
 				m.base, m.annotation = text[start:at], true
 				annotations++
 			}
 			if len(m.base) >= len(odataPrefix) && m.base[:len(odataPrefix)] == odataPrefix {
-				return e, false
+				return false
 			}
 			if i = spaceAfter(data, end+1); i >= len(data) || data[i] != ':' {
-				return e, false
+				return false
 			}
 			if i = spaceAfter(data, i+1); i >= len(data) {
-				return e, false
+				return false
 			}
 			m.valueStart = int32(i)
 			switch c := data[i]; {
 			case c == '"':
 				end, plain, found := quickString(data[i+1:])
 				if !found || !plain && !utf8.Valid(data[i+1:i+1+end]) {
-					return e, false // escapes and invalid UTF-8 are decoded by the general reader
+					return false // escapes and invalid UTF-8 are decoded by the general reader
 				}
 				i += end + 2
 			case c == 't':
 				if !wordAt(data, i, "true") {
-					return e, false
+					return false
 				}
 				i += len("true")
 			case c == 'f':
 				if !wordAt(data, i, "false") {
-					return e, false
+					return false
 				}
 				i += len("false")
 			case c == 'n':
 				if !wordAt(data, i, "null") {
-					return e, false
+					return false
 				}
 				i += len("null")
 			case c == '-' || c >= '0' && c <= '9':
 				var broken string
 				if i, broken = numberEnd(data, i); broken != "" {
-					return e, false
+					return false
 				}
 			default:
-				return e, false
+				return false
 			}
 			m.valueEnd = int32(i)
 			if m.annotation {
 				if data[m.valueStart] != '"' {
-					return e, false
+					return false
 				}
 				t, known := edmTypeNamed(text[m.valueStart+1 : m.valueEnd-1])
 				if !known {
-					return e, false
+					return false
 				}
 				m.typ = t
 			}
@@ -124,7 +125,7 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 			for k := range ms[:n] {
 				if o := &ms[k]; o.base == m.base {
 					if o.annotation == m.annotation {
-						return e, false
+						return false
 					}
 					if m.annotation {
 						o.typ, o.annotated = m.typ, true
@@ -136,20 +137,20 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 			}
 			n++
 			if i = spaceAfter(data, i); i >= len(data) {
-				return e, false
+				return false
 			}
 			if data[i] == '}' {
 				i++
 				break
 			}
 			if data[i] != ',' {
-				return e, false
+				return false
 			}
 			i = spaceAfter(data, i+1)
 		}
 	}
 	if spaceEnd(data, i) != len(data) || linked != annotations {
-		return e, false // trailing data, or an annotation without its property
+		return false // trailing data, or an annotation without its property
 	}
 	e.Absent = api.AbsentPartitionKey | api.AbsentRowKey | api.AbsentTimestamp
 	ps := props[:0]
@@ -166,7 +167,7 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 		switch m.base {
 		case PropPartitionKey, PropRowKey:
 			if m.annotated && m.typ != api.EdmString || raw[0] != '"' && raw[0] != 'n' {
-				return e, failFlat(props, ps)
+				return failFlat(props, ps)
 			}
 			if raw[0] == 'n' {
 				continue
@@ -188,13 +189,13 @@ func readFlatEntity(data []byte, props []api.Property) (e api.ListedEntity, ok b
 			v, err = scalarOfShape(raw, s)
 		}
 		if err != nil {
-			return e, failFlat(props, ps)
+			return failFlat(props, ps)
 		}
 		ps = append(ps, api.Property{Name: m.base, Value: v})
 	}
 	api.SortProperties(ps)
 	e.Properties = ps
-	return e, true
+	return true
 }
 
 const odataPrefix = "odata."

@@ -285,7 +285,8 @@ func checkFlatReader(t testing.TB, body []byte) bool {
 	for _, capacity := range []int{0, 1, 16} {
 		props := make([]api.Property, 0, capacity)
 		copied := append([]byte(nil), body...)
-		flat, ok := readFlatEntity(copied, props)
+		var flat api.ListedEntity
+		ok := readFlatEntity(copied, props, &flat)
 		for i := range copied {
 			copied[i] = 'X'
 		}
