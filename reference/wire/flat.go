@@ -1,9 +1,7 @@
 package wire
 
 import (
-	"encoding/binary"
 	"math"
-	"math/bits"
 	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
@@ -202,44 +200,39 @@ const odataPrefix = "odata."
 
 // flatName finds the closing quote of the member name whose text starts at data[start],
 // and its '@' (at is -1 when it has none): plain is false for a name with an escape, a
-// control character, a byte outside ASCII or more than one '@', or without its quote. The
-// name is read eight bytes at once, as quickString reads a string.
+// control character, a byte outside ASCII or more than one '@', or without its quote.
 func flatName(data []byte, start int) (end, at int, plain bool) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	at = -1
 	i := start
-	for i+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[i:])
-		// The lowest set bit is the first quote, backslash, '@', control character or
-		// non-ASCII byte (see quickString).
-		q, b, a := w^(ones*'"'), w^(ones*'\\'), w^(ones*'@')
-		flags := ((q - ones) | (b - ones) | (a - ones) | (w - ones*0x20) | w) & highs
-		if flags == 0 {
-			i += 8
-			continue
+	for {
+		for i < len(data) && nameBytes[data[i]] == nameByte {
+			i++
 		}
-		i += bits.TrailingZeros64(flags) / 8
-		if data[i] == '"' {
-			return i, at, true
-		}
-		if data[i] != '@' || at >= 0 {
+		switch {
+		case i == len(data):
 			return 0, 0, false
-		}
-		at = i
-		i++
-	}
-	for ; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
+		case data[i] == '"':
 			return i, at, true
-		case c == '@' && at < 0:
+		case data[i] == '@' && at < 0:
 			at = i
-		case c == '@' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			i++
+		default:
 			return 0, 0, false
 		}
 	}
-	return 0, 0, false
 }
+
+// nameBytes classes the bytes of a flat name: nameByte for a byte that stands for itself
+// (not a quote, a backslash, an '@', a control character or a byte outside ASCII).
+var nameBytes = func() (classes [256]byte) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		classes[c] = nameByte
+	}
+	classes['"'], classes['@'], classes['\\'] = 0, 0, 0
+	return classes
+}()
+
+const nameByte = 1
 
 // wordAt reports whether data holds word at i.
 func wordAt(data []byte, i int, word string) bool {
