@@ -203,18 +203,18 @@ const odataPrefix = "odata."
 // control character, a byte outside ASCII or more than one '@', or without its quote.
 func flatName(data []byte, start int) (end, at int, plain bool) {
 	at = -1
-	i := start
+	i := uint(start)
 	for {
-		for i < len(data) && nameBytes[data[i]] == nameByte {
+		for i < uint(len(data)) && nameBytes[data[i]] == nameByte {
 			i++
 		}
 		switch {
-		case i == len(data):
+		case i >= uint(len(data)):
 			return 0, 0, false
 		case data[i] == '"':
-			return i, at, true
+			return int(i), at, true
 		case data[i] == '@' && at < 0:
-			at = i
+			at = int(i)
 			i++
 		default:
 			return 0, 0, false
