@@ -252,7 +252,7 @@ func failFlat(props, ps []api.Property) bool {
 // spaceAfter is spaceEnd with a test of the first byte inlined: tokens of a flat body are
 // mostly not separated by white space.
 func spaceAfter(data []byte, i int) int {
-	if i < len(data) && data[i] <= ' ' {
+	if uint(i) < uint(len(data)) && data[uint(i)] <= ' ' {
 		return spaceEnd(data, i)
 	}
 	return i
