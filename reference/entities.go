@@ -54,15 +54,36 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 		return api.ListedEntity{}, err
 	}
 	stored := api.ListedEntity{Properties: props}
-	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+	var size int
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { size, serr = s.checkListedEntity(e); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties))
+			return s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties, size))
 		},
-		func(rec store.Record) { rec.ListedInto(s.names, &stored) })
+		func(rec store.Record) { listStored(e, rec, &stored) })
 	if serr != nil {
 		return api.ListedEntity{}, serr
 	}
 	return stored, nil
+}
+
+// listStored lists into stored (its Properties's array reused) the entity rec, just written
+// from the valid entity e by an insert, holds: what rec.ListedInto would give, without
+// decoding rec. A replace stores exactly the properties of e that storedProperty keeps, each
+// as store.StoredValue gives it back, in e's name order.
+func listStored(e *api.ListedEntity, rec store.Record, stored *api.ListedEntity) {
+	ps := stored.Properties[:0]
+	for i := range e.Properties {
+		if p := &e.Properties[i]; storedProperty(p.Name, p.Value) {
+			ps = append(ps, api.Property{Name: p.Name, Value: store.StoredValue(p.Value)})
+		}
+	}
+	*stored = api.ListedEntity{
+		PartitionKey: e.PartitionKey,
+		RowKey:       e.RowKey,
+		Timestamp:    api.TimeOfTicks(rec.Ticks()),
+		ETag:         rec.ETag(),
+		Properties:   ps,
+	}
 }
 
 // UpdateEntityListed is UpdateEntity of the entity e lists, its properties in name order:
@@ -72,9 +93,10 @@ func (s *Service) UpdateEntityListed(ctx context.Context, tableName string, e *a
 		return "", err
 	}
 	var etag string
-	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+	var size int
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { size, serr = s.checkListedEntity(e); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties), mode, ifMatch)
+			return s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties, size), mode, ifMatch)
 		},
 		func(rec store.Record) { etag = rec.ETag() })
 	if serr != nil {

@@ -276,38 +276,99 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 }
 
 // checkListedEntity is checkEntity of an entity whose properties are listed in name order
-// (api.ListedEntity): the same checks in the same order, so the same error.
-func (s *Service) checkListedEntity(e *api.ListedEntity) *spec.Error {
+// (api.ListedEntity): the same checks in the same order, so the same error. Once e is
+// valid, it returns what its stored properties add to its size (api.PropertySize of each,
+// summed), reckoned as their values are checked.
+func (s *Service) checkListedEntity(e *api.ListedEntity) (int, *spec.Error) {
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
-		return spec.ErrPropertiesNeedValue.New()
+		return 0, spec.ErrPropertiesNeedValue.New()
 	}
 	if err := checkKey(e.PartitionKey); err != nil {
-		return err
+		return 0, err
 	}
 	if err := checkKey(e.RowKey); err != nil {
-		return err
-	}
-	count := 0
-	for i := range e.Properties {
-		if storedProperty(e.Properties[i].Name, e.Properties[i].Value) {
-			count++
-		}
-	}
-	if count > s.propertyLimits.MaxCustomProperties {
-		return spec.ErrTooManyProperties.New()
+		return 0, err
 	}
 	// A name the store knows was valid when first stored: checking it again would give
-	// nothing, so the first failure in name order is checkEntity's.
+	// nothing, so the first failure in name order is checkEntity's. The count of stored
+	// properties is judged before any of them.
+	count, size := 0, 0
+	var first *spec.Error
 	for i := range e.Properties {
 		p := &e.Properties[i]
-		if err := checkProperty(p.Name, p.Value, s.names.Known(p.Name), s.propertyLimits.MaxPropertyNameLength); err != nil {
-			if err.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
-				return spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+		if p.Name == timestampName {
+			continue // ignored, see storedProperty
+		}
+		if !p.Value.Null {
+			count++
+		}
+		if first != nil {
+			continue
+		}
+		if !s.names.Known(p.Name) {
+			if first = checkPropertyName(p.Name, s.propertyLimits.MaxPropertyNameLength); first != nil {
+				continue
 			}
-			return err
+		}
+		if p.Value.Null {
+			continue
+		}
+		var valueSize int
+		valueSize, first = checkValueSize(p.Value)
+		size += api.PropertySizeOf(p.Name, valueSize)
+	}
+	if count > s.propertyLimits.MaxCustomProperties {
+		return 0, spec.ErrTooManyProperties.New()
+	}
+	if first != nil {
+		if first.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
+			return 0, spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+		}
+		return 0, first
+	}
+	return size, nil
+}
+
+// checkValueSize is checkValue that also returns the value's size (api.ValueSize), a String
+// read once for both.
+func checkValueSize(v api.Value) (int, *spec.Error) {
+	if v.Type != api.EdmString {
+		return api.ValueSize(v), checkValue(v)
+	}
+	units, ok := stringUnits(v.Str)
+	if !ok {
+		return 0, errInvalidValue()
+	}
+	if units > spec.MaxStoredStringUnits {
+		return 0, spec.ErrPropertyValueTooLarge.New()
+	}
+	return api.StringSize(units), nil
+}
+
+// stringUnits returns the length of s in UTF-16 code units (api.UTF16Len) and whether s is
+// valid UTF-8, reading an ASCII s once, sixteen bytes at a time.
+func stringUnits(s string) (int, bool) {
+	i := 0
+	for ; i+16 <= len(s); i += 16 {
+		b := s[i : i+16]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		v := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 |
+			uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
+		if (w|v)&0x8080808080808080 != 0 {
+			break
 		}
 	}
-	return nil
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			rest := s[i:]
+			if !utf8.ValidString(rest) {
+				return 0, false
+			}
+			return i + api.UTF16Len(rest), true
+		}
+	}
+	return len(s), true
 }
 
 // listedEntitySize is api.EntitySize of the entity e lists.

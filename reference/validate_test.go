@@ -298,3 +298,39 @@ func TestStoreHoldsEveryEntityWithinTheLimits(t *testing.T) {
 			store.MaxProperties, store.MaxEntitySize, spec.MaxCustomProperties, spec.MaxEntityBytes)
 	}
 }
+
+// checkListedEntity's size of a valid entity is what its stored properties add by
+// api.EntitySize's accounting, strings of every kind of character among them.
+func TestCheckListedEntitySize(t *testing.T) {
+	s, _ := newTestService(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	texts := []string{"", "a", "plain ascii text of more than sixteen bytes", strings.Repeat("x", 33),
+		strings.Repeat("abcdefghijklmnop", 3) + "é", "é𝄞\u2028", strings.Repeat("𝄞", 20) + "tail"}
+	values := []api.Value{api.Int32(1), api.Int64(2), api.Double(3), api.Bool(true), api.Null(api.EdmString),
+		api.Binary([]byte("bin")), api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"), api.DateTime(time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC))}
+	for range 500 {
+		props := map[string]api.Value{}
+		for _, name := range []string{"a", "Bé", "Timestamp", "longer_name_of_a_property", "z"} {
+			switch r.IntN(3) {
+			case 0:
+				props[name] = api.String(texts[r.IntN(len(texts))])
+			case 1:
+				props[name] = values[r.IntN(len(values))]
+			}
+		}
+		e := listEntity(api.NewEntity("pk", "rk", props), nil)
+		size, serr := s.checkListedEntity(&e)
+		if serr != nil {
+			t.Fatalf("%v: %v", props, serr)
+		}
+		if want := listedEntitySize(&e) - api.KeysSize("pk", "rk"); size != want {
+			t.Fatalf("%v: size %d, want %d", props, size, want)
+		}
+	}
+	for _, bad := range []string{"\xff", strings.Repeat("a", 20) + "\xc3", "é\xed\xa0\x80"} {
+		e := listEntity(api.NewEntity("pk", "rk", map[string]api.Value{"a": api.String(bad)}), nil)
+		if _, serr := s.checkListedEntity(&e); serr == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}

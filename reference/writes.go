@@ -47,17 +47,19 @@ func ifMatchAllows(ifMatch, etag string) bool {
 }
 
 // sentProperties are the custom properties of an entity to write: a map, or a list in
-// name order when listed is set (api.ListedEntity).
+// name order when listed is set (api.ListedEntity), with the size its stored properties add
+// to the entity (checkListedEntity).
 type sentProperties struct {
-	props  map[string]api.Value
-	list   []api.Property
-	listed bool
+	props    map[string]api.Value
+	list     []api.Property
+	listSize int
+	listed   bool
 }
 
 func mapped(props map[string]api.Value) sentProperties { return sentProperties{props: props} }
 
-func listedProperties(ps []api.Property) sentProperties {
-	return sentProperties{list: ps, listed: true}
+func listedProperties(ps []api.Property, size int) sentProperties {
+	return sentProperties{list: ps, listSize: size, listed: true}
 }
 
 // insert stores the validated entity e.
@@ -114,9 +116,9 @@ func (s *Service) store(w *store.Writer, at store.Entry, props sentProperties, m
 	var enc *store.Encoded
 	switch {
 	case props.listed && mode == api.Merge:
-		enc = w.EncodeMergeListed(at, props.list, storedProperty)
+		enc = w.EncodeMergeListed(at, props.list, storedProperty, props.listSize)
 	case props.listed:
-		enc = w.EncodeListed(at, props.list, storedProperty)
+		enc = w.EncodeListed(at, props.list, storedProperty, props.listSize)
 	case mode == api.Merge:
 		enc = w.EncodeMerge(at, props.props, storedProperty)
 	default:

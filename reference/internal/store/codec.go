@@ -197,53 +197,79 @@ func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api
 	return buf, count, size
 }
 
-// encodeListed is encodeEntity of the properties ps lists, each name once.
-func (n *Names) encodeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
-	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
-	size += api.KeysSize(pk, rk)
+// encodeListed is encodeEntity of the properties ps lists, each name once, whose size
+// (api.PropertySize of those keep accepts, summed) is sentSize. It appends the name id of
+// each property it encodes to ids and returns them.
+func (n *Names) encodeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, sentSize int, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, ps, keep, ids)
+	count, size = len(ids), api.KeysSize(pk, rk)+sentSize
+	setBodyCounts(buf[len(pk)+len(rk):], count, size)
+	return buf, count, size, ids
+}
+
+// encodeMergeListed is encodeMerge of the properties ps lists in name order, whose size is
+// sentSize (as for encodeListed). ids is a scratch list of name ids.
+func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, sentSize int, old string, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, ps, keep, ids)
+	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), api.KeysSize(pk, rk)+sentSize, old, ids)
+	return buf, count, size, ids
+}
+
+// appendUnreplaced completes a listed merge's encoding buf, which holds count new
+// properties, their name ids in replaced, and whose size so far (keys and new properties)
+// is size: it appends every property of the old body whose name is not replaced, counting
+// its size, and writes the merged entity's count and size. It may reorder replaced.
+func (n *Names) appendUnreplaced(buf []byte, pk, rk string, count, size int, old string, replaced []uint32) ([]byte, int, int) {
+	const linearIDs = 16 // up to this many, a linear scan beats a binary search
+	if len(replaced) > linearIDs {
+		slices.Sort(replaced)
+	}
+	var names []string
+	i := bodyHeader
+	for range bodyProperties(old) {
+		start := i
+		id, j := uvarintAt(old, i)
+		end, v := skipValue(old, j)
+		i = end
+		var found bool
+		if len(replaced) <= linearIDs {
+			found = slices.Contains(replaced, uint32(id))
+		} else {
+			_, found = slices.BinarySearch(replaced, uint32(id))
+		}
+		if found {
+			continue
+		}
+		if names == nil {
+			names = *n.names.Load()
+		}
+		count++
+		size += api.PropertySize(names[id], v)
+		buf = append(buf, old[start:end]...)
+	}
 	setBodyCounts(buf[len(pk)+len(rk):], count, size)
 	return buf, count, size
 }
 
-// encodeMergeListed is encodeMerge of the properties ps lists in name order.
-func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, old string) (buf []byte, count, size int) {
-	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
-	return n.appendOld(buf, pk, rk, count, size, old, func(name string) bool {
-		i, found := findListed(ps, name)
-		return found && keep(name, ps[i].Value)
-	})
-}
-
-// findListed returns the index of the property named name in ps, which is in name order,
-// and whether it is there.
-func findListed(ps []api.Property, name string) (int, bool) {
-	if len(ps) <= 8 { // entities have few properties: comparing lengths first is cheaper
-		for i := range ps {
-			if len(ps[i].Name) == len(name) && ps[i].Name == name {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	return slices.BinarySearchFunc(ps, name, func(p api.Property, name string) int { return strings.Compare(p.Name, name) })
-}
-
-// encodeListedProperties is encodeProperties of the properties ps lists.
-func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
-	buf = append(scratch[:0], pk...)
+// encodeListedProperties appends to scratch[:0] the keys, a header to fill, and the
+// properties of ps that keep accepts, and returns it with the name ids of those properties
+// appended to ids[:0].
+func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, ps []api.Property, keep Keep, ids []uint32) ([]byte, []uint32) {
+	buf := append(scratch[:0], pk...)
 	buf = append(buf, rk...)
 	buf = append(buf, make([]byte, bodyHeader)...)
+	ids = ids[:0]
 	for i := range ps {
 		p := &ps[i]
 		if !keep(p.Name, p.Value) {
 			continue
 		}
-		count++
-		size += api.PropertySize(p.Name, p.Value)
-		buf = binary.AppendUvarint(buf, uint64(n.id(p.Name)))
+		id := n.id(p.Name)
+		ids = append(ids, id)
+		buf = binary.AppendUvarint(buf, uint64(id))
 		buf = appendValue(buf, p.Value)
 	}
-	return buf, count, size
+	return buf, ids
 }
 
 // encodeMerge is encodeEntity of the entity that overlays props on the entity with the
@@ -364,6 +390,15 @@ func appendValue(buf []byte, v api.Value) []byte {
 		buf = binary.AppendVarint(buf, v.Int())
 	}
 	return buf
+}
+
+// StoredValue returns the value that v, valid and as api's constructors make it, reads back
+// as once stored (Record.Entity, Record.ListedInto): v itself, but a Guid in lower case.
+func StoredValue(v api.Value) api.Value {
+	if v.Type == api.EdmGuid {
+		v.Str = strings.ToLower(v.Str)
+	}
+	return v
 }
 
 // stampBody completes an encoded body: it writes the Timestamp and the id, and appends the

@@ -19,6 +19,7 @@ type Writer struct {
 	liveDelta int
 	undo      []undoStep // every write, reverted by Rollback, settled by Commit
 	encoded   Encoded    // the entity last encoded
+	ids       []uint32   // scratch: the name ids of a listed encoding
 }
 
 type undoKind uint8
@@ -111,23 +112,26 @@ func (w *Writer) EncodeMerge(e Entry, props map[string]api.Value, keep Keep) *En
 	return &w.encoded
 }
 
-// EncodeListed is Encode of the properties ps lists, each name once.
-func (w *Writer) EncodeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+// EncodeListed is Encode of the properties ps lists, each name once. sentSize is what those
+// that keep accepts add to the entity's size (api.PropertySize of each, summed), which the
+// caller computed as it validated them.
+func (w *Writer) EncodeListed(e Entry, ps []api.Property, keep Keep, sentSize int) *Encoded {
 	t := w.t
-	buf, count, size := t.names.encodeListed(t.scratch, e.pk, e.rk, ps, keep)
-	t.scratch = buf
+	buf, count, size, ids := t.names.encodeListed(t.scratch, e.pk, e.rk, ps, keep, sentSize, w.ids)
+	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
 }
 
-// EncodeMergeListed is EncodeMerge of the properties ps lists in name order.
-func (w *Writer) EncodeMergeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+// EncodeMergeListed is EncodeMerge of the properties ps lists in name order; sentSize is as
+// for EncodeListed.
+func (w *Writer) EncodeMergeListed(e Entry, ps []api.Property, keep Keep, sentSize int) *Encoded {
 	if !e.found {
-		return w.EncodeListed(e, ps, keep)
+		return w.EncodeListed(e, ps, keep, sentSize)
 	}
 	t := w.t
-	buf, count, size := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, ps, keep, e.rec.body())
-	t.scratch = buf
+	buf, count, size, ids := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, ps, keep, sentSize, e.rec.body(), w.ids)
+	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
 }
