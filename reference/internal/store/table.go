@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/google/btree"
+	"github.com/tidwall/btree"
 
 	"github.com/tableconform/conform/reference/api"
 )
@@ -16,9 +16,10 @@ import (
 // Storage of one table. The encoded entities (codec.go) lie in an arena of append-only
 // slabs (arena.go). Each entity has a stable id, written into its encoding, and the slot of
 // that id says where its current bytes lie, so that replacing an entity moves no index
-// entry. The ordered index is a google/btree of records (partition id, entity id, RowKey
-// prefix); the point index (points.go) maps a hash of the keys to the entity's bytes.
-// Neither index holds a pointer, so the garbage collector does not trace a million
+// entry. The ordered index is a B-tree (tidwall/btree) of records (partition id, entity id,
+// RowKey prefix), each partition keeping the path its last insert took, so that keys written
+// in order are placed with a few comparisons; the point index (points.go) maps a hash of the
+// keys to the entity's bytes. Neither index holds a pointer, so the garbage collector does not trace a million
 // entities, and the bytes of an entity are never rewritten once written: a Record, and an
 // entity decoded from it, share the arena's bytes safely, and readers holding the table's
 // read lock see a consistent table.
@@ -81,7 +82,7 @@ func NewTable(names *Names, c Config) *Table {
 // Reset empties t, which needs t to itself. Records read from t before stay valid.
 func (t *Table) Reset() {
 	t.arena = &arena{}
-	t.tree = btree.NewG(btreeDegree, t.less)
+	t.tree = btree.NewBTreeGOptions(t.lessFunc(), btree.Options{Degree: btreeDegree, NoLocks: true})
 	t.slots, t.freeIDs = nil, nil
 	t.parts, t.freeParts = nil, nil
 	t.partIDs = map[string]uint32{}
@@ -178,8 +179,9 @@ func newRecord(pid, id uint32, rk string) record {
 
 // partition is one PartitionKey present in a table.
 type partition struct {
-	pk    string // a copy, so that it does not hold an arena slab
-	count int    // entities of the partition in the index
+	pk    string         // a copy, so that it does not hold an arena slab
+	count int            // entities of the partition in the index
+	hint  btree.PathHint // where in the index the partition's last insert went
 }
 
 // probePartition marks a look-up probe: a record whose keys are in probeKeys.
@@ -205,6 +207,22 @@ func acquireProbe(pk, rk string) record {
 }
 
 func releaseProbe(r record) { probeKeys[r.id].Store(nil) }
+
+// lessFunc returns the index order (less), deciding the records of one partition whose
+// RowKey prefixes differ without a call.
+func (t *Table) lessFunc() func(x, y record) bool {
+	return func(x, y record) bool {
+		if x.pid == y.pid {
+			if x.rkp != y.rkp {
+				return x.rkp < y.rkp
+			}
+			if x.rkp2 != y.rkp2 {
+				return x.rkp2 < y.rkp2
+			}
+		}
+		return t.less(x, y)
+	}
+}
 
 // less is the index order: PartitionKey, then RowKey, each by CompareKeys.
 func (t *Table) less(x, y record) bool {
@@ -242,7 +260,7 @@ func (t *Table) rowKey(r record) string {
 func (t *Table) Ascend(from api.Key, visit func(Record) bool) {
 	start := acquireProbe(from.PartitionKey, from.RowKey)
 	defer releaseProbe(start)
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	t.tree.Ascend(start, func(r record) bool {
 		return visit(t.arena.record(t.slots[r.id]))
 	})
 }
@@ -262,7 +280,7 @@ func (t *Table) AscendPartition(pk string, from api.Key, visit func(Record) bool
 	}
 	start := acquireProbe(from.PartitionKey, from.RowKey)
 	defer releaseProbe(start)
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	t.tree.Ascend(start, func(r record) bool {
 		return r.pid == pid && visit(t.arena.record(t.slots[r.id]))
 	})
 }
@@ -291,8 +309,9 @@ func (t *Table) indexInsert(id uint32, pk, rk string) {
 		}
 		t.partIDs[p.pk] = pid
 	}
-	t.parts[pid].count++
-	t.tree.ReplaceOrInsert(newRecord(pid, id, rk))
+	p := &t.parts[pid]
+	p.count++
+	t.tree.SetHint(newRecord(pid, id, rk), &p.hint)
 }
 
 // indexDelete takes entity id, whose keys are pk and rk, out of the ordered index.
@@ -394,7 +413,7 @@ func (t *Table) restorePoint(h uint64, prior loc, had bool) {
 func (t *Table) compactTable() {
 	old := t.arena
 	a := &arena{}
-	t.tree.Ascend(func(r record) bool {
+	t.tree.Scan(func(r record) bool {
 		l := t.slots[r.id]
 		nl := a.put(old.bytes(l), int(l.pkLen), int(l.rkLen))
 		a.slabLive[nl.slab] += int(nl.size)
@@ -410,7 +429,7 @@ func (t *Table) compactTable() {
 func (t *Table) rebuildPoints() {
 	t.points = pointIndex{}
 	t.points.reserve(t.tree.Len())
-	t.tree.Ascend(func(r record) bool {
+	t.tree.Scan(func(r record) bool {
 		l := t.slots[r.id]
 		pk, rk := t.arena.keys(l)
 		t.setPoint(t.pointHash(pk, rk), pk, rk, l)
