@@ -54,10 +54,11 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 		return api.ListedEntity{}, err
 	}
 	stored := api.ListedEntity{Properties: props}
-	var size int
-	serr := s.writeEntity(tableName, func() (serr *spec.Error) { size, serr = s.checkListedEntity(e); return serr },
+	var ids [listedIDs]uint32
+	l := store.Listed{Properties: e.Properties}
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { l.Size, l.IDs, serr = s.checkListedEntity(e, ids[:0]); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties, size))
+			return s.insertSent(w, e.PartitionKey, e.RowKey, nil, &l)
 		},
 		func(rec store.Record) { listStored(e, rec, &stored) })
 	if serr != nil {
@@ -65,6 +66,9 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 	}
 	return stored, nil
 }
+
+// listedIDs is the number of property name ids a listed write looks up without allocating.
+const listedIDs = 16
 
 // listStored lists into stored (its Properties's array reused) the entity rec, just written
 // from the valid entity e by an insert, holds: what rec.ListedInto would give, without
@@ -93,10 +97,11 @@ func (s *Service) UpdateEntityListed(ctx context.Context, tableName string, e *a
 		return "", err
 	}
 	var etag string
-	var size int
-	serr := s.writeEntity(tableName, func() (serr *spec.Error) { size, serr = s.checkListedEntity(e); return serr },
+	var ids [listedIDs]uint32
+	l := store.Listed{Properties: e.Properties}
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { l.Size, l.IDs, serr = s.checkListedEntity(e, ids[:0]); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties, size), mode, ifMatch)
+			return s.updateSent(w, e.PartitionKey, e.RowKey, nil, &l, mode, ifMatch)
 		},
 		func(rec store.Record) { etag = rec.ETag() })
 	if serr != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -276,18 +277,20 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 }
 
 // checkListedEntity is checkEntity of an entity whose properties are listed in name order
-// (api.ListedEntity): the same checks in the same order, so the same error. Once e is
-// valid, it returns what its stored properties add to its size (api.PropertySize of each,
-// summed), reckoned as their values are checked.
-func (s *Service) checkListedEntity(e *api.ListedEntity) (int, *spec.Error) {
+// (api.ListedEntity): the same checks in the same order, so the same error. For a valid e
+// it returns what the stored properties add to its size (api.PropertySize of each, summed,
+// reckoned as their values are checked), and ids with, for each property, store.Skip if it
+// is not stored (storedProperty), else the id of its name (store.NoID for a name not
+// interned yet) appended: the store.Listed of e.
+func (s *Service) checkListedEntity(e *api.ListedEntity, ids []uint32) (int, []uint32, *spec.Error) {
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
-		return 0, spec.ErrPropertiesNeedValue.New()
+		return 0, nil, spec.ErrPropertiesNeedValue.New()
 	}
 	if err := checkKey(e.PartitionKey); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := checkKey(e.RowKey); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	// A name the store knows was valid when first stored: checking it again would give
 	// nothing, so the first failure in name order is checkEntity's. The count of stored
@@ -297,15 +300,24 @@ func (s *Service) checkListedEntity(e *api.ListedEntity) (int, *spec.Error) {
 	for i := range e.Properties {
 		p := &e.Properties[i]
 		if p.Name == timestampName {
-			continue // ignored, see storedProperty
+			ids = append(ids, store.Skip) // ignored, see storedProperty
+			continue
 		}
+		id, known := s.names.Interned(p.Name)
+		switch {
+		case p.Value.Null:
+			id = store.Skip
+		case !known:
+			id = store.NoID
+		}
+		ids = append(ids, id)
 		if !p.Value.Null {
 			count++
 		}
 		if first != nil {
 			continue
 		}
-		if !s.names.Known(p.Name) {
+		if !known {
 			if first = checkPropertyName(p.Name, s.propertyLimits.MaxPropertyNameLength); first != nil {
 				continue
 			}
@@ -318,15 +330,15 @@ func (s *Service) checkListedEntity(e *api.ListedEntity) (int, *spec.Error) {
 		size += api.PropertySizeOf(p.Name, valueSize)
 	}
 	if count > s.propertyLimits.MaxCustomProperties {
-		return 0, spec.ErrTooManyProperties.New()
+		return 0, nil, spec.ErrTooManyProperties.New()
 	}
 	if first != nil {
 		if first.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
-			return 0, spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+			return 0, nil, spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
 		}
-		return 0, first
+		return 0, nil, first
 	}
-	return size, nil
+	return size, ids, nil
 }
 
 // checkValueSize is checkValue that also returns the value's size (api.ValueSize), a String

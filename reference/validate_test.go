@@ -319,17 +319,29 @@ func TestCheckListedEntitySize(t *testing.T) {
 			}
 		}
 		e := listEntity(api.NewEntity("pk", "rk", props), nil)
-		size, serr := s.checkListedEntity(&e)
+		size, ids, serr := s.checkListedEntity(&e, nil)
 		if serr != nil {
 			t.Fatalf("%v: %v", props, serr)
 		}
 		if want := listedEntitySize(&e) - api.KeysSize("pk", "rk"); size != want {
 			t.Fatalf("%v: size %d, want %d", props, size, want)
 		}
+		for i, p := range e.Properties {
+			want, ok := s.names.Interned(p.Name)
+			switch {
+			case !storedProperty(p.Name, p.Value):
+				want = store.Skip
+			case !ok:
+				want = store.NoID
+			}
+			if ids[i] != want {
+				t.Fatalf("%v: id of %s %d, want %d", props, p.Name, ids[i], want)
+			}
+		}
 	}
 	for _, bad := range []string{"\xff", strings.Repeat("a", 20) + "\xc3", "é\xed\xa0\x80"} {
 		e := listEntity(api.NewEntity("pk", "rk", map[string]api.Value{"a": api.String(bad)}), nil)
-		if _, serr := s.checkListedEntity(&e); serr == nil {
+		if _, _, serr := s.checkListedEntity(&e, nil); serr == nil {
 			t.Errorf("%q: accepted", bad)
 		}
 	}

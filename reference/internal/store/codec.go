@@ -151,6 +151,17 @@ func (n *Names) Known(name string) bool {
 	return ok
 }
 
+// Interned returns the id of name if it has been interned (Known): ids are never reused, so
+// a writer may be handed it later (Listed.IDs).
+func (n *Names) Interned(name string) (uint32, bool) { return n.lookup(name) }
+
+// Marks in Listed.IDs: NoID for a name not interned when it was looked up, Skip for a
+// property not to be stored.
+const (
+	NoID = math.MaxUint32
+	Skip = math.MaxUint32 - 1
+)
+
 // id returns name's id, interning the name on first sight.
 func (n *Names) id(name string) uint32 {
 	if id, ok := n.lookup(name); ok {
@@ -160,13 +171,13 @@ func (n *Names) id(name string) uint32 {
 	defer n.mu.Unlock()
 	id, ok := n.all[name]
 	if !ok {
-		name = strings.Clone(name)
+		kept := strings.Clone(name) // name is the caller's
 		id = uint32(len(n.list))
-		n.list = append(n.list, name)
-		n.all[name] = id
+		n.list = append(n.list, kept)
+		n.all[kept] = id
 		list := n.list
 		n.names.Store(&list)
-		n.ids = append(n.ids, &nameID{name: name, id: id})
+		n.ids = append(n.ids, &nameID{name: kept, id: id})
 		ids := n.ids
 		n.entries.Store(&ids)
 	}
@@ -197,21 +208,20 @@ func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api
 	return buf, count, size
 }
 
-// encodeListed is encodeEntity of the properties ps lists, each name once, whose size
-// (api.PropertySize of those keep accepts, summed) is sentSize. It appends the name id of
-// each property it encodes to ids and returns them.
-func (n *Names) encodeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, sentSize int, ids []uint32) (buf []byte, count, size int, _ []uint32) {
-	buf, ids = n.encodeListedProperties(scratch, pk, rk, ps, keep, ids)
-	count, size = len(ids), api.KeysSize(pk, rk)+sentSize
+// encodeListed is encodeEntity of the properties l lists. It appends the name id of each
+// property it encodes to ids[:0] and returns them.
+func (n *Names) encodeListed(scratch []byte, pk, rk string, l *Listed, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
+	count, size = len(ids), api.KeysSize(pk, rk)+l.Size
 	setBodyCounts(buf[len(pk)+len(rk):], count, size)
 	return buf, count, size, ids
 }
 
-// encodeMergeListed is encodeMerge of the properties ps lists in name order, whose size is
-// sentSize (as for encodeListed). ids is a scratch list of name ids.
-func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, sentSize int, old string, ids []uint32) (buf []byte, count, size int, _ []uint32) {
-	buf, ids = n.encodeListedProperties(scratch, pk, rk, ps, keep, ids)
-	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), api.KeysSize(pk, rk)+sentSize, old, ids)
+// encodeMergeListed is encodeMerge of the properties l lists. ids is a scratch list of name
+// ids.
+func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, l *Listed, old string, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
+	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), api.KeysSize(pk, rk)+l.Size, old, ids)
 	return buf, count, size, ids
 }
 
@@ -229,8 +239,6 @@ func (n *Names) appendUnreplaced(buf []byte, pk, rk string, count, size int, old
 	for range bodyProperties(old) {
 		start := i
 		id, j := uvarintAt(old, i)
-		end, v := skipValue(old, j)
-		i = end
 		var found bool
 		if len(replaced) <= linearIDs {
 			found = slices.Contains(replaced, uint32(id))
@@ -238,8 +246,11 @@ func (n *Names) appendUnreplaced(buf []byte, pk, rk string, count, size int, old
 			_, found = slices.BinarySearch(replaced, uint32(id))
 		}
 		if found {
+			i = valueEnd(old, j)
 			continue
 		}
+		end, v := skipValue(old, j)
+		i = end
 		if names == nil {
 			names = *n.names.Load()
 		}
@@ -252,19 +263,24 @@ func (n *Names) appendUnreplaced(buf []byte, pk, rk string, count, size int, old
 }
 
 // encodeListedProperties appends to scratch[:0] the keys, a header to fill, and the
-// properties of ps that keep accepts, and returns it with the name ids of those properties
-// appended to ids[:0].
-func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, ps []api.Property, keep Keep, ids []uint32) ([]byte, []uint32) {
+// properties of l to store, and returns it with the name ids of those properties appended
+// to ids[:0].
+func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, l *Listed, ids []uint32) ([]byte, []uint32) {
 	buf := append(scratch[:0], pk...)
 	buf = append(buf, rk...)
 	buf = append(buf, make([]byte, bodyHeader)...)
 	ids = ids[:0]
+	ps, known := l.Properties, l.IDs
+	known = known[:len(ps)] // one for each property
 	for i := range ps {
 		p := &ps[i]
-		if !keep(p.Name, p.Value) {
+		id := known[i]
+		switch id {
+		case Skip:
 			continue
+		case NoID:
+			id = n.id(p.Name)
 		}
-		id := n.id(p.Name)
 		ids = append(ids, id)
 		buf = binary.AppendUvarint(buf, uint64(id))
 		buf = appendValue(buf, p.Value)
@@ -350,6 +366,25 @@ func skipValue(b string, i int) (end int, v api.Value) {
 		return len(b), api.Value{} // unreachable for bodies this package wrote
 	}
 	return end, api.Value{Type: edmTypes[code]}
+}
+
+// valueEnd is skipValue's end alone.
+func valueEnd(b string, i int) int {
+	switch b[i] {
+	case typeString, typeBinary:
+		l, j := uvarintAt(b, i+1)
+		return j + int(l)
+	case typeBoolean:
+		return i + 2
+	case typeDateTime, typeDouble:
+		return i + 9
+	case typeGuid:
+		return i + 17
+	case typeInt32, typeInt64:
+		_, end := uvarintAt(b, i+1)
+		return end
+	}
+	return len(b) // unreachable for bodies this package wrote
 }
 
 // bodyProperties returns the number of properties of an encoded body.

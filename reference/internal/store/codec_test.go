@@ -78,9 +78,12 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 				sentSize += api.PropertySize(p.Name, p.Value)
 			}
 		}
+		// The ids of the names interned so far, as a caller looks them up before the write
+		// (every other time not: NoID).
+		l := listedOf(tbl.names, listed, sentSize, i%2 == 0)
 		w = tbl.Begin()
 		e = w.Find("pk", "rké")
-		enc = w.EncodeMergeListed(e, listed, keepSent, sentSize)
+		enc = w.EncodeMergeListed(e, l)
 		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "rké", Properties: merged}); enc.Size != size || enc.Properties != len(merged) {
 			t.Fatalf("EncodeMergeListed(%v over %v): %d properties of size %d, want %d of %d", listed, oldProps, enc.Properties, enc.Size, len(merged), size)
 		}
@@ -91,7 +94,7 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 		}
 		w = tbl.Begin()
 		e = w.Find("pk", "none")
-		enc = w.EncodeListed(e, listed, keepSent, sentSize)
+		enc = w.EncodeListed(e, l)
 		alone := kept(props)
 		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "none", Properties: alone}); enc.Size != size || enc.Properties != len(alone) {
 			t.Fatalf("EncodeListed(%v): %d properties of size %d, want %d of %d", listed, enc.Properties, enc.Size, len(alone), size)
@@ -263,7 +266,7 @@ func TestListedMergeOfManyProperties(t *testing.T) {
 			}
 		}
 		w := tbl.Begin()
-		enc := w.EncodeMergeListed(w.Find("p", "r"), listed, keepSent, sentSize)
+		enc := w.EncodeMergeListed(w.Find("p", "r"), listedOf(tbl.names, listed, sentSize, round%2 == 0))
 		size := api.EntitySize(api.Entity{PartitionKey: "p", RowKey: "r", Properties: merged})
 		if enc.Size != size || enc.Properties != len(merged) {
 			t.Fatalf("round %d: %d properties of size %d, want %d of %d", round, enc.Properties, enc.Size, len(merged), size)
@@ -272,6 +275,21 @@ func TestListedMergeOfManyProperties(t *testing.T) {
 		w.Commit()
 		if got := rec.Entity(tbl.names); !sameProperties(got.Properties, merged) {
 			t.Fatalf("round %d: stored %v, want %v", round, got.Properties, merged)
+		}
+	}
+}
+
+// valueEnd finds the end skipValue finds, for a value of every type.
+func TestValueEndIsSkipValuesEnd(t *testing.T) {
+	values := []api.Value{
+		api.String(""), api.String(strings.Repeat("x", 200)), api.Binary([]byte{1, 2}), api.Bool(true),
+		api.DateTimeTicks(7), api.Double(-1.5), api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"),
+		api.Int32(-300), api.Int64(1 << 50),
+	}
+	for _, v := range values {
+		b := string(appendValue([]byte("prefix"), v))
+		if end, _ := skipValue(b, len("prefix")); valueEnd(b, len("prefix")) != end || end != len(b) {
+			t.Errorf("%v: valueEnd %d, skipValue %d, length %d", v, valueEnd(b, len("prefix")), end, len(b))
 		}
 	}
 }

@@ -356,6 +356,11 @@ func (t *Table) pointHash(pk, rk string) uint64 {
 // lookupHashed finds the entity (pk, rk) given h, its point hash.
 func (t *Table) lookupHashed(h uint64, pk, rk string) (loc, bool) {
 	l, ok := t.points.get(h)
+	return t.lookupPoint(l, ok, pk, rk)
+}
+
+// lookupPoint is lookupHashed given the point index's entry for h, l if ok.
+func (t *Table) lookupPoint(l loc, ok bool, pk, rk string) (loc, bool) {
 	switch {
 	case !ok:
 		return loc{}, false

@@ -57,6 +57,9 @@ type Entry struct {
 	at     loc
 	rec    Record
 	found  bool
+
+	point    loc  // the point index's entry for h, if hadPoint
+	hadPoint bool // whether the point index had an entry for h
 }
 
 // Found reports whether an entity is stored under the entry's key.
@@ -70,7 +73,8 @@ func (w *Writer) Find(pk, rk string) Entry {
 	t := w.t
 	h := t.pointHash(pk, rk)
 	e := Entry{h: h, pk: pk, rk: rk}
-	if e.at, e.found = t.lookupHashed(h, pk, rk); e.found {
+	e.point, e.hadPoint = t.points.get(h)
+	if e.at, e.found = t.lookupPoint(e.point, e.hadPoint, pk, rk); e.found {
 		e.rec = t.arena.record(e.at)
 	}
 	return e
@@ -112,25 +116,35 @@ func (w *Writer) EncodeMerge(e Entry, props map[string]api.Value, keep Keep) *En
 	return &w.encoded
 }
 
-// EncodeListed is Encode of the properties ps lists, each name once. sentSize is what those
-// that keep accepts add to the entity's size (api.PropertySize of each, summed), which the
-// caller computed as it validated them.
-func (w *Writer) EncodeListed(e Entry, ps []api.Property, keep Keep, sentSize int) *Encoded {
+// Listed is an entity's properties listed for EncodeListed and EncodeMergeListed, with
+// what the caller decided and learnt of them as it validated them.
+type Listed struct {
+	// Properties are listed in name order, each name once.
+	Properties []api.Property
+	// IDs holds for each property Skip if it is not to be stored (the caller's Keep), else
+	// the id Names.Interned gave its name, or NoID.
+	IDs []uint32
+	// Size is what the properties to store add to the entity's size (api.PropertySize of
+	// each, summed).
+	Size int
+}
+
+// EncodeListed is Encode of the properties l lists.
+func (w *Writer) EncodeListed(e Entry, l *Listed) *Encoded {
 	t := w.t
-	buf, count, size, ids := t.names.encodeListed(t.scratch, e.pk, e.rk, ps, keep, sentSize, w.ids)
+	buf, count, size, ids := t.names.encodeListed(t.scratch, e.pk, e.rk, l, w.ids)
 	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
 }
 
-// EncodeMergeListed is EncodeMerge of the properties ps lists in name order; sentSize is as
-// for EncodeListed.
-func (w *Writer) EncodeMergeListed(e Entry, ps []api.Property, keep Keep, sentSize int) *Encoded {
+// EncodeMergeListed is EncodeMerge of the properties l lists.
+func (w *Writer) EncodeMergeListed(e Entry, l *Listed) *Encoded {
 	if !e.found {
-		return w.EncodeListed(e, ps, keep, sentSize)
+		return w.EncodeListed(e, l)
 	}
 	t := w.t
-	buf, count, size, ids := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, ps, keep, sentSize, e.rec.body(), w.ids)
+	buf, count, size, ids := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, l, e.rec.body(), w.ids)
 	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
@@ -168,7 +182,16 @@ func (w *Writer) Put(enc *Encoded, ticks int64, etag []byte) Record {
 	} else {
 		t.indexInsert(id, e.pk, e.rk)
 	}
-	u.pointEntry, u.hadPoint = t.setPoint(e.h, e.pk, e.rk, l)
+	// setPoint, knowing what Find found: the entry for h is this entity's, another's (which
+	// makes h ambiguous), already ambiguous, or none.
+	switch {
+	case e.hadPoint && e.point == ambiguous:
+	case e.hadPoint && !e.found:
+		t.points.set(e.h, ambiguous)
+	default:
+		t.points.set(e.h, l)
+	}
+	u.pointEntry, u.hadPoint = e.point, e.hadPoint
 	w.undo = append(w.undo, u)
 	w.liveDelta += int(l.size)
 	return t.arena.record(l)
