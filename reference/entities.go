@@ -75,12 +75,21 @@ const listedIDs = 16
 // decoding rec. A replace stores exactly the properties of e that storedProperty keeps, each
 // as store.StoredValue gives it back, in e's name order.
 func listStored(e *api.ListedEntity, rec store.Record, stored *api.ListedEntity) {
-	ps := stored.Properties[:0]
-	for i := range e.Properties {
-		if p := &e.Properties[i]; storedProperty(p.Name, p.Value) {
-			ps = append(ps, api.Property{Name: p.Name, Value: store.StoredValue(p.Value)})
+	ps := append(stored.Properties[:0], e.Properties...) // then what is not stored taken out
+	kept := 0
+	for i := range ps {
+		if p := &ps[i]; storedProperty(p.Name, p.Value) {
+			if p.Value.Type == api.EdmGuid {
+				p.Value = store.StoredValue(p.Value)
+			}
+			if kept != i {
+				ps[kept] = *p
+			}
+			kept++
 		}
 	}
+	clear(ps[kept:]) // only the returned length of the array holds anything
+	ps = ps[:kept]
 	*stored = api.ListedEntity{
 		PartitionKey: e.PartitionKey,
 		RowKey:       e.RowKey,

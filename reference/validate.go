@@ -358,18 +358,22 @@ func checkValueSize(v api.Value) (int, *spec.Error) {
 }
 
 // stringUnits returns the length of s in UTF-16 code units (api.UTF16Len) and whether s is
-// valid UTF-8, reading an ASCII s once, sixteen bytes at a time.
+// valid UTF-8, reading an ASCII s once, thirty-two bytes at a time.
 func stringUnits(s string) (int, bool) {
 	i := 0
-	for ; i+16 <= len(s); i += 16 {
-		b := s[i : i+16]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		v := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 |
-			uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
-		if (w|v)&0x8080808080808080 != 0 {
+	for ; i+32 <= len(s); i += 32 {
+		b := s[i : i+32]
+		if (word(b[:8])|word(b[8:16])|word(b[16:24])|word(b[24:]))&highBits != 0 {
 			break
 		}
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if word(s[i:i+8])&highBits != 0 {
+			break
+		}
+	}
+	if i < len(s) && len(s) >= 8 && i+8 > len(s) && word(s[len(s)-8:])&highBits == 0 {
+		return len(s), true // the last eight bytes, overlapping those read, are ASCII too
 	}
 	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
@@ -381,6 +385,16 @@ func stringUnits(s string) (int, bool) {
 		}
 	}
 	return len(s), true
+}
+
+// highBits has the high bit of each byte of a word set.
+const highBits = 0x8080808080808080
+
+// word returns the first eight bytes of s as a little-endian word.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // listedEntitySize is api.EntitySize of the entity e lists.

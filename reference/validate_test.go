@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/internal/store"
@@ -343,6 +344,27 @@ func TestCheckListedEntitySize(t *testing.T) {
 		e := listEntity(api.NewEntity("pk", "rk", map[string]api.Value{"a": api.String(bad)}), nil)
 		if _, _, serr := s.checkListedEntity(&e, nil); serr == nil {
 			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+// stringUnits agrees with api.UTF16Len and utf8.ValidString on strings of every length up to
+// past two of its blocks, with a non-ASCII character, an invalid byte or neither at every
+// place.
+func TestStringUnitsAgreesWithUTF16LenAndValidity(t *testing.T) {
+	for n := 0; n <= 70; n++ {
+		for at := -1; at < n; at++ {
+			for _, odd := range []string{"é", "𝄞", "\xff", "\xe2\x82"} {
+				b := []byte(strings.Repeat("a", n))
+				s := string(b)
+				if at >= 0 {
+					s = s[:at] + odd + s[at:]
+				}
+				units, ok := stringUnits(s)
+				if wantOK := utf8.ValidString(s); ok != wantOK || ok && units != api.UTF16Len(s) {
+					t.Fatalf("stringUnits(%q) = %d, %v; want %d, %v", s, units, ok, api.UTF16Len(s), wantOK)
+				}
+			}
 		}
 	}
 }

@@ -47,6 +47,7 @@ type Table struct {
 	parts     []partition           // the partitions by id
 	freeParts []uint32              // partition ids to reuse
 	partIDs   map[string]uint32     // partition ids by PartitionKey
+	lastPart  uint32                // the partition of the last indexInsert, if it is still there
 	points    pointIndex            // the point index
 	scratch   []byte                // encoding buffer of the writer
 	w         Writer                // the writer, reused
@@ -86,6 +87,7 @@ func (t *Table) Reset() {
 	t.slots, t.freeIDs = nil, nil
 	t.parts, t.freeParts = nil, nil
 	t.partIDs = map[string]uint32{}
+	t.lastPart = 0
 	t.points = pointIndex{}
 	t.scratch = nil
 }
@@ -296,7 +298,12 @@ func (t *Table) Get(pk, rk string) (Record, bool) {
 
 // indexInsert puts entity id, whose keys are pk and rk, in the ordered index.
 func (t *Table) indexInsert(id uint32, pk, rk string) {
-	pid, ok := t.partIDs[pk]
+	pid, ok := t.lastPart, false
+	if int(pid) < len(t.parts) && t.parts[pid].count > 0 && t.parts[pid].pk == pk {
+		ok = true // the partition inserted into last
+	} else {
+		pid, ok = t.partIDs[pk]
+	}
 	if !ok {
 		p := partition{pk: strings.Clone(pk)}
 		if n := len(t.freeParts); n > 0 {
@@ -309,6 +316,7 @@ func (t *Table) indexInsert(id uint32, pk, rk string) {
 		}
 		t.partIDs[p.pk] = pid
 	}
+	t.lastPart = pid
 	p := &t.parts[pid]
 	p.count++
 	t.tree.SetHint(newRecord(pid, id, rk), &p.hint)
