@@ -70,19 +70,46 @@ func forbiddenKeyRune(r rune) bool {
 // checkKey validates a PartitionKey or RowKey value to be stored: UTF-8, no forbidden
 // character, at most spec.MaxKeyBytes counted in UTF-16.
 func checkKey(key string) *spec.Error {
-	for i := 0; i < len(key); i++ {
+	_, err := checkKeyUnits(key)
+	return err
+}
+
+// checkKeyUnits is checkKey that also returns the key's length in UTF-16 code units
+// (api.UTF16Len). An ASCII key is read eight bytes at a time.
+func checkKeyUnits(key string) (int, *spec.Error) {
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		if !plainKeyWord(word(key[i : i+8])) {
+			break
+		}
+	}
+	for ; i < len(key); i++ {
 		c := key[i]
 		if c >= utf8.RuneSelf {
 			return checkNonASCIIKey(key)
 		}
 		if forbiddenKeyByte[c] {
-			return errInvalidKey()
+			return 0, errInvalidKey()
 		}
 	}
 	if 2*len(key) > spec.MaxKeyBytes {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
-	return nil
+	return len(key), nil
+}
+
+// plainKeyWord reports whether none of the eight bytes of w is a character forbiddenKeyRune
+// reports or a byte of a non-ASCII character.
+func plainKeyWord(w uint64) bool {
+	const ones = 0x0101010101010101
+	// A byte b below k (here 1, for a zero byte after xor, or 0x20) sets the high bit of
+	// (b - k) &^ b; a borrow into a higher byte starts only at such a byte, so the word has
+	// one exactly when some high bit is set.
+	slash, backslash, hash, question, del := w^'/'*ones, w^'\\'*ones, w^'#'*ones, w^'?'*ones, w^0x7F*ones
+	bad := w | (w-0x20*ones)&^w | // a byte of 0x80 or more, or below 0x20
+		(slash-ones)&^slash | (backslash-ones)&^backslash | (hash-ones)&^hash |
+		(question-ones)&^question | (del-ones)&^del
+	return bad&highBits == 0
 }
 
 // forbiddenKeyByte marks the ASCII characters forbiddenKeyRune reports.
@@ -93,15 +120,15 @@ var forbiddenKeyByte = func() (table [utf8.RuneSelf]bool) {
 	return table
 }()
 
-// checkNonASCIIKey is checkKey for a key that is not all ASCII.
-func checkNonASCIIKey(key string) *spec.Error {
+// checkNonASCIIKey is checkKeyUnits for a key that is not all ASCII.
+func checkNonASCIIKey(key string) (int, *spec.Error) {
 	if !utf8.ValidString(key) {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
 	units := 0
 	for _, r := range key {
 		if forbiddenKeyRune(r) {
-			return errInvalidKey()
+			return 0, errInvalidKey()
 		}
 		units++
 		if r >= 0x10000 {
@@ -109,9 +136,9 @@ func checkNonASCIIKey(key string) *spec.Error {
 		}
 	}
 	if 2*units > spec.MaxKeyBytes {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
-	return nil
+	return units, nil
 }
 
 // checkPropertyName validates a custom property name (DM, EVIDENCE.md 1.3): at most 255
@@ -278,24 +305,26 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 
 // checkListedEntity is checkEntity of an entity whose properties are listed in name order
 // (api.ListedEntity): the same checks in the same order, so the same error. For a valid e
-// it returns what the stored properties add to its size (api.PropertySize of each, summed,
-// reckoned as their values are checked), and ids with, for each property, store.Skip if it
+// it returns its size (api.EntitySize's, reckoned as its keys and values are checked), and
+// ids with, for each property, store.Skip if it
 // is not stored (storedProperty), else the id of its name (store.NoID for a name not
 // interned yet) appended: the store.Listed of e.
 func (s *Service) checkListedEntity(e *api.ListedEntity, ids []uint32) (int, []uint32, *spec.Error) {
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
 		return 0, nil, spec.ErrPropertiesNeedValue.New()
 	}
-	if err := checkKey(e.PartitionKey); err != nil {
+	pkUnits, err := checkKeyUnits(e.PartitionKey)
+	if err != nil {
 		return 0, nil, err
 	}
-	if err := checkKey(e.RowKey); err != nil {
+	rkUnits, err := checkKeyUnits(e.RowKey)
+	if err != nil {
 		return 0, nil, err
 	}
 	// A name the store knows was valid when first stored: checking it again would give
 	// nothing, so the first failure in name order is checkEntity's. The count of stored
 	// properties is judged before any of them.
-	count, size := 0, 0
+	count, size := 0, spec.SizeEntityOverhead+2*(pkUnits+rkUnits) // api.KeysSize
 	var first *spec.Error
 	for i := range e.Properties {
 		p := &e.Properties[i]

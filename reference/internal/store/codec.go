@@ -212,7 +212,7 @@ func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api
 // property it encodes to ids[:0] and returns them.
 func (n *Names) encodeListed(scratch []byte, pk, rk string, l *Listed, ids []uint32) (buf []byte, count, size int, _ []uint32) {
 	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
-	count, size = len(ids), api.KeysSize(pk, rk)+l.Size
+	count, size = len(ids), l.Size
 	setBodyCounts(buf[len(pk)+len(rk):], count, size)
 	return buf, count, size, ids
 }
@@ -221,7 +221,7 @@ func (n *Names) encodeListed(scratch []byte, pk, rk string, l *Listed, ids []uin
 // ids.
 func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, l *Listed, old string, ids []uint32) (buf []byte, count, size int, _ []uint32) {
 	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
-	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), api.KeysSize(pk, rk)+l.Size, old, ids)
+	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), l.Size, old, ids)
 	return buf, count, size, ids
 }
 

@@ -80,7 +80,7 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 		}
 		// The ids of the names interned so far, as a caller looks them up before the write
 		// (every other time not: NoID).
-		l := listedOf(tbl.names, listed, sentSize, i%2 == 0)
+		l := listedOf(tbl.names, "pk", "rké", listed, sentSize, i%2 == 0)
 		w = tbl.Begin()
 		e = w.Find("pk", "rké")
 		enc = w.EncodeMergeListed(e, l)
@@ -94,7 +94,7 @@ func TestEncodedSizeIsEntitySize(t *testing.T) {
 		}
 		w = tbl.Begin()
 		e = w.Find("pk", "none")
-		enc = w.EncodeListed(e, l)
+		enc = w.EncodeListed(e, listedOf(tbl.names, "pk", "none", listed, sentSize, i%2 == 0))
 		alone := kept(props)
 		if size := api.EntitySize(api.Entity{PartitionKey: "pk", RowKey: "none", Properties: alone}); enc.Size != size || enc.Properties != len(alone) {
 			t.Fatalf("EncodeListed(%v): %d properties of size %d, want %d of %d", listed, enc.Properties, enc.Size, len(alone), size)
@@ -266,7 +266,7 @@ func TestListedMergeOfManyProperties(t *testing.T) {
 			}
 		}
 		w := tbl.Begin()
-		enc := w.EncodeMergeListed(w.Find("p", "r"), listedOf(tbl.names, listed, sentSize, round%2 == 0))
+		enc := w.EncodeMergeListed(w.Find("p", "r"), listedOf(tbl.names, "p", "r", listed, sentSize, round%2 == 0))
 		size := api.EntitySize(api.Entity{PartitionKey: "p", RowKey: "r", Properties: merged})
 		if enc.Size != size || enc.Properties != len(merged) {
 			t.Fatalf("round %d: %d properties of size %d, want %d of %d", round, enc.Properties, enc.Size, len(merged), size)

@@ -124,8 +124,8 @@ type Listed struct {
 	// IDs holds for each property Skip if it is not to be stored (the caller's Keep), else
 	// the id Names.Interned gave its name, or NoID.
 	IDs []uint32
-	// Size is what the properties to store add to the entity's size (api.PropertySize of
-	// each, summed).
+	// Size is the size of the entity of the writer's keys and the properties to store, by
+	// api.EntitySize's accounting.
 	Size int
 }
 
