@@ -604,7 +604,14 @@ func appendString(b []byte, s string) []byte {
 
 // appendEscaped appends s as the inside of a JSON string.
 func appendEscaped(b []byte, s string) []byte {
-	i := plainPrefix(s)
+	var i int
+	if len(s) < 8 { // short (a key, a name): read here, byte by byte
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+	} else {
+		i = plainPrefix(s)
+	}
 	if i == len(s) {
 		return append(b, s...)
 	}
@@ -654,6 +661,14 @@ func appendEscaped(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// plainByte marks the bytes a JSON string holds as they are (plainPrefix).
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // plainPrefix returns the length of the longest prefix of s that is printable ASCII other
 // than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes.
