@@ -17,8 +17,9 @@ import (
 // slabs (arena.go). Each entity has a stable id, written into its encoding, and the slot of
 // that id says where its current bytes lie, so that replacing an entity moves no index
 // entry. The ordered index is a B-tree (tidwall/btree) of records (partition id, entity id,
-// RowKey prefix), each partition keeping the path its last insert took, so that keys written
-// in order are placed with a few comparisons; the point index (points.go) maps a hash of the
+// RowKey prefix): a key after every other is appended to the last leaf, and each partition
+// keeps the path its last insert took, so that keys written in order are placed with a few
+// comparisons; the point index (points.go) maps a hash of the
 // keys to the entity's bytes. Neither index holds a pointer, so the garbage collector does not trace a million
 // entities, and the bytes of an entity are never rewritten once written: a Record, and an
 // entity decoded from it, share the arena's bytes safely, and readers holding the table's
@@ -319,7 +320,12 @@ func (t *Table) indexInsert(id uint32, pk, rk string) {
 	t.lastPart = pid
 	p := &t.parts[pid]
 	p.count++
-	t.tree.SetHint(newRecord(pid, id, rk), &p.hint)
+	r := newRecord(pid, id, rk)
+	if last, ok := t.tree.Max(); ok && t.tree.Less(last, r) {
+		t.tree.Load(r) // after every key: appended to the last leaf, when it has room
+		return
+	}
+	t.tree.SetHint(r, &p.hint)
 }
 
 // indexDelete takes entity id, whose keys are pk and rk, out of the ordered index.
