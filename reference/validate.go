@@ -332,7 +332,7 @@ func (s *Service) checkListedEntity(e *api.ListedEntity, ids []uint32) (int, []u
 			ids = append(ids, store.Skip) // ignored, see storedProperty
 			continue
 		}
-		id, known := s.names.Interned(p.Name)
+		id, nameUnits, known := s.names.Interned(p.Name)
 		switch {
 		case p.Value.Null:
 			id = store.Skip
@@ -356,7 +356,10 @@ func (s *Service) checkListedEntity(e *api.ListedEntity, ids []uint32) (int, []u
 		}
 		var valueSize int
 		valueSize, first = checkValueSize(p.Value)
-		size += api.PropertySizeOf(p.Name, valueSize)
+		if !known {
+			nameUnits = api.UTF16Len(p.Name)
+		}
+		size += api.PropertySizeFrom(nameUnits, valueSize)
 	}
 	if count > s.propertyLimits.MaxCustomProperties {
 		return 0, nil, spec.ErrTooManyProperties.New()

@@ -36,7 +36,13 @@ func PropertySize(name string, v Value) int {
 
 // PropertySizeOf is PropertySize of a property whose value's size (ValueSize) is valueSize.
 func PropertySizeOf(name string, valueSize int) int {
-	return spec.SizePropertyOverhead + 2*UTF16Len(name) + valueSize
+	return PropertySizeFrom(UTF16Len(name), valueSize)
+}
+
+// PropertySizeFrom is PropertySize of a property whose name is nameUnits UTF-16 code units
+// long and whose value's size is valueSize.
+func PropertySizeFrom(nameUnits, valueSize int) int {
+	return spec.SizePropertyOverhead + 2*nameUnits + valueSize
 }
 
 // StringSize is ValueSize of a String of units UTF-16 code units.

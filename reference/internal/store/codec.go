@@ -108,8 +108,9 @@ type Names struct {
 
 // nameID is an interned name and its id.
 type nameID struct {
-	name string
-	id   uint32
+	name  string
+	id    uint32
+	units uint32 // api.UTF16Len(name)
 }
 
 const recentSlots = 64
@@ -124,15 +125,25 @@ func recentSlot(name string) int {
 
 // lookup returns name's id, if it has been interned.
 func (n *Names) lookup(name string) (uint32, bool) {
+	if e := n.entry(name); e != nil {
+		return e.id, true
+	}
+	return 0, false
+}
+
+// entry returns name's entry, if it has been interned.
+func (n *Names) entry(name string) *nameID {
 	slot := &n.recent[recentSlot(name)]
 	if r := slot.Load(); r != nil && r.name == name {
-		return r.id, true
+		return r
 	}
 	id, ok := (*n.read.Load())[name]
-	if ok {
-		slot.Store((*n.entries.Load())[id])
+	if !ok {
+		return nil
 	}
-	return id, ok
+	e := (*n.entries.Load())[id]
+	slot.Store(e)
+	return e
 }
 
 // NewNames returns an empty name table.
@@ -153,7 +164,13 @@ func (n *Names) Known(name string) bool {
 
 // Interned returns the id of name if it has been interned (Known): ids are never reused, so
 // a writer may be handed it later (Listed.IDs).
-func (n *Names) Interned(name string) (uint32, bool) { return n.lookup(name) }
+// It also returns the name's length in UTF-16 code units (api.UTF16Len).
+func (n *Names) Interned(name string) (id uint32, units int, ok bool) {
+	if e := n.entry(name); e != nil {
+		return e.id, int(e.units), true
+	}
+	return 0, 0, false
+}
 
 // Marks in Listed.IDs: NoID for a name not interned when it was looked up, Skip for a
 // property not to be stored.
@@ -177,7 +194,7 @@ func (n *Names) id(name string) uint32 {
 		n.all[kept] = id
 		list := n.list
 		n.names.Store(&list)
-		n.ids = append(n.ids, &nameID{name: kept, id: id})
+		n.ids = append(n.ids, &nameID{name: kept, id: id, units: uint32(api.UTF16Len(kept))})
 		ids := n.ids
 		n.entries.Store(&ids)
 	}

@@ -293,3 +293,26 @@ func TestValueEndIsSkipValuesEnd(t *testing.T) {
 		}
 	}
 }
+
+// Interned gives an interned name's id and UTF-16 length, found in the recent slots or in
+// the snapshot alike (a name interned lately may not be published yet), and nothing for a
+// name never interned.
+func TestInternedGivesIDAndLength(t *testing.T) {
+	names := NewNames()
+	list := []string{"a", "Data", "é", "naïve", "𝄞x", strings.Repeat("n", 200), "Seq"}
+	for round := range 20 { // the first round interns, the later ones find
+		for _, name := range list {
+			id := names.id(name)
+			got, units, ok := names.Interned(name)
+			if !ok && round < 19 {
+				continue
+			}
+			if !ok || got != id || units != api.UTF16Len(name) {
+				t.Fatalf("Interned(%q) = %d, %d, %v; want %d, %d, true", name, got, units, ok, id, api.UTF16Len(name))
+			}
+		}
+	}
+	if _, _, ok := names.Interned("never"); ok {
+		t.Fatal("Interned reports a name never interned")
+	}
+}

@@ -49,7 +49,7 @@ func commitRemove(t *Table, pk, rk string) bool {
 func listedOf(names *Names, pk, rk string, ps []api.Property, sentSize int, lookUp bool) *Listed {
 	l := &Listed{Properties: ps, Size: api.KeysSize(pk, rk) + sentSize}
 	for _, p := range ps {
-		id, ok := names.Interned(p.Name)
+		id, _, ok := names.Interned(p.Name)
 		switch {
 		case !keepSent(p.Name, p.Value):
 			id = Skip
