@@ -54,15 +54,49 @@ func (s *Service) InsertEntityListed(ctx context.Context, tableName string, e *a
 		return api.ListedEntity{}, err
 	}
 	stored := api.ListedEntity{Properties: props}
-	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+	var ids [listedIDs]uint32
+	l := store.Listed{Properties: e.Properties}
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { l.Size, l.IDs, serr = s.checkListedEntity(e, ids[:0]); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.insertSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties))
+			return s.insertSent(w, e.PartitionKey, e.RowKey, nil, &l)
 		},
-		func(rec store.Record) { rec.ListedInto(s.names, &stored) })
+		func(rec store.Record) { listStored(e, rec, &stored) })
 	if serr != nil {
 		return api.ListedEntity{}, serr
 	}
 	return stored, nil
+}
+
+// listedIDs is the number of property name ids a listed write looks up without allocating.
+const listedIDs = 16
+
+// listStored lists into stored (its Properties's array reused) the entity rec, just written
+// from the valid entity e by an insert, holds: what rec.ListedInto would give, without
+// decoding rec. A replace stores exactly the properties of e that storedProperty keeps, each
+// as store.StoredValue gives it back, in e's name order.
+func listStored(e *api.ListedEntity, rec store.Record, stored *api.ListedEntity) {
+	ps := append(stored.Properties[:0], e.Properties...) // then what is not stored taken out
+	kept := 0
+	for i := range ps {
+		if p := &ps[i]; storedProperty(p.Name, p.Value) {
+			if p.Value.Type == api.EdmGuid {
+				p.Value = store.StoredValue(p.Value)
+			}
+			if kept != i {
+				ps[kept] = *p
+			}
+			kept++
+		}
+	}
+	clear(ps[kept:]) // only the returned length of the array holds anything
+	ps = ps[:kept]
+	*stored = api.ListedEntity{
+		PartitionKey: e.PartitionKey,
+		RowKey:       e.RowKey,
+		Timestamp:    api.TimeOfTicks(rec.Ticks()),
+		ETag:         rec.ETag(),
+		Properties:   ps,
+	}
 }
 
 // UpdateEntityListed is UpdateEntity of the entity e lists, its properties in name order:
@@ -72,9 +106,11 @@ func (s *Service) UpdateEntityListed(ctx context.Context, tableName string, e *a
 		return "", err
 	}
 	var etag string
-	serr := s.writeEntity(tableName, func() *spec.Error { return s.checkListedEntity(e) },
+	var ids [listedIDs]uint32
+	l := store.Listed{Properties: e.Properties}
+	serr := s.writeEntity(tableName, func() (serr *spec.Error) { l.Size, l.IDs, serr = s.checkListedEntity(e, ids[:0]); return serr },
 		func(w *store.Writer) (store.Record, *spec.Error) {
-			return s.updateSent(w, e.PartitionKey, e.RowKey, listedProperties(e.Properties), mode, ifMatch)
+			return s.updateSent(w, e.PartitionKey, e.RowKey, nil, &l, mode, ifMatch)
 		},
 		func(rec store.Record) { etag = rec.ETag() })
 	if serr != nil {

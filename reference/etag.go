@@ -77,8 +77,15 @@ func appendETagOf(dst []byte, k int64, last *atomic.Pointer[etagSecond]) []byte 
 		last.Store(p)
 	}
 	dst = append(dst, p.prefix[:]...)
-	dst = appendDigits(dst, int(frac), 7)
-	return append(dst, `Z'"`...)
+	var tail [len(`0000000Z'"`)]byte
+	f := int(frac)
+	hi, lo := f/1_000_000, f%1_000_000
+	tail[0] = byte('0' + hi)
+	for i, pair := range [3]int{lo / 10000, lo / 100 % 100, lo % 100} {
+		tail[1+2*i], tail[2+2*i] = digitPairs[2*pair], digitPairs[2*pair+1]
+	}
+	tail[7], tail[8], tail[9] = 'Z', '\'', '"'
+	return append(dst, tail[:]...)
 }
 
 // civil returns the date that lies days after 0001-01-01.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/internal/store"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -69,19 +70,46 @@ func forbiddenKeyRune(r rune) bool {
 // checkKey validates a PartitionKey or RowKey value to be stored: UTF-8, no forbidden
 // character, at most spec.MaxKeyBytes counted in UTF-16.
 func checkKey(key string) *spec.Error {
-	for i := 0; i < len(key); i++ {
+	_, err := checkKeyUnits(key)
+	return err
+}
+
+// checkKeyUnits is checkKey that also returns the key's length in UTF-16 code units
+// (api.UTF16Len). An ASCII key is read eight bytes at a time.
+func checkKeyUnits(key string) (int, *spec.Error) {
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		if !plainKeyWord(word(key[i : i+8])) {
+			break
+		}
+	}
+	for ; i < len(key); i++ {
 		c := key[i]
 		if c >= utf8.RuneSelf {
 			return checkNonASCIIKey(key)
 		}
 		if forbiddenKeyByte[c] {
-			return errInvalidKey()
+			return 0, errInvalidKey()
 		}
 	}
 	if 2*len(key) > spec.MaxKeyBytes {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
-	return nil
+	return len(key), nil
+}
+
+// plainKeyWord reports whether none of the eight bytes of w is a character forbiddenKeyRune
+// reports or a byte of a non-ASCII character.
+func plainKeyWord(w uint64) bool {
+	const ones = 0x0101010101010101
+	// A byte b below k (here 1, for a zero byte after xor, or 0x20) sets the high bit of
+	// (b - k) &^ b; a borrow into a higher byte starts only at such a byte, so the word has
+	// one exactly when some high bit is set.
+	slash, backslash, hash, question, del := w^'/'*ones, w^'\\'*ones, w^'#'*ones, w^'?'*ones, w^0x7F*ones
+	bad := w | (w-0x20*ones)&^w | // a byte of 0x80 or more, or below 0x20
+		(slash-ones)&^slash | (backslash-ones)&^backslash | (hash-ones)&^hash |
+		(question-ones)&^question | (del-ones)&^del
+	return bad&highBits == 0
 }
 
 // forbiddenKeyByte marks the ASCII characters forbiddenKeyRune reports.
@@ -92,15 +120,15 @@ var forbiddenKeyByte = func() (table [utf8.RuneSelf]bool) {
 	return table
 }()
 
-// checkNonASCIIKey is checkKey for a key that is not all ASCII.
-func checkNonASCIIKey(key string) *spec.Error {
+// checkNonASCIIKey is checkKeyUnits for a key that is not all ASCII.
+func checkNonASCIIKey(key string) (int, *spec.Error) {
 	if !utf8.ValidString(key) {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
 	units := 0
 	for _, r := range key {
 		if forbiddenKeyRune(r) {
-			return errInvalidKey()
+			return 0, errInvalidKey()
 		}
 		units++
 		if r >= 0x10000 {
@@ -108,9 +136,9 @@ func checkNonASCIIKey(key string) *spec.Error {
 		}
 	}
 	if 2*units > spec.MaxKeyBytes {
-		return errInvalidKey()
+		return 0, errInvalidKey()
 	}
-	return nil
+	return units, nil
 }
 
 // checkPropertyName validates a custom property name (DM, EVIDENCE.md 1.3): at most 255
@@ -276,38 +304,129 @@ func (s *Service) checkEntity(e api.Entity) *spec.Error {
 }
 
 // checkListedEntity is checkEntity of an entity whose properties are listed in name order
-// (api.ListedEntity): the same checks in the same order, so the same error.
-func (s *Service) checkListedEntity(e *api.ListedEntity) *spec.Error {
+// (api.ListedEntity): the same checks in the same order, so the same error. For a valid e
+// it returns its size (api.EntitySize's, reckoned as its keys and values are checked), and
+// ids with, for each property, store.Skip if it
+// is not stored (storedProperty), else the id of its name (store.NoID for a name not
+// interned yet) appended: the store.Listed of e.
+func (s *Service) checkListedEntity(e *api.ListedEntity, ids []uint32) (int, []uint32, *spec.Error) {
 	if e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
-		return spec.ErrPropertiesNeedValue.New()
+		return 0, nil, spec.ErrPropertiesNeedValue.New()
 	}
-	if err := checkKey(e.PartitionKey); err != nil {
-		return err
+	pkUnits, err := checkKeyUnits(e.PartitionKey)
+	if err != nil {
+		return 0, nil, err
 	}
-	if err := checkKey(e.RowKey); err != nil {
-		return err
-	}
-	count := 0
-	for i := range e.Properties {
-		if storedProperty(e.Properties[i].Name, e.Properties[i].Value) {
-			count++
-		}
-	}
-	if count > s.propertyLimits.MaxCustomProperties {
-		return spec.ErrTooManyProperties.New()
+	rkUnits, err := checkKeyUnits(e.RowKey)
+	if err != nil {
+		return 0, nil, err
 	}
 	// A name the store knows was valid when first stored: checking it again would give
-	// nothing, so the first failure in name order is checkEntity's.
+	// nothing, so the first failure in name order is checkEntity's. The count of stored
+	// properties is judged before any of them.
+	count, size := 0, spec.SizeEntityOverhead+2*(pkUnits+rkUnits) // api.KeysSize
+	var first *spec.Error
 	for i := range e.Properties {
 		p := &e.Properties[i]
-		if err := checkProperty(p.Name, p.Value, s.names.Known(p.Name), s.propertyLimits.MaxPropertyNameLength); err != nil {
-			if err.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
-				return spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+		if p.Name == timestampName {
+			ids = append(ids, store.Skip) // ignored, see storedProperty
+			continue
+		}
+		id, nameUnits, known := s.names.Interned(p.Name)
+		switch {
+		case p.Value.Null:
+			id = store.Skip
+		case !known:
+			id = store.NoID
+		}
+		ids = append(ids, id)
+		if !p.Value.Null {
+			count++
+		}
+		if first != nil {
+			continue
+		}
+		if !known {
+			if first = checkPropertyName(p.Name, s.propertyLimits.MaxPropertyNameLength); first != nil {
+				continue
 			}
-			return err
+		}
+		if p.Value.Null {
+			continue
+		}
+		var valueSize int
+		valueSize, first = checkValueSize(p.Value)
+		if !known {
+			nameUnits = api.UTF16Len(p.Name)
+		}
+		size += api.PropertySizeFrom(nameUnits, valueSize)
+	}
+	if count > s.propertyLimits.MaxCustomProperties {
+		return 0, nil, spec.ErrTooManyProperties.New()
+	}
+	if first != nil {
+		if first.Code == spec.ErrPropertyValueTooLarge.Code && listedEntitySize(e) > spec.MaxEntityBytes {
+			return 0, nil, spec.ErrEntityTooLarge.New() // as checkEntity (E-entity-size-first)
+		}
+		return 0, nil, first
+	}
+	return size, ids, nil
+}
+
+// checkValueSize is checkValue that also returns the value's size (api.ValueSize), a String
+// read once for both.
+func checkValueSize(v api.Value) (int, *spec.Error) {
+	if v.Type != api.EdmString {
+		return api.ValueSize(v), checkValue(v)
+	}
+	units, ok := stringUnits(v.Str)
+	if !ok {
+		return 0, errInvalidValue()
+	}
+	if units > spec.MaxStoredStringUnits {
+		return 0, spec.ErrPropertyValueTooLarge.New()
+	}
+	return api.StringSize(units), nil
+}
+
+// stringUnits returns the length of s in UTF-16 code units (api.UTF16Len) and whether s is
+// valid UTF-8, reading an ASCII s once, thirty-two bytes at a time.
+func stringUnits(s string) (int, bool) {
+	i := 0
+	for ; i+32 <= len(s); i += 32 {
+		b := s[i : i+32]
+		if (word(b[:8])|word(b[8:16])|word(b[16:24])|word(b[24:]))&highBits != 0 {
+			break
 		}
 	}
-	return nil
+	for ; i+8 <= len(s); i += 8 {
+		if word(s[i:i+8])&highBits != 0 {
+			break
+		}
+	}
+	if i < len(s) && len(s) >= 8 && i+8 > len(s) && word(s[len(s)-8:])&highBits == 0 {
+		return len(s), true // the last eight bytes, overlapping those read, are ASCII too
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			rest := s[i:]
+			if !utf8.ValidString(rest) {
+				return 0, false
+			}
+			return i + api.UTF16Len(rest), true
+		}
+	}
+	return len(s), true
+}
+
+// highBits has the high bit of each byte of a word set.
+const highBits = 0x8080808080808080
+
+// word returns the first eight bytes of s as a little-endian word.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // listedEntitySize is api.EntitySize of the entity e lists.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/internal/store"
@@ -273,7 +274,8 @@ func int32OutOfRange(i int64) api.Value {
 	return v
 }
 
-// checkKey's ASCII loop answers as the general check does.
+// checkKey's ASCII loops (eight bytes, then one at a time) answer as the general check
+// does, with the same length.
 func TestCheckKeyASCIIAgreesWithGeneralCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 11))
 	for range 20_000 {
@@ -285,8 +287,13 @@ func TestCheckKeyASCIIAgreesWithGeneralCheck(t *testing.T) {
 			}
 		}
 		key := string(b)
-		if got, want := checkKey(key) == nil, checkNonASCIIKey(key) == nil; got != want {
-			t.Fatalf("checkKey(%q) valid = %v, general check says %v", key, got, want)
+		units, err := checkKeyUnits(key)
+		wantUnits, wantErr := checkNonASCIIKey(key)
+		if (err == nil) != (wantErr == nil) || err == nil && (units != wantUnits || units != api.UTF16Len(key)) {
+			t.Fatalf("checkKeyUnits(%q) = %d, %v; general check says %d, %v", key, units, err, wantUnits, wantErr)
+		}
+		if (checkKey(key) == nil) != (err == nil) {
+			t.Fatalf("checkKey(%q) and checkKeyUnits disagree", key)
 		}
 	}
 }
@@ -296,5 +303,77 @@ func TestStoreHoldsEveryEntityWithinTheLimits(t *testing.T) {
 	if spec.MaxCustomProperties > store.MaxProperties || spec.MaxEntityBytes > store.MaxEntitySize {
 		t.Fatalf("the store holds %d properties and %d bytes; the limits are %d and %d",
 			store.MaxProperties, store.MaxEntitySize, spec.MaxCustomProperties, spec.MaxEntityBytes)
+	}
+}
+
+// checkListedEntity's size of a valid entity is what its stored properties add by
+// api.EntitySize's accounting, strings of every kind of character among them.
+func TestCheckListedEntitySize(t *testing.T) {
+	s, _ := newTestService(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	texts := []string{"", "a", "plain ascii text of more than sixteen bytes", strings.Repeat("x", 33),
+		strings.Repeat("abcdefghijklmnop", 3) + "é", "é𝄞\u2028", strings.Repeat("𝄞", 20) + "tail"}
+	values := []api.Value{api.Int32(1), api.Int64(2), api.Double(3), api.Bool(true), api.Null(api.EdmString),
+		api.Binary([]byte("bin")), api.Guid("c9da6455-213d-42c9-9a79-3e9149a57833"), api.DateTime(time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC))}
+	for i := range 500 {
+		if i == 250 { // the names known from here on
+			mustInsert(t, s, api.NewEntity("pk", "known", map[string]api.Value{"a": api.Int32(1), "Bé": api.Int32(1), "longer_name_of_a_property": api.Int32(1)}))
+		}
+		props := map[string]api.Value{}
+		for _, name := range []string{"a", "Bé", "Timestamp", "longer_name_of_a_property", "z"} {
+			switch r.IntN(3) {
+			case 0:
+				props[name] = api.String(texts[r.IntN(len(texts))])
+			case 1:
+				props[name] = values[r.IntN(len(values))]
+			}
+		}
+		e := listEntity(api.NewEntity("pk", "rk", props), nil)
+		size, ids, serr := s.checkListedEntity(&e, nil)
+		if serr != nil {
+			t.Fatalf("%v: %v", props, serr)
+		}
+		if want := listedEntitySize(&e); size != want {
+			t.Fatalf("%v: size %d, want %d", props, size, want)
+		}
+		for i, p := range e.Properties {
+			want, _, ok := s.names.Interned(p.Name)
+			switch {
+			case !storedProperty(p.Name, p.Value):
+				want = store.Skip
+			case !ok:
+				want = store.NoID
+			}
+			if ids[i] != want {
+				t.Fatalf("%v: id of %s %d, want %d", props, p.Name, ids[i], want)
+			}
+		}
+	}
+	for _, bad := range []string{"\xff", strings.Repeat("a", 20) + "\xc3", "é\xed\xa0\x80"} {
+		e := listEntity(api.NewEntity("pk", "rk", map[string]api.Value{"a": api.String(bad)}), nil)
+		if _, _, serr := s.checkListedEntity(&e, nil); serr == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+// stringUnits agrees with api.UTF16Len and utf8.ValidString on strings of every length up to
+// past two of its blocks, with a non-ASCII character, an invalid byte or neither at every
+// place.
+func TestStringUnitsAgreesWithUTF16LenAndValidity(t *testing.T) {
+	for n := 0; n <= 70; n++ {
+		for at := -1; at < n; at++ {
+			for _, odd := range []string{"é", "𝄞", "\xff", "\xe2\x82"} {
+				b := []byte(strings.Repeat("a", n))
+				s := string(b)
+				if at >= 0 {
+					s = s[:at] + odd + s[at:]
+				}
+				units, ok := stringUnits(s)
+				if wantOK := utf8.ValidString(s); ok != wantOK || ok && units != api.UTF16Len(s) {
+					t.Fatalf("stringUnits(%q) = %d, %v; want %d, %v", s, units, ok, api.UTF16Len(s), wantOK)
+				}
+			}
+		}
 	}
 }

@@ -46,45 +46,36 @@ func ifMatchAllows(ifMatch, etag string) bool {
 	return ifMatch == "" || ifMatch == api.IfMatchAny || ifMatch == etag
 }
 
-// sentProperties are the custom properties of an entity to write: a map, or a list in
-// name order when listed is set (api.ListedEntity).
-type sentProperties struct {
-	props  map[string]api.Value
-	list   []api.Property
-	listed bool
-}
-
-func mapped(props map[string]api.Value) sentProperties { return sentProperties{props: props} }
-
-func listedProperties(ps []api.Property) sentProperties {
-	return sentProperties{list: ps, listed: true}
-}
+// The custom properties of an entity to write are a map, or (list not nil) a list in name
+// order (api.ListedEntity) with what checkListedEntity learnt of it. They travel as two
+// arguments, so that a list of the caller's stack stays there.
 
 // insert stores the validated entity e.
 func (s *Service) insert(w *store.Writer, e api.Entity) (store.Record, *spec.Error) {
-	return s.insertSent(w, e.PartitionKey, e.RowKey, mapped(e.Properties))
+	return s.insertSent(w, e.PartitionKey, e.RowKey, e.Properties, nil)
 }
 
-// insertSent stores the validated entity with keys pk, rk and properties props.
-func (s *Service) insertSent(w *store.Writer, pk, rk string, props sentProperties) (store.Record, *spec.Error) {
+// insertSent stores the validated entity with keys pk, rk and properties props or list.
+func (s *Service) insertSent(w *store.Writer, pk, rk string, props map[string]api.Value, list *store.Listed) (store.Record, *spec.Error) {
 	at := w.Find(pk, rk)
 	if at.Found() {
 		return store.Record{}, spec.ErrEntityAlreadyExists.New()
 	}
-	return s.store(w, at, props, api.Replace)
+	return s.store(w, at, props, list, api.Replace)
 }
 
 // update replaces or merges the validated entity e.
 func (s *Service) update(w *store.Writer, e api.Entity, mode api.UpdateMode, ifMatch string) (store.Record, *spec.Error) {
-	return s.updateSent(w, e.PartitionKey, e.RowKey, mapped(e.Properties), mode, ifMatch)
+	return s.updateSent(w, e.PartitionKey, e.RowKey, e.Properties, nil, mode, ifMatch)
 }
 
-// updateSent replaces or merges the validated entity with keys pk, rk and properties props.
-func (s *Service) updateSent(w *store.Writer, pk, rk string, props sentProperties, mode api.UpdateMode, ifMatch string) (store.Record, *spec.Error) {
+// updateSent replaces or merges the validated entity with keys pk, rk and properties props
+// or list.
+func (s *Service) updateSent(w *store.Writer, pk, rk string, props map[string]api.Value, list *store.Listed, mode api.UpdateMode, ifMatch string) (store.Record, *spec.Error) {
 	at := w.Find(pk, rk)
 	switch {
 	case !at.Found() && ifMatch == "":
-		return s.store(w, at, props, api.Replace)
+		return s.store(w, at, props, list, api.Replace)
 	case !at.Found() && ifMatch == api.IfMatchAny:
 		return store.Record{}, spec.ErrResourceNotFound.New()
 	case !at.Found():
@@ -92,7 +83,7 @@ func (s *Service) updateSent(w *store.Writer, pk, rk string, props sentPropertie
 	case !ifMatchAllows(ifMatch, at.Record().ETag()):
 		return store.Record{}, spec.ErrUpdateCondition.New()
 	}
-	return s.store(w, at, props, mode)
+	return s.store(w, at, props, list, mode)
 }
 
 // delete removes the entity with keys pk, rk; ifMatch is "*" or an ETag.
@@ -110,17 +101,17 @@ func (s *Service) delete(w *store.Writer, pk, rk, ifMatch string) *spec.Error {
 
 // store puts at entry at the entity that props make of it, replacing what is there (or, by
 // Merge, laid over it), unless that entity is too large; it gets the next Timestamp.
-func (s *Service) store(w *store.Writer, at store.Entry, props sentProperties, mode api.UpdateMode) (store.Record, *spec.Error) {
+func (s *Service) store(w *store.Writer, at store.Entry, props map[string]api.Value, list *store.Listed, mode api.UpdateMode) (store.Record, *spec.Error) {
 	var enc *store.Encoded
 	switch {
-	case props.listed && mode == api.Merge:
-		enc = w.EncodeMergeListed(at, props.list, storedProperty)
-	case props.listed:
-		enc = w.EncodeListed(at, props.list, storedProperty)
+	case list != nil && mode == api.Merge:
+		enc = w.EncodeMergeListed(at, list)
+	case list != nil:
+		enc = w.EncodeListed(at, list)
 	case mode == api.Merge:
-		enc = w.EncodeMerge(at, props.props, storedProperty)
+		enc = w.EncodeMerge(at, props, storedProperty)
 	default:
-		enc = w.Encode(at, props.props, storedProperty)
+		enc = w.Encode(at, props, storedProperty)
 	}
 	if serr := checkStoredSize(enc.Properties, enc.Size, s.propertyLimits.MaxCustomProperties); serr != nil {
 		return store.Record{}, serr

@@ -104,7 +104,7 @@ func TestCheckerFollowsImportChains(t *testing.T) {
 		"suites/driver/record":     {"suites/driver"},
 		"suites/report":            {"suites/framework"},
 		"reference":                {"reference/api", "reference/odata", "reference/internal/store"},
-		"reference/internal/store": {"reference/api", "github.com/google/btree", "reference/odata"},
+		"reference/internal/store": {"reference/api", "github.com/tidwall/btree", "reference/odata"},
 		"reference/persist":        {"reference", "reference/internal/store"},
 		"reference/odata":          {"reference/spec", "github.com/example/leak"},
 		"suites/driver/inproc":     {"reference"},

@@ -7,7 +7,7 @@
 // reference/api) imports only the standard library; the filter grammar, the wire protocol,
 // the fixtures and the backend interface only the contract; the reference knows no suite;
 // the reference's storage engine (reference/internal/store) imports only the standard
-// library, google/btree and reference/api, and only package reference imports it; only
+// library, tidwall/btree and reference/api, and only package reference imports it; only
 // tests import internal/testseed;
 // spec packages see only the contract and the suites' helpers, never the reference, a driver,
 // provision or each other; and the framework, the matchers, the scenario helpers, the report

@@ -102,12 +102,12 @@ var rules = []rule{
 		Name:      "storage engine",
 		AppliesTo: oneOf(storageEngine),
 		Forbids: func(_ string, d dependency) bool {
-			if d.stdlib() || d.Path == "github.com/google/btree" || d.Path == "reference/api" {
+			if d.stdlib() || d.Path == "github.com/tidwall/btree" || d.Path == "reference/api" {
 				return false
 			}
 			return d.Path != "reference/spec" || len(d.Via) == 2 // the contract's data only through api
 		},
-		Why: "the storage engine decides no rule: it imports only the standard library, google/btree and the shapes of the contract (reference/api)",
+		Why: "the storage engine decides no rule: it imports only the standard library, tidwall/btree and the shapes of the contract (reference/api)",
 	},
 	{
 		Name:      "storage engine importers",

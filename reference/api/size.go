@@ -31,8 +31,22 @@ func KeysSize(pk, rk string) int {
 // PropertySize returns what one stored property adds to its entity's size, by EntitySize's
 // accounting: 8 bytes, twice the UTF-16 length of its name and ValueSize of its value.
 func PropertySize(name string, v Value) int {
-	return spec.SizePropertyOverhead + 2*UTF16Len(name) + ValueSize(v)
+	return PropertySizeOf(name, ValueSize(v))
 }
+
+// PropertySizeOf is PropertySize of a property whose value's size (ValueSize) is valueSize.
+func PropertySizeOf(name string, valueSize int) int {
+	return PropertySizeFrom(UTF16Len(name), valueSize)
+}
+
+// PropertySizeFrom is PropertySize of a property whose name is nameUnits UTF-16 code units
+// long and whose value's size is valueSize.
+func PropertySizeFrom(nameUnits, valueSize int) int {
+	return spec.SizePropertyOverhead + 2*nameUnits + valueSize
+}
+
+// StringSize is ValueSize of a String of units UTF-16 code units.
+func StringSize(units int) int { return spec.SizeStringOverhead + 2*units }
 
 // timestampName is the system property a sent entity may carry among its properties; the
 // service ignores it.
@@ -47,7 +61,7 @@ func ValueSize(v Value) int {
 	}
 	switch v.Type {
 	case EdmString:
-		return spec.SizeStringOverhead + 2*UTF16Len(v.Str)
+		return StringSize(UTF16Len(v.Str))
 	case EdmBinary:
 		return spec.SizeBinaryOverhead + len(v.Str)
 	case EdmDateTime:

@@ -3,6 +3,7 @@ package tableserver
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type deadlineContext struct {
 	err         error           // the first error reported; never changes once set
 	armed       context.Context // the context.WithDeadline made by the first Done
 	cancelArmed context.CancelFunc
+	settled     atomic.Bool // set, under mu, once err or armed is: until then Err needs no lock
 }
 
 // withDeadline returns a context bounded by deadline; its cancel must be called once the
@@ -41,6 +43,7 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.armed == nil {
+		c.settled.Store(true)
 		c.armed, c.cancelArmed = context.WithDeadline(c.parent, c.deadline)
 		if c.err == context.Canceled {
 			c.cancelArmed()
@@ -50,8 +53,12 @@ func (c *deadlineContext) Done() <-chan struct{} {
 }
 
 func (c *deadlineContext) Err() error {
+	if !c.settled.Load() && c.parent.Err() == nil && time.Now().Before(c.deadline) {
+		return nil // as the locked reading below would answer, had it run first
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settled.Store(true)
 	switch {
 	case c.err != nil:
 	case c.armed != nil:
@@ -67,6 +74,7 @@ func (c *deadlineContext) Err() error {
 func (c *deadlineContext) cancel() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settled.Store(true)
 	if c.err == nil {
 		if c.armed != nil {
 			c.err = c.armed.Err()

@@ -3,10 +3,12 @@ package wire
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -96,8 +98,46 @@ func listed(e api.Entity, room []api.Property) api.ListedEntity {
 }
 
 // appendMetadataURL appends the quoted `odata.metadata` of an entity answer: the entity set
-// fragment followed by suffix, "" or "/@Element".
+// fragment followed by suffix, "" or "/@Element". Without $select it is copied from
+// metadataURLs when the last answer of its slot had the same.
 func (d Document) appendMetadataURL(b []byte, suffix string) []byte {
+	if d.Select != nil {
+		return d.renderMetadataURL(b, suffix)
+	}
+	slot := &metadataURLs[metadataURLSlot(d.Table, suffix)]
+	if m := slot.Load(); m != nil && m.table == d.Table && m.suffix == suffix && m.serviceURL == d.ServiceURL {
+		return append(b, m.quoted...)
+	}
+	start := len(b)
+	b = d.renderMetadataURL(b, suffix)
+	slot.Store(&renderedMetadataURL{
+		serviceURL: strings.Clone(d.ServiceURL), table: strings.Clone(d.Table), suffix: suffix,
+		quoted: bytes.Clone(b[start:]),
+	})
+	return b
+}
+
+// renderedMetadataURL is the quoted `odata.metadata` of the answers about one table of one
+// service, without $select.
+type renderedMetadataURL struct {
+	serviceURL, table, suffix string
+	quoted                    []byte
+}
+
+// metadataURLs holds the metadata URL rendered last in each slot (metadataURLSlot). An entry,
+// once stored, is never rewritten.
+var metadataURLs [8]atomic.Pointer[renderedMetadataURL]
+
+func metadataURLSlot(table, suffix string) int {
+	n := len(table) + len(suffix)
+	if table != "" {
+		n += int(table[len(table)-1])
+	}
+	return n % len(metadataURLs)
+}
+
+// renderMetadataURL is appendMetadataURL, rendered.
+func (d Document) renderMetadataURL(b []byte, suffix string) []byte {
 	b = append(b, '"')
 	b = appendEscaped(b, d.ServiceURL)
 	if !strings.HasSuffix(d.ServiceURL, "/") {
@@ -369,23 +409,26 @@ func appendDateTime(b []byte, t time.Time) []byte {
 		b = t.UTC().AppendFormat(b, dateTimeLayout)
 		return append(b, '"')
 	}
-	sinceYear0 := uint64(sec - unixOfYear0) // unsigned, so that the divisions are cheaper
-	days, daySec := sinceYear0/secondsPerDay, uint(sinceYear0%secondsPerDay)
-	year, month, day := civilDate(uint(days))
 	var text [len(`"2006-01-02T15:04:05.9999999Z"`)]byte
-	text[0] = '"'
-	putTwoDigits(text[1:], year/100)
-	putTwoDigits(text[3:], year%100)
-	text[5] = '-'
-	putTwoDigits(text[6:], month)
-	text[8] = '-'
-	putTwoDigits(text[9:], day)
-	text[11] = 'T'
-	putTwoDigits(text[12:], daySec/3600)
-	text[14] = ':'
-	putTwoDigits(text[15:], daySec/60%60)
-	text[17] = ':'
-	putTwoDigits(text[18:], daySec%60)
+	if !lastSecond.get(sec, &text) {
+		sinceYear0 := uint64(sec - unixOfYear0) // unsigned, so that the divisions are cheaper
+		days, daySec := sinceYear0/secondsPerDay, uint(sinceYear0%secondsPerDay)
+		year, month, day := civilDate(uint(days))
+		text[0] = '"'
+		putTwoDigits(text[1:], year/100)
+		putTwoDigits(text[3:], year%100)
+		text[5] = '-'
+		putTwoDigits(text[6:], month)
+		text[8] = '-'
+		putTwoDigits(text[9:], day)
+		text[11] = 'T'
+		putTwoDigits(text[12:], daySec/3600)
+		text[14] = ':'
+		putTwoDigits(text[15:], daySec/60%60)
+		text[17] = ':'
+		putTwoDigits(text[18:], daySec%60)
+		lastSecond.put(sec, &text)
+	}
 	n := 20
 	if ticks := uint(t.Nanosecond()) / 100; ticks != 0 { // seven digits, cut, trailing zeros trimmed
 		text[20] = '.'
@@ -401,6 +444,48 @@ func appendDateTime(b []byte, t time.Time) []byte {
 	text[n] = 'Z'
 	text[n+1] = '"'
 	return append(b, text[:n+2]...)
+}
+
+// lastSecond keeps the text of the second appendDateTime rendered last, so that the
+// Timestamps of one second's writes share it.
+var lastSecond dateSecond
+
+// dateSecond is the text of one second, `"2006-01-02T15:04:05` (20 bytes), under a sequence
+// lock of atomic words: a reader takes it only when the sequence number is even and did not
+// change while it read, so that it never sees a second half written.
+type dateSecond struct {
+	seq  atomic.Uint64 // odd while a writer writes
+	sec  atomic.Int64  // the Unix second
+	text [3]atomic.Uint64
+}
+
+// get copies into text[:20] the text of second sec, and reports whether it had it.
+func (c *dateSecond) get(sec int64, text *[len(`"2006-01-02T15:04:05.9999999Z"`)]byte) bool {
+	seq := c.seq.Load()
+	if seq&1 != 0 || c.sec.Load() != sec {
+		return false
+	}
+	w0, w1, w2 := c.text[0].Load(), c.text[1].Load(), c.text[2].Load()
+	if c.seq.Load() != seq {
+		return false
+	}
+	binary.LittleEndian.PutUint64(text[0:], w0)
+	binary.LittleEndian.PutUint64(text[8:], w1)
+	binary.LittleEndian.PutUint32(text[16:], uint32(w2))
+	return true
+}
+
+// put keeps text[:20] as the text of second sec, unless another writer is at it.
+func (c *dateSecond) put(sec int64, text *[len(`"2006-01-02T15:04:05.9999999Z"`)]byte) {
+	seq := c.seq.Load()
+	if seq&1 != 0 || !c.seq.CompareAndSwap(seq, seq+1) {
+		return
+	}
+	c.sec.Store(sec)
+	c.text[0].Store(binary.LittleEndian.Uint64(text[0:]))
+	c.text[1].Store(binary.LittleEndian.Uint64(text[8:]))
+	c.text[2].Store(uint64(binary.LittleEndian.Uint32(text[16:])))
+	c.seq.Store(seq + 2)
 }
 
 // civilDate returns the proleptic Gregorian date (Go's, and the layout's) of the day days
@@ -519,7 +604,14 @@ func appendString(b []byte, s string) []byte {
 
 // appendEscaped appends s as the inside of a JSON string.
 func appendEscaped(b []byte, s string) []byte {
-	i := plainPrefix(s)
+	var i int
+	if len(s) < 8 { // short (a key, a name): read here, byte by byte
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+	} else {
+		i = plainPrefix(s)
+	}
 	if i == len(s) {
 		return append(b, s...)
 	}
@@ -569,6 +661,14 @@ func appendEscaped(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// plainByte marks the bytes a JSON string holds as they are (plainPrefix).
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // plainPrefix returns the length of the longest prefix of s that is printable ASCII other
 // than '"' and '\\': what a JSON string holds as it is, reading words of eight bytes.

@@ -108,8 +108,9 @@ type Names struct {
 
 // nameID is an interned name and its id.
 type nameID struct {
-	name string
-	id   uint32
+	name  string
+	id    uint32
+	units uint32 // api.UTF16Len(name)
 }
 
 const recentSlots = 64
@@ -124,15 +125,25 @@ func recentSlot(name string) int {
 
 // lookup returns name's id, if it has been interned.
 func (n *Names) lookup(name string) (uint32, bool) {
+	if e := n.entry(name); e != nil {
+		return e.id, true
+	}
+	return 0, false
+}
+
+// entry returns name's entry, if it has been interned.
+func (n *Names) entry(name string) *nameID {
 	slot := &n.recent[recentSlot(name)]
 	if r := slot.Load(); r != nil && r.name == name {
-		return r.id, true
+		return r
 	}
 	id, ok := (*n.read.Load())[name]
-	if ok {
-		slot.Store((*n.entries.Load())[id])
+	if !ok {
+		return nil
 	}
-	return id, ok
+	e := (*n.entries.Load())[id]
+	slot.Store(e)
+	return e
 }
 
 // NewNames returns an empty name table.
@@ -151,6 +162,23 @@ func (n *Names) Known(name string) bool {
 	return ok
 }
 
+// Interned returns the id of name if it has been interned (Known): ids are never reused, so
+// a writer may be handed it later (Listed.IDs).
+// It also returns the name's length in UTF-16 code units (api.UTF16Len).
+func (n *Names) Interned(name string) (id uint32, units int, ok bool) {
+	if e := n.entry(name); e != nil {
+		return e.id, int(e.units), true
+	}
+	return 0, 0, false
+}
+
+// Marks in Listed.IDs: NoID for a name not interned when it was looked up, Skip for a
+// property not to be stored.
+const (
+	NoID = math.MaxUint32
+	Skip = math.MaxUint32 - 1
+)
+
 // id returns name's id, interning the name on first sight.
 func (n *Names) id(name string) uint32 {
 	if id, ok := n.lookup(name); ok {
@@ -160,13 +188,13 @@ func (n *Names) id(name string) uint32 {
 	defer n.mu.Unlock()
 	id, ok := n.all[name]
 	if !ok {
-		name = strings.Clone(name)
+		kept := strings.Clone(name) // name is the caller's
 		id = uint32(len(n.list))
-		n.list = append(n.list, name)
-		n.all[name] = id
+		n.list = append(n.list, kept)
+		n.all[kept] = id
 		list := n.list
 		n.names.Store(&list)
-		n.ids = append(n.ids, &nameID{name: name, id: id})
+		n.ids = append(n.ids, &nameID{name: kept, id: id, units: uint32(api.UTF16Len(kept))})
 		ids := n.ids
 		n.entries.Store(&ids)
 	}
@@ -197,53 +225,84 @@ func (n *Names) encodeEntity(scratch []byte, pk, rk string, props map[string]api
 	return buf, count, size
 }
 
-// encodeListed is encodeEntity of the properties ps lists, each name once.
-func (n *Names) encodeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
-	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
-	size += api.KeysSize(pk, rk)
+// encodeListed is encodeEntity of the properties l lists. It appends the name id of each
+// property it encodes to ids[:0] and returns them.
+func (n *Names) encodeListed(scratch []byte, pk, rk string, l *Listed, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
+	count, size = len(ids), l.Size
+	setBodyCounts(buf[len(pk)+len(rk):], count, size)
+	return buf, count, size, ids
+}
+
+// encodeMergeListed is encodeMerge of the properties l lists. ids is a scratch list of name
+// ids.
+func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, l *Listed, old string, ids []uint32) (buf []byte, count, size int, _ []uint32) {
+	buf, ids = n.encodeListedProperties(scratch, pk, rk, l, ids)
+	buf, count, size = n.appendUnreplaced(buf, pk, rk, len(ids), l.Size, old, ids)
+	return buf, count, size, ids
+}
+
+// appendUnreplaced completes a listed merge's encoding buf, which holds count new
+// properties, their name ids in replaced, and whose size so far (keys and new properties)
+// is size: it appends every property of the old body whose name is not replaced, counting
+// its size, and writes the merged entity's count and size. It may reorder replaced.
+func (n *Names) appendUnreplaced(buf []byte, pk, rk string, count, size int, old string, replaced []uint32) ([]byte, int, int) {
+	const linearIDs = 16 // up to this many, a linear scan beats a binary search
+	if len(replaced) > linearIDs {
+		slices.Sort(replaced)
+	}
+	var names []string
+	i := bodyHeader
+	for range bodyProperties(old) {
+		start := i
+		id, j := uvarintAt(old, i)
+		var found bool
+		if len(replaced) <= linearIDs {
+			found = slices.Contains(replaced, uint32(id))
+		} else {
+			_, found = slices.BinarySearch(replaced, uint32(id))
+		}
+		if found {
+			i = valueEnd(old, j)
+			continue
+		}
+		end, v := skipValue(old, j)
+		i = end
+		if names == nil {
+			names = *n.names.Load()
+		}
+		count++
+		size += api.PropertySize(names[id], v)
+		buf = append(buf, old[start:end]...)
+	}
 	setBodyCounts(buf[len(pk)+len(rk):], count, size)
 	return buf, count, size
 }
 
-// encodeMergeListed is encodeMerge of the properties ps lists in name order.
-func (n *Names) encodeMergeListed(scratch []byte, pk, rk string, ps []api.Property, keep Keep, old string) (buf []byte, count, size int) {
-	buf, count, size = n.encodeListedProperties(scratch, pk, rk, ps, keep)
-	return n.appendOld(buf, pk, rk, count, size, old, func(name string) bool {
-		i, found := findListed(ps, name)
-		return found && keep(name, ps[i].Value)
-	})
-}
-
-// findListed returns the index of the property named name in ps, which is in name order,
-// and whether it is there.
-func findListed(ps []api.Property, name string) (int, bool) {
-	if len(ps) <= 8 { // entities have few properties: comparing lengths first is cheaper
-		for i := range ps {
-			if len(ps[i].Name) == len(name) && ps[i].Name == name {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	return slices.BinarySearchFunc(ps, name, func(p api.Property, name string) int { return strings.Compare(p.Name, name) })
-}
-
-// encodeListedProperties is encodeProperties of the properties ps lists.
-func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, ps []api.Property, keep Keep) (buf []byte, count, size int) {
-	buf = append(scratch[:0], pk...)
+// encodeListedProperties appends to scratch[:0] the keys, a header to fill, and the
+// properties of l to store, and returns it with the name ids of those properties appended
+// to ids[:0].
+func (n *Names) encodeListedProperties(scratch []byte, pk, rk string, l *Listed, ids []uint32) ([]byte, []uint32) {
+	buf := append(scratch[:0], pk...)
 	buf = append(buf, rk...)
 	buf = append(buf, make([]byte, bodyHeader)...)
+	ids = ids[:0]
+	ps, known := l.Properties, l.IDs
+	known = known[:len(ps)] // one for each property
 	for i := range ps {
 		p := &ps[i]
-		if !keep(p.Name, p.Value) {
+		id := known[i]
+		switch id {
+		case Skip:
 			continue
+		case NoID:
+			id = n.id(p.Name)
 		}
-		count++
-		size += api.PropertySize(p.Name, p.Value)
-		buf = binary.AppendUvarint(buf, uint64(n.id(p.Name)))
+		ids = append(ids, id)
+		buf = binary.AppendUvarint(buf, uint64(id))
 		buf = appendValue(buf, p.Value)
 	}
-	return buf, count, size
+	return buf, ids
 }
 
 // encodeMerge is encodeEntity of the entity that overlays props on the entity with the
@@ -326,6 +385,25 @@ func skipValue(b string, i int) (end int, v api.Value) {
 	return end, api.Value{Type: edmTypes[code]}
 }
 
+// valueEnd is skipValue's end alone.
+func valueEnd(b string, i int) int {
+	switch b[i] {
+	case typeString, typeBinary:
+		l, j := uvarintAt(b, i+1)
+		return j + int(l)
+	case typeBoolean:
+		return i + 2
+	case typeDateTime, typeDouble:
+		return i + 9
+	case typeGuid:
+		return i + 17
+	case typeInt32, typeInt64:
+		_, end := uvarintAt(b, i+1)
+		return end
+	}
+	return len(b) // unreachable for bodies this package wrote
+}
+
 // bodyProperties returns the number of properties of an encoded body.
 func bodyProperties(body string) int { return int(body[bodyCount]) }
 
@@ -364,6 +442,15 @@ func appendValue(buf []byte, v api.Value) []byte {
 		buf = binary.AppendVarint(buf, v.Int())
 	}
 	return buf
+}
+
+// StoredValue returns the value that v, valid and as api's constructors make it, reads back
+// as once stored (Record.Entity, Record.ListedInto): v itself, but a Guid in lower case.
+func StoredValue(v api.Value) api.Value {
+	if v.Type == api.EdmGuid {
+		v.Str = strings.ToLower(v.Str)
+	}
+	return v
 }
 
 // stampBody completes an encoded body: it writes the Timestamp and the id, and appends the

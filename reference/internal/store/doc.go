@@ -1,6 +1,6 @@
 // Package store is the storage engine underneath the reference: each table's entities,
 // compactly encoded, in an arena of append-only slabs (arena.go, codec.go), ordered by a
-// google/btree index of pointer-free records in the key order of api.CompareKeyStrings
+// tidwall/btree index of pointer-free records in the key order of api.CompareKeyStrings
 // (order.go, table.go), with an open-addressing point index for point reads and writes
 // (points.go), and written in place under an undo log (writer.go). All of the reference's
 // unsafe code is here.
@@ -21,6 +21,6 @@
 // commits, rollbacks and compactions, and compares every record and scan; it prints its seed
 // and replays with -seed N or CONFORM_SEED=N (internal/testseed).
 //
-// It may import the standard library, github.com/google/btree and reference/api (and
+// It may import the standard library, github.com/tidwall/btree and reference/api (and
 // reference/spec only through api); only package reference imports it.
 package store

@@ -3,7 +3,7 @@ package store
 import (
 	"slices"
 
-	"github.com/google/btree"
+	"github.com/tidwall/btree"
 )
 
 // Frozen is a table as it was when Freeze returned: later writes, compactions and Resets of
@@ -16,11 +16,11 @@ type Frozen struct {
 }
 
 // Freeze returns a frozen view of t, which needs t to itself (no writer, no concurrent
-// reader: google/btree's Clone may not run beside them). It costs a copy-on-write clone of
+// reader: the index's Copy may not run beside them). It costs a copy-on-write copy of
 // the ordered index (O(1); later writes copy the index nodes they change) and a copy of the
 // slot table (a few bytes per entity): no entity is copied.
 func (t *Table) Freeze() *Frozen {
-	return &Frozen{tree: t.tree.Clone(), slots: slices.Clone(t.slots), slabs: slices.Clone(t.arena.slabs)}
+	return &Frozen{tree: t.tree.Copy(), slots: slices.Clone(t.slots), slabs: slices.Clone(t.arena.slabs)}
 }
 
 // Len returns the number of entities in f.
@@ -28,9 +28,9 @@ func (f *Frozen) Len() int { return f.tree.Len() }
 
 // Ascend calls visit with each record of f in key order until visit returns false.
 func (f *Frozen) Ascend(visit func(Record) bool) {
-	// Without a start or stop, btree's Ascend compares nothing, so the table's less (which
-	// reads the live table) is never called.
-	f.tree.Ascend(func(r record) bool {
+	// Scan compares nothing, so the table's less (which reads the live table) is never
+	// called.
+	f.tree.Scan(func(r record) bool {
 		l := f.slots[r.id]
 		b := stringOf(f.slabs[l.slab][l.off : l.off+l.size])
 		return visit(Record{bytes: b, pkLen: l.pkLen, rkLen: l.rkLen})

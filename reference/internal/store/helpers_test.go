@@ -42,3 +42,21 @@ func commitRemove(t *Table, pk, rk string) bool {
 	w.Commit()
 	return e.Found()
 }
+
+// listedOf lists ps, whose stored properties add sentSize to an entity with keys pk and rk,
+// as the reference hands them to a writer: each property keepSent refuses Skip, the others
+// by their name's id when lookUp and it is interned, else NoID.
+func listedOf(names *Names, pk, rk string, ps []api.Property, sentSize int, lookUp bool) *Listed {
+	l := &Listed{Properties: ps, Size: api.KeysSize(pk, rk) + sentSize}
+	for _, p := range ps {
+		id, _, ok := names.Interned(p.Name)
+		switch {
+		case !keepSent(p.Name, p.Value):
+			id = Skip
+		case !ok || !lookUp:
+			id = NoID
+		}
+		l.IDs = append(l.IDs, id)
+	}
+	return l
+}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/google/btree"
+	"github.com/tidwall/btree"
 
 	"github.com/tableconform/conform/reference/api"
 )
@@ -16,9 +16,11 @@ import (
 // Storage of one table. The encoded entities (codec.go) lie in an arena of append-only
 // slabs (arena.go). Each entity has a stable id, written into its encoding, and the slot of
 // that id says where its current bytes lie, so that replacing an entity moves no index
-// entry. The ordered index is a google/btree of records (partition id, entity id, RowKey
-// prefix); the point index (points.go) maps a hash of the keys to the entity's bytes.
-// Neither index holds a pointer, so the garbage collector does not trace a million
+// entry. The ordered index is a B-tree (tidwall/btree) of records (partition id, entity id,
+// RowKey prefix): a key after every other is appended to the last leaf, and each partition
+// keeps the path its last insert took, so that keys written in order are placed with a few
+// comparisons; the point index (points.go) maps a hash of the
+// keys to the entity's bytes. Neither index holds a pointer, so the garbage collector does not trace a million
 // entities, and the bytes of an entity are never rewritten once written: a Record, and an
 // entity decoded from it, share the arena's bytes safely, and readers holding the table's
 // read lock see a consistent table.
@@ -46,6 +48,7 @@ type Table struct {
 	parts     []partition           // the partitions by id
 	freeParts []uint32              // partition ids to reuse
 	partIDs   map[string]uint32     // partition ids by PartitionKey
+	lastPart  uint32                // the partition of the last indexInsert, if it is still there
 	points    pointIndex            // the point index
 	scratch   []byte                // encoding buffer of the writer
 	w         Writer                // the writer, reused
@@ -81,10 +84,11 @@ func NewTable(names *Names, c Config) *Table {
 // Reset empties t, which needs t to itself. Records read from t before stay valid.
 func (t *Table) Reset() {
 	t.arena = &arena{}
-	t.tree = btree.NewG(btreeDegree, t.less)
+	t.tree = btree.NewBTreeGOptions(t.lessFunc(), btree.Options{Degree: btreeDegree, NoLocks: true})
 	t.slots, t.freeIDs = nil, nil
 	t.parts, t.freeParts = nil, nil
 	t.partIDs = map[string]uint32{}
+	t.lastPart = 0
 	t.points = pointIndex{}
 	t.scratch = nil
 }
@@ -178,8 +182,9 @@ func newRecord(pid, id uint32, rk string) record {
 
 // partition is one PartitionKey present in a table.
 type partition struct {
-	pk    string // a copy, so that it does not hold an arena slab
-	count int    // entities of the partition in the index
+	pk    string         // a copy, so that it does not hold an arena slab
+	count int            // entities of the partition in the index
+	hint  btree.PathHint // where in the index the partition's last insert went
 }
 
 // probePartition marks a look-up probe: a record whose keys are in probeKeys.
@@ -205,6 +210,22 @@ func acquireProbe(pk, rk string) record {
 }
 
 func releaseProbe(r record) { probeKeys[r.id].Store(nil) }
+
+// lessFunc returns the index order (less), deciding the records of one partition whose
+// RowKey prefixes differ without a call.
+func (t *Table) lessFunc() func(x, y record) bool {
+	return func(x, y record) bool {
+		if x.pid == y.pid {
+			if x.rkp != y.rkp {
+				return x.rkp < y.rkp
+			}
+			if x.rkp2 != y.rkp2 {
+				return x.rkp2 < y.rkp2
+			}
+		}
+		return t.less(x, y)
+	}
+}
 
 // less is the index order: PartitionKey, then RowKey, each by CompareKeys.
 func (t *Table) less(x, y record) bool {
@@ -242,7 +263,7 @@ func (t *Table) rowKey(r record) string {
 func (t *Table) Ascend(from api.Key, visit func(Record) bool) {
 	start := acquireProbe(from.PartitionKey, from.RowKey)
 	defer releaseProbe(start)
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	t.tree.Ascend(start, func(r record) bool {
 		return visit(t.arena.record(t.slots[r.id]))
 	})
 }
@@ -262,7 +283,7 @@ func (t *Table) AscendPartition(pk string, from api.Key, visit func(Record) bool
 	}
 	start := acquireProbe(from.PartitionKey, from.RowKey)
 	defer releaseProbe(start)
-	t.tree.AscendGreaterOrEqual(start, func(r record) bool {
+	t.tree.Ascend(start, func(r record) bool {
 		return r.pid == pid && visit(t.arena.record(t.slots[r.id]))
 	})
 }
@@ -278,7 +299,12 @@ func (t *Table) Get(pk, rk string) (Record, bool) {
 
 // indexInsert puts entity id, whose keys are pk and rk, in the ordered index.
 func (t *Table) indexInsert(id uint32, pk, rk string) {
-	pid, ok := t.partIDs[pk]
+	pid, ok := t.lastPart, false
+	if int(pid) < len(t.parts) && t.parts[pid].count > 0 && t.parts[pid].pk == pk {
+		ok = true // the partition inserted into last
+	} else {
+		pid, ok = t.partIDs[pk]
+	}
 	if !ok {
 		p := partition{pk: strings.Clone(pk)}
 		if n := len(t.freeParts); n > 0 {
@@ -291,8 +317,15 @@ func (t *Table) indexInsert(id uint32, pk, rk string) {
 		}
 		t.partIDs[p.pk] = pid
 	}
-	t.parts[pid].count++
-	t.tree.ReplaceOrInsert(newRecord(pid, id, rk))
+	t.lastPart = pid
+	p := &t.parts[pid]
+	p.count++
+	r := newRecord(pid, id, rk)
+	if last, ok := t.tree.Max(); ok && t.tree.Less(last, r) {
+		t.tree.Load(r) // after every key: appended to the last leaf, when it has room
+		return
+	}
+	t.tree.SetHint(r, &p.hint)
 }
 
 // indexDelete takes entity id, whose keys are pk and rk, out of the ordered index.
@@ -337,6 +370,11 @@ func (t *Table) pointHash(pk, rk string) uint64 {
 // lookupHashed finds the entity (pk, rk) given h, its point hash.
 func (t *Table) lookupHashed(h uint64, pk, rk string) (loc, bool) {
 	l, ok := t.points.get(h)
+	return t.lookupPoint(l, ok, pk, rk)
+}
+
+// lookupPoint is lookupHashed given the point index's entry for h, l if ok.
+func (t *Table) lookupPoint(l loc, ok bool, pk, rk string) (loc, bool) {
 	switch {
 	case !ok:
 		return loc{}, false
@@ -394,7 +432,7 @@ func (t *Table) restorePoint(h uint64, prior loc, had bool) {
 func (t *Table) compactTable() {
 	old := t.arena
 	a := &arena{}
-	t.tree.Ascend(func(r record) bool {
+	t.tree.Scan(func(r record) bool {
 		l := t.slots[r.id]
 		nl := a.put(old.bytes(l), int(l.pkLen), int(l.rkLen))
 		a.slabLive[nl.slab] += int(nl.size)
@@ -410,7 +448,7 @@ func (t *Table) compactTable() {
 func (t *Table) rebuildPoints() {
 	t.points = pointIndex{}
 	t.points.reserve(t.tree.Len())
-	t.tree.Ascend(func(r record) bool {
+	t.tree.Scan(func(r record) bool {
 		l := t.slots[r.id]
 		pk, rk := t.arena.keys(l)
 		t.setPoint(t.pointHash(pk, rk), pk, rk, l)

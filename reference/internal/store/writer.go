@@ -19,6 +19,7 @@ type Writer struct {
 	liveDelta int
 	undo      []undoStep // every write, reverted by Rollback, settled by Commit
 	encoded   Encoded    // the entity last encoded
+	ids       []uint32   // scratch: the name ids of a listed encoding
 }
 
 type undoKind uint8
@@ -56,6 +57,9 @@ type Entry struct {
 	at     loc
 	rec    Record
 	found  bool
+
+	point    loc  // the point index's entry for h, if hadPoint
+	hadPoint bool // whether the point index had an entry for h
 }
 
 // Found reports whether an entity is stored under the entry's key.
@@ -69,7 +73,8 @@ func (w *Writer) Find(pk, rk string) Entry {
 	t := w.t
 	h := t.pointHash(pk, rk)
 	e := Entry{h: h, pk: pk, rk: rk}
-	if e.at, e.found = t.lookupHashed(h, pk, rk); e.found {
+	e.point, e.hadPoint = t.points.get(h)
+	if e.at, e.found = t.lookupPoint(e.point, e.hadPoint, pk, rk); e.found {
 		e.rec = t.arena.record(e.at)
 	}
 	return e
@@ -111,23 +116,36 @@ func (w *Writer) EncodeMerge(e Entry, props map[string]api.Value, keep Keep) *En
 	return &w.encoded
 }
 
-// EncodeListed is Encode of the properties ps lists, each name once.
-func (w *Writer) EncodeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+// Listed is an entity's properties listed for EncodeListed and EncodeMergeListed, with
+// what the caller decided and learnt of them as it validated them.
+type Listed struct {
+	// Properties are listed in name order, each name once.
+	Properties []api.Property
+	// IDs holds for each property Skip if it is not to be stored (the caller's Keep), else
+	// the id Names.Interned gave its name, or NoID.
+	IDs []uint32
+	// Size is the size of the entity of the writer's keys and the properties to store, by
+	// api.EntitySize's accounting.
+	Size int
+}
+
+// EncodeListed is Encode of the properties l lists.
+func (w *Writer) EncodeListed(e Entry, l *Listed) *Encoded {
 	t := w.t
-	buf, count, size := t.names.encodeListed(t.scratch, e.pk, e.rk, ps, keep)
-	t.scratch = buf
+	buf, count, size, ids := t.names.encodeListed(t.scratch, e.pk, e.rk, l, w.ids)
+	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
 }
 
-// EncodeMergeListed is EncodeMerge of the properties ps lists in name order.
-func (w *Writer) EncodeMergeListed(e Entry, ps []api.Property, keep Keep) *Encoded {
+// EncodeMergeListed is EncodeMerge of the properties l lists.
+func (w *Writer) EncodeMergeListed(e Entry, l *Listed) *Encoded {
 	if !e.found {
-		return w.EncodeListed(e, ps, keep)
+		return w.EncodeListed(e, l)
 	}
 	t := w.t
-	buf, count, size := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, ps, keep, e.rec.body())
-	t.scratch = buf
+	buf, count, size, ids := t.names.encodeMergeListed(t.scratch, e.pk, e.rk, l, e.rec.body(), w.ids)
+	t.scratch, w.ids = buf, ids
 	w.encoded = Encoded{Properties: count, Size: size, entry: e, buf: buf}
 	return &w.encoded
 }
@@ -164,7 +182,16 @@ func (w *Writer) Put(enc *Encoded, ticks int64, etag []byte) Record {
 	} else {
 		t.indexInsert(id, e.pk, e.rk)
 	}
-	u.pointEntry, u.hadPoint = t.setPoint(e.h, e.pk, e.rk, l)
+	// setPoint, knowing what Find found: the entry for h is this entity's, another's (which
+	// makes h ambiguous), already ambiguous, or none.
+	switch {
+	case e.hadPoint && e.point == ambiguous:
+	case e.hadPoint && !e.found:
+		t.points.set(e.h, ambiguous)
+	default:
+		t.points.set(e.h, l)
+	}
+	u.pointEntry, u.hadPoint = e.point, e.hadPoint
 	w.undo = append(w.undo, u)
 	w.liveDelta += int(l.size)
 	return t.arena.record(l)
