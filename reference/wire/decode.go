@@ -62,7 +62,16 @@ func DecodeRequestEntityInto(data []byte, props map[string]api.Value) (api.Entit
 // null value is listed as the map would hold it. The entity's strings are a copy of data.
 // Only the returned list's length of its array is written (none when decoding fails), unless
 // it grew into a new array: then props's array may be written to its capacity.
-func DecodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
+func DecodeRequestEntityListed(data []byte, props []api.Property) (e api.ListedEntity, err error) {
+	if readFlatEntity(data, props, &e) {
+		return e, nil
+	}
+	return decodeRequestEntityListed(data, props)
+}
+
+// decodeRequestEntityListed is DecodeRequestEntityListed by the general reader, which takes
+// every body.
+func decodeRequestEntityListed(data []byte, props []api.Property) (api.ListedEntity, error) {
 	list := memberLists.Get().(*[]member)
 	d, ms, err := readDocument(data, false, (*list)[:0])
 	var e api.Entity
@@ -190,6 +199,45 @@ func DecodeTableSet(data []byte) ([]string, error) {
 	return out, nil
 }
 
+// edmTypeNamed is api.ParseEdmType by a table of the type names, found by their length and
+// last byte (edmTypeKey): one comparison of strings instead of one per type.
+func edmTypeNamed(name string) (api.EdmType, bool) {
+	if name == "" {
+		return 0, false
+	}
+	k := edmTypeKey(name, edmTypeTable.factor)
+	if edmTypeTable.names[k] == name {
+		return edmTypeTable.types[k], true
+	}
+	return 0, false
+}
+
+// edmTypeTable holds each EDM type and its name at the key of its name, with the smallest
+// factor that gives every name a key of its own.
+var edmTypeTable = func() (table struct {
+	types  [32]api.EdmType
+	names  [32]string
+	factor int
+}) {
+	for table.factor = 1; ; table.factor++ {
+		clear(table.types[:])
+		clear(table.names[:])
+		unique := true
+		for _, t := range api.AllEdmTypes {
+			k := edmTypeKey(t.String(), table.factor)
+			unique = unique && table.types[k] == 0
+			table.types[k], table.names[k] = t, t.String()
+		}
+		if unique {
+			return table
+		}
+	}
+}()
+
+func edmTypeKey(name string, factor int) int {
+	return (len(name)*factor + int(name[len(name)-1])) & 31
+}
+
 // annotation is the type a `name@odata.type` member gives property name.
 type annotation struct {
 	name string
@@ -293,7 +341,7 @@ func (d *document) entityOf(ms []member, request bool, props map[string]api.Valu
 		if !isString {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The annotation %s must be a string.", m.name)
 		}
-		t, known := api.ParseEdmType(s)
+		t, known := edmTypeNamed(s)
 		if !known {
 			return api.Entity{}, spec.ErrInvalidInput.Newf("The type '%s' of property '%s' is not a known type.", s, base)
 		}
@@ -501,6 +549,13 @@ func scalarOfType(t api.EdmType, raw []byte, s string, answer bool) (api.Value, 
 	if raw[0] == '{' || raw[0] == '[' {
 		return api.Value{}, spec.ErrInvalidInput.Newf("Objects and arrays are not property values.")
 	}
+	if t == api.EdmInt64 && raw[0] == '"' {
+		// The type writes annotate most, as a string (readInt64), read without the reader's
+		// call.
+		if i, ok := shortInteger(s); ok {
+			return api.Int64(i), nil
+		}
+	}
 	if int(t) < len(typeReaders) && typeReaders[t] != nil {
 		return typeReaders[t](typedRaw{t: t, raw: raw, text: s, isString: raw[0] == '"', answer: answer})
 	}
@@ -594,16 +649,24 @@ func (v typedRaw) integerText() (string, bool) {
 	return text, true
 }
 
-// shortInteger returns the value of text, which integerText accepted, when it has at most
-// 18 digits (so that it fits in 63 bits): strconv.ParseInt's result, without its checks.
+// shortInteger returns the value of text when it is an integer (an optional '-' and
+// digits) of at most 18 digits, so that it fits in 63 bits: strconv.ParseInt's result,
+// without its checks.
 func shortInteger(text string) (int64, bool) {
-	digits := strings.TrimPrefix(text, "-")
-	if len(digits) > 18 {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
 		return 0, false
 	}
 	var n int64
 	for i := 0; i < len(digits); i++ {
-		n = n*10 + int64(digits[i]-'0')
+		d := digits[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
 	}
 	if len(digits) < len(text) {
 		n = -n

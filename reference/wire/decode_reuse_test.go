@@ -54,9 +54,9 @@ func TestDecodeRequestEntityReusesNothingOfOtherBodies(t *testing.T) {
 }
 
 // quickString agrees with the byte-by-byte reading (bytewiseString) for every kind of byte at every place of
-// texts longer and shorter than its words.
+// texts longer and shorter than its words and plainText's blocks.
 func TestQuickStringAgreesWithBytewiseReading(t *testing.T) {
-	for n := range 40 {
+	for n := range 110 {
 		for at := range n {
 			for _, c := range []byte{'"', '\\', 0x00, 0x0f, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff} {
 				s := []byte(strings.Repeat("a", n) + `"` + strings.Repeat("b", 9))
@@ -97,13 +97,15 @@ func TestAppendEscapedKeyEscapesEveryByte(t *testing.T) {
 }
 
 // TestShortIntegerIsParseInt holds shortInteger to strconv.ParseInt on the integers it
-// takes, and to its refusal of those of more than 18 digits.
+// takes, and to its refusal of those of more than 18 digits and of what is no integer.
 func TestShortIntegerIsParseInt(t *testing.T) {
-	for _, text := range []string{"0", "-0", "7", "007", "-12", "999999999999999999", "-999999999999999999", "123456789012345678", "1234567890123456789", "-9223372036854775808"} {
+	for _, text := range []string{"0", "-0", "7", "007", "-12", "999999999999999999", "-999999999999999999", "123456789012345678", "1234567890123456789", "-9223372036854775808",
+		"", "-", "--1", "+1", "1-", " 1", "1 ", "1.0", "1e3", "0x1", "12a", "a12", "/", ":", "١"} {
 		got, ok := shortInteger(text)
 		want, err := strconv.ParseInt(text, 10, 64)
 		digits := strings.TrimPrefix(text, "-")
-		if ok != (len(digits) <= 18) || ok && (err != nil || got != want) {
+		integer := digits != "" && strings.Trim(digits, "0123456789") == ""
+		if ok != (integer && len(digits) <= 18) || ok && (err != nil || got != want) {
 			t.Errorf("shortInteger(%q) = %d, %v; ParseInt %d, %v", text, got, ok, want, err)
 		}
 	}

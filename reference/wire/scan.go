@@ -111,15 +111,15 @@ func (d *document) unexpected(context string) error {
 	return d.syntaxError("invalid character " + strconv.QuoteRune(rune(d.data[d.pos])) + " " + context + " at offset " + strconv.Itoa(d.pos))
 }
 
-func (d *document) skipSpace() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
+func (d *document) skipSpace() { d.pos = spaceEnd(d.data, d.pos) }
+
+// spaceEnd is the index of the first byte of data from i on that is not JSON white space,
+// or len(data).
+func spaceEnd(data []byte, i int) int {
+	for i < len(data) && data[i] <= ' ' && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
 	}
+	return i
 }
 
 // object reads the object at d.pos (a '{'), whose members' values nest at depth+1. With
@@ -335,47 +335,54 @@ func (d *document) literal(word string) error {
 	return nil
 }
 
-// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? (RFC 8259).
+// number reads the number at d.pos (numberEnd).
 func (d *document) number() error {
-	if d.data[d.pos] == '-' {
-		d.pos++
-	}
-	if d.pos >= len(d.data) {
-		return d.unexpected("in numeric literal")
-	}
-	switch c := d.data[d.pos]; {
-	case c == '0':
-		d.pos++
-	case c >= '1' && c <= '9':
-		d.digits()
-	default:
-		return d.unexpected("in numeric literal")
-	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
-		d.pos++
-		if d.digits() == 0 {
-			return d.unexpected("after decimal point in numeric literal")
-		}
-	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
-			d.pos++
-		}
-		if d.digits() == 0 {
-			return d.unexpected("in exponent of numeric literal")
-		}
+	end, broken := numberEnd(d.data, d.pos)
+	d.pos = end
+	if broken != "" {
+		return d.unexpected(broken)
 	}
 	return nil
 }
 
-func (d *document) digits() int {
-	n := 0
-	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
-		d.pos++
-		n++
+// numberEnd reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? (RFC 8259) at data[i], a '-'
+// or a digit: it returns the end of the number, or where it is broken and what was being
+// read there.
+func numberEnd(data []byte, i int) (end int, broken string) {
+	if data[i] == '-' {
+		i++
 	}
-	return n
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		i = digitsEnd(data, i)
+	default:
+		return i, "in numeric literal"
+	}
+	if i < len(data) && data[i] == '.' {
+		if i = digitsEnd(data, i+1); !isDigitByte(data[i-1]) {
+			return i, "after decimal point in numeric literal"
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i = digitsEnd(data, i); !isDigitByte(data[i-1]) {
+			return i, "in exponent of numeric literal"
+		}
+	}
+	return i, ""
+}
+
+// digitsEnd is the index of the first byte of data from i on that is not a digit.
+func digitsEnd(data []byte, i int) int {
+	for i < len(data) && isDigitByte(data[i]) {
+		i++
+	}
+	return i
 }
 
 // str reads the string at d.pos (a '"'): control characters are refused, escapes must be
@@ -426,44 +433,82 @@ func (d *document) str() (plain bool, err error) {
 }
 
 // quickString finds the closing quote of a string whose text s starts, when the text has no
-// escape and no control character: the common case. A short string ends in its first word,
-// read eight bytes at once; a long one is searched for its quote and backslashes with
-// bytes.IndexByte and checked sixteen bytes at a time. Text with non-ASCII bytes is read
-// byte by byte (plain false). ok false leaves the string to the byte-by-byte reader
-// (escapes, errors).
+// escape and no control character: the common case. A short string ends in its first four
+// words, read eight bytes at once; a longer one is searched for its quote and backslashes
+// with bytes.IndexByte and checked by plainText. Text with non-ASCII bytes is read byte by
+// byte (plain false). ok false leaves the string to the byte-by-byte reader (escapes,
+// errors).
 func quickString(s []byte) (end int, plain, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if len(s) >= 8 {
-		w := binary.LittleEndian.Uint64(s)
-		q, b := w^(ones*'"'), w^(ones*'\\')
+	i := 0
+	for ; i < 32 && i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i : i+8])
 		// The high bit of a byte of flags is set for a quote, a backslash, a byte below
 		// 0x20 and a byte from 0x80 on, and may be for a byte after one of them (a borrow):
-		// the lowest set bit is the first such byte.
-		if flags := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs; flags != 0 {
-			if k := bits.TrailingZeros64(flags) / 8; s[k] == '"' {
+		// the lowest set bit is the first such byte. (x-ones)&^x would find the zero bytes
+		// of x: the &^x only clears bytes from 0x80 on, which w itself flags.
+		q, b := w^(ones*'"'), w^(ones*'\\')
+		if flags := ((q - ones) | (b - ones) | (w - ones*0x20) | w) & highs; flags != 0 {
+			if k := i + bits.TrailingZeros64(flags)/8; s[k] == '"' {
 				return k, true, true // no byte before it was flagged: all ASCII
 			}
 			return bytewiseString(s)
 		}
 	}
-	end = bytes.IndexByte(s, '"')
-	if end < 0 || bytes.IndexByte(s[:end], '\\') >= 0 {
+	if len(s)-i < 8 {
+		// The end of the document, or nearly.
+		for ; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"':
+				return i, true, true
+			case c == '\\' || c < 0x20:
+				return 0, false, false
+			case c >= utf8.RuneSelf:
+				return bytewiseString(s)
+			}
+		}
 		return 0, false, false
 	}
-	text := s[:end]
-	for len(text) >= 16 {
-		w, v := binary.LittleEndian.Uint64(text), binary.LittleEndian.Uint64(text[8:])
-		if ((w-ones*0x20)&^w|w|(v-ones*0x20)&^v|v)&highs != 0 {
-			return bytewiseString(s) // a control character or a non-ASCII byte
-		}
-		text = text[16:]
+	rest := s[i:]
+	end = bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return 0, false, false
 	}
-	for _, c := range text {
-		if c < 0x20 || c >= utf8.RuneSelf {
-			return bytewiseString(s)
-		}
+	if !plainText(rest[:end]) {
+		return bytewiseString(s) // a control character or a non-ASCII byte
 	}
-	return end, true, true
+	return i + end, true, true
+}
+
+// plainText reports whether t has no control character and no byte outside ASCII, reading
+// 32 bytes at once while it can.
+func plainText(t []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// The high bit of a byte of flagged(w) is set for a byte of w below 0x20 or from 0x80
+	// on, and may be for a byte after one of them: flags accumulated are still exact.
+	flagged := func(w uint64) uint64 { return (w - ones*0x20) | w }
+	var flags uint64
+	i := 0
+	for ; i+32 <= len(t); i += 32 {
+		b := t[i : i+32 : i+32]
+		flags |= flagged(binary.LittleEndian.Uint64(b)) | flagged(binary.LittleEndian.Uint64(b[8:])) |
+			flagged(binary.LittleEndian.Uint64(b[16:])) | flagged(binary.LittleEndian.Uint64(b[24:]))
+	}
+	for ; i+8 <= len(t); i += 8 {
+		flags |= flagged(binary.LittleEndian.Uint64(t[i : i+8]))
+	}
+	if i < len(t) {
+		if len(t) < 8 {
+			for _, c := range t {
+				if c < 0x20 || c >= utf8.RuneSelf {
+					return false
+				}
+			}
+			return flags&highs == 0
+		}
+		flags |= flagged(binary.LittleEndian.Uint64(t[len(t)-8:])) // the last bytes, again in part
+	}
+	return flags&highs == 0
 }
 
 // bytewiseString is quickString byte by byte.
