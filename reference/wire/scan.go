@@ -442,7 +442,7 @@ func quickString(s []byte) (end int, plain, ok bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i < 32 && i+8 <= len(s); i += 8 {
-		w := binary.LittleEndian.Uint64(s[i:i+8])
+		w := binary.LittleEndian.Uint64(s[i : i+8])
 		// The high bit of a byte of flags is set for a quote, a backslash, a byte below
 		// 0x20 and a byte from 0x80 on, and may be for a byte after one of them (a borrow):
 		// the lowest set bit is the first such byte. (x-ones)&^x would find the zero bytes
@@ -495,7 +495,7 @@ func plainText(t []byte) bool {
 			flagged(binary.LittleEndian.Uint64(b[16:])) | flagged(binary.LittleEndian.Uint64(b[24:]))
 	}
 	for ; i+8 <= len(t); i += 8 {
-		flags |= flagged(binary.LittleEndian.Uint64(t[i:i+8]))
+		flags |= flagged(binary.LittleEndian.Uint64(t[i : i+8]))
 	}
 	if i < len(t) {
 		if len(t) < 8 {
