@@ -96,6 +96,7 @@ func listStored(e *api.ListedEntity, rec store.Record, stored *api.ListedEntity)
 		Timestamp:    api.TimeOfTicks(rec.Ticks()),
 		ETag:         rec.ETag(),
 		Properties:   ps,
+		PlainText:    e.PlainText, // the same names and String values
 	}
 }
 

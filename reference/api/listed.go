@@ -23,6 +23,11 @@ type ListedEntity struct {
 	ETag         string
 	Properties   []Property
 	Absent       Absent
+	// PlainText, when set, says that every property name and Edm.String value is ASCII
+	// from 0x20 on other than '"' and '\\', text a JSON string holds as it is: the decoder
+	// that read them so sets it, and an encoder may then copy them without looking again.
+	// Unset, it says nothing. Whoever changes a name or a String value clears it.
+	PlainText bool
 }
 
 // ListedPage is a Page of ListedEntity.

@@ -273,6 +273,9 @@ func appendEntityMembers(b []byte, first *bool, e *api.ListedEntity, d *Document
 		b = appendKnownMember(b, first, memberTimestamp)
 		b = appendDateTime(b, e.Timestamp)
 	}
+	if e.PlainText {
+		return appendPlainProperties(b, first, e.Properties, d.Level != NoMetadata)
+	}
 	return appendProperties(b, first, e.Properties, d.Level != NoMetadata, false)
 }
 
@@ -298,6 +301,36 @@ func appendProperties(b []byte, first *bool, ps []api.Property, annotate, reques
 		}
 		b = append(b, '"', ':')
 		b = AppendValue(b, v)
+	}
+	return b, nil
+}
+
+// appendPlainProperties is appendProperties of an answer's properties whose names and
+// String values are plain text (api.ListedEntity.PlainText), copied as they are.
+func appendPlainProperties(b []byte, first *bool, ps []api.Property, annotate bool) ([]byte, error) {
+	for _, p := range ps {
+		v := p.Value
+		if !v.Null && !v.Type.Valid() {
+			return nil, fmt.Errorf("property %q: unknown type %q", p.Name, v.Type)
+		}
+		if !*first {
+			b = append(b, ',')
+		}
+		*first = false
+		b = append(b, '"')
+		b = append(b, p.Name...)
+		if annotate && !v.Null && needsAnnotation(v, false) {
+			b = append(b, annotationInfixes[v.Type]...)
+			b = append(b, p.Name...)
+		}
+		b = append(b, '"', ':')
+		if v.Type == api.EdmString && !v.Null {
+			b = append(b, '"')
+			b = append(b, v.Str...)
+			b = append(b, '"')
+		} else {
+			b = AppendValue(b, v)
+		}
 	}
 	return b, nil
 }

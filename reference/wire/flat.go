@@ -40,6 +40,7 @@ func readFlatEntity(data []byte, props []api.Property, e *api.ListedEntity) bool
 	text := string(data)
 	var ms [flatMaxMembers]flatMember
 	n, annotations, linked := 0, 0, 0
+	ascii := true // every string value read is ASCII (names are, or the body is not flat)
 	i := spaceEnd(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -83,6 +84,7 @@ func readFlatEntity(data []byte, props []api.Property, e *api.ListedEntity) bool
 				if !found || !plain && !utf8.Valid(data[i+1:i+1+end]) {
 					return false // escapes and invalid UTF-8 are decoded by the general reader
 				}
+				ascii = ascii && plain
 				i += end + 2
 			case c == 't':
 				if !wordAt(data, i, "true") {
@@ -193,6 +195,7 @@ func readFlatEntity(data []byte, props []api.Property, e *api.ListedEntity) bool
 	}
 	api.SortProperties(ps)
 	e.Properties = ps
+	e.PlainText = ascii
 	return true
 }
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"reflect"
@@ -113,6 +114,18 @@ func TestFlatReaderTakesTheCommonForm(t *testing.T) {
 	for _, body := range flatBodies {
 		if !checkFlatReader(t, []byte(body)) {
 			t.Errorf("the flat reader did not take %q", body)
+		}
+	}
+	// Plain text is told: an answer then copies names and String values as they are.
+	for body, plain := range map[string]bool{
+		benchmarkBody: true,
+		`{"PartitionKey":"é","RowKey":"r","A":"x"}`:                                       false, // any string value not ASCII, a key's too
+		`{"PartitionKey":"p","RowKey":"r","A":"é"}`:                                       false,
+		`{"PartitionKey":"p","RowKey":"r","A":"x","B":1,"C":true,"D":null,"E":"~\u007f"}`: false, // an escape: the general reader
+	} {
+		e, err := DecodeRequestEntityListed([]byte(body), nil)
+		if err != nil || e.PlainText != plain {
+			t.Errorf("DecodeRequestEntityListed(%q): PlainText %v, %v; want %v", body, e.PlainText, err, plain)
 		}
 	}
 }
@@ -310,6 +323,36 @@ func checkFlatReader(t testing.TB, body []byte) bool {
 	return taken
 }
 
+// checkPlainText fails unless e's claim of plain text holds (every name and String value
+// ASCII from 0x20 on without '"' or '\\'), and e renders to the same answer with the claim
+// as without it.
+func checkPlainText(t testing.TB, what string, body []byte, e *api.ListedEntity) {
+	t.Helper()
+	plain := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range e.Properties {
+		if !plain(p.Name) || p.Value.Type == api.EdmString && !p.Value.Null && !plain(p.Value.Str) {
+			t.Fatalf("%s(%q): PlainText set, but property %q = %q is not plain text", what, body, p.Name, p.Value.Str)
+		}
+	}
+	unclaimed := *e
+	unclaimed.PlainText = false
+	for _, level := range []Metadata{NoMetadata, MinimalMetadata, FullMetadata} {
+		d := Document{Level: level, ServiceURL: "http://127.0.0.1:10002/devstoreaccount1", Account: "devstoreaccount1", Table: "t"}
+		got, err1 := AppendListedEntity(nil, e, d)
+		want, err2 := AppendListedEntity(nil, &unclaimed, d)
+		if !bytes.Equal(got, want) || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%s(%q): with PlainText the answer is\n%s (%v)\nwithout\n%s (%v)", what, body, got, err1, want, err2)
+		}
+	}
+}
+
 // listedOf is e with its properties listed in name order.
 func listedOf(e api.Entity) api.ListedEntity {
 	l := api.ListedEntity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Timestamp: e.Timestamp, ETag: e.ETag, Absent: e.Absent}
@@ -337,6 +380,12 @@ func sameListedOutcome(t testing.TB, what string, body []byte, got api.ListedEnt
 	if len(got.Properties) == 0 && len(want.Properties) == 0 {
 		got.Properties, want.Properties = nil, nil
 	}
+	for _, e := range []*api.ListedEntity{&got, &want} {
+		if e.PlainText {
+			checkPlainText(t, what, body, e)
+		}
+	}
+	got.PlainText, want.PlainText = false, false // a hint, which the readers may give or not
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s(%q):\n got            %#v\n general reader %#v", what, body, got, want)
 	}
