@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -89,7 +90,7 @@ func compParam(rawQuery string, query url.Values) (string, bool) {
 
 // mayHaveComp says whether a raw query could hold a comp parameter once unescaped.
 func mayHaveComp(rawQuery string) bool {
-	return strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0
+	return rawQuery != "" && strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0
 }
 
 // SharedKeyStringToSign builds the string to sign of scheme for a request (EVIDENCE.md 7.1):
@@ -225,6 +226,40 @@ type Authorization struct {
 // ParseAuthorization reads `SharedKey account:signature` or `SharedKeyLite
 // account:signature`. Any other form fails with 400 InvalidAuthenticationInfo.
 func ParseAuthorization(v string) (Authorization, error) {
+	if a, ok := parseSentAuthorization(v); ok {
+		return a, nil
+	}
+	return parseAnyAuthorization(v)
+}
+
+// parseSentAuthorization is parseAnyAuthorization of the form clients send, one blank
+// after the scheme and no white space to trim: ok false leaves every other form, and every
+// error, to parseAnyAuthorization, which reads this form to the same Authorization.
+func parseSentAuthorization(v string) (a Authorization, ok bool) {
+	const lite, full = "SharedKeyLite ", "SharedKey "
+	var cred string
+	switch {
+	case len(v) > len(lite) && v[:len(lite)] == lite:
+		a.Scheme, cred = SharedKeyLite, v[len(lite):]
+	case len(v) > len(full) && v[:len(full)] == full:
+		a.Scheme, cred = SharedKey, v[len(full):]
+	default:
+		return Authorization{}, false
+	}
+	// trimSpace would leave cred, and v, as they are.
+	if first, last := cred[0], cred[len(cred)-1]; first <= ' ' || first >= utf8.RuneSelf || last <= ' ' || last >= utf8.RuneSelf {
+		return Authorization{}, false
+	}
+	colon := strings.IndexByte(cred, ':')
+	if colon <= 0 || colon == len(cred)-1 {
+		return Authorization{}, false
+	}
+	a.Account, a.Signature = cred[:colon], cred[colon+1:]
+	return a, true
+}
+
+// parseAnyAuthorization is ParseAuthorization of any form.
+func parseAnyAuthorization(v string) (Authorization, error) {
 	scheme, cred, ok := strings.Cut(trimSpace(v), " ")
 	if !ok {
 		return Authorization{}, spec.ErrInvalidAuthInfo.New()
@@ -286,7 +321,7 @@ func VerifySharedKeyAuthorization(authorization, method string, h http.Header, e
 	if err != nil {
 		return "", authFailed("The date header is not in RFC 1123 form.")
 	}
-	if d := now.Sub(t); d > spec.MaxClockSkew || d < -spec.MaxClockSkew {
+	if !withinClockSkew(now, t) {
 		return "", authFailed("Request date header too old.")
 	}
 	var room [256]byte // the string to sign of most requests, without an allocation
@@ -304,6 +339,19 @@ func VerifySharedKeyAuthorization(authorization, method string, h http.Header, e
 		return "", authFailed("The MAC signature found in the HTTP request '" + a.Signature + "' is not the same as any computed signature.")
 	}
 	return a.Account, nil
+}
+
+// withinClockSkew reports whether now.Sub(t) is within spec.MaxClockSkew either way,
+// without Sub's handling of monotonic clock readings and of overflow: t has none, and a
+// distance of more than a day is refused before it could overflow.
+func withinClockSkew(now, t time.Time) bool {
+	const day = 24 * 60 * 60
+	seconds := now.Unix() - t.Unix()
+	if seconds > day || seconds < -day {
+		return false
+	}
+	d := time.Duration(seconds)*time.Second + time.Duration(now.Nanosecond()-t.Nanosecond())
+	return d <= spec.MaxClockSkew && d >= -spec.MaxClockSkew
 }
 
 func authFailed(detail string) error {
