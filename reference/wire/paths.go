@@ -103,6 +103,64 @@ type Resource struct {
 // quote. A malformed segment fails with 400 InvalidUri, a bad key literal with 400
 // InvalidInput.
 func ParseResource(escaped string) (Resource, error) {
+	if r, ok := parseSentResource(escaped); ok {
+		return r, nil
+	}
+	return parseAnyResource(escaped)
+}
+
+// parseSentResource is parseAnyResource, in one pass, of the forms the SDKs send for an
+// entity set and an entity, `table` and `table(PartitionKey='pk',RowKey='rk')`, with no
+// percent-escape, slash or quote in the keys: ok false leaves every other form, and every
+// error, to parseAnyResource, which reads these forms to the same Resource.
+func parseSentResource(escaped string) (r Resource, ok bool) {
+	const pkOpen, rkOpen, keysClose = "(PartitionKey='", "',RowKey='", "')"
+	i := 0
+	for i < len(escaped) && tableNameByte[escaped[i]] {
+		i++
+	}
+	name := escaped[:i]
+	if name == "" || name == "Tables" || name == "$batch" {
+		return Resource{}, false
+	}
+	if i == len(escaped) {
+		return Resource{Kind: ResourceEntitySet, Table: name}, true
+	}
+	rest := escaped[i:]
+	if len(rest) < len(pkOpen) || rest[:len(pkOpen)] != pkOpen {
+		return Resource{}, false
+	}
+	rest = rest[len(pkOpen):]
+	n := sentKeyEnd(rest)
+	if len(rest)-n < len(rkOpen) || rest[n:n+len(rkOpen)] != rkOpen {
+		return Resource{}, false
+	}
+	pk, rest := rest[:n], rest[n+len(rkOpen):]
+	if n = sentKeyEnd(rest); rest[n:] != keysClose {
+		return Resource{}, false
+	}
+	return Resource{Kind: ResourceEntity, Table: name, PartitionKey: pk, RowKey: rest[:n]}, true
+}
+
+// sentKeyEnd is the index of the first quote, percent sign or slash in s, or len(s).
+func sentKeyEnd(s string) int {
+	i := 0
+	for i < len(s) && s[i] != '\'' && s[i] != '%' && s[i] != '/' {
+		i++
+	}
+	return i
+}
+
+// tableNameByte marks the bytes plainName accepts.
+var tableNameByte = func() (table [256]bool) {
+	for c := range table {
+		table[c] = plainName(string(rune(c)))
+	}
+	return table
+}()
+
+// parseAnyResource is ParseResource of any segment.
+func parseAnyResource(escaped string) (Resource, error) {
 	if escaped == "" {
 		return Resource{Kind: ResourceService}, nil
 	}
