@@ -90,7 +90,7 @@ func compParam(rawQuery string, query url.Values) (string, bool) {
 
 // mayHaveComp says whether a raw query could hold a comp parameter once unescaped.
 func mayHaveComp(rawQuery string) bool {
-	return rawQuery != "" && strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0
+	return rawQuery != "" && (strings.Contains(rawQuery, "comp") || strings.IndexByte(rawQuery, '%') >= 0)
 }
 
 // SharedKeyStringToSign builds the string to sign of scheme for a request (EVIDENCE.md 7.1):

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 )
 
 // IDLen is the length of an identifier NewID returns.
@@ -25,22 +26,22 @@ func AppendID(dst []byte) []byte {
 // AppendIDOf appends the identifier of NewID's form whose 128 bits are hi and lo, in that
 // order, to dst: distinct bits give distinct identifiers.
 func AppendIDOf(dst []byte, hi, lo uint64) []byte {
-	var h [32]byte // the identifier's hex digits
-	binary.BigEndian.PutUint64(h[0:], hexWord(uint32(hi>>32)))
-	binary.BigEndian.PutUint64(h[8:], hexWord(uint32(hi)))
-	binary.BigEndian.PutUint64(h[16:], hexWord(uint32(lo>>32)))
-	binary.BigEndian.PutUint64(h[24:], hexWord(uint32(lo)))
-	var s [IDLen]byte
-	copy(s[0:8], h[0:8])
+	n := len(dst)
+	dst = slices.Grow(dst, IDLen)[:n+IDLen]
+	s := dst[n : n+IDLen : n+IDLen]
+	// Each word of hex digits is written whole, or as two halves around a hyphen.
+	w1, w2 := hexWord(uint32(hi)), hexWord(uint32(lo>>32))
+	binary.BigEndian.PutUint64(s[0:8], hexWord(uint32(hi>>32)))
 	s[8] = '-'
-	copy(s[9:13], h[8:12])
+	binary.BigEndian.PutUint32(s[9:13], uint32(w1>>32))
 	s[13] = '-'
-	copy(s[14:18], h[12:16])
+	binary.BigEndian.PutUint32(s[14:18], uint32(w1))
 	s[18] = '-'
-	copy(s[19:23], h[16:20])
+	binary.BigEndian.PutUint32(s[19:23], uint32(w2>>32))
 	s[23] = '-'
-	copy(s[24:36], h[20:32])
-	return append(dst, s[:]...)
+	binary.BigEndian.PutUint32(s[24:28], uint32(w2))
+	binary.BigEndian.PutUint64(s[28:36], hexWord(uint32(lo)))
+	return dst
 }
 
 // hexWord returns the eight lower-case hex digits of v as the bytes of a word, the most

@@ -30,3 +30,17 @@ func TestHexWord(t *testing.T) {
 		}
 	}
 }
+
+// AppendIDOf writes hi then lo in hex, hyphenated 8-4-4-4-12, after what dst holds.
+func TestAppendIDOfDigits(t *testing.T) {
+	for _, bits := range [][2]uint64{{0, 0}, {0x0123456789abcdef, 0xfedcba9876543210}, {1<<64 - 1, 1}, {0x9fa0b1c2d3e4f506, 0x1728394a5b6c7d8e}} {
+		hi, lo := bits[0], bits[1]
+		x := fmt.Sprintf("%016x%016x", hi, lo)
+		want := "id " + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+		for _, dst := range [][]byte{[]byte("id "), append(make([]byte, 0, 64), "id "...)} {
+			if got := string(AppendIDOf(dst, hi, lo)); got != want {
+				t.Errorf("AppendIDOf(%q, %#x, %#x) = %q, want %q", dst, hi, lo, got, want)
+			}
+		}
+	}
+}

@@ -141,20 +141,23 @@ func (c *signatureCache) appendSignature(dst, key, text []byte) []byte {
 	}
 	set := &c.sets[maphash.Bytes(c.seed, text)&(signatureSets-1)]
 	set.mu.Lock()
-	defer set.mu.Unlock()
 	for i := range set.slots {
 		if s := &set.slots[i]; len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
 			set.recent = uint8(i)
-			return append(dst, s.sig[:]...)
+			dst = append(dst, s.sig[:]...)
+			set.mu.Unlock()
+			return dst
 		}
 	}
 	i := (int(set.recent) + 1) % signatureWays
 	s := &set.slots[i]
-	appendFreshSignature(s.sig[:0], key, text)
+	appendFreshSignature(s.sig[:0], key, text) // never panics: the lock is always released
 	s.key = append(s.key[:0], key...)
 	s.text = append(s.text[:0], text...)
 	set.recent = uint8(i)
-	return append(dst, s.sig[:]...)
+	dst = append(dst, s.sig[:]...)
+	set.mu.Unlock()
+	return dst
 }
 
 // appendFreshSignature appends Base64(HMAC-SHA256(key, text)) to dst, signed with a kept
