@@ -613,15 +613,13 @@ func (s SAS) InRange(partitionKey, rowKey string) bool {
 func (s SAS) HasKeyRange() bool { return s.StartPK != "" || s.EndPK != "" }
 
 // equalSignatures returns 1 when a and b are equal and 0 otherwise, in a time that does
-// not depend on where they differ (subtle.ConstantTimeCompare, eight bytes at a time).
+// not depend on where they differ (subtle.ConstantTimeCompare, eight bytes at a time; the
+// last word read overlaps the one before it).
 func equalSignatures(a, b *[signatureLen]byte) int {
 	var diff uint64
-	i := 0
-	for ; i+8 <= signatureLen; i += 8 {
+	for i := 0; i+8 <= signatureLen; i += 8 {
 		diff |= binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
 	}
-	for ; i < signatureLen; i++ {
-		diff |= uint64(a[i] ^ b[i])
-	}
+	diff |= binary.LittleEndian.Uint64(a[signatureLen-8:]) ^ binary.LittleEndian.Uint64(b[signatureLen-8:])
 	return subtle.ConstantTimeEq(int32(diff>>32|diff&0xffffffff), 0)
 }
