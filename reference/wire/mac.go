@@ -98,8 +98,8 @@ func (c *macCache) pool(key []byte) *sync.Pool {
 // resource within one second have the same string to sign (Shared Key Lite signs the date
 // and the resource alone), so that a stream of them costs one HMAC, not one each. A text
 // has a set of signatureWays slots; a text its set does not hold is signed afresh and
-// takes the slot of its set used least recently. Nothing is allocated once a slot's
-// buffers are as long as its texts.
+// takes the slot of its set used least recently. A slot, once stored, is never changed:
+// it is read without a lock, and a text signed afresh gets a slot of its own.
 var verified signatureCache
 
 // signatureSets and signatureWays make the slots of the cache (signatureSets a power of
@@ -120,11 +120,11 @@ type signatureCache struct {
 }
 
 type signatureSet struct {
-	mu     sync.Mutex
-	slots  [signatureWays]signatureSlot
-	recent uint8 // the slot used last
+	slots  [signatureWays]atomic.Pointer[signatureSlot]
+	recent atomic.Uint32 // the slot used last
 }
 
+// signatureSlot is the signature of text under key.
 type signatureSlot struct {
 	key  []byte
 	text []byte
@@ -133,31 +133,32 @@ type signatureSlot struct {
 
 func init() { verified.seed = maphash.MakeSeed() }
 
-// appendSignature appends Base64(HMAC-SHA256(key, text)) to dst, from the cache when the
-// set of text holds it.
-func (c *signatureCache) appendSignature(dst, key, text []byte) []byte {
+// signature returns Base64(HMAC-SHA256(key, text)), from the cache when the set of text
+// holds it. The caller must not change it.
+func (c *signatureCache) signature(key, text []byte) *[signatureLen]byte {
 	if len(text) > maxCachedText {
-		return appendFreshSignature(dst, key, text)
+		var sig [signatureLen]byte
+		appendFreshSignature(sig[:0], key, text)
+		return &sig
 	}
 	set := &c.sets[maphash.Bytes(c.seed, text)&(signatureSets-1)]
-	set.mu.Lock()
 	for i := range set.slots {
-		if s := &set.slots[i]; len(s.text) > 0 && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
-			set.recent = uint8(i)
-			dst = append(dst, s.sig[:]...)
-			set.mu.Unlock()
-			return dst
+		if s := set.slots[i].Load(); s != nil && bytes.Equal(s.text, text) && bytes.Equal(s.key, key) {
+			if set.recent.Load() != uint32(i) {
+				set.recent.Store(uint32(i))
+			}
+			return &s.sig
 		}
 	}
-	i := (int(set.recent) + 1) % signatureWays
-	s := &set.slots[i]
-	appendFreshSignature(s.sig[:0], key, text) // never panics: the lock is always released
-	s.key = append(s.key[:0], key...)
-	s.text = append(s.text[:0], text...)
-	set.recent = uint8(i)
-	dst = append(dst, s.sig[:]...)
-	set.mu.Unlock()
-	return dst
+	held := make([]byte, len(key)+len(text))
+	s := &signatureSlot{key: held[:len(key):len(key)], text: held[len(key):]}
+	copy(s.key, key)
+	copy(s.text, text)
+	appendFreshSignature(s.sig[:0], key, text)
+	i := (set.recent.Load() + 1) % signatureWays
+	set.slots[i].Store(s)
+	set.recent.Store(i)
+	return &s.sig
 }
 
 // appendFreshSignature appends Base64(HMAC-SHA256(key, text)) to dst, signed with a kept

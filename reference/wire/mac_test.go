@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -147,8 +148,8 @@ func TestVerifiedSignaturesShareASet(t *testing.T) {
 		return base64.StdEncoding.EncodeToString(m.Sum(nil))
 	}
 	held := func(text string) bool {
-		for _, s := range c.sets[set(text)].slots {
-			if string(s.text) == text {
+		for i := range c.sets[set(text)].slots {
+			if s := c.sets[set(text)].slots[i].Load(); s != nil && string(s.text) == text {
 				return true
 			}
 		}
@@ -156,7 +157,7 @@ func TestVerifiedSignaturesShareASet(t *testing.T) {
 	}
 	for round := range 3 {
 		for _, text := range texts[:signatureWays] {
-			if got := string(c.appendSignature(nil, key, []byte(text))); got != want(text) {
+			if got := string(c.signature(key, []byte(text))[:]); got != want(text) {
 				t.Fatalf("round %d: signature of %q = %s, want %s", round, text, got, want(text))
 			}
 		}
@@ -167,7 +168,7 @@ func TestVerifiedSignaturesShareASet(t *testing.T) {
 		}
 	}
 	// One more text takes the slot used least recently.
-	if got := string(c.appendSignature(nil, key, []byte(texts[signatureWays]))); got != want(texts[signatureWays]) {
+	if got := string(c.signature(key, []byte(texts[signatureWays]))[:]); got != want(texts[signatureWays]) {
 		t.Fatalf("signature of %q = %s", texts[signatureWays], got)
 	}
 	if held(texts[0]) || !held(texts[signatureWays-1]) || !held(texts[signatureWays]) {
@@ -205,5 +206,44 @@ func signedTestQuery(t *testing.T, scheme AuthScheme) (r *http.Request, verify f
 	return r, func() error {
 		_, err := VerifySharedKey(r.Method, r.Header, r.URL.EscapedPath(), r.URL.RawQuery, keys, now)
 		return err
+	}
+}
+
+// Requests verified at once, whose texts share a set of the cache and take each other's
+// slots, are each verified against their own text only (run with -race).
+func TestVerifiedSignaturesUnderConcurrentUse(t *testing.T) {
+	c := &signatureCache{seed: maphash.MakeSeed()}
+	key := []byte("0123456789abcdef")
+	set := func(text string) uint64 { return maphash.String(c.seed, text) & (signatureSets - 1) }
+	var texts []string
+	for i := 0; len(texts) < signatureWays+2; i++ {
+		if text := "date\n/acct/t" + strconv.Itoa(i); len(texts) == 0 || set(text) == set(texts[0]) {
+			texts = append(texts, text)
+		}
+	}
+	want := map[string]string{}
+	for _, text := range texts {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(text))
+		want[text] = base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, len(texts))
+	for g, text := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 + g {
+				if got := string(c.signature(key, []byte(text))[:]); got != want[text] {
+					errs <- text + ": " + got
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
