@@ -234,7 +234,7 @@ func EncodeRequestEntity(e api.Entity) ([]byte, error) {
 	var room [16]api.Property
 	le := listed(e, room[:0])
 	var err error
-	if b, err = appendProperties(b, &first, le.Properties, true, true); err != nil {
+	if b, err = appendProperties(b, &first, le.Properties, true, true, false); err != nil {
 		return nil, err
 	}
 	return append(b, '}'), nil
@@ -273,15 +273,13 @@ func appendEntityMembers(b []byte, first *bool, e *api.ListedEntity, d *Document
 		b = appendKnownMember(b, first, memberTimestamp)
 		b = appendDateTime(b, e.Timestamp)
 	}
-	if e.PlainText {
-		return appendPlainProperties(b, first, e.Properties, d.Level != NoMetadata)
-	}
-	return appendProperties(b, first, e.Properties, d.Level != NoMetadata, false)
+	return appendProperties(b, first, e.Properties, d.Level != NoMetadata, false, e.PlainText)
 }
 
 // appendProperties appends the members of ps, which are in name order; each whose type its
-// JSON form does not tell is annotated when annotate is set.
-func appendProperties(b []byte, first *bool, ps []api.Property, annotate, request bool) ([]byte, error) {
+// JSON form does not tell is annotated when annotate is set. With plain, the names and
+// String values are plain text (api.ListedEntity.PlainText), copied as they are.
+func appendProperties(b []byte, first *bool, ps []api.Property, annotate, request, plain bool) ([]byte, error) {
 	for _, p := range ps {
 		v := p.Value
 		if !v.Null && !v.Type.Valid() {
@@ -293,38 +291,18 @@ func appendProperties(b []byte, first *bool, ps []api.Property, annotate, reques
 		*first = false
 		b = append(b, '"')
 		nameStart := len(b)
-		b = appendEscaped(b, p.Name)
+		if plain {
+			b = append(b, p.Name...)
+		} else {
+			b = appendEscaped(b, p.Name)
+		}
 		if annotate && !v.Null && needsAnnotation(v, request) {
 			nameEnd := len(b)
 			b = append(b, annotationInfixes[v.Type]...)
 			b = append(b, b[nameStart:nameEnd]...)
 		}
 		b = append(b, '"', ':')
-		b = AppendValue(b, v)
-	}
-	return b, nil
-}
-
-// appendPlainProperties is appendProperties of an answer's properties whose names and
-// String values are plain text (api.ListedEntity.PlainText), copied as they are.
-func appendPlainProperties(b []byte, first *bool, ps []api.Property, annotate bool) ([]byte, error) {
-	for _, p := range ps {
-		v := p.Value
-		if !v.Null && !v.Type.Valid() {
-			return nil, fmt.Errorf("property %q: unknown type %q", p.Name, v.Type)
-		}
-		if !*first {
-			b = append(b, ',')
-		}
-		*first = false
-		b = append(b, '"')
-		b = append(b, p.Name...)
-		if annotate && !v.Null && needsAnnotation(v, false) {
-			b = append(b, annotationInfixes[v.Type]...)
-			b = append(b, p.Name...)
-		}
-		b = append(b, '"', ':')
-		if v.Type == api.EdmString && !v.Null {
+		if plain && v.Type == api.EdmString && !v.Null {
 			b = append(b, '"')
 			b = append(b, v.Str...)
 			b = append(b, '"')
