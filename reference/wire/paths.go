@@ -145,11 +145,14 @@ func parseSentResource(escaped string) (r Resource, ok bool) {
 // sentKeyEnd is the index of the first quote, percent sign or slash in s, or len(s).
 func sentKeyEnd(s string) int {
 	i := 0
-	for i < len(s) && s[i] != '\'' && s[i] != '%' && s[i] != '/' {
+	for i < len(s) && !keyEndByte[s[i]] {
 		i++
 	}
 	return i
 }
+
+// keyEndByte marks the bytes sentKeyEnd stops at.
+var keyEndByte = [256]bool{'\'': true, '%': true, '/': true}
 
 // tableNameByte marks the bytes plainName accepts.
 var tableNameByte = func() (table [256]bool) {
