@@ -205,9 +205,6 @@ func parseAnyResource(escaped string) (Resource, error) {
 	if args == "" {
 		return Resource{Kind: ResourceEntitySet, Table: name}, nil
 	}
-	if pk, rk, ok := sdkEntityKeys(args); ok {
-		return Resource{Kind: ResourceEntity, Table: name, PartitionKey: pk, RowKey: rk}, nil
-	}
 	pk, rk, err := entityKeys(args, escaped)
 	if err != nil {
 		return Resource{}, err
@@ -253,26 +250,6 @@ func entityKeys(args, escaped string) (pk, rk string, err error) {
 		return "", "", invalidURI(escaped)
 	}
 	return pk, rk, nil
-}
-
-// sdkEntityKeys reads the keys of `PartitionKey='pk',RowKey='rk'`, the form the SDKs write,
-// when neither key holds a quote; ok false leaves every other form, and every error, to
-// ParseResource's general reader, which reads this form to the same keys.
-func sdkEntityKeys(args string) (pk, rk string, ok bool) {
-	const pkOpen, rkOpen = "PartitionKey='", "',RowKey='"
-	if !strings.HasPrefix(args, pkOpen) {
-		return "", "", false
-	}
-	rest := args[len(pkOpen):]
-	end := strings.IndexByte(rest, '\'')
-	if end < 0 || !strings.HasPrefix(rest[end:], rkOpen) {
-		return "", "", false
-	}
-	pk, rest = rest[:end], rest[end+len(rkOpen):]
-	if rest == "" || strings.IndexByte(rest, '\'') != len(rest)-1 {
-		return "", "", false
-	}
-	return pk, rest[:len(rest)-1], true
 }
 
 // quoted reads a single-quoted literal at the start of s (” is one quote) and returns its
