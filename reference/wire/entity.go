@@ -3,7 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -421,7 +420,9 @@ func appendDateTime(b []byte, t time.Time) []byte {
 		return append(b, '"')
 	}
 	var text [len(`"2006-01-02T15:04:05.9999999Z"`)]byte
-	if !lastSecond.get(sec, &text) {
+	if kept := lastSecond.Load(); kept != nil && kept.sec == sec {
+		copy(text[:], kept.text[:])
+	} else {
 		sinceYear0 := uint64(sec - unixOfYear0) // unsigned, so that the divisions are cheaper
 		days, daySec := sinceYear0/secondsPerDay, uint(sinceYear0%secondsPerDay)
 		year, month, day := civilDate(uint(days))
@@ -438,7 +439,7 @@ func appendDateTime(b []byte, t time.Time) []byte {
 		putTwoDigits(text[15:], daySec/60%60)
 		text[17] = ':'
 		putTwoDigits(text[18:], daySec%60)
-		lastSecond.put(sec, &text)
+		lastSecond.Store(&dateSecond{sec: sec, text: [20]byte(text[:20])})
 	}
 	n := 20
 	if ticks := uint(t.Nanosecond()) / 100; ticks != 0 { // seven digits, cut, trailing zeros trimmed
@@ -458,45 +459,13 @@ func appendDateTime(b []byte, t time.Time) []byte {
 }
 
 // lastSecond keeps the text of the second appendDateTime rendered last, so that the
-// Timestamps of one second's writes share it.
-var lastSecond dateSecond
+// Timestamps of one second's writes share it. An entry, once stored, is never changed.
+var lastSecond atomic.Pointer[dateSecond]
 
-// dateSecond is the text of one second, `"2006-01-02T15:04:05` (20 bytes), under a sequence
-// lock of atomic words: a reader takes it only when the sequence number is even and did not
-// change while it read, so that it never sees a second half written.
+// dateSecond is the text of one second, `"2006-01-02T15:04:05`.
 type dateSecond struct {
-	seq  atomic.Uint64 // odd while a writer writes
-	sec  atomic.Int64  // the Unix second
-	text [3]atomic.Uint64
-}
-
-// get copies into text[:20] the text of second sec, and reports whether it had it.
-func (c *dateSecond) get(sec int64, text *[len(`"2006-01-02T15:04:05.9999999Z"`)]byte) bool {
-	seq := c.seq.Load()
-	if seq&1 != 0 || c.sec.Load() != sec {
-		return false
-	}
-	w0, w1, w2 := c.text[0].Load(), c.text[1].Load(), c.text[2].Load()
-	if c.seq.Load() != seq {
-		return false
-	}
-	binary.LittleEndian.PutUint64(text[0:], w0)
-	binary.LittleEndian.PutUint64(text[8:], w1)
-	binary.LittleEndian.PutUint32(text[16:], uint32(w2))
-	return true
-}
-
-// put keeps text[:20] as the text of second sec, unless another writer is at it.
-func (c *dateSecond) put(sec int64, text *[len(`"2006-01-02T15:04:05.9999999Z"`)]byte) {
-	seq := c.seq.Load()
-	if seq&1 != 0 || !c.seq.CompareAndSwap(seq, seq+1) {
-		return
-	}
-	c.sec.Store(sec)
-	c.text[0].Store(binary.LittleEndian.Uint64(text[0:]))
-	c.text[1].Store(binary.LittleEndian.Uint64(text[8:]))
-	c.text[2].Store(uint64(binary.LittleEndian.Uint32(text[16:])))
-	c.seq.Store(seq + 2)
+	sec  int64 // the Unix second
+	text [20]byte
 }
 
 // civilDate returns the proleptic Gregorian date (Go's, and the layout's) of the day days
