@@ -60,6 +60,9 @@ type Entry struct {
 
 	point    loc  // the point index's entry for h, if hadPoint
 	hadPoint bool // whether the point index had an entry for h
+	// writes is how many writes the transaction had made when Find read the entry: Put and
+	// Remove use what Find read, which a write in between may have changed.
+	writes int
 }
 
 // Found reports whether an entity is stored under the entry's key.
@@ -68,11 +71,13 @@ func (e Entry) Found() bool { return e.found }
 // Record returns the entity stored under the entry's key (the zero Record if none).
 func (e Entry) Record() Record { return e.rec }
 
-// Find returns the entry of the key (pk, rk), as the transaction has left it so far.
+// Find returns the entry of the key (pk, rk), as the transaction has left it so far. The
+// entry may be written (Put, Remove) only before any other write of the transaction: past
+// one, Put and Remove panic rather than write on what the entry no longer says.
 func (w *Writer) Find(pk, rk string) Entry {
 	t := w.t
 	h := t.pointHash(pk, rk)
-	e := Entry{h: h, pk: pk, rk: rk}
+	e := Entry{h: h, pk: pk, rk: rk, writes: len(w.undo)}
 	e.point, e.hadPoint = t.points.get(h)
 	if e.at, e.found = t.lookupPoint(e.point, e.hadPoint, pk, rk); e.found {
 		e.rec = t.arena.record(e.at)
@@ -150,6 +155,13 @@ func (w *Writer) EncodeMergeListed(e Entry, l *Listed) *Encoded {
 	return &w.encoded
 }
 
+// checkFresh panics unless e was found after the transaction's last write (see Find).
+func (w *Writer) checkFresh(e *Entry) {
+	if e.writes != len(w.undo) {
+		panic("store: an entry written after another write of its transaction; Find it again")
+	}
+}
+
 // Put stores enc at its entry, replacing the entity there, with the Timestamp ticks and
 // the ETag etag, and returns the record stored. It panics when enc exceeds the store's
 // capacity (MaxProperties, MaxEntitySize), a key is longer than 65535 bytes or the ETag
@@ -161,6 +173,7 @@ func (w *Writer) Put(enc *Encoded, ticks int64, etag []byte) Record {
 		len(e.pk) > math.MaxUint16 || len(e.rk) > math.MaxUint16 {
 		panic("store: an entity beyond the store's capacity")
 	}
+	w.checkFresh(e)
 	var id uint32
 	if e.found {
 		id = bodyEntityID(e.rec.body())
@@ -202,6 +215,7 @@ func (w *Writer) Remove(e Entry) {
 	if !e.found {
 		return
 	}
+	w.checkFresh(&e)
 	t := w.t
 	id := bodyEntityID(e.rec.body())
 	t.indexDelete(id, e.pk, e.rk)
