@@ -72,7 +72,7 @@ const listedIDs = 16
 
 // listStored lists into stored (its Properties's array reused) the entity rec, just written
 // from the valid entity e by an insert, holds: what rec.ListedInto would give, without
-// decoding rec. A replace stores exactly the properties of e that storedProperty keeps, each
+// decoding rec. An insert stores exactly the properties of e that storedProperty keeps, each
 // as store.StoredValue gives it back, in e's name order.
 func listStored(e *api.ListedEntity, rec store.Record, stored *api.ListedEntity) {
 	ps := append(stored.Properties[:0], e.Properties...) // then what is not stored taken out

@@ -46,16 +46,13 @@ func ifMatchAllows(ifMatch, etag string) bool {
 	return ifMatch == "" || ifMatch == api.IfMatchAny || ifMatch == etag
 }
 
-// The custom properties of an entity to write are a map, or (list not nil) a list in name
-// order (api.ListedEntity) with what checkListedEntity learnt of it. They travel as two
-// arguments, so that a list of the caller's stack stays there.
-
 // insert stores the validated entity e.
 func (s *Service) insert(w *store.Writer, e api.Entity) (store.Record, *spec.Error) {
 	return s.insertSent(w, e.PartitionKey, e.RowKey, e.Properties, nil)
 }
 
-// insertSent stores the validated entity with keys pk, rk and properties props or list.
+// insertSent stores the validated entity with keys pk, rk and properties props, or (list not
+// nil) the properties listed in name order with what checkListedEntity learnt of them.
 func (s *Service) insertSent(w *store.Writer, pk, rk string, props map[string]api.Value, list *store.Listed) (store.Record, *spec.Error) {
 	at := w.Find(pk, rk)
 	if at.Found() {

@@ -21,7 +21,7 @@ type deadlineContext struct {
 	err         error           // the first error reported; never changes once set
 	armed       context.Context // the context.WithDeadline made by the first Done
 	cancelArmed context.CancelFunc
-	settled     atomic.Bool // set, under mu, once err or armed is: until then Err needs no lock
+	settled     atomic.Bool // set, under mu, once Err's answer can no longer change: from then on Err needs no lock
 }
 
 // withDeadline returns a context bounded by deadline; its cancel must be called once the

@@ -139,7 +139,9 @@ type Limits struct {
 	MaxHeaderBytes int
 	// MinBodyRate is the slowest a request body may arrive, in bytes per second, once
 	// BodyGrace has passed since the handler started reading it: a body behind that pace is
-	// refused with 400 InvalidInput and its connection closed. While a request waits for
+	// refused with 400 InvalidInput and its connection closed. When ReadTimeout is no longer
+	// than BodyGrace (the default), the first read of a body is bounded by ReadTimeout from
+	// the request's start instead (firstBodyReadBounded). While a request waits for
 	// body bytes it does not count against MaxConcurrentRequests, so clients that trickle
 	// their bodies cannot starve the others.
 	MinBodyRate int

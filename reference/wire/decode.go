@@ -213,13 +213,17 @@ func edmTypeNamed(name string) (api.EdmType, bool) {
 }
 
 // edmTypeTable holds each EDM type and its name at the key of its name, with the smallest
-// factor that gives every name a key of its own.
+// factor that gives every name a key of its own. Past a thousand factors the names are
+// taken to have none, and the package does not start.
 var edmTypeTable = func() (table struct {
 	types  [32]api.EdmType
 	names  [32]string
 	factor int
 }) {
 	for table.factor = 1; ; table.factor++ {
+		if table.factor > 1000 {
+			panic("wire: no factor gives the EDM type names keys of their own; edmTypeKey needs another form")
+		}
 		clear(table.types[:])
 		clear(table.names[:])
 		unique := true
