@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -372,6 +373,32 @@ func TestStringUnitsAgreesWithUTF16LenAndValidity(t *testing.T) {
 				units, ok := stringUnits(s)
 				if wantOK := utf8.ValidString(s); ok != wantOK || ok && units != api.UTF16Len(s) {
 					t.Fatalf("stringUnits(%q) = %d, %v; want %d, %v", s, units, ok, api.UTF16Len(s), wantOK)
+				}
+			}
+		}
+	}
+}
+
+// plainKeyWord passes exactly the words whose eight bytes are ASCII that forbiddenKeyByte
+// lets through: every byte value at every position of a word of letters, and every pair of
+// byte values at two positions.
+func TestPlainKeyWordIsForbiddenKeyByte(t *testing.T) {
+	plainByte := func(c byte) bool { return c < utf8.RuneSelf && !forbiddenKeyByte[c] }
+	word := func(b [8]byte) uint64 { return binary.LittleEndian.Uint64(b[:]) }
+	for c := 0; c < 256; c++ {
+		for at := range 8 {
+			b := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+			b[at] = byte(c)
+			if got := plainKeyWord(word(b)); got != plainByte(byte(c)) {
+				t.Fatalf("plainKeyWord(%q) = %v, want %v", b[:], got, !got)
+			}
+		}
+		for d := 0; d < 256; d++ {
+			for _, at := range [][2]int{{0, 1}, {0, 7}, {3, 4}, {6, 7}} {
+				b := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+				b[at[0]], b[at[1]] = byte(c), byte(d)
+				if got := plainKeyWord(word(b)); got != (plainByte(byte(c)) && plainByte(byte(d))) {
+					t.Fatalf("plainKeyWord(%q) = %v, want %v", b[:], got, !got)
 				}
 			}
 		}
