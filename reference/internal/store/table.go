@@ -211,36 +211,23 @@ func acquireProbe(pk, rk string) record {
 
 func releaseProbe(r record) { probeKeys[r.id].Store(nil) }
 
-// lessFunc returns the index order (less), deciding the records of one partition whose
-// RowKey prefixes differ without a call.
+// lessFunc returns the index order: PartitionKey, then RowKey, each by CompareKeys; records
+// of one partition whose RowKey prefixes differ are decided without reading a key.
 func (t *Table) lessFunc() func(x, y record) bool {
 	return func(x, y record) bool {
-		if x.pid == y.pid {
-			if x.rkp != y.rkp {
-				return x.rkp < y.rkp
-			}
-			if x.rkp2 != y.rkp2 {
-				return x.rkp2 < y.rkp2
+		if x.pid != y.pid {
+			if c := CompareKeys(t.partitionKey(x), t.partitionKey(y)); c != 0 {
+				return c < 0
 			}
 		}
-		return t.less(x, y)
-	}
-}
-
-// less is the index order: PartitionKey, then RowKey, each by CompareKeys.
-func (t *Table) less(x, y record) bool {
-	if x.pid != y.pid {
-		if c := CompareKeys(t.partitionKey(x), t.partitionKey(y)); c != 0 {
-			return c < 0
+		if x.rkp != y.rkp {
+			return x.rkp < y.rkp
 		}
+		if x.rkp2 != y.rkp2 {
+			return x.rkp2 < y.rkp2
+		}
+		return CompareKeys(t.rowKey(x), t.rowKey(y)) < 0
 	}
-	if x.rkp != y.rkp {
-		return x.rkp < y.rkp
-	}
-	if x.rkp2 != y.rkp2 {
-		return x.rkp2 < y.rkp2
-	}
-	return CompareKeys(t.rowKey(x), t.rowKey(y)) < 0
 }
 
 func (t *Table) partitionKey(r record) string {
