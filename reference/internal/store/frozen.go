@@ -28,7 +28,7 @@ func (f *Frozen) Len() int { return f.tree.Len() }
 
 // Ascend calls visit with each record of f in key order until visit returns false.
 func (f *Frozen) Ascend(visit func(Record) bool) {
-	// Scan compares nothing, so the table's less (which reads the live table) is never
+	// Scan compares nothing, so the table's order (lessFunc, which reads the live table) is never
 	// called.
 	f.tree.Scan(func(r record) bool {
 		l := f.slots[r.id]

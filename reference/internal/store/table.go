@@ -162,7 +162,7 @@ func (r Record) ListedInto(names *Names, e *api.ListedEntity) {
 
 // record is one entry of a table's ordered index: PartitionKey order by partition, then
 // RowKey order, decided by the RowKey's first sixteen bytes when they can and by the keys
-// themselves when they cannot (Table.less). Sixteen bytes decide the order of the RowKeys
+// themselves when they cannot (Table.lessFunc). Sixteen bytes decide the order of the RowKeys
 // clients make of a prefix and a counter, which share their first eight, without reading
 // the keys.
 type record struct {
