@@ -364,28 +364,18 @@ func (n *Names) encodeProperties(scratch []byte, pk, rk string, props map[string
 // of its type whose api.ValueSize is its size: the value itself for String and Binary, the
 // type's zero value for the types of fixed size.
 func skipValue(b string, i int) (end int, v api.Value) {
-	code := b[i]
-	i++
-	switch code {
+	end = valueEnd(b, i)
+	switch code := b[i]; code {
 	case typeString, typeBinary:
-		l, j := uvarintAt(b, i)
-		end = j + int(l)
+		_, j := uvarintAt(b, i+1)
 		return end, api.Value{Type: edmTypes[code], Str: b[j:end]}
-	case typeBoolean:
-		end = i + 1
-	case typeDateTime, typeDouble:
-		end = i + 8
-	case typeGuid:
-		end = i + 16
-	case typeInt32, typeInt64:
-		_, end = uvarintAt(b, i)
-	default:
-		return len(b), api.Value{} // unreachable for bodies this package wrote
+	case typeBoolean, typeDateTime, typeDouble, typeGuid, typeInt32, typeInt64:
+		return end, api.Value{Type: edmTypes[code]}
 	}
-	return end, api.Value{Type: edmTypes[code]}
+	return end, api.Value{} // unreachable for bodies this package wrote
 }
 
-// valueEnd is skipValue's end alone.
+// valueEnd returns the end of the encoded value (type byte and payload) at i.
 func valueEnd(b string, i int) int {
 	switch b[i] {
 	case typeString, typeBinary:
