@@ -228,10 +228,11 @@ func flatName(data []byte, start int) (end, at int, plain bool) {
 // nameBytes classes the bytes of a flat name: nameByte for a byte that stands for itself
 // (not a quote, a backslash, an '@', a control character or a byte outside ASCII).
 var nameBytes = func() (classes [256]byte) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		classes[c] = nameByte
+	for c := range classes {
+		if plainByte[c] && c != '@' { // what a JSON string holds as it is, but the '@'
+			classes[c] = nameByte
+		}
 	}
-	classes['"'], classes['@'], classes['\\'] = 0, 0, 0
 	return classes
 }()
 
