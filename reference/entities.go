@@ -154,26 +154,35 @@ func (s *Service) GetEntity(ctx context.Context, tableName, partitionKey, rowKey
 	if err != nil {
 		return api.Entity{}, err
 	}
-	t, serr := s.openTable(tableName)
+	rec, serr := s.readRecord(tableName, partitionKey, rowKey)
 	if serr != nil {
 		return api.Entity{}, serr
+	}
+	e := rec.EntityInto(s.names, recycledProperties())
+	proj.apply(&e)
+	return e, nil
+}
+
+// readRecord returns the record of the entity (partitionKey, rowKey) of the table called
+// tableName: 404 TableNotFound for a table that is not there or dropped, 404
+// ResourceNotFound for an entity that is not. A record's bytes are never rewritten, so it
+// is read after the table's lock is released.
+func (s *Service) readRecord(tableName, partitionKey, rowKey string) (store.Record, *spec.Error) {
+	t, serr := s.openTable(tableName)
+	if serr != nil {
+		return store.Record{}, serr
 	}
 	t.mu.RLock()
 	if t.dropped {
 		t.mu.RUnlock()
-		return api.Entity{}, spec.ErrTableNotFound.New()
+		return store.Record{}, spec.ErrTableNotFound.New()
 	}
 	rec, found := t.entities.Get(partitionKey, rowKey)
-	var e api.Entity
-	if found {
-		e = rec.EntityInto(s.names, recycledProperties())
-	}
 	t.mu.RUnlock()
 	if !found {
-		return api.Entity{}, spec.ErrResourceNotFound.New()
+		return store.Record{}, spec.ErrResourceNotFound.New()
 	}
-	proj.apply(&e)
-	return e, nil
+	return rec, nil
 }
 
 // GetEntityListed answers as GetEntity does, with the entity's properties listed in name
@@ -195,22 +204,12 @@ func (s *Service) GetEntityListed(ctx context.Context, tableName, partitionKey, 
 		s.RecycleEntity(e)
 		return listed, nil
 	}
-	t, serr := s.openTable(tableName)
+	rec, serr := s.readRecord(tableName, partitionKey, rowKey)
 	if serr != nil {
 		return api.ListedEntity{}, serr
 	}
-	t.mu.RLock()
-	if t.dropped {
-		t.mu.RUnlock()
-		return api.ListedEntity{}, spec.ErrTableNotFound.New()
-	}
-	rec, found := t.entities.Get(partitionKey, rowKey)
-	t.mu.RUnlock()
-	if !found {
-		return api.ListedEntity{}, spec.ErrResourceNotFound.New()
-	}
 	listed := api.ListedEntity{Properties: props}
-	rec.ListedInto(s.names, &listed) // a record's bytes are never rewritten
+	rec.ListedInto(s.names, &listed)
 	return listed, nil
 }
 
