@@ -177,6 +177,9 @@ func TestRuleIndexIsCurrent(t *testing.T) {
 		sort.Strings(killers[id])
 	}
 	locations := specLocations(t)
+	for _, p := range locationsInTheFramework(locations) {
+		t.Error(p)
+	}
 	doc := []byte(renderRuleIndex(locations, killers))
 	if *update {
 		if err := os.WriteFile(ruleIndexFile, doc, 0o644); err != nil {
@@ -187,5 +190,42 @@ func TestRuleIndexIsCurrent(t *testing.T) {
 	got, err := os.ReadFile(ruleIndexFile)
 	if err != nil || !bytes.Equal(got, doc) {
 		t.Errorf("%s is stale (a rule, its evidence, its specs or its mutants changed): run `go test ./suites/all -run TestRuleIndexIsCurrent -update` and review the difference", ruleIndexFile)
+	}
+}
+
+// frameworkDir is the package that declares specs for the spec packages (F.It,
+// F.DescribeTable); a spec's location is the line of the spec package that called it.
+const frameworkDir = "suites/framework/"
+
+// locationsInTheFramework lists the rules whose spec locations name the framework instead of
+// the spec's own file.
+func locationsInTheFramework(locations map[string][]string) []string {
+	var out []string
+	for id, where := range locations {
+		for _, w := range where {
+			if strings.HasPrefix(w, frameworkDir) {
+				out = append(out, fmt.Sprintf("rule %s: its spec is located at %s, not in its spec package", id, w))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRuleIndexNamesTheSpecFiles: docs/RULES.md gives each spec's own file and line, never
+// the framework's (issue 31, item 16).
+func TestRuleIndexNamesTheSpecFiles(t *testing.T) {
+	doc, err := os.ReadFile(ruleIndexFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.Contains(line, frameworkDir) {
+			id, _, _ := strings.Cut(strings.TrimPrefix(line, "| `"), "`")
+			t.Errorf("docs/RULES.md locates a spec of rule %s in the framework: %s", id, line)
+		}
+	}
+	if got := locationsInTheFramework(map[string][]string{"a.b": {"suites/framework/framework.go:301"}, "c.d": {"suites/query/query.go:12"}}); len(got) != 1 || !strings.Contains(got[0], "a.b") {
+		t.Errorf("a spec located in the framework was reported as %q", got)
 	}
 }

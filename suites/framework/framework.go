@@ -291,10 +291,11 @@ func ruleLabels(r spec.Rule) ginkgo.Labels {
 }
 
 // It declares a spec that checks one rule. body receives a context bounded by the spec
-// timeout; pass it to every backend call.
+// timeout; pass it to every backend call. The spec's location is its caller's line
+// (ginkgo.Offset), so reports and docs/RULES.md name the spec file, not this one.
 func (f *F) It(ruleID, text string, body func(ctx context.Context), decorators ...any) bool {
 	r := ruleOf(ruleID)
-	args := append([]any{ruleLabels(r), ginkgo.NodeTimeout(f.specTimeout())}, decorators...)
+	args := append([]any{ginkgo.Offset(1), ruleLabels(r), ginkgo.NodeTimeout(f.specTimeout())}, decorators...)
 	args = append(args, func(ctx ginkgo.SpecContext) {
 		f.runRule(r, func() { body(ctx) })
 	})
@@ -303,8 +304,11 @@ func (f *F) It(ruleID, text string, body func(ctx context.Context), decorators .
 
 // DescribeTable declares a table of specs for one rule, one per entry (boundaries named
 // for what they test: "at exactly 1 KiB", "one byte over"). body's first parameter is a
-// context.Context; the rest take the entry's parameters.
+// context.Context; the rest take the entry's parameters. The table's location is its
+// caller's line (ginkgo.GinkgoHelper: a table takes no Offset); each entry keeps the line of
+// its own ginkgo.Entry.
 func (f *F) DescribeTable(ruleID, text string, body any, entries ...any) bool {
+	ginkgo.GinkgoHelper()
 	r := ruleOf(ruleID)
 	bv := reflect.ValueOf(body)
 	bt := bv.Type()
