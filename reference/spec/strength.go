@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -33,10 +34,13 @@ func (s Strength) SupportsMust() bool { return s == Traffic || s == Doc }
 // Valid reports whether s is one of the strengths.
 func (s Strength) Valid() bool { _, ok := strengthRank[s]; return ok }
 
-// Fact is one fact a rule rests on: where docs/EVIDENCE.md (or the source itself) states
-// it, and how strong it is.
+// Fact is one fact a rule rests on: the entry of docs/EVIDENCE.md that states it, and how
+// strong it is. The strength is the entry's own (its "Strength:" line); the tests compare
+// the two exactly.
 type Fact struct {
-	// Cite is "EVIDENCE.md <section>", an anchor "E-<slug>", or a source URL.
+	// Cite names the entry: "EVIDENCE.md <section>" for a numbered section ("EVIDENCE.md
+	// 3.3") or the entry's anchor "E-<slug>" ("E-top-zero"). A URL is no entry: where a rule
+	// names no fact, Facts gives its Source, whose strength is open.
 	Cite string `json:"cite"`
 	// Strength is the fact's strength.
 	Strength Strength `json:"strength"`
@@ -46,6 +50,46 @@ type Fact struct {
 	// answered (Choice). Such a fact does not bound the rule's level.
 	Recorded bool `json:"recorded,omitempty"`
 }
+
+// evidenceCitePrefix starts the citation of a numbered section of docs/EVIDENCE.md.
+const evidenceCitePrefix = "EVIDENCE.md "
+
+// Entry returns the id of the docs/EVIDENCE.md entry f cites ("3.3", "E-top-zero"), or ""
+// when f cites something else (a URL).
+func (f Fact) Entry() string {
+	if sec, ok := strings.CutPrefix(f.Cite, evidenceCitePrefix); ok && sectionID.MatchString(sec) {
+		return sec
+	}
+	if anchorID.MatchString(f.Cite) {
+		return f.Cite
+	}
+	return ""
+}
+
+var (
+	// sectionID is the id of a numbered section of docs/EVIDENCE.md: "3", "3.3".
+	sectionID = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	// anchorID is the id of an anchored entry of docs/EVIDENCE.md: "E-top-zero".
+	anchorID = regexp.MustCompile(`^E-[a-z0-9]+(?:-[a-z0-9]+)*$`)
+)
+
+// evidenceFact returns the fact that the docs/EVIDENCE.md entry id states, with the entry's
+// strength: a section number ("3.3") or an anchor ("E-top-zero").
+func evidenceFact(s Strength, id string, note ...string) Fact {
+	cite := id
+	if sectionID.MatchString(id) {
+		cite = evidenceCitePrefix + id
+	}
+	return Fact{Cite: cite, Strength: s, Note: strings.Join(note, " ")}
+}
+
+// doc, traffic, sdk and open name the entry of docs/EVIDENCE.md a rule rests on, with the
+// strength that entry's "Strength:" line gives; note, where given, says what the fact
+// settles.
+func doc(id string, note ...string) Fact     { return evidenceFact(Doc, id, note...) }
+func traffic(id string, note ...string) Fact { return evidenceFact(Traffic, id, note...) }
+func sdk(id string, note ...string) Fact     { return evidenceFact(SDK, id, note...) }
+func open(id string, note ...string) Fact    { return evidenceFact(Open, id, note...) }
 
 func (f Fact) String() string {
 	s := fmt.Sprintf("%s (%s)", f.Cite, f.Strength)
@@ -58,55 +102,13 @@ func (f Fact) String() string {
 	return s
 }
 
-// sourceStrength is the strength of the sources rules cite, where the source alone says
-// it: Microsoft's documentation is Doc; recordings and quoted live answers are Traffic; an
-// SDK's test code is SDK. A source not listed here is Open until its strength is stated.
-var sourceStrength = map[string]Strength{
-	SrcTraffic:                Traffic,
-	SrcLiveStringEdge:         Traffic,
-	SrcTopZero:                Traffic,
-	SrcDateTimeNoZone:         Traffic,
-	SrcPythonEncoderTest:      Traffic, // its live run's recordings (EVIDENCE.md 14)
-	SrcGoAnnotatedEntityTest:  Traffic, // its recordings (E-datetime-extra-digits)
-	SrcLegacyNodePayload:      Traffic,
-	SrcDoubleOutOfRange:       Traffic, // a live answer quoted in the issue
-	SrcDateTimeEmpty:          Traffic, // a live answer quoted in the issue
-	SrcEntityTooLargeLive:     Traffic, // Azurite's test of Storage's live answer
-	srcPythonACLRecording:     Traffic,
-	srcPythonACLMissingRecord: Traffic,
-	srcPythonACLPartial:       Traffic,
-	SrcGoSDKTests:             Traffic, // its recordings (GOREC)
-	srcGoTableClientTests:     Traffic, // its recordings (GOREC)
-	srcLegacyNodeSDK:          SDK,
-	SrcVersionInvalid:         Traffic, // quotes a live answer; see E-version-invalid for what it covers
-}
-
-// StrengthOfSource returns the strength a source carries by itself (sourceStrength):
-// Microsoft's documentation pages are Doc.
-func StrengthOfSource(src string) Strength {
-	base, _, _ := strings.Cut(src, "#")
-	if s, ok := sourceStrength[src]; ok {
-		return s
-	}
-	if s, ok := sourceStrength[base]; ok {
-		return s
-	}
-	if strings.HasPrefix(src, "https://learn.microsoft.com/") {
-		return Doc
-	}
-	if strings.HasPrefix(src, "https://github.com/Azure/") && strings.Contains(src, "/recordings/") {
-		return Traffic // an Azure SDK's recording of its live tests
-	}
-	return Open
-}
-
-// Facts returns the facts r rests on: its Evidence, or else the one fact its Source states
-// (StrengthOfSource).
+// Facts returns the facts r rests on: its Evidence, or else its Source, which names no entry
+// of docs/EVIDENCE.md and so is open (a rule below MUST may rest on it; a MUST may not).
 func (r Rule) Facts() []Fact {
 	if len(r.Evidence) > 0 {
 		return r.Evidence
 	}
-	return []Fact{{Cite: r.Source, Strength: StrengthOfSource(r.Source)}}
+	return []Fact{{Cite: r.Source, Strength: Open}}
 }
 
 // EvidenceStrength is the strength of the weakest fact r asserts (a fact it only records
@@ -122,16 +124,28 @@ func (r Rule) EvidenceStrength() Strength {
 }
 
 // LevelOutrunsEvidence says why r's level is stronger than its evidence allows, or "" when
-// it is not: a MUST needs Traffic or Doc for every fact it asserts.
+// it is not: a MUST names at least one fact it asserts, each fact names an entry of
+// docs/EVIDENCE.md, and every fact it asserts is Traffic or Doc. No strength is read from a
+// URL.
 func (r Rule) LevelOutrunsEvidence() string {
 	if r.Level != Must {
 		return ""
 	}
 	var weak []string
-	for _, f := range r.Facts() {
-		if !f.Recorded && !f.Strength.SupportsMust() {
+	asserted := 0
+	for _, f := range r.Evidence {
+		switch {
+		case f.Entry() == "":
+			weak = append(weak, f.String()+", which names no entry of docs/EVIDENCE.md")
+		case f.Recorded:
+		case !f.Strength.SupportsMust():
 			weak = append(weak, f.String())
+		default:
+			asserted++
 		}
+	}
+	if asserted == 0 && len(weak) == 0 {
+		return fmt.Sprintf("rule %s is a MUST but names no fact it asserts (Rule.Evidence)", r.ID)
 	}
 	if len(weak) == 0 {
 		return ""
