@@ -177,34 +177,13 @@ func TestEvidenceCheckCatchesBadCitations(t *testing.T) {
 	}
 }
 
-var (
-	// ruleLevelMention is where EVIDENCE.md names a rule with its level: "Rule `id` (MUST".
-	ruleLevelMention = regexp.MustCompile("[Rr]ules? `([a-z0-9.-]+)`\\s*\\((MUST|SHOULD|MAY)")
-	// strengthMark is a fact's strength as EVIDENCE.md writes it: "doc.", "traffic (…)".
-	strengthMark = regexp.MustCompile(`\b(doc|traffic|sdk|open)\b[ .,;:()]`)
-)
-
-// anchorFacts returns the text of each anchor's fact: from its definition to the next
-// anchor or numbered heading.
-func anchorFacts(doc string) map[string]string {
-	out := map[string]string{}
-	locs := evidenceAnchor.FindAllStringSubmatchIndex(doc, -1)
-	for i, l := range locs {
-		end := len(doc)
-		if i+1 < len(locs) {
-			end = locs[i+1][0]
-		}
-		fact := doc[l[1]:end]
-		if h := evidenceHeading.FindStringIndex(fact); h != nil {
-			fact = fact[:h[0]]
-		}
-		out[doc[l[2]:l[3]]] = fact
-	}
-	return out
-}
+// ruleLevelMention is where EVIDENCE.md names a rule with its level: "Rule `id` (MUST".
+var ruleLevelMention = regexp.MustCompile("[Rr]ules? `([a-z0-9.-]+)`\\s*\\((MUST|SHOULD|MAY)")
 
 // levelProblems lists where doc and the rules disagree on a rule's level, and the MUST
-// rules that cite a fact whose only strength is open: a level never outruns its evidence.
+// rules whose text cites an entry of doc that cannot carry a MUST (its Strength line says sdk
+// or open) without listing it as a fact the spec only records: a level never outruns its
+// evidence.
 func levelProblems(doc string, rules []Rule) []string {
 	var out []string
 	byID := map[string]Rule{}
@@ -216,19 +195,20 @@ func levelProblems(doc string, rules []Rule) []string {
 			out = append(out, fmt.Sprintf("docs/EVIDENCE.md gives rule %s the level %s; the catalogue says %s", m[1], m[2], r.Level))
 		}
 	}
-	facts := anchorFacts(doc)
+	entries, _ := parseEvidenceEntries(doc)
 	for _, r := range rules {
 		if r.Level != Must {
 			continue
 		}
-		for _, a := range anchorCitation.FindAllString(r.Text, -1) {
-			marks := strengthMark.FindAllStringSubmatch(facts[a], -1)
-			strong := len(marks) == 0 // a fact without marks is judged by its reader
-			for _, m := range marks {
-				strong = strong || m[1] != "open"
+		recorded := map[string]bool{}
+		for _, f := range r.Evidence {
+			if f.Recorded {
+				recorded[f.Entry()] = true
 			}
-			if !strong {
-				out = append(out, fmt.Sprintf("rule %s is a MUST on %s, whose only strength is open", r.ID, a))
+		}
+		for _, a := range anchorCitation.FindAllString(r.Text, -1) {
+			if e, ok := entries[a]; ok && !e.strength.SupportsMust() && !recorded[a] {
+				out = append(out, fmt.Sprintf("rule %s is a MUST on %s, whose strength is %s", r.ID, a, e.strength))
 			}
 		}
 	}
@@ -247,16 +227,18 @@ func TestEvidenceLevelsMatchTheRules(t *testing.T) {
 }
 
 // TestEvidenceLevelCheckCatchesOutrunLevels plants a level the catalogue contradicts and a
-// MUST on an open fact, so that the check above is known to be able to fail.
+// MUST on an open entry, so that the check above is known to be able to fail; an entry whose
+// text says "doc" but whose Strength line says open is open.
 func TestEvidenceLevelCheckCatchesOutrunLevels(t *testing.T) {
-	doc := "<a id=\"E-weak\"></a>\n### E-weak\n- Seen only in an emulator. open. Rule `a.weak` (MUST).\n" +
-		"<a id=\"E-strong\"></a>\n### E-strong\n- The page says so. doc. Rule `a.strong` (MAY).\n"
+	doc := "<a id=\"E-weak\"></a>\n### E-weak: weak\nStrength: open\n\n- Not documented (doc pages say nothing). Rule `a.weak` (MUST).\n" +
+		"<a id=\"E-strong\"></a>\n### E-strong: strong\nStrength: doc\n\n- The page says so. Rule `a.strong` (MAY).\n"
 	rules := []Rule{
 		{ID: "a.weak", Level: Must, Text: "It MUST (E-weak)."},
 		{ID: "a.strong", Level: Must, Text: "It MUST (E-strong)."},
+		{ID: "a.recorded", Level: Must, Text: "It MUST (E-strong), and records E-weak.", Evidence: []Fact{{Cite: "E-weak", Strength: Open, Recorded: true}}},
 	}
 	got := levelProblems(doc, rules)
 	if len(got) != 2 || !strings.Contains(got[0], "a.strong") || !strings.Contains(got[1], "a.weak is a MUST on E-weak") {
-		t.Errorf("reported %q, want the contradicted level of a.strong and the MUST of a.weak on an open fact", got)
+		t.Errorf("reported %q, want the contradicted level of a.strong and the MUST of a.weak on an open entry", got)
 	}
 }
