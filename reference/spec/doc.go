@@ -1,6 +1,8 @@
 // Package spec is the documented contract of the Azure Table API as data: every limit,
 // every error code with its HTTP status and message, and the catalogue of conformance
-// rules, each with its requirement level and documentation source.
+// rules, each with its requirement level, documentation source and the entries of
+// docs/EVIDENCE.md it rests on, each with that entry's strength (Rule.Evidence; a MUST names
+// at least one, and only documented or recorded ones).
 //
 // The reference implementation and the spec packages both read it; neither holds a magic
 // number of its own. Where EVIDENCE.md marks a fact UNCERTAIN, the choice conform makes is made
