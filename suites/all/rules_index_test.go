@@ -91,7 +91,9 @@ func renderRuleIndex(locations map[string][]string, killers map[string][]string)
 	b.WriteString("the test fails when this file is stale, so it changes only by review. Strength: traffic (recorded\n")
 	b.WriteString("traffic or a quoted live answer), doc (Microsoft's documentation), sdk (what a Microsoft client relies\n")
 	b.WriteString("on), open (inferred or never observed); \"recorded\" marks a fact the spec records and does not assert\n")
-	b.WriteString("(docs/EVIDENCE.md, Rule levels and their evidence). A MUST asserts only traffic or doc.\n\n")
+	b.WriteString("(docs/EVIDENCE.md, Rule levels and their evidence). Evidence names the entries of docs/EVIDENCE.md a rule\n")
+	b.WriteString("rests on, each with that entry's Strength line; a rule below MUST that names none shows its Source, which\n")
+	b.WriteString("counts as open. A MUST names at least one entry and asserts only traffic or doc.\n\n")
 	counts := map[spec.Level]int{}
 	for _, r := range spec.Rules() {
 		counts[r.Level]++
