@@ -123,7 +123,7 @@ func buildHTMLView(r Report) htmlView {
 				desc += " · " + extra
 			}
 		}
-		vs := VerdictStyleOf(b.VerdictKind)
+		vs := VerdictStyleFor(b)
 		rc := backendRuleCounts(r, bi)
 		v.Cards = append(v.Cards, backendCard{Name: b.Name, Desc: desc, Verdict: b.Verdict, VerdictClass: vs.Class,
 			StartError: b.StartError, RuleCounts: byLevelInWords(order, backendCountsByLevel(r, bi, false)),
@@ -178,7 +178,9 @@ func buildHTMLView(r Report) htmlView {
 	}
 	var words []string
 	for _, o := range severityOrder(order) {
-		words = append(words, StyleOf(o).Word)
+		if o != LeftOut { // not a cell's outcome: how a cell the filter left out is counted
+			words = append(words, StyleOf(o).Word)
+		}
 	}
 	v.Order = strings.Join(words, " < ")
 	for _, l := range legendOf(r) {
@@ -261,8 +263,8 @@ func barNote(counts map[Outcome]int) string {
 			parts = append(parts, fmt.Sprintf("%d known", g.N))
 		case GroupDocument:
 			parts = append(parts, fmt.Sprintf("%d documented", g.N))
-		case GroupNoAnswer:
-			parts = append(parts, fmt.Sprintf("%d no answer", g.N))
+		case GroupBlocked, GroupNoAnswer, GroupInterrupted:
+			parts = append(parts, fmt.Sprintf("%d %s", g.N, g.Group))
 		}
 	}
 	return strings.Join(parts, ", ")
