@@ -308,7 +308,7 @@ func planRun(o runOptions) (runPlan, error) {
 	if o.baselineDir == "" && (o.updateBaseline || isDir(defaultBaselineDir)) {
 		p.o.baselineDir = defaultBaselineDir
 	}
-	p.command = reproduceCommand(p.backends, o)
+	p.command = reproduceCommand(p.backends, o, p.filter)
 	return p, nil
 }
 
@@ -616,8 +616,10 @@ func reusableArgument(arg string) string {
 }
 
 // reproduceCommand renders the command line of this run without any secret: a connection
-// string is shown as a placeholder.
-func reproduceCommand(backends []string, o runOptions) string {
+// string is shown as a placeholder. filter is the label filter the backends' processes
+// run with: for --rerun-failed, the rules it re-ran, so that the line runs what this run
+// ran rather than the whole catalogue.
+func reproduceCommand(backends []string, o runOptions, filter string) string {
 	parts := []string{"conform", "run"}
 	for _, b := range backends {
 		if strings.Contains(b, "=") {
@@ -629,8 +631,8 @@ func reproduceCommand(backends []string, o runOptions) string {
 		}
 		parts = append(parts, "--backend", b)
 	}
-	if o.labelFilter != "" {
-		parts = append(parts, "--label-filter", "'"+o.labelFilter+"'")
+	if filter != "" {
+		parts = append(parts, "--label-filter", "'"+strings.ReplaceAll(filter, "'", `'\''`)+"'")
 	}
 	if o.profile != "" {
 		parts = append(parts, "--profile", o.profile)
