@@ -53,19 +53,17 @@ var defaultBackends = []string{"reference", "azurite"}
 // optionalByDefault are default backends whose failure to start is reported, not fatal.
 var optionalByDefault = map[string]bool{"azurite": true}
 
-const runExitStatus = `Exit status:
-  0    every backend meets its baseline (failures it lists, flaky entries), nothing else failed
-  1    a backend fails a spec its baseline does not list, fails a listed spec differently,
-       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failed
-       precondition its baseline does not list (a documented difference of the profile
-       counts as a pass)
-  2    a usage error (unknown backend or mutant, malformed connection string, bad or empty
-       label filter), or a backend that cannot be started or reached; nothing is written
-       for a usage error
-  3    inconclusive: nothing failed, but some specs got no answer (transport errors or
-       timeouts, named in the summary); --retry-errors N re-runs them
-  130  interrupted (SIGINT or SIGTERM is passed on to the backend processes, which delete
-       the run's tables); the report holds what ran and says "interrupted"`
+// runExitStatus is the exit statuses of `conform run` (verdict.ExitStatuses), then what
+// each covers in more words.
+var runExitStatus = "Exit status:\n" + verdict.ExitStatusText("  ") + `
+
+A failure its baseline does not expect (1) is also a listed spec that fails differently or
+passes, a stale baseline entry, or a spec blocked by a failed precondition the baseline
+does not list; a documented difference of the profile counts as a pass. A usage error (2)
+is an unknown backend or mutant, a malformed connection string, a bad or empty label
+filter: nothing is written. No answer (3) is a transport error or a timeout, named in the
+summary; --retry-errors N re-runs them. An interruption (SIGINT or SIGTERM) is passed on to
+the backend processes, which delete the run's tables, and the report says "interrupted".`
 
 func runCmd() *cobra.Command {
 	var o runOptions
