@@ -110,8 +110,19 @@ func TestRulesLeftOutByTheFilterAreNotSkipped(t *testing.T) {
 			t.Errorf("counts (specs %v): %q", specs, words)
 		}
 	}
-	if titles := strings.Join(barTitles(renderHTML(t, r)), "\n"); strings.Contains(titles, "skipped") || !strings.Contains(titles, "x, ordering: 1 left out by the filter") {
+	page := renderHTML(t, r)
+	if titles := strings.Join(barTitles(page), "\n"); strings.Contains(titles, "skipped") || !strings.Contains(titles, "x, ordering: 1 left out by the filter") {
 		t.Errorf("bars:\n%s", titles)
+	}
+	if cell := cellHTML(t, page, r, "query.order.keys", "x"); !strings.Contains(cell, ">left out by the filter<") {
+		t.Errorf("the matrix cell: %s", cell)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| `query.order.keys` | MUST | – left out by the filter |") {
+		t.Errorf("report.md does not say the rule was left out by the filter:\n%s", md.String())
 	}
 }
 

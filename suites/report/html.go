@@ -206,7 +206,7 @@ func plainCell(c Cell) bool { return c.Outcome == Pass && len(cellChoices(c)) ==
 func evidenceFor(r Report, ri, bi int) evidenceView {
 	row, b := r.Rules[ri], r.Backends[bi]
 	c := row.Cells[bi]
-	st := StyleOf(c.Outcome)
+	st := StyleOf(shownOutcome(c))
 	e := evidenceView{RuleIndex: ri, BackendIndex: bi, ID: row.ID, Backend: b.Name, Word: st.Word, Class: outcomeClass(c.Outcome),
 		Text: row.Text, Level: row.Level, Area: row.Area, Source: row.Source}
 	if c.Outcome == DocumentedDiff {
@@ -217,7 +217,7 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 			e.AlsoPassed++
 			continue
 		}
-		sv := specView{SpecResult: s, Word: StyleOf(s.Outcome).Word, Class: outcomeClass(s.Outcome), Said: SpecWords(s)}
+		sv := specView{SpecResult: s, Word: StyleOf(shownSpecOutcome(s)).Word, Class: outcomeClass(s.Outcome), Said: SpecWords(s)}
 		sv.Folded = len(s.Failure) > foldFailureOver || strings.Count(s.Failure, "\n") > 6
 		for _, ch := range s.Choices {
 			sv.Choices = append(sv.Choices, choiceView{ChoiceWords(ch), ch})

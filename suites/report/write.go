@@ -135,7 +135,7 @@ var mdEscape = strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt
 
 // mdCell is a cell of the Markdown matrices: the outcome's symbol and what the cell says.
 func mdCell(row RuleRow, c Cell) string {
-	return StyleOf(c.Outcome).Symbol + " " + mdEscape(CellSummary(row, c))
+	return StyleOf(shownOutcome(c)).Symbol + " " + mdEscape(CellSummary(row, c))
 }
 
 // WriteMarkdown writes the report as Markdown in the order of the HTML page: the verdicts,
