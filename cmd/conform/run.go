@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -863,8 +864,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		if b.StartError == "" {
 			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
 		}
-		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
-			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		passed := strconv.Itoa(c.Passed)
+		if c.Information > 0 {
+			passed += fmt.Sprintf(" (%d of them allowed choices)", c.Information)
+		}
+		fmt.Fprintf(w, "%-16s specs of every level: passed %s, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
+			"", passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
 		if c.NotApplicable > 0 {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}
