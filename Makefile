@@ -35,7 +35,7 @@ IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test test-all deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
+.PHONY: all report test test-all test-packages-short test-packages test-soak test-mutants deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
 
@@ -93,6 +93,13 @@ report: deps
 	@echo "make: running the suites (the reference, and Azurite where it starts); progress follows"
 	./bin/conform run --out conform-report
 
+# steps runs the make targets $(2) in order, each in a make of its own, stops at the first
+# that fails, and says last, in one line, whether all passed or which failed, exiting with
+# that target's status: "$(1): passed", "$(1): FAILED (vet)".
+steps = for step in $(2); do \
+	  $(MAKE) --no-print-directory $$step || { status=$$?; echo "$(1): FAILED ($$step)"; exit $$status; }; \
+	done; echo "$(1): passed"
+
 ## test: vet, then every package's tests with -race and -short, with the conformance suite
 ## against the reference in process, the reference over HTTP and Azurite; then the soak of
 ## `conform serve --data` under faults (about half a minute), which prints its counts.
@@ -103,26 +110,35 @@ report: deps
 ## (never against the reference), and every spec that passed only when retried is listed
 ## before the closing summary. Nothing is taken from Go's test cache: a backend outside the
 ## process (Azurite from npm or Docker) can change without any file the cache watches
-## changing.
-test: deps vet
-	@echo "make: go test -short -race ./... (a line per package, and one at least every 30 s)"
-	@log=$$(mktemp) && \
-	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -short -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
-	status=$$?; rm -f $$log; exit $$status
-	@echo "make: the soak of conform serve --data under faults"
-	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
+## changing. The last line says "make test: passed" or which step failed.
+test:
+	@$(call steps,make test,deps vet test-packages-short test-soak)
 
 ## test-all: what CI runs: every test without -short, with -race, and the soak; then the
 ## mutation test (the suite against every deliberately wrong backend, one process each),
 ## without the race detector: it re-runs the suite's own specs, which the first step ran
-## with it.
-test-all: deps vet
+## with it. The last line says "make test-all: passed" or which step failed.
+test-all:
+	@$(call steps,make test-all,deps vet test-packages test-soak test-mutants)
+
+# The steps of test and test-all.
+test-packages-short:
+	@echo "make: go test -short -race ./... (a line per package, and one at least every 30 s)"
+	@log=$$(mktemp) && \
+	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -short -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
+	status=$$?; rm -f $$log; exit $$status
+
+test-packages:
 	@echo "make: go test -race ./... (a line per package, and one at least every 30 s)"
 	@log=$$(mktemp) && \
 	CONFORM_RETRY_LOG=$$log CONFORM_BACKENDS=$(BACKENDS) CONFORM_MUTANTS=0 $(GOTEST) -race -count=1 -timeout $(TEST_TIMEOUT) ./...; \
 	status=$$?; rm -f $$log; exit $$status
+
+test-soak:
 	@echo "make: the soak of conform serve --data under faults"
 	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
+
+test-mutants:
 	@echo "make: the mutation test (the suite against each deliberately wrong backend)"
 	$(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) -run 'TestMutants|TestCatalogueCoverage' ./suites/all
 

@@ -34,6 +34,14 @@ type replayOptions struct {
 	convert string
 }
 
+// replayExitStatus is the exit statuses of `conform replay`: conform run's table
+// (verdict.ExitStatuses), read for a replay.
+var replayExitStatus = "Exit status (as conform run's):\n" + verdict.ExitStatusText("  ") + `
+
+For a replay, an unexpected outcome (1) is an exchange whose answer disagrees with the
+recorded one, and it is inconclusive (3) when it stopped before its last recording or
+compared no exchange at all.`
+
 func replayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
@@ -42,10 +50,12 @@ func replayCmd() *cobra.Command {
 		Long: `Replay recordings (the Azure SDK test proxy's JSON, vcrpy or go-vcr cassettes; files or
 directories) against one backend and write replay.json and replay.md into --out. Each
 recording gets fresh tables; requests are signed for the backend; ETags and continuation
-tokens are mapped to the backend's own. Exit 1 when an exchange disagrees.
+tokens are mapped to the backend's own.
 
 With --convert DIR the recordings are not replayed but written to DIR in the test proxy's
-format, with credentials sanitised and the headers replay does not use left out.`,
+format, with credentials sanitised and the headers replay does not use left out.
+
+` + replayExitStatus,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, o, args) },
 	}
 	f := cmd.Flags()

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,19 +54,17 @@ var defaultBackends = []string{"reference", "azurite"}
 // optionalByDefault are default backends whose failure to start is reported, not fatal.
 var optionalByDefault = map[string]bool{"azurite": true}
 
-const runExitStatus = `Exit status:
-  0    every backend meets its baseline (failures it lists, flaky entries), nothing else failed
-  1    a backend fails a spec its baseline does not list, fails a listed spec differently,
-       passes a listed spec, has a stale baseline entry, or a spec was blocked by a failed
-       precondition its baseline does not list (a documented difference of the profile
-       counts as a pass)
-  2    a usage error (unknown backend or mutant, malformed connection string, bad or empty
-       label filter), or a backend that cannot be started or reached; nothing is written
-       for a usage error
-  3    inconclusive: nothing failed, but some specs got no answer (transport errors or
-       timeouts, named in the summary); --retry-errors N re-runs them
-  130  interrupted (SIGINT or SIGTERM is passed on to the backend processes, which delete
-       the run's tables); the report holds what ran and says "interrupted"`
+// runExitStatus is the exit statuses of `conform run` (verdict.ExitStatuses), then what
+// each covers in more words.
+var runExitStatus = "Exit status:\n" + verdict.ExitStatusText("  ") + `
+
+A failure its baseline does not expect (1) is also a listed spec that fails differently or
+passes, a stale baseline entry, or a spec blocked by a failed precondition the baseline
+does not list; a documented difference of the profile counts as a pass. A usage error (2)
+is an unknown backend or mutant, a malformed connection string, a bad or empty label
+filter: nothing is written. No answer (3) is a transport error or a timeout, named in the
+summary; --retry-errors N re-runs them. An interruption (SIGINT or SIGTERM) is passed on to
+the backend processes, which delete the run's tables, and the report says "interrupted".`
 
 func runCmd() *cobra.Command {
 	var o runOptions
@@ -308,7 +307,7 @@ func planRun(o runOptions) (runPlan, error) {
 	if o.baselineDir == "" && (o.updateBaseline || isDir(defaultBaselineDir)) {
 		p.o.baselineDir = defaultBaselineDir
 	}
-	p.command = reproduceCommand(p.backends, o)
+	p.command = reproduceCommand(p.backends, o, p.filter)
 	return p, nil
 }
 
@@ -616,8 +615,10 @@ func reusableArgument(arg string) string {
 }
 
 // reproduceCommand renders the command line of this run without any secret: a connection
-// string is shown as a placeholder.
-func reproduceCommand(backends []string, o runOptions) string {
+// string is shown as a placeholder. filter is the label filter the backends' processes
+// run with: for --rerun-failed, the rules it re-ran, so that the line runs what this run
+// ran rather than the whole catalogue.
+func reproduceCommand(backends []string, o runOptions, filter string) string {
 	parts := []string{"conform", "run"}
 	for _, b := range backends {
 		if strings.Contains(b, "=") {
@@ -629,8 +630,8 @@ func reproduceCommand(backends []string, o runOptions) string {
 		}
 		parts = append(parts, "--backend", b)
 	}
-	if o.labelFilter != "" {
-		parts = append(parts, "--label-filter", "'"+o.labelFilter+"'")
+	if filter != "" {
+		parts = append(parts, "--label-filter", "'"+strings.ReplaceAll(filter, "'", `'\''`)+"'")
 	}
 	if o.profile != "" {
 		parts = append(parts, "--profile", o.profile)
@@ -863,8 +864,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		if b.StartError == "" {
 			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
 		}
-		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
-			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		passed := strconv.Itoa(c.Passed)
+		if c.Information > 0 {
+			passed += fmt.Sprintf(" (%d of them allowed choices)", c.Information)
+		}
+		fmt.Fprintf(w, "%-16s specs of every level: passed %s, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
+			"", passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
 		if c.NotApplicable > 0 {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}

@@ -15,5 +15,6 @@
 //
 // testprogress -plain WHAT COMMAND... runs any other command (go vet, go build) with its
 // output passed through, and says "... 1m15s: still WHAT" on standard error whenever 25
-// seconds pass without a line. In both modes its exit status is the command's. It imports only the standard library, and nothing imports it.
+// seconds pass without a line. In both modes its exit status is the command's. Its tests
+// also check the closing line of make test and make test-all (the Makefile's steps). It imports only the standard library, and nothing imports it.
 package main

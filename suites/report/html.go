@@ -123,7 +123,7 @@ func buildHTMLView(r Report) htmlView {
 				desc += " · " + extra
 			}
 		}
-		vs := VerdictStyleOf(b.VerdictKind)
+		vs := VerdictStyleFor(b)
 		rc := backendRuleCounts(r, bi)
 		v.Cards = append(v.Cards, backendCard{Name: b.Name, Desc: desc, Verdict: b.Verdict, VerdictClass: vs.Class,
 			StartError: b.StartError, RuleCounts: byLevelInWords(order, backendCountsByLevel(r, bi, false)),
@@ -178,7 +178,9 @@ func buildHTMLView(r Report) htmlView {
 	}
 	var words []string
 	for _, o := range severityOrder(order) {
-		words = append(words, StyleOf(o).Word)
+		if o != LeftOut { // not a cell's outcome: how a cell the filter left out is counted
+			words = append(words, StyleOf(o).Word)
+		}
 	}
 	v.Order = strings.Join(words, " < ")
 	for _, l := range legendOf(r) {
@@ -204,7 +206,7 @@ func plainCell(c Cell) bool { return c.Outcome == Pass && len(cellChoices(c)) ==
 func evidenceFor(r Report, ri, bi int) evidenceView {
 	row, b := r.Rules[ri], r.Backends[bi]
 	c := row.Cells[bi]
-	st := StyleOf(c.Outcome)
+	st := StyleOf(shownOutcome(c))
 	e := evidenceView{RuleIndex: ri, BackendIndex: bi, ID: row.ID, Backend: b.Name, Word: st.Word, Class: outcomeClass(c.Outcome),
 		Text: row.Text, Level: row.Level, Area: row.Area, Source: row.Source}
 	if c.Outcome == DocumentedDiff {
@@ -215,7 +217,7 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 			e.AlsoPassed++
 			continue
 		}
-		sv := specView{SpecResult: s, Word: StyleOf(s.Outcome).Word, Class: outcomeClass(s.Outcome), Said: SpecWords(s)}
+		sv := specView{SpecResult: s, Word: StyleOf(shownSpecOutcome(s)).Word, Class: outcomeClass(s.Outcome), Said: SpecWords(s)}
 		sv.Folded = len(s.Failure) > foldFailureOver || strings.Count(s.Failure, "\n") > 6
 		for _, ch := range s.Choices {
 			sv.Choices = append(sv.Choices, choiceView{ChoiceWords(ch), ch})
@@ -261,8 +263,8 @@ func barNote(counts map[Outcome]int) string {
 			parts = append(parts, fmt.Sprintf("%d known", g.N))
 		case GroupDocument:
 			parts = append(parts, fmt.Sprintf("%d documented", g.N))
-		case GroupNoAnswer:
-			parts = append(parts, fmt.Sprintf("%d no answer", g.N))
+		case GroupBlocked, GroupNoAnswer, GroupInterrupted:
+			parts = append(parts, fmt.Sprintf("%d %s", g.N, g.Group))
 		}
 	}
 	return strings.Join(parts, ", ")

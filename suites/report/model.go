@@ -84,7 +84,7 @@ type Backend struct {
 	// verdict covers (verdict.Judge): "conforms", "conforms on the 39 selected MUST rules;
 	// the verdict covers only the selection, ... (filter ...)", "conforms to core",
 	// "does not conform", "inconclusive: ...", "interrupted: ...", "not run". VerdictKind
-	// is its first part as data, and decides how it is shown (VerdictStyleOf).
+	// is its first part as data, and with Coverage decides how it is shown (VerdictStyleFor).
 	Verdict     string      `json:"verdict"`
 	VerdictKind VerdictKind `json:"verdictKind"`
 	// Coverage is what the verdict covers.

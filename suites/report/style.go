@@ -13,15 +13,20 @@ import (
 // Group is a segment of the outcome bars: outcomes a reader acts on alike share one.
 type Group string
 
-// The bar segments, in the order they are drawn.
+// The bar segments, in the order they are drawn. Each says what its outcomes say: an
+// allowed choice is not a pass, and a blocked rule got an answer, only not to its subject.
 const (
-	GroupPass      Group = "pass"
-	GroupFail      Group = "fail"
-	GroupKnown     Group = "known divergence"
-	GroupDocument  Group = "documented difference"
-	GroupNoAnswer  Group = "no answer"
-	GroupSkipped   Group = "skipped"
-	groupUnlabeled Group = "other"
+	GroupPass        Group = "pass"
+	GroupChoice      Group = "allowed choice"
+	GroupFail        Group = "fail"
+	GroupKnown       Group = "known divergence"
+	GroupDocument    Group = "documented difference"
+	GroupBlocked     Group = "blocked"
+	GroupNoAnswer    Group = "no answer"
+	GroupInterrupted Group = "interrupted"
+	GroupSkipped     Group = "skipped"
+	GroupLeftOut     Group = "left out by the filter"
+	groupUnlabeled   Group = "other"
 )
 
 // GroupStyle is how a bar segment is drawn and what it means.
@@ -33,13 +38,49 @@ type GroupStyle struct {
 
 // Groups lists the bar segments in drawing order, with their colours.
 var Groups = []GroupStyle{
-	{GroupPass, "#2da44e", "passed, or chose a behaviour the documentation allows"},
+	{GroupPass, "#2da44e", "the backend behaves as the rule says"},
+	{GroupChoice, "#54aeff", "a MAY or SHOULD rule: the backend chose a behaviour the documentation allows"},
 	{GroupFail, "#cf222e", "breaks the rule, and no baseline expects it"},
 	{GroupKnown, "#8c959f", "breaks the rule, as the backend's baseline expects (or is listed as flaky)"},
 	{GroupDocument, "#8250df", "differs as Microsoft documents for the backend's profile"},
-	{GroupNoAnswer, "#d4a72c", "nothing judged: no usable answer, setup blocked, or the run stopped"},
-	{GroupSkipped, "#d0d7de", "not run, or only partly run"},
+	{GroupBlocked, "#fb8f44", "not judged: something the spec relies on, which another rule covers, failed first"},
+	{GroupNoAnswer, "#d4a72c", "not judged: the connection dropped or timed out, or the service kept throttling"},
+	{GroupInterrupted, "#e6c35c", "not judged: the run stopped before or while the spec ran"},
+	{GroupSkipped, "#d0d7de", "not run (a capability, the driver, a policy), or only partly run"},
+	{GroupLeftOut, "#eef1f4", "the run's label filter did not select the rule: not part of what the verdict covers"},
 	{groupUnlabeled, "#afb8c1", "an outcome this version of the report does not know"},
+}
+
+// judgesNothing reports whether a segment's outcomes judged nothing of the rule although
+// it was selected (JUnit errors).
+func judgesNothing(g Group) bool {
+	return g == GroupBlocked || g == GroupNoAnswer || g == GroupInterrupted
+}
+
+// LeftOut is how a report counts and shows a rule (or spec) whose every spec the run's
+// label filter left out: its cell's outcome is skipped (verdict.Cell), but it is not part of
+// what the verdict covers, so its counts never say "skipped".
+const LeftOut Outcome = "left-out"
+
+// leftOutMeaning is the legend's sentence for LeftOut.
+const leftOutMeaning = "the run's label filter (or the selection of --rerun-failed) did not select the rule's specs: not part of what the verdict covers"
+
+// shownOutcome is the outcome a cell is counted and worded by: LeftOut for a cell whose
+// every spec the filter left out, else its own.
+func shownOutcome(c Cell) Outcome {
+	if c.Outcome == Skipped && len(c.Specs) > 0 && !selected(c) {
+		return LeftOut
+	}
+	return c.Outcome
+}
+
+// shownSpecOutcome is the outcome a spec is counted by: LeftOut for a spec the filter left
+// out, else its own.
+func shownSpecOutcome(s SpecResult) Outcome {
+	if s.Outcome == Skipped && s.SkipReason == skipReason("") {
+		return LeftOut
+	}
+	return s.Outcome
 }
 
 // Style is how one outcome looks in every format: the word in a cell, its plain-text
@@ -55,7 +96,7 @@ type Style struct {
 // to the model later) are drawn with unknownStyle until they get an entry.
 var styles = map[Outcome]Style{
 	Pass:           {"pass", "✅", GroupPass},
-	Info:           {"allowed choice", "ℹ️", GroupPass},
+	Info:           {"allowed choice", "ℹ️", GroupChoice},
 	Partial:        {"partial", "◐", GroupSkipped},
 	DocumentedDiff: {"documented difference", "🟪", GroupDocument},
 	NotApplicable:  {"not applicable", "⊘", GroupDocument},
@@ -64,11 +105,12 @@ var styles = map[Outcome]Style{
 	UnexpectedPass: {"unexpected pass", "❗", GroupFail},
 	Fail:           {"FAIL", "❌", GroupFail},
 	Error:          {"no answer", "⚠️", GroupNoAnswer},
-	Blocked:        {"blocked", "⛔", GroupNoAnswer},
-	Interrupted:    {"interrupted", "⏹️", GroupNoAnswer},
+	Blocked:        {"blocked", "⛔", GroupBlocked},
+	Interrupted:    {"interrupted", "⏹️", GroupInterrupted},
 	"inconclusive": {"inconclusive", "❔", GroupNoAnswer},
 	Skipped:        {"skipped", "➖", GroupSkipped},
 	NotRun:         {"not run", "·", GroupSkipped},
+	LeftOut:        {"left out by the filter", "–", GroupLeftOut},
 }
 
 // StyleOf returns an outcome's style; an outcome without an entry is shown by its name.
@@ -92,7 +134,7 @@ func groupColour(g Group) string {
 // legendOf is the legend a report is drawn with: this version's meanings, then those of
 // outcomes only the report's own legend knows (a report written by a newer conform).
 func legendOf(r Report) []LegendRow {
-	out := append([]LegendRow(nil), Legend...)
+	out := append(append([]LegendRow(nil), Legend...), LegendRow{Outcome: LeftOut, Meaning: leftOutMeaning})
 	for _, l := range r.Legend {
 		if !slices.ContainsFunc(out, func(x LegendRow) bool { return x.Outcome == l.Outcome }) {
 			out = append(out, l)
@@ -202,7 +244,7 @@ func cellChoices(c Cell) []string {
 // passing cell, the choices its specs recorded, in words; a documented difference says the
 // difference.
 func CellSummary(row RuleRow, c Cell) string {
-	s := StyleOf(c.Outcome).Word
+	s := StyleOf(shownOutcome(c)).Word
 	if c.Outcome == DocumentedDiff {
 		d := row.CosmosDifference
 		for _, sp := range c.Specs {
@@ -282,7 +324,7 @@ func tallyAreas(r Report) []AreaTally {
 		}
 		for bi, c := range row.Cells {
 			if bi < len(out[i].Counts) {
-				out[i].Counts[bi][c.Outcome]++
+				out[i].Counts[bi][shownOutcome(c)]++
 			}
 		}
 	}
@@ -325,35 +367,62 @@ func backendRuleCounts(r Report, bi int) map[Outcome]int {
 	out := map[Outcome]int{}
 	for _, row := range r.Rules {
 		if bi < len(row.Cells) {
-			out[row.Cells[bi].Outcome]++
+			out[shownOutcome(row.Cells[bi])]++
 		}
 	}
 	return out
 }
 
-// VerdictStyle is how a verdict kind is shown: its CSS class on the page and its symbol in
-// report.md. Only a verdict with nothing failing is green; "conforms to
-// core" (MUST rules of extended features fail) is amber, never the green of "conforms".
+// VerdictStyle is how a verdict is shown: its CSS class on the page and its symbol in
+// report.md. Only a verdict with nothing failing and nothing unjudged, except what a
+// declared filter left out, is green: "conforms to core" (MUST rules of extended features
+// fail) and a "conforms on" with rules not judged are amber, a verdict that judged no MUST
+// rule is neutral.
 type VerdictStyle struct {
 	Class, Symbol string
 }
 
+var (
+	verdictGreen   = VerdictStyle{"v-ok", "✅"}
+	verdictAmber   = VerdictStyle{"v-warn", "🟡"}
+	verdictNeutral = VerdictStyle{"v-other", "·"}
+)
+
 var verdictStyles = map[VerdictKind]VerdictStyle{
-	Conforms:       {"v-ok", "✅"},
-	ConformsOn:     {"v-ok", "✅"},
-	ConformsToCore: {"v-warn", "🟡"},
+	Conforms:       verdictGreen,
+	ConformsOn:     verdictAmber,
+	ConformsToCore: verdictAmber,
 	DoesNotConform: {"v-bad", "❌"},
 	Inconclusive:   {"v-other", "❔"},
 	VerdictStopped: {"v-other", "⏹️"},
-	VerdictNotRun:  {"v-other", "·"},
+	VerdictNotRun:  verdictNeutral,
 }
 
-// VerdictStyleOf returns a verdict kind's style; an unknown kind is shown as "other".
+// VerdictStyleOf returns a verdict kind's style when nothing but the kind is known ("conforms
+// on" amber); an unknown kind is shown as "other".
 func VerdictStyleOf(k VerdictKind) VerdictStyle {
 	if s, ok := verdictStyles[k]; ok {
 		return s
 	}
 	return VerdictStyle{"v-other", "?"}
+}
+
+// VerdictStyleFor returns the style of a backend's verdict, from its kind and coverage: a
+// "conforms on" is green only when it judged some MUST rule, every selected applicable one
+// passed, and any rule it did not select was left out by a declared filter; with nothing
+// judged it is neutral, otherwise amber.
+func VerdictStyleFor(b Backend) VerdictStyle {
+	if b.VerdictKind != ConformsOn {
+		return VerdictStyleOf(b.VerdictKind)
+	}
+	c := b.Coverage
+	switch {
+	case c.Passed == 0 && c.Failing == 0 && c.Unjudged == 0:
+		return verdictNeutral
+	case c.Failing == 0 && c.Unjudged == 0 && c.Passed == c.Selected-c.NotApplicable && (!c.Partial() || c.Filter != ""):
+		return verdictGreen
+	}
+	return verdictAmber
 }
 
 // Levels are the rule levels, in the order counts by level are said.
@@ -400,11 +469,11 @@ func backendCountsByLevel(r Report, bi int, specs bool) map[string]map[Outcome]i
 			out[row.Level] = map[Outcome]int{}
 		}
 		if !specs {
-			out[row.Level][row.Cells[bi].Outcome]++
+			out[row.Level][shownOutcome(row.Cells[bi])]++
 			continue
 		}
 		for _, s := range row.Cells[bi].Specs {
-			out[row.Level][s.Outcome]++
+			out[row.Level][shownSpecOutcome(s)]++
 		}
 	}
 	return out

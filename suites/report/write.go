@@ -135,7 +135,7 @@ var mdEscape = strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt
 
 // mdCell is a cell of the Markdown matrices: the outcome's symbol and what the cell says.
 func mdCell(row RuleRow, c Cell) string {
-	return StyleOf(c.Outcome).Symbol + " " + mdEscape(CellSummary(row, c))
+	return StyleOf(shownOutcome(c)).Symbol + " " + mdEscape(CellSummary(row, c))
 }
 
 // WriteMarkdown writes the report as Markdown in the order of the HTML page: the verdicts,
@@ -162,7 +162,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 				what += " · " + x
 			}
 		}
-		p("| **%s** | %s | %s **%s** | %s | %s |\n", mdEscape(b.Name), mdEscape(what), VerdictStyleOf(b.VerdictKind).Symbol, mdEscape(v),
+		p("| **%s** | %s | %s **%s** | %s | %s |\n", mdEscape(b.Name), mdEscape(what), VerdictStyleFor(b).Symbol, mdEscape(v),
 			byLevelInWords(order, backendCountsByLevel(r, bi, false)), byLevelInWords(order, backendCountsByLevel(r, bi, true)))
 	}
 	tallies := tallyAreas(r)
@@ -292,7 +292,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 	}
 	// Sections by bar segment, worst first; within a segment, outcomes in legend order.
-	for _, g := range []Group{GroupFail, GroupNoAnswer, GroupDocument, GroupKnown, GroupSkipped, groupUnlabeled, GroupPass} {
+	for _, g := range []Group{GroupFail, GroupBlocked, GroupNoAnswer, GroupInterrupted, GroupDocument, GroupKnown, GroupSkipped, groupUnlabeled, GroupChoice} {
 		var want []Outcome
 		for _, o := range order {
 			if StyleOf(o).Group == g && o != Pass && o != NotRun && o != Skipped {
@@ -312,13 +312,15 @@ func WriteMarkdown(w io.Writer, r Report) error {
 
 // groupTitle heads the Markdown evidence of each bar segment.
 var groupTitle = map[Group]string{
-	GroupFail:      "Divergences",
-	GroupNoAnswer:  "No answer (nothing judged)",
-	GroupDocument:  "Documented differences",
-	GroupKnown:     "Known divergences (expected by the baseline)",
-	GroupSkipped:   "Partly run",
-	groupUnlabeled: "Other outcomes",
-	GroupPass:      "Allowed choices: behaviours the documentation allows",
+	GroupFail:        "Divergences",
+	GroupBlocked:     "Blocked (nothing judged: a precondition failed first)",
+	GroupNoAnswer:    "No answer (nothing judged)",
+	GroupInterrupted: "Interrupted (nothing judged)",
+	GroupDocument:    "Documented differences",
+	GroupKnown:       "Known divergences (expected by the baseline)",
+	GroupSkipped:     "Partly run",
+	groupUnlabeled:   "Other outcomes",
+	GroupChoice:      "Allowed choices: behaviours the documentation allows",
 }
 
 // fence is a Markdown code fence longer than any run of backticks in text, so that a
@@ -421,7 +423,7 @@ func WriteJUnit(w io.Writer, r Report) error {
 				case st.Group == GroupFail:
 					s.Failures++
 					c.Failure = &junitMessage{Message: row.Text, Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
-				case st.Group == GroupNoAnswer:
+				case judgesNothing(st.Group):
 					s.Errors++
 					c.Error = &junitMessage{Message: st.Word + ": nothing judged", Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
 				case sp.Outcome == Skipped || sp.Outcome == NotRun:

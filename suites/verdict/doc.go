@@ -2,7 +2,8 @@
 // outcome from what happened to it (Result, with its typed evidence), its rule's level, the
 // profile's expectation and the backend's baseline entry (Decide); a rule's cell from its
 // specs' decisions (Cell); a backend's verdict sentence from its cells (Judge); the exit
-// status of `conform run` (Exit) and of `conform replay` (ReplayExit); and how two outcomes
+// status of `conform run` (Exit) and of `conform replay` (ReplayExit), with the one table
+// of what each status means (ExitStatuses), which every document lists; and how two outcomes
 // compare for `conform report --diff` (Compare).
 //
 // Everything upstream only records (the framework's runner attaches a Result to each spec,

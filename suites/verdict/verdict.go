@@ -63,7 +63,7 @@ type Coverage struct {
 	// by the filter).
 	Selected int `json:"selected"`
 	// Passed is the number of selected MUST rules whose every spec ran and passed, or
-	// answered as the profile documents.
+	// answered as the profile documents (also where the baseline expected a failure).
 	Passed int `json:"passed"`
 	// Failing is the number of selected MUST rules that fail (against the backend).
 	Failing int `json:"failing"`
@@ -75,8 +75,8 @@ type Coverage struct {
 	FailingExtended int `json:"failingExtended,omitempty"`
 	// NotApplicable is the number of selected MUST rules the profile does not support.
 	NotApplicable int `json:"notApplicable,omitempty"`
-	// Unjudged is the number of selected MUST rules neither passed nor failing (skipped,
-	// partial, blocked, errors, interrupted).
+	// Unjudged is the number of selected MUST rules neither passed, failing nor not
+	// applicable (skipped, partly run, blocked, no answer, interrupted).
 	Unjudged int `json:"unjudged"`
 	// Core counts the core MUST rules alone (the same fields, over spec.Core's rules):
 	// "conforms to core" is said only when every applicable one of them ran and passed.
@@ -183,7 +183,9 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 				cov.FailingExtended++
 				features[string(r.Feature)] = true
 			}
-		case c.Outcome == Pass || c.Outcome == DocumentedDiff:
+		case c.Outcome == Pass || c.Outcome == DocumentedDiff || c.Outcome == UnexpectedPass:
+			// An unexpected pass behaved as the rule says; what it says of the baseline
+			// fails the run (Exit), not the rule.
 			cov.Passed++
 			if core {
 				cov.Core.Passed++
@@ -216,68 +218,74 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 	return v
 }
 
-// sentence is the verdict's kind and its sentence, before what a selection adds.
+// sentence is the verdict's kind and its sentence, before what a selection adds. Every
+// sentence that counts rules counts them over one denominator, the applicable MUST rules
+// (those selected, less those the profile does not support): passed, failing and not
+// judged add up to it.
 func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
-	applicable := cov.MustRules - cov.NotApplicable
-	of := fmt.Sprintf("%d of %d MUST rules", cov.Passed, cov.Selected)
+	applicable := cov.Selected - cov.NotApplicable
+	rules := fmt.Sprintf("%d applicable MUST rules", applicable)
 	if cov.Partial() {
-		of = fmt.Sprintf("%d of the %d selected MUST rules", cov.Passed, cov.Selected)
+		rules = fmt.Sprintf("the %d selected applicable MUST rules", applicable)
 	}
+	notApplicable := ""
+	if cov.NotApplicable > 0 {
+		notApplicable = fmt.Sprintf(" (%d not applicable to the profile)", cov.NotApplicable)
+	}
+	errors := b.ErrorCount
+	if errors < len(b.Errors) {
+		errors = len(b.Errors)
+	}
+	unjudged := ""
+	if cov.Unjudged > 0 {
+		why := []string{"skipped", "partly run", "blocked"}
+		if errors > 0 {
+			why = append(why, "no answer")
+		}
+		if b.Interrupted {
+			why = append(why, "interrupted")
+		}
+		last := len(why) - 1
+		unjudged = fmt.Sprintf("; %d applicable MUST rules not judged (%s or %s)", cov.Unjudged, strings.Join(why[:last], ", "), why[last])
+	}
+	passed := fmt.Sprintf("passed %d of %s%s%s", cov.Passed, rules, notApplicable, unjudged)
 	listed := ""
 	if cov.Failing > 0 && cov.FailingUnexpected == 0 {
 		listed = ", each as its baseline lists"
 	}
 	named := strings.Join(features, ", ")
-	errors := b.ErrorCount
-	if errors < len(b.Errors) {
-		errors = len(b.Errors)
-	}
 	switch {
 	case cov.Failing > 0 && cov.Failing == cov.FailingExtended && cov.Core.complete():
-		return ConformsToCore, fmt.Sprintf("conforms to core: all %d core MUST rules ran and passed; %d MUST rules of extended features fail (%s)%s; passed %s",
-			cov.Core.MustRules-cov.Core.NotApplicable, cov.Failing, named, listed, of)
+		return ConformsToCore, fmt.Sprintf("conforms to core: all %d core MUST rules ran and passed; %d MUST rules of extended features fail (%s)%s; %s",
+			cov.Core.MustRules-cov.Core.NotApplicable, cov.Failing, named, listed, passed)
 	case cov.Failing > 0 && cov.Failing == cov.FailingExtended:
-		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules of extended features fail (%s)%s; passed %s", cov.Failing, named, listed, of)
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules of extended features fail (%s)%s; %s", cov.Failing, named, listed, passed)
 	case cov.Failing > 0 && cov.FailingExtended > 0:
-		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail (%d core, %d of extended features: %s)%s; passed %s",
-			cov.Failing, cov.Failing-cov.FailingExtended, cov.FailingExtended, named, listed, of)
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail (%d core, %d of extended features: %s)%s; %s",
+			cov.Failing, cov.Failing-cov.FailingExtended, cov.FailingExtended, named, listed, passed)
 	case cov.Failing > 0:
-		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail%s; passed %s", cov.Failing, listed, of)
+		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail%s; %s", cov.Failing, listed, passed)
 	case errors > 0:
-		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, strings.Join(b.Errors, "; "))
-	case cov.Passed == applicable && applicable > 0 && cov.Selected == cov.MustRules:
-		if cov.NotApplicable > 0 {
-			return Conforms, fmt.Sprintf("conforms: all %d applicable MUST rules ran and passed (%d not applicable to the profile)", applicable, cov.NotApplicable)
-		}
-		return Conforms, fmt.Sprintf("conforms: all %d MUST rules ran and passed", applicable)
-	}
-	var s string
-	if cov.Passed == 0 && cov.Unjudged == 0 {
+		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s); %s", errors, strings.Join(b.Errors, "; "), passed)
+	case cov.Passed == applicable && applicable > 0 && !cov.Partial():
+		return Conforms, fmt.Sprintf("conforms: all %s ran and passed%s", rules, notApplicable)
+	case cov.Passed == 0 && cov.Unjudged == 0:
 		// Nothing judged (a filter of SHOULD and MAY rules only): nothing is claimed.
-		s = "no MUST rule judged, so no conformance is claimed"
-	} else if cov.Partial() && cov.Passed == cov.Selected-cov.NotApplicable {
-		s = fmt.Sprintf("conforms on the %d selected MUST rules", cov.Passed)
-	} else if cov.Partial() {
-		s = fmt.Sprintf("conforms on %s", of)
-	} else {
-		s = fmt.Sprintf("conforms on %d of %d MUST rules", cov.Passed, applicable)
+		return ConformsOn, "no MUST rule judged, so no conformance is claimed" + notApplicable
+	case cov.Passed == applicable:
+		return ConformsOn, fmt.Sprintf("conforms on %s%s", rules, notApplicable)
 	}
-	if cov.NotApplicable > 0 {
-		s += fmt.Sprintf(" (%d not applicable to the profile)", cov.NotApplicable)
-	}
-	if cov.Unjudged > 0 {
-		s += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
-	}
-	return ConformsOn, s
+	return ConformsOn, fmt.Sprintf("conforms on %d of %s%s%s", cov.Passed, rules, notApplicable, unjudged)
 }
 
-// selectionOnly says that a verdict covers only the selected MUST rules, and which.
+// selectionOnly says that a verdict covers only the selected MUST rules, which, and how
+// many the filter left out.
 func selectionOnly(cov Coverage) string {
 	s := fmt.Sprintf("the verdict covers only the selection, %d of the catalogue's %d MUST rules", cov.Selected, cov.MustRules)
 	if cov.Filter != "" {
-		s += " (filter " + cov.Filter + ")"
+		return s + fmt.Sprintf(" (filter %s); %d left out by the filter", cov.Filter, cov.MustRules-cov.Selected)
 	}
-	return s
+	return s + fmt.Sprintf("; %d not selected", cov.MustRules-cov.Selected)
 }
 
 // Exit statuses of `conform run` and `conform replay`.
