@@ -113,6 +113,11 @@ func TestCosmosProfileVerdicts(t *testing.T) {
 			if k := r.Cosmos.KindOrSame(); (k == spec.CosmosUnsupported || k == spec.CosmosUnpromised) && len(r.Cosmos.Specs) == 0 && !slices.Contains(na, r.ID) {
 				t.Errorf("%s (%s on Cosmos) is not shown as not applicable", r.ID, k)
 			}
+			// Issue 31, item 9: where only the order is not promised, the rest of the rule
+			// is judged.
+			if r.Cosmos.KindOrSame() == spec.CosmosOrderUnpromised && slices.Contains(na, r.ID) {
+				t.Errorf("%s (order not promised on Cosmos) is shown as not applicable", r.ID)
+			}
 		}
 	})
 	t.Run("reference, profile cosmos", func(t *testing.T) {
