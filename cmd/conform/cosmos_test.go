@@ -113,6 +113,11 @@ func TestCosmosProfileVerdicts(t *testing.T) {
 			if k := r.Cosmos.KindOrSame(); (k == spec.CosmosUnsupported || k == spec.CosmosUnpromised) && len(r.Cosmos.Specs) == 0 && !slices.Contains(na, r.ID) {
 				t.Errorf("%s (%s on Cosmos) is not shown as not applicable", r.ID, k)
 			}
+			// Issue 31, item 9: where only the order is not promised, the rest of the rule
+			// is judged.
+			if r.Cosmos.KindOrSame() == spec.CosmosOrderUnpromised && slices.Contains(na, r.ID) {
+				t.Errorf("%s (order not promised on Cosmos) is shown as not applicable", r.ID)
+			}
 		}
 	})
 	t.Run("reference, profile cosmos", func(t *testing.T) {
@@ -158,5 +163,45 @@ func TestServeCosmosFlavor(t *testing.T) {
 	}
 	if throttled == 0 {
 		t.Error("8 requests within a budget of 3 request units a second were not throttled")
+	}
+}
+
+// Issue 31, item 9: under the cosmos profile the order of query results is not promised,
+// but which entities come back is: a backend that loses an entity at every page boundary
+// fails the ordering rules that page, and one that only reverses each page's order answers
+// as Cosmos may.
+func TestCosmosProfileJudgesTheEntitiesOfOrderingRules(t *testing.T) {
+	outcomes := func(backend string) map[string]report.Outcome {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "report")
+		_, stderr, code := conform(t, "run", "--backend", backend, "--profile", "cosmos", "--label-filter", "area:ordering", "--no-corpus", "--out", dir)
+		if code != 0 && code != 1 {
+			t.Fatalf("run %s: exit %d\n%s", backend, code, stderr)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]report.Outcome{}
+		for _, row := range rep.Rules {
+			out[row.ID] = row.Cells[0].Outcome
+		}
+		return out
+	}
+	lossy := outcomes("mutant:continuation-skips-one@reference-cosmos")
+	for _, id := range []string{"ordering.across-pages", "ordering.across-partitions"} {
+		if lossy[id] != report.Fail {
+			t.Errorf("%s against a backend that loses entities between pages: %s, want fail", id, lossy[id])
+		}
+	}
+	reversed := outcomes("mutant:reverse-page-order@reference-cosmos")
+	for _, id := range []string{"ordering.key-order", "ordering.filtered", "ordering.across-partitions"} {
+		if reversed[id] != report.DocumentedDiff {
+			t.Errorf("%s against a backend that reverses each page: %s, want a documented difference", id, reversed[id])
+		}
 	}
 }

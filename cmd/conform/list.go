@@ -29,7 +29,8 @@ func listCmd() *cobra.Command {
 		Short: "Print the rule catalogue: id, level, area, what Cosmos DB does, source",
 		Long: `Print the rule catalogue: id, level, area, what Cosmos DB for Table does about the rule
 (same as Storage; differs: the answer Cosmos is recorded or documented to give; unsupported:
-Cosmos refuses the feature; unpromised: Cosmos promises nothing there), and source (and,
+Cosmos refuses the feature; order-unpromised: Cosmos promises no order of results, the rest
+of the rule holds; unpromised: Cosmos promises nothing there), and source (and,
 with --format json, feature and text).
 
 --label-filter selects rules as conform run selects their specs, e.g.

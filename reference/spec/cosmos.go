@@ -22,10 +22,15 @@ const (
 	// or 405 MethodNotAllowed). Under the cosmos profile the rule is not applicable; a backend
 	// that serves the feature anyway fails it.
 	CosmosUnsupported CosmosKind = "unsupported"
-	// CosmosUnpromised: Cosmos documents no promise here (result order), or its evidence
-	// leaves the answer open (limits documented differently, never recorded). Under the
+	// CosmosUnpromised: Cosmos's evidence leaves the answer open (a limit documented
+	// differently and never recorded, documentation in conflict with recordings). Under the
 	// cosmos profile the rule is not applicable; only a server error fails it.
 	CosmosUnpromised CosmosKind = "unpromised"
+	// CosmosOrderUnpromised: Cosmos promises no order of query results (E-cosmos-order), and
+	// nothing else of the rule differs. Under the cosmos profile a failure of the spec's
+	// order check (CheckOrder) is Cosmos's answer; which entities come back, their values
+	// and their pages are judged as written.
+	CosmosOrderUnpromised CosmosKind = "order-unpromised"
 )
 
 // The strengths of a Cosmos expectation's evidence, strongest first (EVIDENCE.md 0).
@@ -50,6 +55,10 @@ type Cosmos struct {
 	// Accepts is true when Cosmos accepts, or answers differently without an error status,
 	// what the rule has Storage refuse or answer otherwise.
 	Accepts bool `json:"accepts,omitempty"`
+	// Check names the spec check (one of the Check constants) whose failure is Cosmos's
+	// answer, for a difference without an error status (Accepts) and for an order not
+	// promised (CheckOrder): a failure of any other assertion of the spec is a failure.
+	Check string `json:"check,omitempty"`
 	// Answer says Cosmos's answer in words.
 	Answer string `json:"answer"`
 	// Evidence is the EVIDENCE.md anchor (for example E-cosmos-empty-keys) of the facts behind it.
@@ -109,6 +118,9 @@ func (c Cosmos) Summary() string {
 	if c.Accepts {
 		what = append(what, "accepted")
 	}
+	if c.Check != "" && c.Kind != CosmosOrderUnpromised {
+		what = append(what, "("+c.Check+")")
+	}
 	if c.StorageToo {
 		what = append(what, "or as Storage")
 	}
@@ -131,11 +143,11 @@ const (
 // The ACL's 501 is reported, not found again in a recording; the 501 of service properties
 // and stats, and the SAS range refusal, are recorded (E-cosmos-unsupported, E-cosmos-sas-range).
 var (
-	cosmosUnsorted   = Cosmos{Kind: CosmosUnpromised, Answer: cosmosUnsortedAnswer, Evidence: "E-cosmos-order", Strength: CosmosByTraffic}
+	cosmosUnsorted   = Cosmos{Kind: CosmosOrderUnpromised, Check: CheckOrder, Answer: cosmosUnsortedAnswer, Evidence: "E-cosmos-order", Strength: CosmosByTraffic}
 	cosmosNoACL      = Cosmos{Kind: CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented", Answer: cosmosACLAnswer, Evidence: "E-cosmos-unsupported", Strength: CosmosReported}
 	cosmosNoService  = Cosmos{Kind: CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented", Answer: cosmosServiceAnswer, Evidence: "E-cosmos-unsupported", Strength: CosmosByTraffic}
 	cosmosNoRange    = Cosmos{Kind: CosmosUnsupported, Statuses: []int{501, 405}, Answer: cosmosRangeAnswer, Evidence: "E-cosmos-sas-range", Strength: CosmosByTraffic}
-	cosmosManyProps  = Cosmos{Kind: CosmosDiffers, Accepts: true, Answer: cosmosPropsAnswer, Evidence: "E-cosmos-property-limits", Strength: CosmosByTraffic}
+	cosmosManyProps  = Cosmos{Kind: CosmosDiffers, Accepts: true, Check: CheckRefusal, Answer: cosmosPropsAnswer, Evidence: "E-cosmos-property-limits", Strength: CosmosByTraffic}
 	cosmosItemLimits = Cosmos{Kind: CosmosUnpromised, Answer: cosmosSizeAnswer, Evidence: "E-cosmos-documented", Strength: CosmosByDocs}
 	cosmosEmptyKeys  = Cosmos{Kind: CosmosDiffers, Statuses: []int{400}, Code: "PropertiesNeedValue", Answer: "An empty PartitionKey or RowKey is refused with 400 PropertiesNeedValue.", Evidence: "E-cosmos-empty-keys", Strength: CosmosByTraffic}
 	cosmosKeySizes   = Cosmos{Kind: CosmosUnpromised, Answer: cosmosKeyAnswer, Evidence: "E-cosmos-documented", Strength: CosmosByDocs}
@@ -159,7 +171,7 @@ var cosmos = map[string]Cosmos{
 	"limits.property-name.length":    cosmosOver(cosmosManyProps, "one over"),
 	"pattern.wide-entities.too-many": {Kind: CosmosUnpromised,
 		Answer: "365 properties in one entity: Cosmos's answer is not recorded (255 were accepted).", Evidence: "E-cosmos-property-limits", Strength: CosmosByTraffic},
-	"pattern.wide-entities.batch": {Kind: CosmosDiffers, Accepts: true, Specs: []string{"more than 252 properties"},
+	"pattern.wide-entities.batch": {Kind: CosmosDiffers, Accepts: true, Check: CheckRefusal, Specs: []string{"more than 252 properties"},
 		Answer: "A part of 253 properties is accepted (255 were recorded accepted), so the transaction stores both parts.", Evidence: "E-cosmos-property-limits", Strength: CosmosByTraffic},
 	// Documented limits without a recorded answer.
 	"limits.key.size":                         cosmosKeySizes,
@@ -175,7 +187,7 @@ var cosmos = map[string]Cosmos{
 	"modify.read-your-writes": {Kind: CosmosUnpromised,
 		Answer: "Accounts default to bounded staleness: reads in another region may lag behind acknowledged writes (within one region writes are read back).", Evidence: "E-cosmos-documented", Strength: CosmosByDocs},
 	// Table names.
-	"tables.name.case-insensitive": {Kind: CosmosDiffers, Accepts: true,
+	"tables.name.case-insensitive": {Kind: CosmosDiffers, Accepts: true, Check: CheckRefusal,
 		Answer: "Table names are case-sensitive: a name that differs from an existing one only in case creates another table.", Evidence: "E-cosmos-documented", Strength: CosmosByDocs},
 	"tables.name.case-insensitive-access": {Kind: CosmosDiffers, Statuses: []int{404},
 		Answer: "Table names are case-sensitive: the table is not found through its name in another letter case.", Evidence: "E-cosmos-documented", Strength: CosmosByDocs},
@@ -183,17 +195,17 @@ var cosmos = map[string]Cosmos{
 	"batch.table.missing": {Kind: CosmosDiffers, Statuses: []int{404}, Code: "ResourceNotFound",
 		Answer: "A transaction against a missing table fails with 404 ResourceNotFound (Storage: TableNotFound).", Evidence: "E-cosmos-batch", Strength: CosmosByTraffic},
 	// Item 10: $format.
-	"protocol.format.overrides-accept": {Kind: CosmosDiffers, Accepts: true, StorageToo: true,
+	"protocol.format.overrides-accept": {Kind: CosmosDiffers, Accepts: true, StorageToo: true, Check: CheckMetadataLevel,
 		Answer: "$format is reported not to override the Accept header (the answer has the metadata level Accept asks for); no recording shows it, so Storage's answer is accepted too.", Evidence: "E-cosmos-format", Strength: CosmosReported},
 	// Item 17: the header set.
-	"protocol.error.code-header": {Kind: CosmosDiffers, Accepts: true,
+	"protocol.error.code-header": {Kind: CosmosDiffers, Accepts: true, Check: CheckErrorCodeHeader,
 		Answer: "Errors carry their code only in the odata.error body: no x-ms-error-code header.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
-	"protocol.version.echo": {Kind: CosmosDiffers, Accepts: true,
+	"protocol.version.echo": {Kind: CosmosDiffers, Accepts: true, Check: CheckVersionHeader,
 		Answer: "No answer carries x-ms-version.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
 	// Item 19: request ids.
-	"protocol.client-request-id": {Kind: CosmosDiffers, Accepts: true,
+	"protocol.client-request-id": {Kind: CosmosDiffers, Accepts: true, Check: CheckClientRequestIDHeader,
 		Answer: "x-ms-client-request-id is never echoed.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
-	"protocol.request-id": {Kind: CosmosDiffers, Accepts: true, StorageToo: true,
+	"protocol.request-id": {Kind: CosmosDiffers, Accepts: true, StorageToo: true, Check: CheckRequestIDHeader,
 		Answer: "Answers recorded since late 2022 carry no x-ms-request-id (the id appears only in error messages as RequestID:); those of 2021 and early 2022 did.", Evidence: "E-cosmos-headers", Strength: CosmosByTraffic},
 	// Items 2-4: features Cosmos does not serve.
 	"auth.sas.range.partition":              cosmosNoRange,
@@ -220,7 +232,8 @@ var cosmos = map[string]Cosmos{
 	"service.cors.actual-headers":           cosmosNoService,
 	"service.cors.preflight-missing-header": cosmosNoService,
 	"service.cors.vary":                     cosmosNoService,
-	// Item 11: order.
+	// Item 11: order. Only the order differs: which entities come back, and their pages,
+	// are judged as written.
 	"ordering.key-order":              cosmosUnsorted,
 	"ordering.ascii":                  cosmosUnsorted,
 	"ordering.zero-padding":           cosmosUnsorted,
@@ -238,6 +251,27 @@ var cosmos = map[string]Cosmos{
 	"pattern.log-tail.string-order":   cosmosUnsorted,
 	"rel.heterogeneous.rowkey-prefix": cosmosUnsorted,
 }
+
+// The names of spec checks (suites/framework F.Check) that a Cosmos difference without an
+// error status concerns: the one assertion of a spec whose failure is Cosmos's answer.
+const (
+	// CheckOrder: the order of query results (every other assertion of an ordering spec,
+	// which entities come back among them, is made outside it).
+	CheckOrder = "order"
+	// CheckRefusal: the refusal of what the spec's rule has Storage refuse (a limit, a
+	// name that differs only in case).
+	CheckRefusal = "refusal"
+	// CheckVersionHeader: the answer's x-ms-version header.
+	CheckVersionHeader = "x-ms-version header"
+	// CheckErrorCodeHeader: an error answer's x-ms-error-code header.
+	CheckErrorCodeHeader = "x-ms-error-code header"
+	// CheckClientRequestIDHeader: the echo of x-ms-client-request-id.
+	CheckClientRequestIDHeader = "x-ms-client-request-id header"
+	// CheckRequestIDHeader: the answer's x-ms-request-id header.
+	CheckRequestIDHeader = "x-ms-request-id header"
+	// CheckMetadataLevel: the JSON metadata level of the answer.
+	CheckMetadataLevel = "metadata level"
+)
 
 // cosmosOver returns c for the rule's specs whose text holds one of specs (those over
 // Storage's limit); the others are judged as written.

@@ -1,6 +1,13 @@
 package spec
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
+
+// checks are the named spec checks a Cosmos difference may excuse.
+var checks = []string{CheckOrder, CheckRefusal, CheckVersionHeader, CheckErrorCodeHeader, CheckClientRequestIDHeader,
+	CheckRequestIDHeader, CheckMetadataLevel}
 
 // Every Cosmos expectation names a rule, is complete for its kind and cites its evidence;
 // every rule that states a Cosmos difference in words has an expectation.
@@ -19,11 +26,24 @@ func TestCosmosExpectations(t *testing.T) {
 			if len(c.Statuses) > 0 && c.Accepts {
 				t.Errorf("%s: a different answer is a refusal or an acceptance, not both", id)
 			}
+			if c.Accepts && !slices.Contains(checks, c.Check) {
+				t.Errorf("%s: a difference without an error status names the check it excuses, one of %v; got %q", id, checks, c.Check)
+			}
+			if len(c.Statuses) > 0 && c.Check != "" {
+				t.Errorf("%s: a refusal is matched by its status, not by a check (%q)", id, c.Check)
+			}
 		case CosmosUnsupported:
 			if len(c.Statuses) == 0 {
 				t.Errorf("%s: an unsupported feature needs the statuses Cosmos refuses it with", id)
 			}
+		case CosmosOrderUnpromised:
+			if c.Check != CheckOrder {
+				t.Errorf("%s: an order not promised excuses the order check only; got check %q", id, c.Check)
+			}
 		case CosmosUnpromised:
+			if c.Evidence == "E-cosmos-order" {
+				t.Errorf("%s: an order not promised is CosmosOrderUnpromised: the rest of the rule is judged", id)
+			}
 		default:
 			t.Errorf("%s: kind %q", id, c.Kind)
 		}

@@ -95,6 +95,15 @@ func TestBaselineInterception(t *testing.T) {
 		}
 		f.It(rule, "precondition", precondition)
 		f.It(rule, "precondition listed", precondition)
+		// Issue 31, item 8: a failure in a named check carries the check's name; one after
+		// the check ended does not.
+		f.It(rule, "named check", func(context.Context) {
+			f.Check(spec.CheckOrder, func() { gomega.Expect("b a").To(gomega.Equal("a b")) })
+		})
+		f.It(rule, "after a named check", func(context.Context) {
+			f.Check(spec.CheckOrder, func() { gomega.Expect("a b").To(gomega.Equal("a b")) })
+			gomega.Expect("a").To(gomega.Equal("a b"))
+		})
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	// The backend is found by its kind: no file has its name.
@@ -122,6 +131,9 @@ func TestBaselineInterception(t *testing.T) {
 		res, _ := ResultOf(s)
 		d := verdict.Decide(res, spec.Must, verdict.Storage, BaselineOf(s))
 		outcome[s.LeafNodeText] = s.State.String() + " " + string(d.Outcome)
+		if res.Check != "" {
+			outcome[s.LeafNodeText] += " in " + res.Check
+		}
 	}
 	want := map[string]string{
 		"listed failure":  "passed expected-failure",
@@ -138,6 +150,8 @@ func TestBaselineInterception(t *testing.T) {
 		// Items 8 and 9: a failed precondition blocks the spec, never fails it.
 		"precondition":        "failed blocked",
 		"precondition listed": "passed blocked",
+		"named check":         "failed fail in " + spec.CheckOrder,
+		"after a named check": "failed fail",
 	}
 	for k, w := range want {
 		if outcome[k] != w {

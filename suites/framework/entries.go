@@ -113,14 +113,19 @@ func hasMark(calls []record.Call, mark string) bool {
 }
 
 // FailureSignature is what a failure looked like (fixtures.Signature): the status and
-// code of the spec's last call when it came back with an error status (the answer the
-// failing assertion is about; an error earlier in the spec, such as an expected 409, is
-// not), and the failure's assertion line (the matcher's "but ..." line when there is one),
-// masked.
+// code of the spec's last call when it came back with an error status, a raw HTTP
+// exchange's included (the answer the failing assertion is about; an error earlier in the
+// spec, such as an expected 409, is not), and the failure's assertion line (the matcher's
+// "but ..." line when there is one), masked.
 func FailureSignature(failure string, calls []record.Call) fixtures.Signature {
 	var s fixtures.Signature
-	if n := len(calls); n > 0 && calls[n-1].Status >= 300 {
-		s.Status, s.Code = calls[n-1].Status, calls[n-1].Code
+	if n := len(calls); n > 0 {
+		switch last := calls[n-1]; {
+		case last.Status >= 300:
+			s.Status, s.Code = last.Status, last.Code
+		case last.RawStatus >= 300:
+			s.Status, s.Code = last.RawStatus, last.RawCode
+		}
 	}
 	s.Assertion = fixtures.MaskAssertion(AssertionLine(failure))
 	return s

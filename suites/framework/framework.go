@@ -402,7 +402,9 @@ type specRun struct {
 	choices int
 	// precondition is the rule whose precondition check is running (Requires).
 	precondition, step string
-	concluded          bool
+	// check is the named check running (F.Check).
+	check     string
+	concluded bool
 }
 
 var currentRun atomic.Pointer[specRun]
@@ -437,7 +439,10 @@ func failHandler(message string, callerSkip ...int) {
 		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
-	run.conclude(verdict.Result{State: verdict.Failed}, message, skip+2)
+	run.mu.Lock()
+	check := run.check
+	run.mu.Unlock()
+	run.conclude(verdict.Result{State: verdict.Failed, Check: check}, message, skip+2)
 }
 
 func blockedMessage(rule, step, failure string) string {
@@ -538,6 +543,30 @@ func Requires(rule, step string, check func()) {
 	defer func() {
 		run.mu.Lock()
 		run.precondition, run.step = prevRule, prevStep
+		run.mu.Unlock()
+	}()
+	check()
+}
+
+// Check runs assertions, the spec's check called name (one of spec's Check constants: the
+// order of results, a header, a refusal), so that a profile's difference without an error
+// status can name the one assertion it excuses (spec.Cosmos.Check): a failed assertion in
+// check is recorded with the name (verdict.Result.Check); any other failure of the spec is
+// judged as written. Outside a running spec, check simply runs.
+func (f *F) Check(name string, check func()) {
+	ginkgo.GinkgoHelper()
+	run := currentRun.Load()
+	if run == nil {
+		check()
+		return
+	}
+	run.mu.Lock()
+	prev := run.check
+	run.check = name
+	run.mu.Unlock()
+	defer func() {
+		run.mu.Lock()
+		run.check = prev
 		run.mu.Unlock()
 	}()
 	check()

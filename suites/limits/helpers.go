@@ -57,10 +57,14 @@ func checkWrite(ctx context.Context, f *framework.F, w scenario.Write, bd bounda
 		Expect(got).To(MatchEntity(e))
 		return
 	}
-	if len(refusal) > 0 {
-		Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.Name, bd.what, api.EntitySize(e))
-	} else {
-		Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.Name, bd.what)
+	f.Check(spec.CheckRefusal, func() {
+		if len(refusal) > 0 {
+			Expect(err).To(HaveFailedAs(refusal...), "%s of an entity %s (accounted size %d bytes)", w.Name, bd.what, api.EntitySize(e))
+		} else {
+			Expect(err).To(HaveFailedWithStatus(400), "%s of an entity %s", w.Name, bd.what)
+		}
+	})
+	if len(refusal) == 0 {
 		f.Choice("refusal code", OutcomeOf(err))
 	}
 	expectUnchanged(ctx, b, table, seed, w.Existing)

@@ -53,7 +53,9 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 					Expect(WrittenOnly(got).Properties).To(HaveLen(max(m.stored, m.sentFrom+m.sent)))
 					return
 				}
-				Expect(err).To(HaveFailedWithStatus(400), "merge of %d new properties into %d", m.sent, m.stored)
+				f.Check(spec.CheckRefusal, func() {
+					Expect(err).To(HaveFailedWithStatus(400), "merge of %d new properties into %d", m.sent, m.stored)
+				})
 				f.Choice("refusal code", OutcomeOf(err))
 				expectUnchanged(ctx, b, table, seed, true)
 			},

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -49,9 +50,12 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		want := rowKeys("p", letters()...)
 		table := loadKeys(ctx, f, shuffled(want, 43))
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.TopOf(5)}, len(want))
-		for i, p := range r.Pages {
-			Expect(p.Entities).To(BeInKeyOrder(), "page %d of %v", i+1, r.PageSizes())
-		}
+		Expect(r.Entities()).To(ConsistOfKeys(want...), "pages of %v", r.PageSizes())
+		f.Check(spec.CheckOrder, func() {
+			for i, p := range r.Pages {
+				Expect(p.Entities).To(BeInKeyOrder(), "page %d of %v", i+1, r.PageSizes())
+			}
+		})
 	})
 
 	f.DescribeTable("ordering.across-partitions", "groups partitions in key order and restarts the RowKey order in each",
@@ -71,20 +75,24 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 		offsets := []time.Duration{0, time.Second, 100 * time.Nanosecond, time.Hour, 24 * time.Hour, 200 * time.Nanosecond}
 		table := f.NewTable(ctx)
+		var keys []api.Key
 		for _, d := range offsets {
 			t := base.Add(d)
 			e := api.NewEntity("log", invertedTicks(t), map[string]api.Value{"At": api.DateTime(t)})
+			keys = append(keys, e.Key())
 			f.Requires("modify.insert.stores", "insert the spec's entities", func() {
 				Expect(InsertAll(ctx, f.Backend(), table, e)).To(SucceedOnBackend())
 			})
 		}
 		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
-		Expect(got).To(HaveLen(len(offsets)))
-		for i := 1; i < len(got); i++ {
-			prev, cur := got[i-1].Properties["At"].Time(), got[i].Properties["At"].Time()
-			Expect(prev.After(cur)).To(BeTrue(), "entity %d (At %s) came after entity %d (At %s); inverted ticks must return the newest first",
-				i, api.FormatDateTime7(cur), i-1, api.FormatDateTime7(prev))
-		}
+		Expect(got).To(ConsistOfKeys(keys...), "the log partition")
+		f.Check(spec.CheckOrder, func() {
+			for i := 1; i < len(got); i++ {
+				prev, cur := got[i-1].Properties["At"].Time(), got[i].Properties["At"].Time()
+				Expect(prev.After(cur)).To(BeTrue(), "entity %d (At %s) came after entity %d (At %s); inverted ticks must return the newest first",
+					i, api.FormatDateTime7(cur), i-1, api.FormatDateTime7(prev))
+			}
+		})
 	})
 
 	f.It("ordering.inverted-ticks", "returns the n most recent entities as the first n results", func(ctx context.Context) {
@@ -98,11 +106,13 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		Expect(LoadInBatches(ctx, f.Backend(), table, es)).To(SucceedOnBackend())
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'", Top: api.TopOf(3)}, len(es))
 		got := r.Entities()
-		Expect(len(got)).To(BeNumerically(">=", 3))
-		var minutes []int64
-		for _, e := range got[:3] {
-			minutes = append(minutes, e.Properties["Minute"].Int())
-		}
-		Expect(minutes).To(Equal([]int64{19, 18, 17}), "the first three results of the log partition (pages of %v)", r.PageSizes())
+		Expect(got).To(ConsistOfKeys(Keys(es)...), "the log partition (pages of %v)", r.PageSizes())
+		f.Check(spec.CheckOrder, func() {
+			var minutes []int64
+			for _, e := range got[:3] {
+				minutes = append(minutes, e.Properties["Minute"].Int())
+			}
+			Expect(minutes).To(Equal([]int64{19, 18, 17}), "the first three results of the log partition (pages of %v)", r.PageSizes())
+		})
 	})
 })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -59,7 +60,8 @@ var _ = framework.Describe("Compound key pattern", func(f *framework.F) {
 			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
 				scenario.Cmp("RowKey", "ge", "empid_000123"), scenario.Cmp("RowKey", "lt", "empid_000124"))})
 			Expect(err).To(SucceedOnBackend())
-			Expect(got).To(MatchEntities(byEmployee["000123"]...))
+			Expect(got).To(ConsistOfEntities(byEmployee["000123"]...))
+			f.Check(spec.CheckOrder, func() { Expect(got).To(MatchEntities(byEmployee["000123"]...)) })
 		})
 
 		f.It("pattern.compound-key.projection", "returns only the selected review properties", func(ctx context.Context) {

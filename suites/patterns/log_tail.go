@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -36,10 +37,21 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 			newest := loadExpenses(ctx, b, table)
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", fixtures.DefaultExpenseEmployee), Top: api.TopOf(10)})
 			Expect(err).To(SucceedOnBackend())
-			Expect(page.Entities).To(MatchEntities(newest[:10]...))
-			at, err := fixtures.TimeOfInvertedTicks(page.Entities[0].RowKey)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(page.Entities[0]).To(HaveProperty(fixtures.PropSubmitted, api.DateTime(at)), "the first RowKey decodes to the newest submission time")
+			Expect(page.Entities).To(HaveLen(10), "the first page of $top=10")
+			byKey := map[api.Key]api.Entity{}
+			for _, e := range newest {
+				byKey[e.Key()] = e
+			}
+			for _, e := range page.Entities {
+				Expect(byKey).To(HaveKey(e.Key()), "an entity of the first page that was never stored")
+				Expect(e).To(MatchEntity(byKey[e.Key()]))
+			}
+			f.Check(spec.CheckOrder, func() {
+				Expect(page.Entities).To(MatchEntities(newest[:10]...))
+				at, err := fixtures.TimeOfInvertedTicks(page.Entities[0].RowKey)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(page.Entities[0]).To(HaveProperty(fixtures.PropSubmitted, api.DateTime(at)), "the first RowKey decodes to the newest submission time")
+			})
 		})
 
 		f.It("pattern.log-tail.next-page", "continues with the next newest claims after the first page", func(ctx context.Context) {
@@ -56,7 +68,8 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 			for _, n := range rest.PageSizes() {
 				Expect(n).To(BeNumerically("<=", 10), "$top bounds every page")
 			}
-			Expect(rest.Entities()).To(MatchEntities(newest[10:]...))
+			Expect(append(slices.Clone(first.Entities), rest.Entities()...)).To(ConsistOfEntities(newest...), "the first page and the rest")
+			f.Check(spec.CheckOrder, func() { Expect(rest.Entities()).To(MatchEntities(newest[10:]...)) })
 		})
 
 		f.It("pattern.log-tail.since", "returns exactly the claims newer than a given claim's time", func(ctx context.Context) {
@@ -79,10 +92,10 @@ var _ = framework.Describe("Log tail pattern", func(f *framework.F) {
 			scenario.Load(ctx, b, table, es)
 			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "ticks")})
 			Expect(err).To(SucceedOnBackend())
-			Expect(got).To(HaveKeys(
-				api.Key{PartitionKey: "ticks", RowKey: "0099"}, api.Key{PartitionKey: "ticks", RowKey: "1000"},
-				api.Key{PartitionKey: "ticks", RowKey: "250"}, api.Key{PartitionKey: "ticks", RowKey: "9"},
-				api.Key{PartitionKey: "ticks", RowKey: "99"}))
+			want := []api.Key{{PartitionKey: "ticks", RowKey: "0099"}, {PartitionKey: "ticks", RowKey: "1000"},
+				{PartitionKey: "ticks", RowKey: "250"}, {PartitionKey: "ticks", RowKey: "9"}, {PartitionKey: "ticks", RowKey: "99"}}
+			Expect(got).To(ConsistOfKeys(want...))
+			f.Check(spec.CheckOrder, func() { Expect(got).To(HaveKeys(want...)) })
 		})
 	})
 })

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
@@ -69,16 +70,25 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 			all = append(all, es...)
 		}
 		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 23))
-		for _, prefix := range []string{"EMPLOYEE_", "BADGE_"} {
+		prefixes := []string{"EMPLOYEE_", "BADGE_"}
+		gots := make([][]api.Entity, len(prefixes))
+		for i, prefix := range prefixes {
 			got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(scenario.Cmp("PartitionKey", "eq", "Sales"),
 				scenario.Cmp("RowKey", "ge", prefix), scenario.Cmp("RowKey", "lt", prefix[:len(prefix)-1]+"`"))})
 			Expect(err).To(SucceedOnBackend())
-			Expect(got).To(MatchEntities(scenario.SortByKey(byType[prefix])...), "prefix %s", prefix)
+			Expect(got).To(ConsistOfEntities(byType[prefix]...), "prefix %s", prefix)
+			gots[i] = got
 		}
 		whole, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 		Expect(err).To(SucceedOnBackend())
 		grouped := append(append(scenario.SortByKey(byType["BADGE_"]), byType["DEPARTMENT_"]...), scenario.SortByKey(byType["EMPLOYEE_"])...)
-		Expect(whole).To(MatchEntities(grouped...))
+		Expect(whole).To(ConsistOfEntities(grouped...))
+		f.Check(spec.CheckOrder, func() {
+			for i, prefix := range prefixes {
+				Expect(gots[i]).To(MatchEntities(scenario.SortByKey(byType[prefix])...), "prefix %s", prefix)
+			}
+			Expect(whole).To(MatchEntities(grouped...))
+		})
 	})
 
 	f.It("rel.heterogeneous.mixed-property-types", "keeps each entity type's own EDM type for a shared property name", func(ctx context.Context) {

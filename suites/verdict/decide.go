@@ -46,9 +46,13 @@ type Result struct {
 	// Failure is the failure's message, kept as evidence (Decide does not read it).
 	Failure string `json:"failure,omitempty"`
 	// Answers are the error answers (status and code) the spec saw before it failed or was
-	// blocked, oldest first, raw HTTP exchanges included (which Signature leaves out): a
-	// profile's refusal is looked for among them.
+	// blocked, oldest first, raw HTTP exchanges included: a server error among them is never
+	// a profile's answer.
 	Answers []fixtures.Signature `json:"answers,omitempty"`
+	// Check is the named check (the spec's F.Check) whose assertion failed, "" when the
+	// failing assertion was in none: a profile's difference of shape excuses that check
+	// only (Expectation.Check).
+	Check string `json:"check,omitempty"`
 }
 
 // ExpectationKind is what a profile expects of a rule, compared with Azure Table Storage.
@@ -64,20 +68,30 @@ const (
 	// it (501 NotImplemented or 405 MethodNotAllowed unless Expectation.Answer says
 	// otherwise), and the rule is not applicable.
 	NotSupported ExpectationKind = "not-supported"
-	// NotPromised: the profile promises nothing the rule could check (Cosmos DB does not
-	// sort results; a limit it documents otherwise and was never recorded at): the rule is
-	// not applicable, whatever the backend answered but a server error.
+	// NotPromised: the profile promises nothing the rule could check (a limit it documents
+	// otherwise and was never recorded at): the rule is not applicable, whatever the
+	// backend answered but a server error.
 	NotPromised ExpectationKind = "not-promised"
+	// OrderNotPromised: the profile promises no order of results (Cosmos DB), and nothing
+	// else of the rule differs: a failure of the spec's order check (Expectation.Check) is
+	// the profile's answer; every other assertion (which entities come back, their values,
+	// their pages) is judged as written, and a pass is a pass.
+	OrderNotPromised ExpectationKind = "order-not-promised"
 )
 
 // Expectation is what a profile expects of one rule.
 type Expectation struct {
 	Kind ExpectationKind `json:"kind"`
 	// Answer is the recorded different answer (Differs) or refusal (NotSupported): a
-	// status and, when not empty, an error code. A Differs expectation with a zero Answer
-	// is a difference of shape (order, format): the backend answered with success and the
-	// spec's assertion on the answer's shape failed; an error status never matches it.
+	// status and, when not empty, an error code, matched against the answer of the call
+	// the spec failed on (its signature), never an earlier one. A Differs expectation with
+	// a zero Answer is a difference of shape (a header, a format, an acceptance): it names
+	// the check it excuses (Check).
 	Answer fixtures.Signature `json:"answer,omitzero"`
+	// Check names the spec check (F.Check) whose failure is the difference, for a
+	// difference of shape and for OrderNotPromised (the order check): a failure of any
+	// other assertion is a failure. A difference of shape without a Check excuses nothing.
+	Check string `json:"check,omitempty"`
 	// StorageAllowed is true when a backend that answers as Storage does also meets the
 	// profile (a difference the profile allows rather than requires, e.g. unsorted
 	// results).
@@ -115,6 +129,8 @@ func ExpectationOf(r spec.Rule, profile, specText string) Expectation {
 		e := Expectation{Kind: Differs, Difference: difference, StorageAllowed: c.StorageToo}
 		if len(c.Statuses) > 0 {
 			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
+		} else {
+			e.Check = c.Check
 		}
 		return e
 	case spec.CosmosUnsupported:
@@ -123,17 +139,22 @@ func ExpectationOf(r spec.Rule, profile, specText string) Expectation {
 			e.Answer = fixtures.Signature{Status: c.Statuses[0], Code: c.Code}
 		}
 		return e
+	case spec.CosmosOrderUnpromised:
+		return Expectation{Kind: OrderNotPromised, Check: c.Check, Difference: difference}
 	case spec.CosmosUnpromised:
 		return Expectation{Kind: NotPromised, Difference: difference}
 	}
 	return Storage
 }
 
-// answered reports whether a failure with signature got, after the error answers seen, is
-// the answer e expects. A refusal (an expected status) may be the failure's own answer or
-// any answer the spec saw (a raw exchange's); a server error that is not the expected
-// refusal never is an expected answer.
-func (e Expectation) answered(got fixtures.Signature, seen []fixtures.Signature) bool {
+// answered reports whether the failure (or block) r is the answer e expects. A refusal (an
+// expected status) must be the answer of the call the spec failed on (r.Signature, raw
+// exchanges included): an error answer seen earlier, which the spec took in its stride, is
+// not the subject's answer. A difference of shape, and an order not promised, must be a
+// failure of the check e names. A server error that is not the expected refusal, seen
+// anywhere in the spec, never is an expected answer.
+func (e Expectation) answered(r Result) bool {
+	got := r.Signature
 	refused := func(a fixtures.Signature) bool {
 		switch {
 		case e.Answer.Status != 0:
@@ -143,19 +164,17 @@ func (e Expectation) answered(got fixtures.Signature, seen []fixtures.Signature)
 		}
 		return false
 	}
-	answers := append([]fixtures.Signature{got}, seen...)
-	for _, a := range answers {
-		if a.Status >= 500 && !refused(a) {
-			return false
-		}
+	serverError := func(a fixtures.Signature) bool { return a.Status >= 500 && !refused(a) }
+	if serverError(got) || slices.ContainsFunc(r.Answers, serverError) {
+		return false
 	}
 	switch {
 	case e.Kind == NotPromised:
 		return true
-	case e.Kind == Differs && e.Answer.Status == 0:
-		return got.Status == 0 && got.Assertion != ""
-	case e.Kind == Differs || e.Kind == NotSupported:
-		return slices.ContainsFunc(answers, refused)
+	case e.Kind == OrderNotPromised, e.Kind == Differs && e.Answer.Status == 0:
+		return e.Check != "" && r.Check == e.Check
+	case e.Kind == Differs, e.Kind == NotSupported:
+		return refused(got)
 	}
 	return false
 }
@@ -213,11 +232,11 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 	case NoAnswer:
 		return Decision{Outcome: Error}
 	case BlockedState:
-		if (exp.Kind == NotSupported || exp.Kind == NotPromised) && exp.answered(r.Signature, r.Answers) {
+		if (exp.Kind == NotSupported || exp.Kind == NotPromised) && exp.answered(r) {
 			// Blocked by the profile's refusal of the feature, or where it promises nothing.
 			return Decision{Outcome: NotApplicable, Why: exp.Difference}
 		}
-		if exp.Kind == Differs && exp.Answer.Status != 0 && exp.answered(r.Signature, r.Answers) {
+		if exp.Kind == Differs && exp.Answer.Status != 0 && exp.answered(r) {
 			// Blocked by the very refusal the profile records (an empty key refused while
 			// the spec loads its data): the profile's answer.
 			return Decision{Outcome: DocumentedDiff, Why: exp.Difference}
@@ -240,7 +259,7 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 
 func decideFailure(r Result, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
 	sig := r.Signature
-	if exp.answered(sig, r.Answers) {
+	if exp.answered(r) {
 		d := Decision{Outcome: DocumentedDiff, Why: exp.Difference}
 		if exp.Kind == NotSupported || exp.Kind == NotPromised {
 			d.Outcome = NotApplicable
@@ -300,6 +319,9 @@ func (e Expectation) describe() string {
 	s := string(e.Kind)
 	if e.Answer != (fixtures.Signature{}) {
 		s += " " + e.Answer.String()
+	}
+	if e.Check != "" {
+		s += " in its " + e.Check + " check"
 	}
 	if e.Difference != "" {
 		s += " (" + e.Difference + ")"

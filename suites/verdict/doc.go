@@ -12,7 +12,9 @@
 //
 // Profiles plug in through Expectation: for each rule, a profile (storage, cosmos) expects
 // the same answer as Azure Table Storage, a different recorded answer (status and code, or
-// a difference of shape), or that the feature is not supported (not applicable).
+// a difference of shape in the spec check it names), no promised order (the order check
+// excused, the rest judged), or that the feature is not supported or nothing is promised
+// (not applicable).
 // ExpectationOf reads it from the rule catalogue.
 //
 // It may import the standard library, the contract (reference/spec, reference/api) and

@@ -14,9 +14,13 @@ var (
 	sig500   = fixtures.Signature{Status: 500, Code: "InternalError"}
 	sig501   = fixtures.Signature{Status: 501, Code: "NotImplemented"}
 	sigShape = fixtures.Signature{Assertion: "expected the entities in key order, but got r2 before r1"}
+	sig404   = fixtures.Signature{Status: 404, Code: "ResourceNotFound"}
 
 	// Profile expectations.
-	cosmosOrder      = Expectation{Kind: Differs, StorageAllowed: true, Difference: "not sorted"}
+	cosmosOrder      = Expectation{Kind: OrderNotPromised, Check: spec.CheckOrder, Difference: "not sorted"}
+	cosmosHeader     = Expectation{Kind: Differs, Check: spec.CheckVersionHeader, Difference: "no x-ms-version"}
+	cosmosMayHeader  = Expectation{Kind: Differs, StorageAllowed: true, Check: spec.CheckRequestIDHeader, Difference: "no x-ms-request-id"}
+	cosmosNotFound   = Expectation{Kind: Differs, Answer: fixtures.Signature{Status: 404}, Difference: "case-sensitive names"}
 	cosmosRequires   = Expectation{Kind: Differs, Answer: sig400, Difference: "400 InvalidInput"}
 	cosmosNoACL      = Expectation{Kind: NotSupported, Difference: "no table ACL"}
 	cosmosUnpromised = Expectation{Kind: NotPromised, Difference: "not sorted"}
@@ -31,6 +35,11 @@ var (
 )
 
 func failed(s fixtures.Signature) Result { return Result{State: Failed, Signature: s} }
+
+// failedCheck is a failure of the spec's check named check (F.Check).
+func failedCheck(s fixtures.Signature, check string) Result {
+	return Result{State: Failed, Signature: s, Check: check}
+}
 
 // TestDecide is the decision table: what happened x level x profile expectation x baseline
 // entry -> outcome, against the backend, unexpected (exit 1). Each case of issue 20 is
@@ -68,7 +77,8 @@ func TestDecide(t *testing.T) {
 		{"pass of a rule-level entry (judged over the rule at the end)", passed, spec.Must, Storage, listedRule400, Pass, false, false},
 		{"pass of a flaky entry", passed, spec.Must, Storage, flaky400, Flaky, true, false},
 		{"pass of a spec listed as blocked", passed, spec.Must, Storage, blockedInsert, UnexpectedPass, false, true},
-		{"cosmos: Storage's answer where Cosmos may differ", passed, spec.Must, cosmosOrder, nil, Pass, false, false},
+		{"cosmos: Storage's answer where Cosmos may differ", passed, spec.Must, cosmosMayHeader, nil, Pass, false, false},
+		{"issue 31: a pass where the order is not promised is a pass", passed, spec.Must, cosmosOrder, nil, Pass, false, false},
 		{"cosmos: Storage's answer where Cosmos requires another", passed, spec.Must, cosmosRequires, nil, Fail, true, true},
 		{"issue 21: serving a feature the profile does not support is not Cosmos's answer", passed, spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"issue 21: a pass where the profile promises nothing is not counted as passed", passed, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
@@ -90,21 +100,49 @@ func TestDecide(t *testing.T) {
 		// Failures, cosmos profile (items 1, 2, 3).
 		{"item 1: 500 where Cosmos differs in shape is a failure", failed(sig500), spec.Must, cosmosOrder, nil, Fail, true, true},
 		{"item 1: 500 where Cosmos answers 400 is a failure", failed(sig500), spec.Must, cosmosRequires, nil, Fail, true, true},
-		{"cosmos: the documented shape", failed(sigShape), spec.Must, cosmosOrder, nil, DocumentedDiff, false, false},
+		{"cosmos: the documented shape", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, cosmosHeader, nil, DocumentedDiff, false, false},
 		{"cosmos: the documented answer", failed(sig400), spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
 		{"cosmos: another answer than the documented one", failed(sig409), spec.Must, cosmosRequires, nil, Fail, true, true},
 		{"item 3: the documented answer, also listed in the baseline", failed(sig400), spec.Must, cosmosRequires, listed400, DocumentedDiff, false, false},
-		{"item 3: the documented shape, also listed", failed(sigShape), spec.Must, cosmosOrder, listedShape, DocumentedDiff, false, false},
+		{"item 3: the documented shape, also listed", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, cosmosHeader, listedShape, DocumentedDiff, false, false},
 		{"item 2: 500 listed in the baseline where Cosmos differs", failed(sig500), spec.Must, cosmosOrder,
 			&fixtures.ExpectedFailure{Rule: "r", Spec: "s", Signature: sig500}, ExpectedFail, true, false},
 		{"cosmos: not supported, refused with 501", failed(sig501), spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"cosmos: not supported, refused with 405", failed(fixtures.Signature{Status: 405, Code: "MethodNotAllowed"}), spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"cosmos: not supported, but a 500", failed(sig500), spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"storage: a 501 is a failure", failed(sig501), spec.Must, Storage, nil, Fail, true, true},
-		{"issue 21: not supported, the 501 of a raw exchange before the assertion", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
-		{"issue 21: not supported, a raw 501 after a 500", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig500, sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 21: not supported, the 501 of the raw exchange the assertion is about", Result{State: Failed, Signature: fixtures.Signature{Status: 501, Code: "NotImplemented", Assertion: "Expected 501 to equal 200"}, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"issue 21: not supported, a raw 501 after a 500", Result{State: Failed, Signature: sig501, Answers: []fixtures.Signature{sig500, sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 31: not supported, a 501 seen before an assertion on a success", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"issue 21: not supported, an assertion without the refusal", failed(sigShape), spec.Must, cosmosNoACL, nil, Fail, true, true},
-		{"issue 21: the recorded refusal among earlier answers", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig409, sig400}}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
+		{"issue 21: the recorded refusal as the failing call's answer", Result{State: Failed, Signature: sig400, Answers: []fixtures.Signature{sig409, sig400}}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
+
+		// Issue 31, item 8: a difference of shape names the check it excuses.
+		{"issue 31: a difference of shape excuses a failure of the check it names", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, cosmosHeader, nil, DocumentedDiff, false, false},
+		{"issue 31: a difference of shape does not excuse an assertion outside any check", failed(sigShape), spec.Must, cosmosHeader, nil, Fail, true, true},
+		{"issue 31: a difference of shape does not excuse another check", failedCheck(sigShape, spec.CheckOrder), spec.Must, cosmosHeader, nil, Fail, true, true},
+		{"issue 31: a difference of shape that names no check excuses nothing", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, Expectation{Kind: Differs}, nil, Fail, true, true},
+		{"issue 31: the named check may fail on an error answer the spec asked for", failedCheck(fixtures.Signature{Status: 400, Assertion: "the x-ms-error-code header"}, spec.CheckVersionHeader), spec.Must, cosmosHeader, nil, DocumentedDiff, false, false},
+		{"issue 31: the named check, after a server error, fails", Result{State: Failed, Signature: sigShape, Check: spec.CheckVersionHeader, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosHeader, nil, Fail, true, true},
+		// Item 8: raw statuses are in the signature; a raw refusal is not a shape.
+		{"issue 31: Expected 400 to equal 200 after a raw 400 is not a difference of shape", Result{State: Failed,
+			Signature: fixtures.Signature{Status: 400, Assertion: "Expected 400 to equal 200"}, Answers: []fixtures.Signature{{Status: 400}}}, spec.Must, cosmosHeader, nil, Fail, true, true},
+		{"issue 31: Expected 400 to equal 200, a raw 400 left out of the signature, is not a difference of shape", Result{State: Failed,
+			Signature: fixtures.Signature{Assertion: "Expected 400 to equal 200"}, Answers: []fixtures.Signature{{Status: 400}}}, spec.Must, cosmosHeader, nil, Fail, true, true},
+		// Item 8: the recorded refusal is the answer of the call the spec failed on.
+		{"issue 31: a 404 seen earlier does not excuse a data assertion", Result{State: Failed,
+			Signature: fixtures.Signature{Assertion: "expected V 1, but it has V 2"}, Answers: []fixtures.Signature{sig404}}, spec.Must, cosmosNotFound, nil, Fail, true, true},
+		{"issue 31: the 404 of the call the spec failed on is the recorded refusal", Result{State: Failed,
+			Signature: fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "Insert Entity into T"}, Answers: []fixtures.Signature{sig404}}, spec.Must, cosmosNotFound, nil, DocumentedDiff, false, false},
+		{"issue 31: an earlier refusal, then a 409 on the failing call", Result{State: Failed, Signature: sig409, Answers: []fixtures.Signature{sig400, sig409}}, spec.Must, cosmosRequires, nil, Fail, true, true},
+
+		// Issue 31, item 9: order not promised is not the rule not promised.
+		{"issue 31: order not promised, the order check fails", failedCheck(sigShape, spec.CheckOrder), spec.Must, cosmosOrder, nil, DocumentedDiff, false, false},
+		{"issue 31: order not promised, a wrong set of entities fails", failed(fixtures.Signature{Assertion: "missing (p, c)"}), spec.Must, cosmosOrder, nil, Fail, true, true},
+		{"issue 31: order not promised, another check fails", failedCheck(sigShape, spec.CheckRefusal), spec.Must, cosmosOrder, nil, Fail, true, true},
+		{"issue 31: order not promised, a refusal fails", failed(sig400), spec.Must, cosmosOrder, nil, Fail, true, true},
+		{"issue 31: order not promised, a server error in the order check fails", Result{State: Failed, Signature: sig500, Check: spec.CheckOrder, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosOrder, nil, Fail, true, true},
+		{"issue 31: order not promised, blocked is blocked", blocked, spec.Must, cosmosOrder, nil, Blocked, false, true},
 		{"issue 21: not promised, any answer but a server error", failed(sig400), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 		{"issue 21: not promised, a shape", failed(sigShape), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 		{"issue 21: not promised, a server error fails", failed(sig500), spec.Must, cosmosUnpromised, nil, Fail, true, true},
@@ -116,7 +154,7 @@ func TestDecide(t *testing.T) {
 		{"blocked by another rule than listed", Result{State: BlockedState, BlockedBy: "tables.create.listed"}, spec.Must, Storage, blockedInsert, Blocked, false, true},
 		{"blocked where the baseline lists a failure", blocked, spec.Must, Storage, listed400, Blocked, false, true},
 		{"blocked, cosmos (by another answer than the profile's)", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig409}, spec.Must, cosmosRequires, nil, Blocked, false, true},
-		{"issue 21: blocked by the profile's refusal of the feature", Result{State: BlockedState, BlockedBy: "service.acl.roundtrip", Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"issue 21: blocked by the profile's refusal of the feature", Result{State: BlockedState, BlockedBy: "service.acl.roundtrip", Signature: sig501, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"issue 21: blocked otherwise where the feature is not supported", blocked, spec.Must, cosmosNoACL, nil, Blocked, false, true},
 		{"issue 21: blocked by the refusal the profile records", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig400}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
 		{"issue 21: blocked where the profile promises nothing", blocked, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
@@ -157,7 +195,9 @@ func TestExpectationOf(t *testing.T) {
 		want   Expectation
 	}{
 		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true}, "s", Expectation{Kind: Differs}},
+		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, Check: spec.CheckRefusal}, "s", Expectation{Kind: Differs, Check: spec.CheckRefusal}},
 		{spec.Cosmos{Kind: spec.CosmosDiffers, Accepts: true, StorageToo: true}, "s", Expectation{Kind: Differs, StorageAllowed: true}},
+		{spec.Cosmos{Kind: spec.CosmosOrderUnpromised, Check: spec.CheckOrder}, "s", Expectation{Kind: OrderNotPromised, Check: spec.CheckOrder}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501}, Code: "NotImplemented"}, "s", Expectation{Kind: NotSupported, Answer: sig501}},
 		{spec.Cosmos{Kind: spec.CosmosUnsupported, Statuses: []int{501, 405}}, "s", Expectation{Kind: NotSupported}},
 		{spec.Cosmos{Kind: spec.CosmosUnpromised}, "s", Expectation{Kind: NotPromised}},
@@ -175,7 +215,7 @@ func TestExpectationOf(t *testing.T) {
 	// Cosmos entry says.
 	for _, r := range spec.Rules() {
 		want := map[spec.CosmosKind]ExpectationKind{spec.CosmosSame: SameAsStorage, spec.CosmosDiffers: Differs,
-			spec.CosmosUnsupported: NotSupported, spec.CosmosUnpromised: NotPromised}[r.Cosmos.KindOrSame()]
+			spec.CosmosUnsupported: NotSupported, spec.CosmosUnpromised: NotPromised, spec.CosmosOrderUnpromised: OrderNotPromised}[r.Cosmos.KindOrSame()]
 		if len(r.Cosmos.Specs) == 0 && ExpectationOf(r, ProfileCosmos, "").Kind != want {
 			t.Errorf("%s: %s, want %s", r.ID, ExpectationOf(r, ProfileCosmos, "").Kind, want)
 		}
@@ -348,6 +388,48 @@ func TestCompare(t *testing.T) {
 	for _, c := range cases {
 		if got := Compare(c.old, c.new, c.ow, c.nw); got != c.want {
 			t.Errorf("%s -> %s: %s, want %s", c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// TestCosmosCatalogueDecisions: issue 31, items 8 and 9, on the catalogue's own Cosmos
+// expectations: a difference of shape excuses only the check it names, a raw refusal is no
+// shape, a recorded 404 must be the failing call's answer, and an order not promised leaves
+// the rest of an ordering rule judged.
+func TestCosmosCatalogueDecisions(t *testing.T) {
+	rawRefusal := fixtures.Signature{Status: 400, Code: "InvalidInput", Assertion: "Expected 400 to equal 200"}
+	cases := []struct {
+		rule, spec string
+		r          Result
+		outcome    Outcome
+	}{
+		{"protocol.version.echo", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"protocol.error.code-header", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"tables.name.case-insensitive", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"protocol.version.echo", "s", failedCheck(fixtures.Signature{Assertion: "the answer's x-ms-version"}, spec.CheckVersionHeader), DocumentedDiff},
+		{"protocol.version.echo", "s", failed(fixtures.Signature{Assertion: "Expected 400 to equal 200"}), Fail},
+		{"protocol.error.code-header", "s", failedCheck(fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "the x-ms-error-code header"}, spec.CheckErrorCodeHeader), DocumentedDiff},
+		{"tables.name.case-insensitive", "s", failedCheck(fixtures.Signature{Assertion: "expected the backend to refuse"}, spec.CheckRefusal), DocumentedDiff},
+		{"tables.name.case-insensitive-access", "s", Result{State: Failed, Signature: fixtures.Signature{Assertion: "expected V 1, but it has V 2"},
+			Answers: []fixtures.Signature{{Status: 404, Code: "ResourceNotFound"}}}, Fail},
+		{"tables.name.case-insensitive-access", "s", Result{State: Failed, Signature: fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "Insert Entity"},
+			Answers: []fixtures.Signature{{Status: 404, Code: "ResourceNotFound"}}}, DocumentedDiff},
+		{"ordering.filtered", "s", failed(fixtures.Signature{Assertion: "expected exactly the keys (p,b) (p,c), but it has (p,b)"}), Fail},
+		{"ordering.filtered", "s", failedCheck(sigShape, spec.CheckOrder), DocumentedDiff},
+		{"ordering.filtered", "s", Result{State: Passed}, Pass},
+		{"pattern.log-tail.newest-first", "s", failed(fixtures.Signature{Assertion: "10 claims, but it has 9"}), Fail},
+		// A limit Cosmos documents otherwise and never was recorded at stays not promised.
+		{"limits.key.size", "s", failed(sig400), NotApplicable},
+		{"limits.entity.size", "s", Result{State: Passed}, NotApplicable},
+	}
+	for _, c := range cases {
+		r, ok := spec.LookupRule(c.rule)
+		if !ok {
+			t.Fatalf("no rule %s", c.rule)
+		}
+		exp := ExpectationOf(r, ProfileCosmos, c.spec)
+		if d := Decide(c.r, r.Level, exp, nil); d.Outcome != c.outcome {
+			t.Errorf("%s, %+v: %s (%s), want %s", c.rule, c.r, d.Outcome, d.Why, c.outcome)
 		}
 	}
 }
