@@ -865,6 +865,9 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		}
 		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		for _, line := range b.ConfirmationWords {
+			fmt.Fprintf(w, "%-16s %s\n", "", line)
+		}
 		if c.NotApplicable > 0 {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}
