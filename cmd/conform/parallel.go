@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -131,7 +132,7 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	}
 	merged, code := mergeParts(runs, codes, children.wasInterrupted())
 	if merged.StartError == "" {
-		merged = confirmAlone(merged, len(plan.shards), func(rules []string) (report.Run, int) {
+		merged = confirmAlone(merged, len(plan.shards), plan.accountWide, func(rules []string) (report.Run, int) {
 			p.note(name, fmt.Sprintf("%d rules that failed, were blocked or got no answer beside the other processes now again, by one process alone", len(rules)))
 			return runChild(self, backend, slot(len(plan.shards)+1), childPart{suffix: ".alone"}, o, onlyRules(filter, rules), command, rawDir, runID, p, children)
 		}, children.wasInterrupted)
@@ -186,12 +187,12 @@ func mergeParts(runs []report.Run, codes []int, interrupted bool) (report.Run, i
 
 // confirmAlone runs the rules of merged, the run of processes processes at once, that
 // failed, were blocked or got no answer again, by one process alone (runAlone), and
-// judges them on that run (report.ConfirmAlone). When the run was interrupted, or the
-// process alone could not start or was interrupted, the shared outcomes stand and the
-// confirmation says why.
-func confirmAlone(merged report.Run, processes int, runAlone func(rules []string) (report.Run, int), interrupted func() bool) report.Run {
+// judges them on that run (report.ConfirmAlone); ranAlone are rules that already ran
+// alone (the account-wide ones). When the run was interrupted, or the process alone could
+// not start or was interrupted, the shared outcomes stand and the confirmation says why.
+func confirmAlone(merged report.Run, processes int, ranAlone []string, runAlone func(rules []string) (report.Run, int), interrupted func() bool) report.Run {
 	c := &report.Confirmation{Processes: processes}
-	rules := report.RulesToConfirm(merged)
+	rules := slices.DeleteFunc(report.RulesToConfirm(merged), func(id string) bool { return slices.Contains(ranAlone, id) })
 	switch {
 	case len(rules) == 0:
 		merged.Confirmation = c
