@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -64,5 +67,28 @@ func TestFailuresOfSeveralProcessesAreConfirmedAlone(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "2 processes; rules that failed, were blocked or got no answer, run again by one process alone") {
 		t.Errorf("the summary does not say how many processes ran and that failures were confirmed alone:\n%s", lastLines(stdout, 30))
+	}
+}
+
+// The summary gives the confirmation's sentence and at most summaryRulesShown of its
+// differences, then how many more the report holds.
+func TestSummaryBoundsTheDifferencesFoundAlone(t *testing.T) {
+	c := &report.Confirmation{Processes: 8}
+	for i := range summaryRulesShown + 5 {
+		c.Rules = append(c.Rules, report.Confirmed{Rule: fmt.Sprintf("rule.%d", i), Shared: report.Fail, Alone: report.Pass, Blamed: true})
+	}
+	r := report.Report{Backends: []report.Backend{{Info: driver.Info{Name: "endpoint"}, Confirmation: c, ConfirmationWords: c.InWords()}}}
+	var buf bytes.Buffer
+	printSummary(&buf, r, "out")
+	out := buf.String()
+	for _, want := range []string{"8 processes; rules that failed, were blocked or got no answer, run again by one process alone: 25; 0 rules confirmed alone, 25 passed alone",
+		"rule.0: fail with 8 processes, pass alone: the difference came with other specs running",
+		fmt.Sprintf("rule.%d: fail", summaryRulesShown-1), "... and 5 more differences"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, fmt.Sprintf("rule.%d: fail", summaryRulesShown)) {
+		t.Errorf("the summary shows more than %d differences:\n%s", summaryRulesShown, out)
 	}
 }

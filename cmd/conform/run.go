@@ -865,7 +865,11 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		}
 		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
 			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
-		for _, line := range b.ConfirmationWords {
+		for i, line := range b.ConfirmationWords {
+			if i == summaryRulesShown+1 {
+				fmt.Fprintf(w, "%-16s ... and %d more differences between the rules' outcomes beside the other processes and alone (all in the report)\n", "", len(b.ConfirmationWords)-i)
+				break
+			}
 			fmt.Fprintf(w, "%-16s %s\n", "", line)
 		}
 		if c.NotApplicable > 0 {
