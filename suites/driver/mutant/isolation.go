@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 // neighbourTables are the tables that other clients of the account keep, as the
@@ -88,6 +89,9 @@ func (m *accountRollback) snapshot(ctx context.Context) (map[string][]api.Entity
 		}
 		for _, t := range p.Tables {
 			entities, err := m.entities(ctx, t)
+			if e, ok := driver.AsError(err); ok && e.Status == 404 {
+				continue // deleted since it was listed, by another client of the account
+			}
 			if err != nil {
 				return nil, err
 			}
