@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,9 +22,10 @@ import (
 const (
 	endpointParallel = 8
 	localParallel    = 1
-	// maxParallel bounds --parallel: each process has a table slot of its own (slotsPerBackend).
+	// maxParallel bounds --parallel: each process has a table slot of its own
+	// (slotsPerBackend: the shards, the account-wide process and the process alone).
 	maxParallel     = 64
-	slotsPerBackend = maxParallel + 1
+	slotsPerBackend = maxParallel + 2
 )
 
 // parallelFor is the number of processes that run backend's specs.
@@ -130,6 +132,12 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	}
 	merged, code := mergeParts(runs, codes, children.wasInterrupted())
 	if merged.StartError == "" {
+		merged = confirmAlone(merged, len(plan.shards), plan.accountWide, func(rules []string) (report.Run, int) {
+			p.note(name, fmt.Sprintf("%d rules that failed, were blocked or got no answer beside the other processes now again, by one process alone", len(rules)))
+			return runChild(self, backend, slot(len(plan.shards)+1), childPart{suffix: ".alone"}, o, onlyRules(filter, rules), command, rawDir, runID, p, children)
+		}, children.wasInterrupted)
+	}
+	if merged.StartError == "" {
 		merged.Argument, merged.Filter = reusableArgument(backend), o.labelFilter
 		writeMerged(rawPath, merged)
 		_ = os.Rename(corpusPath(filepath.Join(rawDir, sanitizeName(name)+".part1.json")), corpusPath(filepath.Join(rawDir, sanitizeName(name)+".json")))
@@ -175,6 +183,36 @@ func mergeParts(runs []report.Run, codes []int, interrupted bool) (report.Run, i
 		merged = report.MergeRuns(merged, r)
 	}
 	return merged, code
+}
+
+// confirmAlone runs the rules of merged, the run of processes processes at once, that
+// failed, were blocked or got no answer again, by one process alone (runAlone), and
+// judges them on that run (report.ConfirmAlone); ranAlone are rules that already ran
+// alone (the account-wide ones). When the run was interrupted, or the process alone could
+// not start or was interrupted, the shared outcomes stand and the confirmation says why.
+func confirmAlone(merged report.Run, processes int, ranAlone []string, runAlone func(rules []string) (report.Run, int), interrupted func() bool) report.Run {
+	c := &report.Confirmation{Processes: processes}
+	rules := slices.DeleteFunc(report.RulesToConfirm(merged), func(id string) bool { return slices.Contains(ranAlone, id) })
+	switch {
+	case len(rules) == 0:
+		merged.Confirmation = c
+		return merged
+	case interrupted():
+		c.NotConfirmed = "the run was interrupted"
+		merged.Confirmation = c
+		return merged
+	}
+	alone, _ := runAlone(rules)
+	switch {
+	case alone.StartError != "":
+		c.NotConfirmed = "the process alone could not run: " + alone.StartError
+	case alone.Interrupted || interrupted():
+		c.NotConfirmed = "the run was interrupted"
+	default:
+		return report.ConfirmAlone(merged, alone, rules, processes)
+	}
+	merged.Confirmation = c
+	return merged
 }
 
 func writeMerged(path string, run report.Run) {

@@ -80,6 +80,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			cells[id] = append(cells[id], *c)
 		}
 		b.Coverage.Filter = run.Filter
+		b.Confirmation, b.ConfirmationWords = run.Confirmation, run.Confirmation.InWords()
 		b.Interrupted = run.Interrupted || run.Ginkgo.SpecialSuiteFailureReasons != nil && interruptedReport(run.Ginkgo)
 		judge(&b, rules, cells, bi, b.Interrupted)
 		b.BaselineMet = run.StartError == "" && run.Ginkgo.SuiteSucceeded

@@ -58,6 +58,9 @@ type Run struct {
 	// Interrupted is true when the run was stopped by a signal before its end.
 	Interrupted bool         `json:"interrupted,omitempty"`
 	Ginkgo      types.Report `json:"ginkgo"`
+	// Confirmation is what running the failing rules again alone found, when more than one
+	// process ran the backend's specs (ConfirmAlone).
+	Confirmation *Confirmation `json:"confirmation,omitempty"`
 }
 
 // Report is the conformance report: every backend of a run side by side.
@@ -98,6 +101,11 @@ type Backend struct {
 	// BaselineMet is true when every failure is in the baseline and no entry passed.
 	BaselineMet bool   `json:"baselineMet"`
 	Counts      Counts `json:"counts"`
+	// Confirmation is what running the failing rules again alone found, when more than one
+	// process ran the backend's specs; ConfirmationWords says it in words (one sentence,
+	// then one line per rule whose outcome alone differs).
+	Confirmation      *Confirmation `json:"confirmation,omitempty"`
+	ConfirmationWords []string      `json:"confirmationWords,omitempty"`
 }
 
 // VerdictKind is the kind of a backend's verdict (verdict.Kind).

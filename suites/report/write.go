@@ -170,6 +170,13 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		if why := PolicySkipSentence(PolicySkippedRules(r, bi)); why != "" {
 			p("\n**%s**: %s\n", mdEscape(b.Name), mdEscape(why))
 		}
+		for i, line := range b.ConfirmationWords {
+			if i == 0 {
+				p("\n**%s**: %s\n", mdEscape(b.Name), mdEscape(line))
+				continue
+			}
+			p("- %s\n", mdEscape(line))
+		}
 	}
 	p("\n## Rules per area\n\nRules of each area by outcome, MUST, SHOULD and MAY rules together; \"differ\" counts the rules whose backends' outcomes or recorded choices differ.\n\n| area | rules (every level) | differ |")
 	for _, b := range r.Backends {

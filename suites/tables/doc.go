@@ -6,7 +6,9 @@
 // Every table a spec creates starts with the run's prefix, except the few names that a
 // boundary makes impossible (a 3-character name, a leading digit, the reserved name); those
 // are created only by the spec that needs them and deleted by that spec when the create
-// succeeded. Query Tables is always filtered to a prefix this spec owns.
+// succeeded. Query Tables is always filtered to a prefix this spec owns, and a listing is
+// judged only on the names the spec created (ownTables): other processes of the run create
+// tables beside it, and a backend may list more than the filter selects.
 //
 // It imports ginkgo, gomega, reference/api, reference/spec, suites/driver,
 // suites/framework and suites/matchers; never reference or another spec package.

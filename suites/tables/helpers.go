@@ -83,11 +83,30 @@ func walkTables(ctx context.Context, b api.Backend, q api.TableQuery) (names []s
 	return nil, nil
 }
 
-// listPrefix returns every table whose name starts with prefix.
-func listPrefix(ctx context.Context, b api.Backend, prefix string) []string {
+// listOwn returns the tables of a Query Tables for the prefix of name that are name, in
+// any letter case, each as listed: a spec judges only the tables it created, as other
+// processes of the run (or other clients of the account) create tables at the same time,
+// and a listing that holds theirs says nothing about this spec's rule.
+func listOwn(ctx context.Context, b api.Backend, name string) []string {
 	GinkgoHelper()
-	names, _ := walkTables(ctx, b, api.TableQuery{Filter: prefixFilter(prefix)})
-	return names
+	names, _ := walkTables(ctx, b, api.TableQuery{Filter: prefixFilter(name)})
+	return ownTables(names, name)
+}
+
+// ownTables keeps the listed names that are one of created, compared without regard to
+// letter case (table names are case-insensitive), in listing order and as listed, with
+// their repeats.
+func ownTables(listed []string, created ...string) []string {
+	own := []string{}
+	for _, n := range listed {
+		for _, c := range created {
+			if strings.EqualFold(n, c) {
+				own = append(own, n)
+				break
+			}
+		}
+	}
+	return own
 }
 
 // randomName returns a table name of n characters (n >= 1): a letter, then letters and

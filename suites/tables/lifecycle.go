@@ -18,7 +18,7 @@ var _ = framework.Describe("Create Table", func(f *framework.F) {
 		b := f.Backend()
 		name := f.TableName()
 		Expect(createOwned(ctx, f, name)).To(SucceedOnBackend())
-		Expect(listPrefix(ctx, b, name)).To(Equal([]string{name}), "Query Tables for the prefix %q", name)
+		Expect(listOwn(ctx, b, name)).To(Equal([]string{name}), "the tables named %q in Query Tables for that prefix", name)
 	})
 
 	Context("when the table already exists", func() {
@@ -50,7 +50,7 @@ var _ = framework.Describe("Create Table", func(f *framework.F) {
 			b := f.Backend()
 			name := f.TableName() + "MiXeDCase"
 			Expect(createOwned(ctx, f, name)).To(SucceedOnBackend())
-			Expect(listPrefix(ctx, b, name)).To(Equal([]string{name}), "Query Tables for the prefix %q", name)
+			Expect(listOwn(ctx, b, name)).To(Equal([]string{name}), "the tables named %q in Query Tables for that prefix", name)
 		})
 	})
 })
@@ -80,7 +80,7 @@ var _ = framework.Describe("Table name case", func(f *framework.F) {
 			name := f.TableName()
 			Expect(createOwned(ctx, f, name)).To(SucceedOnBackend())
 			Expect(b.DeleteTable(ctx, strings.ToUpper(name))).To(SucceedOnBackend(), "Delete Table %q", strings.ToUpper(name))
-			Expect(listPrefix(ctx, b, name)).To(BeEmpty(), "Query Tables after deleting %q as %q", name, strings.ToUpper(name))
+			Expect(listOwn(ctx, b, name)).To(BeEmpty(), "the tables named %q in Query Tables after deleting it as %q", name, strings.ToUpper(name))
 		})
 	})
 })
@@ -90,7 +90,7 @@ var _ = framework.Describe("Delete Table", func(f *framework.F) {
 		f.It("tables.delete.removes", "removes the table from Query Tables", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			Expect(b.DeleteTable(ctx, table)).To(SucceedOnBackend())
-			Expect(listPrefix(ctx, b, table)).To(BeEmpty(), "Query Tables after deleting %s", table)
+			Expect(listOwn(ctx, b, table)).To(BeEmpty(), "the tables named %s in Query Tables after deleting it", table)
 		})
 		type op func(ctx context.Context, b api.Backend, table string) error
 		f.DescribeTable("tables.delete.removes", "makes entity operations on it fail",

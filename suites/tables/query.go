@@ -18,9 +18,10 @@ var _ = framework.Describe("Query Tables", func(f *framework.F) {
 		f.DescribeTable("tables.query.filter", "returns exactly the matching tables",
 			func(ctx context.Context, filter func(prefix string) string, want []string) {
 				b := f.Backend()
-				prefix, _ := newTables(ctx, f, "a", "b", "c")
+				prefix, created := newTables(ctx, f, "a", "b", "c")
 				q := api.TableQuery{Filter: filter(prefix)}
-				names, _ := walkTables(ctx, b, q)
+				listed, _ := walkTables(ctx, b, q)
+				names := ownTables(listed, created...)
 				expected := make([]string, len(want))
 				for i, s := range want {
 					expected[i] = prefix + s
@@ -51,11 +52,11 @@ var _ = framework.Describe("Query Tables", func(f *framework.F) {
 				b := f.Backend()
 				prefix, created := newTables(ctx, f, "a", "b", "c", "d", "e")
 				q := api.TableQuery{Filter: prefixFilter(prefix), Top: top}
-				names, pages := walkTables(ctx, b, q)
-				Expect(names).To(ConsistOf(created), "every table of the prefix exactly once over %d pages of $top=%d", len(pages), top)
+				listed, pages := walkTables(ctx, b, q)
+				Expect(ownTables(listed, created...)).To(ConsistOf(created), "every table of the prefix exactly once over %d pages of $top=%d", len(pages), top)
 				seen := 0
 				for i, p := range pages {
-					seen += len(p.Tables)
+					seen += len(ownTables(p.Tables, created...))
 					if seen < len(created) {
 						Expect(p.NextTableName).NotTo(BeEmpty(),
 							"page %d of $top=%d ended the query after %d of %d tables", i+1, top, seen, len(created))
