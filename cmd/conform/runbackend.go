@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"github.com/spf13/cobra"
 
@@ -182,8 +181,9 @@ func runOneBackend(arg string, o childOptions) int {
 			}
 		})
 	}
+	selection := report.SelectionOf(o.labelFilter)
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
-		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
+		if report.LeftOut(s, selection) {
 			return
 		}
 		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}
@@ -191,7 +191,7 @@ func runOneBackend(arg string, o childOptions) int {
 			if r, ok := ruleLabel(l); ok {
 				e.Rule = l
 				// Classified as the report classifies it, so that progress and summary agree.
-				e.Outcome = string(report.SpecOutcome(s, r, o.profile).Outcome)
+				e.Outcome = string(report.SpecOutcome(s, o.labelFilter, r, o.profile).Outcome)
 			}
 		}
 		if s.Failed() {
