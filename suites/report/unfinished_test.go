@@ -199,7 +199,9 @@ type runTruth struct {
 // generated spec states, as the runner and Ginkgo record them.
 var generatedStates = []func(backend, rule, text string) types.SpecReport{
 	func(b, r, t string) types.SpecReport { return specReport(b, r, t, types.SpecStatePassed, "") },
-	func(b, r, t string) types.SpecReport { return specReport(b, r, t, types.SpecStateFailed, "expected 409, got 400") },
+	func(b, r, t string) types.SpecReport {
+		return specReport(b, r, t, types.SpecStateFailed, "expected 409, got 400")
+	},
 	func(b, r, t string) types.SpecReport {
 		return specReport(b, r, t, types.SpecStatePassed, "", listedFailure(r, "answers 400", fixtures.Signature{Status: 400})...)
 	},
