@@ -38,12 +38,17 @@ type runOptions struct {
 	updateBaseline bool
 	baselineDir    string
 	specTimeout    time.Duration
+	suiteTimeout   time.Duration
 	parallel       int
 	backendsAtOnce int
 	keepFailed     bool
 	record         string
 	noCorpus       bool
 }
+
+// defaultSuiteTimeout is how long a backend process runs its specs before Ginkgo stops it
+// (--suite-timeout).
+const defaultSuiteTimeout = 2 * time.Hour
 
 // defaultBackends is the embedded default of `conform run`: the reference and, where it can
 // be started, Azurite.
@@ -102,6 +107,7 @@ Environment:
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "rewrite each backend's baseline from this run and print what changed")
 	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory, read before the built-in ones and written by --update-baseline (default: "+defaultBaselineDir+" in the current directory when it exists or is being written, else the built-in ones)")
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
+	f.DurationVar(&o.suiteTimeout, "suite-timeout", defaultSuiteTimeout, "how long each backend process may run its specs; a run it cuts short did not finish (exit 130), and --rerun-failed runs what it left")
 	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (service properties, CORS) run afterwards, alone (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
 	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
@@ -237,6 +243,12 @@ func planRun(o runOptions) (runPlan, error) {
 	}
 	if o.retryErrors < 0 {
 		return p, usageErr("--retry-errors must be 0 or more")
+	}
+	switch {
+	case o.suiteTimeout < 0:
+		return p, usageErr("--suite-timeout must be more than 0")
+	case o.suiteTimeout == 0:
+		p.o.suiteTimeout = defaultSuiteTimeout
 	}
 	if o.labelFilter != "" {
 		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
@@ -672,7 +684,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
 	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
-		"--spec-timeout", o.specTimeout.String(), "--command", command}
+		"--spec-timeout", o.specTimeout.String(), "--suite-timeout", o.suiteTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
 		args = append(args, "--baseline-dir", o.baselineDir)
 	}
@@ -880,8 +892,8 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		if b.StartError == "" {
 			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
 		}
-		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
-			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		fmt.Fprintf(w, "%-16s specs of every level: passed %d, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d, not run %d\n",
+			"", c.Passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted, c.NotRun)
 		if c.NotApplicable > 0 {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}

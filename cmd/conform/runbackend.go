@@ -48,6 +48,7 @@ type childOptions struct {
 	profile         string
 	rawOut          string
 	specTimeout     time.Duration
+	suiteTimeout    time.Duration
 	baselineDir     string
 	ignoreBaselines bool
 	command         string
@@ -79,6 +80,7 @@ func runBackendCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.profile, "profile", "", "expectation profile")
 	cmd.Flags().StringVar(&o.rawOut, "raw-out", "", "where to write the raw result")
 	cmd.Flags().DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
+	cmd.Flags().DurationVar(&o.suiteTimeout, "suite-timeout", defaultSuiteTimeout, "how long the specs may run before Ginkgo stops them")
 	cmd.Flags().StringVar(&o.baselineDir, "baseline-dir", "", "baselines to use instead of the embedded ones")
 	cmd.Flags().BoolVar(&o.ignoreBaselines, "ignore-baselines", false, "run without expected failures")
 	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
@@ -207,7 +209,7 @@ func runOneBackend(arg string, o childOptions) int {
 	})
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = o.labelFilter
-	suiteConfig.Timeout = 2 * time.Hour
+	suiteConfig.Timeout = o.suiteTimeout
 	reporterConfig.Succinct = true
 	reporterConfig.NoColor = true
 	t := &testingT{}
