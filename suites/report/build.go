@@ -102,11 +102,11 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 func WasInterrupted(r types.Report) bool { return len(r.SpecialSuiteFailureReasons) > 0 }
 
 // StoppedBy is why run stopped before its end, as Ginkgo recorded it in every part of the
-// run (MergeRuns keeps each part's), or "interrupted" when conform itself saw the signal.
+// run (MergeRuns keeps each part's), or the signal conform itself received.
 func StoppedBy(run Run) []string {
 	reasons := append([]string(nil), run.Ginkgo.SpecialSuiteFailureReasons...)
 	if run.Interrupted && len(reasons) == 0 {
-		reasons = append(reasons, "interrupted")
+		reasons = append(reasons, "a signal to conform")
 	}
 	return reasons
 }
