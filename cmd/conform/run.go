@@ -264,6 +264,14 @@ func planRun(o runOptions) (runPlan, error) {
 		}
 		ids, names := failedRules(prev)
 		if len(ids) == 0 {
+			for _, b := range prev.Backends {
+				if b.Interrupted {
+					// Every selected spec finished, but the run stopped after them: nothing
+					// to re-run makes it finish, and its verdict stands.
+					return p, &exitError{code: exitInterrupted, msg: fmt.Sprintf("nothing in %s to re-run, but the run of %s did not finish (%s): run it again",
+						o.rerunFailed, b.Name, strings.Join(b.StoppedBy, "; "))}
+				}
+			}
 			p.nothing = fmt.Sprintf("Nothing failed in %s.", o.rerunFailed)
 			return p, nil
 		}

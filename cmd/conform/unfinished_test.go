@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -76,5 +79,27 @@ func TestSuiteTimeoutInAnyPartNeverExitsZero(t *testing.T) {
 	}
 	if b := onlyBackendOf(t, dir); b.VerdictKind != report.VerdictStopped || b.Counts.NotRun == 0 {
 		t.Fatalf("%s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
+	}
+}
+
+// A run that stopped after its last spec (an interrupt during the cleanup) has nothing to
+// re-run, but --rerun-failed does not say "nothing failed" and exit 0: the verdict it
+// would leave stands, and so does its exit status.
+func TestRerunFailedOfARunStoppedAfterItsSpecsIsNotNothing(t *testing.T) {
+	dir := t.TempDir()
+	rep := report.Report{Schema: report.Schema, Rules: []report.RuleRow{{ID: "batch.atomic", Cells: []report.Cell{{Outcome: report.Pass}}}},
+		Backends: []report.Backend{{Info: driver.Info{Name: "reference"}, Interrupted: true, StoppedBy: []string{"Interrupted by User"}, VerdictKind: report.VerdictStopped}}}
+	f, err := os.Create(filepath.Join(dir, report.FileJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := report.WriteJSON(f, rep); err != nil {
+		t.Fatal(err)
+	}
+	p, err := planRun(runOptions{rerunFailed: dir, backendsAtOnce: 1})
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitInterrupted || !strings.Contains(ee.msg, "did not finish") || p.nothing != "" {
+		t.Fatalf("planRun: %v (nothing %q)", err, p.nothing)
 	}
 }
