@@ -183,10 +183,9 @@ func runOneBackend(arg string, o childOptions) int {
 			}
 		})
 	}
-	selection := report.SelectionOf(o.labelFilter)
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
-		if report.LeftOut(s, selection) {
-			return
+		if !report.Ran(s) {
+			return // left out, or not started: the run stopped first
 		}
 		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}
 		for _, l := range s.Labels() {

@@ -16,9 +16,9 @@ func SpecOutcome(s types.SpecReport, filter string, rule spec.Rule, profile stri
 	return classify(s, SelectionOf(filter), rule, profile)
 }
 
-// ranSpec reports whether a rerun ran s: it was neither left out by the rerun's filter
-// nor not started because the rerun stopped first (SpecState, under any selection).
-func ranSpec(s types.SpecReport) bool {
+// Ran reports whether a run ran s: it was neither left out by the run's filter nor not
+// started because the run stopped first (SpecState, under any selection).
+func Ran(s types.SpecReport) bool {
 	st := SpecState(s, Selection{}).State
 	return st != verdict.LeftOut && st != verdict.NotStarted
 }
@@ -51,7 +51,7 @@ func MergeRuns(earlier, rerun Run) Run {
 	out := earlier
 	replaced := map[string]types.SpecReport{}
 	for _, s := range rerun.Ginkgo.SpecReports {
-		if s.LeafNodeType == types.NodeTypeIt && ranSpec(s) {
+		if s.LeafNodeType == types.NodeTypeIt && Ran(s) {
 			replaced[specKey(s)] = s
 		}
 	}
