@@ -3,12 +3,17 @@ package main
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/rest"
+	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -101,5 +106,74 @@ func TestRerunFailedOfARunStoppedAfterItsSpecsIsNotNothing(t *testing.T) {
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitInterrupted || !strings.Contains(ee.msg, "did not finish") || p.nothing != "" {
 		t.Fatalf("planRun: %v (nothing %q)", err, p.nothing)
+	}
+}
+
+// Issue 31, items 1 and 3: an interrupt that reaches the backend's process alone (conform
+// run itself sees no signal) is recorded only in Ginkgo's report; the run did not finish,
+// so it exits 130, not 0, and the specs Ginkgo never started are not run, not left out.
+// --rerun-failed runs them, and the merged whole exits 0 once every selected spec ran.
+func TestInterruptOfTheBackendProcessAloneNeverExitsZero(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc to find the backend process")
+	}
+	srv := startServeProcess(t)
+	t.Setenv("CONFORM_TEST_SERVED", srv.conn)
+	b, err := rest.New(srv.conn, rest.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runID = "chint001"
+	cut := filepath.Join(t.TempDir(), "cut")
+	cmd := exec.Command(conformBin, "run", "--backend", "served=env:CONFORM_TEST_SERVED", "--label-filter", "area:patterns", "--parallel", "1", "--no-corpus", "--out", cut)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CONFORM_RUN_ID="+runID)
+	var output lockedBuffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		for _, pid := range backendProcessesOf(runID) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	// Once the run holds a table, its backend process is inside Ginkgo's run of the specs.
+	seen := false
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && !seen; time.Sleep(5 * time.Millisecond) {
+		seen = len(tablesWithRunPrefix(t, b, framework.TablePrefix+runID)) > 0
+	}
+	pids := backendProcessesOf(runID)
+	if !seen || len(pids) != 1 {
+		t.Fatalf("the run never held a table, or has %d backend processes\n%s", len(pids), output.String())
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("conform run did not end within 90 s of the backend's interrupt\n%s", output.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(waitErr, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d\n%s", waitErr, exitInterrupted, output.String())
+	}
+	rep := onlyBackendOf(t, cut)
+	if rep.VerdictKind != report.VerdictStopped || !slices.Contains(rep.StoppedBy, "Interrupted by User") || rep.Counts.NotRun+rep.Counts.Interrupted == 0 {
+		t.Fatalf("after the backend's interrupt: %s %q %+v", rep.VerdictKind, rep.Verdict, rep.Counts)
+	}
+
+	whole := filepath.Join(t.TempDir(), "whole")
+	out, stderr, code := conform(t, "run", "--rerun-failed", cut, "--no-corpus", "--out", whole)
+	if code != exitOK {
+		t.Fatalf("a rerun of everything the run left: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if rep := onlyBackendOf(t, whole); rep.Interrupted || rep.Counts.NotRun != 0 || rep.Counts.Interrupted != 0 || rep.Coverage.Passed != rep.Coverage.Selected {
+		t.Fatalf("after the rerun: %s %q %+v %+v", rep.VerdictKind, rep.Verdict, rep.Counts, rep.Coverage)
 	}
 }
