@@ -40,12 +40,17 @@ type runOptions struct {
 	updateBaseline bool
 	baselineDir    string
 	specTimeout    time.Duration
+	suiteTimeout   time.Duration
 	parallel       int
 	backendsAtOnce int
 	keepFailed     bool
 	record         string
 	noCorpus       bool
 }
+
+// defaultSuiteTimeout is how long a backend process runs its specs before Ginkgo stops it
+// (--suite-timeout).
+const defaultSuiteTimeout = 2 * time.Hour
 
 // defaultBackends is the embedded default of `conform run`: the reference and, where it can
 // be started, Azurite.
@@ -63,8 +68,10 @@ passes, a stale baseline entry, or a spec blocked by a failed precondition the b
 does not list; a documented difference of the profile counts as a pass. A usage error (2)
 is an unknown backend or mutant, a malformed connection string, a bad or empty label
 filter: nothing is written. No answer (3) is a transport error or a timeout, named in the
-summary; --retry-errors N re-runs them. An interruption (SIGINT or SIGTERM) is passed on to
-the backend processes, which delete the run's tables, and the report says "interrupted".`
+summary; --retry-errors N re-runs them. A run that did not finish (130) is one interrupted
+(SIGINT or SIGTERM, passed on to the backend processes, which delete the run's tables), cut
+by --suite-timeout, or with a selected spec never started; the report says "interrupted"
+and why, and --rerun-failed runs what it left.`
 
 func runCmd() *cobra.Command {
 	var o runOptions
@@ -97,11 +104,12 @@ Environment:
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
 	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
-	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, against its backends (by name or NAME=env:VARIABLE; one given as a connection string must be given again with --backend), and judge the merged whole")
-	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) up to this many times")
+	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed, errored or did not finish (a spec interrupted or never started) in the report in this directory, against its backends (by name or NAME=env:VARIABLE; one given as a connection string must be given again with --backend), and judge the merged whole")
+	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) or did not finish (the run stopped first) up to this many times")
 	f.BoolVar(&o.updateBaseline, "update-baseline", false, "rewrite each backend's baseline from this run and print what changed")
 	f.StringVar(&o.baselineDir, "baseline-dir", "", "baselines directory, read before the built-in ones and written by --update-baseline (default: "+defaultBaselineDir+" in the current directory when it exists or is being written, else the built-in ones)")
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
+	f.DurationVar(&o.suiteTimeout, "suite-timeout", defaultSuiteTimeout, "how long each backend process may run its specs; a run it cuts short did not finish (exit 130), and --rerun-failed runs what it left")
 	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (service properties, CORS) run afterwards, alone, and then, again by one process alone, every rule that failed, was blocked or got no answer (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
 	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
 	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
@@ -204,13 +212,20 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 			}
 		}
 	}
+	if children.wasInterrupted() {
+		// The signal stops the whole run, whatever each backend's process recorded: the
+		// report says so, and the exit status reads the report.
+		for i := range runs {
+			runs[i].Interrupted = true
+		}
+	}
 	kept, status := collectRuns(cmd.ErrOrStderr(), plan, runs, codes)
 	rep := report.Build(kept, spec.Rules(), report.Meta{ConformVersion: buildinfo.Current().String(), Command: plan.command, Generated: time.Now()})
 	rep.Corpus = readCorpus(rawDir, kept)
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
 	}
-	return exitStatus(plan, rep, kept, status, children.wasInterrupted())
+	return exitStatus(plan, rep, status)
 }
 
 // planRun validates the options and decides what runs, before anything is started or
@@ -231,6 +246,12 @@ func planRun(o runOptions) (runPlan, error) {
 	if o.retryErrors < 0 {
 		return p, usageErr("--retry-errors must be 0 or more")
 	}
+	switch {
+	case o.suiteTimeout < 0:
+		return p, usageErr("--suite-timeout must be more than 0")
+	case o.suiteTimeout == 0:
+		p.o.suiteTimeout = defaultSuiteTimeout
+	}
 	if o.labelFilter != "" {
 		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
 			return p, usageErr("--label-filter %q is not a valid label expression: %s", o.labelFilter, firstLine(ansi.ReplaceAllString(err.Error(), "")))
@@ -245,6 +266,14 @@ func planRun(o runOptions) (runPlan, error) {
 		}
 		ids, names := failedRules(prev)
 		if len(ids) == 0 {
+			for _, b := range prev.Backends {
+				if b.Interrupted {
+					// Every selected spec finished, but the run stopped after them: nothing
+					// to re-run makes it finish, and its verdict stands.
+					return p, &exitError{code: exitInterrupted, msg: fmt.Sprintf("nothing in %s to re-run, but the run of %s did not finish (%s): run it again",
+						o.rerunFailed, b.Name, strings.Join(b.StoppedBy, "; "))}
+				}
+			}
 			p.nothing = fmt.Sprintf("Nothing failed in %s.", o.rerunFailed)
 			return p, nil
 		}
@@ -383,11 +412,14 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if children.wasInterrupted() {
-				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: p.o.labelFilter, Argument: reusableArgument(b)}, exitInterrupted
+				runs[i], codes[i] = report.Run{Backend: driver.Info{Name: framework.BackendName(b)}, Interrupted: true, Filter: filter, Argument: reusableArgument(b)}, exitInterrupted
 				return
 			}
 			runs[i], codes[i] = runBackend(self, b, i, p.o, filter, p.command, rawDir, runID, progress, children)
-			runs[i].Filter = p.o.labelFilter
+			// The filter this run was given is its selection (report.SelectionOf): a rerun's
+			// or a retry's is narrower than the user's; merged into the earlier run, the
+			// whole is judged over the earlier run's.
+			runs[i].Filter = filter
 			runs[i].Argument = reusableArgument(b)
 			runs[i].Interrupted = runs[i].Interrupted || children.wasInterrupted()
 		}()
@@ -396,10 +428,11 @@ func startRuns(p runPlan, backends []string, filter, rawDir string, progress *pr
 	return runs, codes
 }
 
-// retryErrors re-runs, up to --retry-errors times, the rules whose specs got no answer on
-// each backend (a process per backend and attempt, its raw result under raw/retryN), and
-// merges into the first pass only the specs that got no answer there (retryMerge): what
-// the first pass judged stays. A retry that cannot be started changes nothing and says so.
+// retryErrors re-runs, up to --retry-errors times, the rules whose specs got no answer or
+// did not finish (not started, interrupted: the run stopped first) on each backend (a
+// process per backend and attempt, its raw result under raw/retryN), and merges into the
+// first pass only those specs (retryMerge): what the first pass judged stays. A retry that
+// cannot be started changes nothing and says so.
 func retryErrors(p runPlan, runs []report.Run, rawDir string, progress *progress, children *backendProcesses) []report.Run {
 	rerun := func(i int, filter, dir string) report.Run {
 		retried, _ := startRuns(p, []string{p.backends[i]}, filter, dir, progress, children)
@@ -416,7 +449,7 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 			return runs
 		}
 		for i, run := range runs {
-			ids := erroredRules(run, p.o.profile)
+			ids := erroredRules(run)
 			if len(ids) == 0 || run.StartError != "" {
 				continue
 			}
@@ -424,61 +457,62 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 			if p.filter != "" {
 				filter = "(" + p.filter + ") && " + filter
 			}
-			fmt.Fprintf(w, "[%s] retry %d of %d: %d rules with specs that got no answer\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
+			fmt.Fprintf(w, "[%s] retry %d of %d: %d rules with specs that got no answer or did not finish\n", run.Backend.Name, attempt, p.o.retryErrors, len(ids))
 			retried := rerun(i, filter, dir)
 			if retried.StartError != "" {
 				fmt.Fprintf(w, "[%s] retry %d could not run (%s); the first pass stands\n", run.Backend.Name, attempt, retried.StartError)
 				continue
 			}
-			runs[i] = retryMerge(run, retried, p.o.profile)
+			runs[i] = retryMerge(run, retried)
 		}
 	}
 	return runs
 }
 
-// retryMerge merges a retry into run: only the specs that got no answer in run are
-// replaced by their retry.
-func retryMerge(run, retried report.Run, profile string) report.Run {
-	errored := map[string]bool{}
+// retryMerge merges a retry into run: only the specs that got no answer or did not finish
+// in run are replaced by their retry (report.MergeRerun).
+func retryMerge(run, retried report.Run) report.Run {
+	again := map[string]bool{}
 	for _, s := range run.Ginkgo.SpecReports {
-		if s.LeafNodeType == types.NodeTypeIt && specOutcome(s, profile) == report.Error {
-			errored[framework.SpecText(s)] = true
+		if s.LeafNodeType == types.NodeTypeIt && retriable(run, s) {
+			again[framework.SpecText(s)] = true
 		}
 	}
 	kept := retried
 	kept.Ginkgo.SpecReports = nil
 	for _, s := range retried.Ginkgo.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt || errored[framework.SpecText(s)] {
+		if s.LeafNodeType != types.NodeTypeIt || again[framework.SpecText(s)] {
 			kept.Ginkgo.SpecReports = append(kept.Ginkgo.SpecReports, s)
 		}
 	}
-	return report.MergeRuns(run, kept)
+	return report.MergeRerun(run, kept)
 }
 
-// specOutcome is a spec's outcome as the report decides it.
-func specOutcome(s types.SpecReport, profile string) report.Outcome {
+// retriable reports whether --retry-errors runs spec s of run again: it got no answer, or
+// the run stopped before it finished (report.Unfinished); outcomes as the report decides
+// them, over the run's selection.
+func retriable(run report.Run, s types.SpecReport) bool {
+	if report.Unfinished(run, s) {
+		return true
+	}
 	for _, l := range s.Labels() {
 		if r, ok := spec.LookupRule(l); ok {
-			return report.SpecOutcome(s, r, profile).Outcome
+			return report.SpecOutcome(s, run.Filter, r, run.Profile).Outcome == report.Error
 		}
 	}
-	return ""
+	return false
 }
 
-// erroredRules lists the rules with a spec that got no answer in run.
-func erroredRules(run report.Run, profile string) []string {
+// erroredRules lists the rules with a spec that --retry-errors runs again (retriable).
+func erroredRules(run report.Run) []string {
 	seen := map[string]bool{}
 	var ids []string
 	for _, s := range run.Ginkgo.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt {
+		if s.LeafNodeType != types.NodeTypeIt || !retriable(run, s) {
 			continue
 		}
 		for _, l := range s.Labels() {
-			r, ok := spec.LookupRule(l)
-			if !ok || seen[r.ID] {
-				continue
-			}
-			if report.SpecOutcome(s, r, profile).Outcome == report.Error {
+			if r, ok := spec.LookupRule(l); ok && !seen[r.ID] {
 				seen[r.ID] = true
 				ids = append(ids, r.ID)
 			}
@@ -496,8 +530,7 @@ func mergeEarlier(p runPlan, runs []report.Run) []report.Run {
 	done := map[string]bool{}
 	for i, run := range runs {
 		if prev, ok := p.earlier[run.Backend.Name]; ok && run.StartError == "" {
-			runs[i] = report.MergeRuns(prev, run)
-			runs[i].Filter = prev.Filter
+			runs[i] = report.MergeRerun(prev, run)
 		}
 		done[run.Backend.Name] = true
 	}
@@ -552,26 +585,18 @@ func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
 	return nil
 }
 
-// exitStatus is the exit status of the judged report (verdict.Exit, runExitStatus).
-func exitStatus(p runPlan, rep report.Report, runs []report.Run, status int, interrupted bool) error {
+// exitStatus is the exit status of the judged report (report.Exit, runExitStatus): it
+// reads the verdicts the report shows, so that the two never disagree; status is a
+// backend that could not be started.
+func exitStatus(p runPlan, rep report.Report, status int) error {
 	if status != exitOK {
 		return &exitError{code: status}
 	}
-	tallies := []verdict.Tally{{Interrupted: interrupted}}
-	for _, b := range rep.Backends {
-		tallies = append(tallies, verdict.Tally{Unexpected: b.Counts.Unexpected, Errors: b.Counts.Errors})
-	}
-	for _, run := range runs {
-		if suiteNodeFailed(run) {
-			// A baseline problem (stale entry, rule-level unexpected pass).
-			tallies = append(tallies, verdict.Tally{BaselineProblems: 1})
-		}
-	}
-	switch code := verdict.Exit(tallies, p.o.updateBaseline); code {
+	switch code := report.Exit(rep, p.o.updateBaseline); code {
 	case exitOK:
 		return nil
 	case exitInterrupted:
-		return &exitError{code: code, msg: "interrupted; the report holds the specs that ran"}
+		return &exitError{code: code, msg: "interrupted: the run did not finish; the report holds the specs that ran, and --rerun-failed runs the rest"}
 	case exitInconclusive:
 		return &exitError{code: code, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
 	default:
@@ -579,19 +604,20 @@ func exitStatus(p runPlan, rep report.Report, runs []report.Run, status int, int
 	}
 }
 
-// failedRules returns the rules that failed, errored, were blocked or passed unexpectedly
-// in a report, and the backends they did so on.
+// failedRules returns the rules that failed, errored, were blocked, passed unexpectedly
+// or did not finish (a selected spec interrupted or never started) in a report, and the
+// backends they did so on.
 func failedRules(r report.Report) (ids, backends []string) {
 	bs := map[string]bool{}
 	for _, row := range r.Rules {
 		for bi, c := range row.Cells {
-			switch c.Outcome {
-			case report.Fail, report.Error, report.UnexpectedPass, report.Blocked, report.Interrupted:
-				if len(ids) == 0 || ids[len(ids)-1] != row.ID {
-					ids = append(ids, row.ID)
-				}
-				bs[r.Backends[bi].Name] = true
+			if !rerunCell(c) {
+				continue
 			}
+			if len(ids) == 0 || ids[len(ids)-1] != row.ID {
+				ids = append(ids, row.ID)
+			}
+			bs[r.Backends[bi].Name] = true
 		}
 	}
 	for b := range bs {
@@ -599,6 +625,20 @@ func failedRules(r report.Report) (ids, backends []string) {
 	}
 	sort.Strings(backends)
 	return ids, backends
+}
+
+// rerunCell reports whether --rerun-failed runs a cell's rule again.
+func rerunCell(c report.Cell) bool {
+	switch c.Outcome {
+	case report.Fail, report.Error, report.UnexpectedPass, report.Blocked, report.Interrupted:
+		return true
+	}
+	for _, s := range c.Specs {
+		if s.Decision.Selected && (s.Outcome == report.NotRun || s.Outcome == report.Interrupted) {
+			return true
+		}
+	}
+	return false
 }
 
 // reusableArgument is the backend argument a later --rerun-failed can give again: a name,
@@ -656,7 +696,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
 	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
-		"--spec-timeout", o.specTimeout.String(), "--command", command}
+		"--spec-timeout", o.specTimeout.String(), "--suite-timeout", o.suiteTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
 		args = append(args, "--baseline-dir", o.baselineDir)
 	}
@@ -868,8 +908,8 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		if c.Information > 0 {
 			passed += fmt.Sprintf(" (%d of them allowed choices)", c.Information)
 		}
-		fmt.Fprintf(w, "%-16s specs of every level: passed %s, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d\n",
-			"", passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted)
+		fmt.Fprintf(w, "%-16s specs of every level: passed %s, failed %d, errors %d, blocked %d, expected failures %d, flaky %d, unexpected passes %d, documented differences %d, skipped %d, interrupted %d, not run %d\n",
+			"", passed, c.Failed, c.Errors, c.Blocked, c.ExpectedFailures, c.Flaky, c.UnexpectedPasses, c.DocumentedDiffs, c.SkippedCapability, c.Interrupted, c.NotRun)
 		for i, line := range b.ConfirmationWords {
 			if i == summaryRulesShown+1 {
 				fmt.Fprintf(w, "%-16s ... and %d more differences between the rules' outcomes beside the other processes and alone (all in the report)\n", "", len(b.ConfirmationWords)-i)
@@ -950,17 +990,6 @@ func firstLine(s string) string {
 }
 
 func ruleLabel(l string) (spec.Rule, bool) { return spec.LookupRule(l) }
-
-// suiteNodeFailed reports whether a suite-level node of run (BeforeSuite, AfterSuite, a
-// reporting node) failed: the report's rule cells show only specs.
-func suiteNodeFailed(run report.Run) bool {
-	for _, s := range run.Ginkgo.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt && s.State.Is(types.SpecStateFailureStates) {
-			return true
-		}
-	}
-	return false
-}
 
 // readCorpus collects the corpus agreement each backend process wrote beside its raw result.
 func readCorpus(rawDir string, runs []report.Run) []report.CorpusAgreement {

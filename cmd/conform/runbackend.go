@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"github.com/spf13/cobra"
 
@@ -49,6 +48,7 @@ type childOptions struct {
 	profile         string
 	rawOut          string
 	specTimeout     time.Duration
+	suiteTimeout    time.Duration
 	baselineDir     string
 	ignoreBaselines bool
 	command         string
@@ -80,6 +80,7 @@ func runBackendCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.profile, "profile", "", "expectation profile")
 	cmd.Flags().StringVar(&o.rawOut, "raw-out", "", "where to write the raw result")
 	cmd.Flags().DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
+	cmd.Flags().DurationVar(&o.suiteTimeout, "suite-timeout", defaultSuiteTimeout, "how long the specs may run before Ginkgo stops them")
 	cmd.Flags().StringVar(&o.baselineDir, "baseline-dir", "", "baselines to use instead of the embedded ones")
 	cmd.Flags().BoolVar(&o.ignoreBaselines, "ignore-baselines", false, "run without expected failures")
 	cmd.Flags().StringVar(&o.command, "command", "", "the command that reproduces the run")
@@ -183,15 +184,15 @@ func runOneBackend(arg string, o childOptions) int {
 		})
 	}
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
-		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
-			return
+		if !report.Ran(s) {
+			return // left out, or not started: the run stopped first
 		}
 		e := event{Kind: "spec", State: s.State.String(), Text: framework.SpecText(s)}
 		for _, l := range s.Labels() {
 			if r, ok := ruleLabel(l); ok {
 				e.Rule = l
 				// Classified as the report classifies it, so that progress and summary agree.
-				e.Outcome = string(report.SpecOutcome(s, r, o.profile).Outcome)
+				e.Outcome = string(report.SpecOutcome(s, o.labelFilter, r, o.profile).Outcome)
 			}
 		}
 		if s.Failed() {
@@ -207,7 +208,7 @@ func runOneBackend(arg string, o childOptions) int {
 	})
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = o.labelFilter
-	suiteConfig.Timeout = 2 * time.Hour
+	suiteConfig.Timeout = o.suiteTimeout
 	reporterConfig.Succinct = true
 	reporterConfig.NoColor = true
 	t := &testingT{}

@@ -50,7 +50,7 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 	byBackend := map[string]*tally{}
 	var order []string
 	for _, s := range r.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt || (s.State == types.SpecStateSkipped && s.Failure.Message == "") {
+		if s.LeafNodeType != types.NodeTypeIt || report.IsLeftOut(s, report.SelectionOf(r.SuiteConfig.LabelFilter)) {
 			continue
 		}
 		backend, rule := "", spec.Rule{}
@@ -75,7 +75,7 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 		if s.NumAttempts > 1 {
 			c.retried++
 		}
-		switch report.SpecOutcome(s, rule, profile).Outcome {
+		switch report.SpecOutcome(s, r.SuiteConfig.LabelFilter, rule, profile).Outcome {
 		case report.Pass, report.Info:
 			if s.NumAttempts > 1 {
 				c.flaky++

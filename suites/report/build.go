@@ -39,6 +39,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			b.Name = fmt.Sprintf("backend%d", bi+1)
 		}
 		perRule := map[string]*Cell{}
+		sel := SelectionOf(run.Filter)
 		for _, s := range run.Ginkgo.SpecReports {
 			if s.LeafNodeType != types.NodeTypeIt {
 				continue
@@ -56,7 +57,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 				continue
 			}
 			ruleID := rule.ID
-			res := classify(s, rule, b.Profile)
+			res := classify(s, sel, rule, b.Profile)
 			count(&b.Counts, res)
 			c := perRule[ruleID]
 			if c == nil {
@@ -81,8 +82,11 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 		}
 		b.Coverage.Filter = run.Filter
 		b.Confirmation, b.ConfirmationWords = run.Confirmation, run.Confirmation.InWords()
-		b.Interrupted = run.Interrupted || run.Ginkgo.SpecialSuiteFailureReasons != nil && interruptedReport(run.Ginkgo)
-		judge(&b, rules, cells, bi, b.Interrupted)
+		b.StoppedBy = StoppedBy(run)
+		// Issue 31: a run that stopped, or left a selected spec unfinished, did not finish.
+		b.Interrupted = run.Interrupted || len(b.StoppedBy) > 0 || b.Counts.NotRun+b.Counts.Interrupted > 0
+		b.BaselineProblems = suiteNodesFailed(run)
+		judge(&b, rules, cells, bi)
 		b.BaselineMet = run.StartError == "" && run.Ginkgo.SuiteSucceeded
 		rep.Backends = append(rep.Backends, b)
 	}
@@ -93,17 +97,32 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 	return rep
 }
 
-// interruptedReport reports whether Ginkgo says the suite was interrupted.
-// WasInterrupted reports whether a Ginkgo run was interrupted (a signal, or its timeout).
-func WasInterrupted(r types.Report) bool { return interruptedReport(r) }
+// WasInterrupted reports whether a Ginkgo run stopped before its end: Ginkgo recorded a
+// special failure reason (a signal, its suite timeout, an abort, a failure to iterate
+// over the specs; whatever it records there).
+func WasInterrupted(r types.Report) bool { return len(r.SpecialSuiteFailureReasons) > 0 }
 
-func interruptedReport(r types.Report) bool {
-	for _, reason := range r.SpecialSuiteFailureReasons {
-		if strings.Contains(strings.ToLower(reason), "interrupted") {
-			return true
+// StoppedBy is why run stopped before its end, as Ginkgo recorded it in every part of the
+// run (MergeRuns keeps each part's), or the signal conform itself received.
+func StoppedBy(run Run) []string {
+	reasons := append([]string(nil), run.Ginkgo.SpecialSuiteFailureReasons...)
+	if run.Interrupted && len(reasons) == 0 {
+		reasons = append(reasons, "a signal to conform")
+	}
+	return reasons
+}
+
+// suiteNodesFailed counts the suite-level nodes of run (BeforeSuite, AfterSuite, a
+// reporting node) that failed: the baseline's problems (stale entries, a rule-level
+// entry whose rule passed) fail such a node, as the rule cells show only specs.
+func suiteNodesFailed(run Run) int {
+	n := 0
+	for _, s := range run.Ginkgo.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt && s.State.Is(types.SpecStateFailureStates) {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 func firstLineOf(s string) string {
@@ -162,8 +181,9 @@ func entries(s types.SpecReport, name string) []string {
 // classify gathers one spec's evidence and has its outcome decided by verdict.Decide,
 // from what its runner recorded (framework.ResultOf), the rule's level, the profile's
 // expectation and the baseline entry that listed it; a spec that never reached its body,
-// or failed outside it, gets its state from Ginkgo's (never from the text of its failure).
-func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
+// or failed outside it, gets its state from Ginkgo's (never from the text of its failure),
+// read with the run's selection (SpecState).
+func classify(s types.SpecReport, sel Selection, rule spec.Rule, profile string) SpecResult {
 	res := SpecResult{Text: framework.SpecText(s), RunTime: s.RunTime.Seconds()}
 	for _, c := range entries(s, framework.EntryChoice) {
 		var ch framework.Choice
@@ -188,7 +208,7 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	if entryValue(s, framework.EntrySignature, &sig) && !sig.IsZero() {
 		res.Signature = &sig
 	}
-	r := specState(s)
+	r := SpecState(s, sel)
 	r.Choices = len(res.Choices)
 	entry := framework.BaselineOf(s)
 	exp := verdict.ExpectationOf(rule, profile, res.Text)
@@ -202,6 +222,8 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 			// The driver's client could not send the request (EVIDENCE.md 12): not the backend's.
 			res.SkipReason = "the driver cannot send this request: " + notExpressible.Error
 		}
+	case NotRun:
+		res.SkipReason, res.Failure = notStarted, ""
 	case Blocked:
 		res.BlockedBy = r.BlockedBy
 		res.PreviousEvidence = d.Why
@@ -216,12 +238,15 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	case Fail:
 		res.PreviousEvidence = d.Why
 	case Pass:
+		if d.Why != "" {
+			res.Notes = append(res.Notes, d.Why) // a flaky entry's reason
+		}
 		if rule.Level == spec.Must {
 			// A MUST rule's choice is a note on a pass, never information.
 			res.Notes = append(res.Notes, res.Choices...)
 		}
 	}
-	if res.Failure == "" && r.State != verdict.Passed && d.Outcome != Skipped {
+	if res.Failure == "" && r.State != verdict.Passed && d.Outcome != Skipped && d.Outcome != NotRun {
 		// An expected failure ended the spec without failing it: its message is the
 		// signature's assertion.
 		res.Failure = r.Failure
@@ -229,17 +254,50 @@ func classify(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
 	return res
 }
 
-// specState is what happened to a spec: the runner's Result when the spec concluded in
-// its body, else Ginkgo's state with the framework's typed entries.
-func specState(s types.SpecReport) verdict.Result {
+// Selection is what a run was asked to run: the specs its label filter (Run.Filter; for a
+// rerun merged into an earlier run, the earlier run's) selects, or every spec.
+type Selection struct {
+	filter types.LabelFilter
+}
+
+// SelectionOf is the selection of a run given label filter. A filter that does not parse
+// (planRun refuses one before anything runs) selects every spec: a spec it would have left
+// out reads as not started, never as judged.
+func SelectionOf(filter string) Selection {
+	if filter == "" {
+		return Selection{}
+	}
+	lf, err := types.ParseLabelFilter(filter)
+	if err != nil {
+		return Selection{}
+	}
+	return Selection{filter: lf}
+}
+
+// Selects reports whether the selection holds spec s (Ginkgo's own test of its labels).
+func (sel Selection) Selects(s types.SpecReport) bool {
+	return sel.filter == nil || sel.filter(s.Labels())
+}
+
+// SpecState is what happened to spec s of a run with selection sel: the one adapter from
+// Ginkgo's state to the verdict's. A spec Ginkgo skipped without a message was never
+// started: it was left out when the selection does not hold it, and is not started (the
+// run stopped first: a signal, the suite timeout, an abort) when it does. Otherwise the
+// runner's Result when the spec concluded in its body, else Ginkgo's state with the
+// framework's typed entries.
+func SpecState(s types.SpecReport, sel Selection) verdict.Result {
 	var blocked framework.BlockedEntry
 	var sig fixtures.Signature
 	if !entryValue(s, framework.EntrySignature, &sig) || sig.IsZero() {
 		sig = framework.FailureSignature(s.Failure.Message, nil)
 	}
 	switch {
-	case s.State == types.SpecStateSkipped && s.Failure.Message == "", s.State == types.SpecStatePending:
+	case s.State == types.SpecStatePending:
 		return verdict.Result{State: verdict.LeftOut}
+	case s.State == types.SpecStateSkipped && s.Failure.Message == "" && !sel.Selects(s):
+		return verdict.Result{State: verdict.LeftOut}
+	case s.State == types.SpecStateSkipped && s.Failure.Message == "":
+		return verdict.Result{State: verdict.NotStarted}
 	case s.State == types.SpecStateSkipped:
 		return verdict.Result{State: verdict.SkippedState}
 	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
@@ -267,6 +325,12 @@ func specState(s types.SpecReport) verdict.Result {
 	return verdict.Result{State: verdict.Failed, Signature: sig}
 }
 
+// IsLeftOut reports whether the selection left spec s out (SpecState): it is no part of
+// what the run covers.
+func IsLeftOut(s types.SpecReport, sel Selection) bool {
+	return SpecState(s, sel).State == verdict.LeftOut
+}
+
 // entryValue decodes the first entry named name into v and reports whether there was one.
 func entryValue(s types.SpecReport, name string, v any) bool {
 	for _, e := range entries(s, name) {
@@ -292,6 +356,9 @@ func skipReason(msg string) string {
 	return msg
 }
 
+// notStarted is the reason a selected spec that never started shows.
+const notStarted = "not started: the run stopped (a signal, its timeout, an abort) before it began"
+
 func shortPath(p string) string {
 	if i := strings.Index(p, "/suites/"); i >= 0 {
 		return p[i+1:]
@@ -303,13 +370,17 @@ func shortPath(p string) string {
 }
 
 func count(c *Counts, res SpecResult) {
-	if res.Outcome == Skipped {
-		if res.SkipReason == skipReason("") {
-			c.SkippedByFilter++
-		} else {
-			c.Selected++
-			c.SkippedCapability++
-		}
+	switch {
+	case !res.Decision.Selected:
+		c.SkippedByFilter++
+		return
+	case res.Outcome == Skipped:
+		c.Selected++
+		c.SkippedCapability++
+		return
+	case res.Outcome == NotRun:
+		c.Selected++
+		c.NotRun++
 		return
 	}
 	c.Selected++
@@ -359,22 +430,39 @@ func decideCell(specs []SpecResult) (Outcome, verdict.Decision) {
 }
 
 // judge gives backend bi its verdict (verdict.Judge) over its cells.
-func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, interrupted bool) {
+func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int) {
 	rcs := make([]verdict.RuleCell, 0, len(rules))
 	for _, r := range rules {
 		c := cells[r.ID][bi]
 		rcs = append(rcs, verdict.RuleCell{Rule: r, Cell: verdict.Decision{Outcome: c.Outcome, Against: c.Against,
 			Unexpected: c.Unexpected, Selected: selected(c)}})
 	}
-	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: interrupted, Filter: b.Coverage.Filter,
+	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: b.Interrupted, StoppedBy: b.StoppedBy, Filter: b.Coverage.Filter,
 		Errors: b.Errors, ErrorCount: b.Counts.Errors})
 	b.VerdictKind, b.Verdict, b.Coverage, b.FailingFeatures = v.Kind, v.Sentence, v.Coverage, v.FailingFeatures
 }
 
-// selected reports whether any spec of a cell was selected (not left out by the filter).
+// Tally is what verdict.Exit reads of backend b: its verdict's kind and its counts, from
+// the judged backend the verdict sentence was made from, so that the two never disagree.
+func Tally(b Backend) verdict.Tally {
+	return verdict.Tally{Kind: b.VerdictKind, Unexpected: b.Counts.Unexpected, BaselineProblems: b.BaselineProblems, Errors: b.Counts.Errors}
+}
+
+// Exit is the exit status of the run that report r judges (verdict.Exit over every
+// backend's Tally).
+func Exit(r Report, updatingBaseline bool) int {
+	tallies := make([]verdict.Tally, 0, len(r.Backends))
+	for _, b := range r.Backends {
+		tallies = append(tallies, Tally(b))
+	}
+	return verdict.Exit(tallies, updatingBaseline)
+}
+
+// selected reports whether any spec of a cell was selected (not left out by the filter:
+// verdict.Decide's Selected, from SpecState).
 func selected(c Cell) bool {
 	for _, s := range c.Specs {
-		if !(s.Outcome == Skipped && s.SkipReason == skipReason("")) {
+		if s.Decision.Selected {
 			return true
 		}
 	}

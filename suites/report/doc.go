@@ -3,7 +3,10 @@
 // report.html (one self-contained file) and junit.xml. It also merges reports of earlier
 // runs into one comparison. It decides no outcome itself: each spec's outcome, each cell
 // and each backend's verdict come from suites/verdict, from the typed evidence the
-// framework attached.
+// framework attached. SpecState is the one adapter from Ginkgo's state of a spec to the
+// verdict's (left out by the run's filter, not started because the run stopped, and the
+// rest); StoppedBy says whether, and why, a run stopped; Exit is the exit status of the
+// judged report.
 //
 // It may import ginkgo's types, reference/spec, fixtures, suites/driver and
 // suites/framework (for the names of report entries and labels) and suites/verdict.

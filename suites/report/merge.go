@@ -1,22 +1,37 @@
 package report
 
 import (
+	"slices"
+
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
-// SpecOutcome classifies one spec of a run as the report does (for live progress, which
-// must agree with the report).
-func SpecOutcome(s types.SpecReport, rule spec.Rule, profile string) SpecResult {
-	return classify(s, rule, profile)
+// SpecOutcome classifies spec s of a run with label filter filter as the report does (for
+// live progress and retries, which must agree with the report).
+func SpecOutcome(s types.SpecReport, filter string, rule spec.Rule, profile string) SpecResult {
+	return classify(s, SelectionOf(filter), rule, profile)
 }
 
-// ranSpec reports whether a rerun ran s (it was not left out by the rerun's filter).
-func ranSpec(s types.SpecReport) bool {
-	return !(s.State == types.SpecStateSkipped && s.Failure.Message == "")
+// Ran reports whether a run ran s: it was neither left out by the run's filter nor not
+// started because the run stopped first (SpecState, under any selection).
+func Ran(s types.SpecReport) bool {
+	st := SpecState(s, Selection{}).State
+	return st != verdict.LeftOut && st != verdict.NotStarted
 }
+
+// Unfinished reports whether spec s of run, which its selection holds, was not finished:
+// not started or interrupted, so that --rerun-failed and --retry-errors run it again.
+func Unfinished(run Run, s types.SpecReport) bool {
+	st := SpecState(s, SelectionOf(run.Filter)).State
+	return st == verdict.NotStarted || st == verdict.Stopped
+}
+
+// stopped reports whether run stopped before its end (StoppedBy).
+func stopped(run Run) bool { return len(StoppedBy(run)) > 0 }
 
 func specKey(s types.SpecReport) string {
 	key := framework.SpecText(s)
@@ -26,15 +41,17 @@ func specKey(s types.SpecReport) string {
 	return key
 }
 
-// MergeRuns merges a rerun of some specs (--retry-errors, --rerun-failed) into an earlier
-// run of the same backend: every spec the rerun ran replaces the earlier result of that
-// spec; the others keep theirs. The merged run is judged as a whole. Suite-level nodes of
-// both are kept; the rerun's interruption carries over.
+// MergeRuns merges a run of some specs into an earlier run of the same backend (the parts
+// of a --parallel run, one after another): every spec the later run ran replaces the
+// earlier result of that spec; the others keep theirs. The merged run is judged as a
+// whole, over the earlier run's filter. Suite-level nodes of both are kept, and so are the
+// reasons either stopped for (Ginkgo's special failure reasons) and an interruption of
+// either: a stop in any part stops the whole.
 func MergeRuns(earlier, rerun Run) Run {
 	out := earlier
 	replaced := map[string]types.SpecReport{}
 	for _, s := range rerun.Ginkgo.SpecReports {
-		if s.LeafNodeType == types.NodeTypeIt && ranSpec(s) {
+		if s.LeafNodeType == types.NodeTypeIt && Ran(s) {
 			replaced[specKey(s)] = s
 		}
 	}
@@ -59,8 +76,33 @@ func MergeRuns(earlier, rerun Run) Run {
 	out.Ginkgo.SpecReports = specs
 	out.Ginkgo.SuiteSucceeded = earlier.Ginkgo.SuiteSucceeded && rerun.Ginkgo.SuiteSucceeded
 	out.Interrupted = earlier.Interrupted || rerun.Interrupted
+	out.Ginkgo.SpecialSuiteFailureReasons = nil
+	for _, reason := range append(append([]string(nil), earlier.Ginkgo.SpecialSuiteFailureReasons...), rerun.Ginkgo.SpecialSuiteFailureReasons...) {
+		if !slices.Contains(out.Ginkgo.SpecialSuiteFailureReasons, reason) {
+			out.Ginkgo.SpecialSuiteFailureReasons = append(out.Ginkgo.SpecialSuiteFailureReasons, reason)
+		}
+	}
 	if rerun.StartError != "" {
 		out.StartError = rerun.StartError
 	}
+	return out
+}
+
+// MergeRerun merges a rerun of some specs (--rerun-failed, --retry-errors) into the
+// earlier run of the same backend as MergeRuns does, with one difference: the earlier
+// run's stop is over when the rerun itself finished and no spec the earlier run's filter
+// selects is left unfinished in the whole (the rerun ran what the stop left).
+func MergeRerun(earlier, rerun Run) Run {
+	out := MergeRuns(earlier, rerun)
+	if stopped(rerun) {
+		return out
+	}
+	for _, s := range out.Ginkgo.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt && Unfinished(out, s) {
+			return out
+		}
+	}
+	out.Interrupted = false
+	out.Ginkgo.SpecialSuiteFailureReasons = nil
 	return out
 }

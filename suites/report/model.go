@@ -94,8 +94,16 @@ type Backend struct {
 	Coverage Coverage `json:"coverage"`
 	// Errors names the specs without an answer (transport errors), at most 20.
 	Errors []string `json:"errors,omitempty"`
-	// Interrupted is true when the run of this backend was interrupted.
+	// Interrupted is true when the run of this backend did not finish: it was
+	// interrupted, cut by its timeout or aborted in any of its parts, or a selected spec
+	// never started (verdict "interrupted", exit status 130).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedBy says why the run stopped, as Ginkgo recorded it (its special failure
+	// reasons, every part's).
+	StoppedBy []string `json:"stoppedBy,omitempty"`
+	// BaselineProblems counts the suite-level nodes that failed: what the baseline says
+	// that the run showed untrue (stale entries, a rule-level entry whose rule passed).
+	BaselineProblems int `json:"baselineProblems,omitempty"`
 	// FailingFeatures lists the extended features with failing MUST rules.
 	FailingFeatures []string `json:"failingFeatures,omitempty"`
 	// BaselineMet is true when every failure is in the baseline and no entry passed.
@@ -142,6 +150,8 @@ type Counts struct {
 	Blocked           int `json:"blocked"`
 	Flaky             int `json:"flaky"`
 	Interrupted       int `json:"interrupted"`
+	// NotRun counts the selected specs that never started: the run stopped first.
+	NotRun int `json:"notRun,omitempty"`
 	// Unexpected counts the specs whose outcome the baseline and the profile do not
 	// expect (verdict.Decision.Unexpected): each fails the run.
 	Unexpected int `json:"unexpected"`

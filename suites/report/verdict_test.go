@@ -143,22 +143,34 @@ func TestInterruptedRunSaysSo(t *testing.T) {
 	}
 }
 
-// A flaky baseline entry shows flaky, never pass; a changed failure is a fail with the
-// old evidence.
+// A flaky spec that failed as its baseline entry lists shows flaky; one that passed is a
+// pass with a note, never a failing MUST rule (issue 31, item 10); a changed failure is a
+// fail with the old evidence.
 func TestFlakyAndChangedFailure(t *testing.T) {
-	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{
-		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
-			entry(framework.EntryResult, verdict.Result{State: verdict.Passed}),
-			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "entity.insert.conflict", Flaky: true, Reason: "clock", Signature: fixtures.Signature{Status: 400}})),
+	flaky := entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "entity.insert.conflict", Flaky: true, Reason: "clock", Signature: fixtures.Signature{Status: 400}})
+	run := func(specs ...types.SpecReport) Report {
+		return Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: specs}}}, testRules, Meta{})
+	}
+	r := run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
+		entry(framework.EntryResult, verdict.Result{State: verdict.Passed}), flaky),
 		specReport("x", "query.order.keys", "b", types.SpecStateFailed, "now 500",
 			entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: fixtures.Signature{Status: 500, Code: "InternalError"}}),
-			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "query.order.keys", Spec: "b", Evidence: "answered 400", Signature: fixtures.Signature{Status: 400}})),
-	}}}}, testRules, Meta{})
-	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Flaky {
-		t.Fatalf("flaky cell %s", c.Outcome)
+			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "query.order.keys", Spec: "b", Evidence: "answered 400", Signature: fixtures.Signature{Status: 400}})))
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Pass || c.Against || len(c.Specs[0].Notes) != 1 || !strings.Contains(c.Specs[0].Notes[0], "flaky") {
+		t.Fatalf("flaky spec that passed: cell %+v", c)
 	}
 	if c := cellOf(t, r, "query.order.keys"); c.Outcome != Fail || !strings.Contains(c.Specs[0].PreviousEvidence, "answered 400") {
 		t.Fatalf("changed cell %+v", c)
+	}
+	r = run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
+		entry(framework.EntryResult, verdict.Result{State: verdict.Passed}), flaky))
+	if b := r.Backends[0]; b.Coverage.Failing != 0 || b.Coverage.Passed != 1 || strings.Contains(b.Verdict, "fail") {
+		t.Errorf("issue 31, item 10: a flaky spec that passed counted as failing: %q %+v", b.Verdict, b.Coverage)
+	}
+	r = run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
+		entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: fixtures.Signature{Status: 400}}), flaky))
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Flaky || !c.Against {
+		t.Errorf("a flaky spec that failed as listed: cell %+v", c)
 	}
 }
 

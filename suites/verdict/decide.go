@@ -30,8 +30,11 @@ const (
 	SkippedState State = "skipped"
 	// LeftOut: the run's label filter or selection left the spec out.
 	LeftOut State = "left-out"
-	// Stopped: the run was interrupted before or while the spec ran.
+	// Stopped: the run was interrupted while the spec ran.
 	Stopped State = "interrupted"
+	// NotStarted: the run's selection holds the spec, but the run stopped (a signal, its
+	// timeout, an abort: any special failure reason Ginkgo records) before it started.
+	NotStarted State = "not-started"
 )
 
 // Result is what a spec's run produced: its state and typed evidence.
@@ -202,16 +205,18 @@ type Decision struct {
 // profile's expectation of the rule and the backend's baseline entry for the spec (nil
 // when none lists it). In order:
 //
-//   - left out, skipped, not expressible, interrupted: not judged; no answer: an error,
-//     whatever the baseline lists;
+//   - left out, skipped, not expressible, interrupted, not started: not judged (a spec
+//     not started is selected: it is "not run", and the run did not finish); no answer:
+//     an error, whatever the baseline lists;
 //   - blocked: blocked by the rule named, expected only when the baseline lists the spec
 //     as blocked by that rule;
 //   - failed: the profile's documented answer is a documented difference (or, for a
 //     feature the profile does not support, not applicable), whatever the baseline says;
 //     else a failure the baseline lists with the same signature is an expected failure
 //     (flaky when the entry is), any other a failure;
-//   - passed: a profile that requires a different answer fails it; a flaky entry makes it
-//     flaky, a spec-level entry an unexpected pass; a non-MUST rule that recorded a
+//   - passed: a profile that requires a different answer fails it; a flaky entry leaves it
+//     a pass (Why says the baseline lists it as flaky), a spec-level entry makes it an
+//     unexpected pass; a non-MUST rule that recorded a
 //     choice is information.
 //
 // A baseline entry without a signature matches no failure: it says nothing a failure
@@ -229,6 +234,8 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 		return Decision{Outcome: Skipped}
 	case Stopped:
 		return Decision{Outcome: Interrupted}
+	case NotStarted:
+		return Decision{Outcome: NotRun}
 	case NoAnswer:
 		return Decision{Outcome: Error}
 	case BlockedState:
@@ -294,7 +301,8 @@ func decidePass(r Result, level spec.Level, exp Expectation, entry *fixtures.Exp
 		// What the profile does not promise is never counted as passed.
 		return Decision{Outcome: NotApplicable, Why: exp.Difference}
 	case entry != nil && entry.Flaky:
-		return Decision{Outcome: Flaky, Why: "flaky on this backend: " + entry.Reason}
+		// Issue 31, item 10: a listed flaky spec that passed met its rule.
+		return Decision{Outcome: Pass, Why: "the baseline lists it as flaky on this backend: " + entry.Reason}
 	case entry != nil && entry.Spec != "":
 		return Decision{Outcome: UnexpectedPass, Unexpected: true, Why: "the baseline lists " + listed(*entry)}
 	case r.Choices > 0 && level != spec.Must:

@@ -2,9 +2,11 @@
 // outcome from what happened to it (Result, with its typed evidence), its rule's level, the
 // profile's expectation and the backend's baseline entry (Decide); a rule's cell from its
 // specs' decisions (Cell); a backend's verdict sentence from its cells (Judge); the exit
-// status of `conform run` (Exit) and of `conform replay` (ReplayExit), with the one table
-// of what each status means (ExitStatuses), which every document lists; and how two outcomes
-// compare for `conform report --diff` (Compare).
+// status of `conform run` from each backend's verdict and counts (Exit), and of `conform
+// replay` (ReplayExit), with the one table of what each status means (ExitStatuses), which
+// every document lists; and how two outcomes compare for `conform report --diff` (Compare).
+// What happened to a spec reaches it as a State, which suites/report's SpecState alone
+// derives from Ginkgo's.
 //
 // Everything upstream only records (the framework's runner attaches a Result to each spec,
 // the report reads it back); everything downstream only shows the decisions. No other code

@@ -43,17 +43,17 @@ type OutcomeInfo struct {
 
 // Outcomes lists every outcome, from the least to the most severe.
 var Outcomes = []OutcomeInfo{
-	{NotRun, "no spec of the rule ran on this backend", false, true, 0, 0, false},
+	{NotRun, "the run stopped (a signal, its timeout) before the spec started, or no spec of the rule ran on this backend", false, true, 0, 0, false},
 	{Skipped, "not run: the backend lacks a capability the rule needs, the driver cannot send the request, or a filter left it out", false, true, 1, 0, false},
 	{Pass, "the backend behaves as the rule says (a MUST rule that records a choice shows it as a note)", false, false, 2, 0, true},
 	{Info, "the documentation allows several behaviours (MAY or SHOULD); the cell says which one the backend chose", false, false, 3, 0, true},
 	{NotApplicable, "the backend's profile does not support the feature, and the backend refused it as the profile documents (501 or 405): neither passed nor failed", false, false, 4, 1, true},
 	{DocumentedDiff, "answers as the backend's profile documents where it differs from Azure Table Storage (e.g. Cosmos DB)", false, false, 5, 1, true},
-	{Partial, "the specs that ran passed, but some of the rule's specs were skipped: the rule is not shown to hold", false, true, 6, 1, false},
-	{Interrupted, "the run was interrupted before or while the spec ran", false, true, 7, 0, false},
+	{Partial, "the specs that ran passed, but some of the rule's selected specs were skipped, not run or interrupted: the rule is not shown to hold", false, true, 6, 1, false},
+	{Interrupted, "the run was interrupted while the spec ran", false, true, 7, 0, false},
 	{Blocked, "not judged: something the spec relies on, which another rule covers (named), failed first, so this rule's subject never ran", false, true, 8, 0, false},
 	{Error, "no answer: the connection dropped or timed out, or the service kept throttling (not a failure of the rule)", false, true, 9, 0, false},
-	{Flaky, "the baseline lists the spec as flaky on this backend, with the reason: it passed, or failed as listed", true, false, 10, 2, true},
+	{Flaky, "the baseline lists the spec as flaky on this backend, with the reason, and it failed as listed (a listed flaky spec that passed is a pass, with a note)", true, false, 10, 2, true},
 	{ExpectedFail, "fails, as the backend's checked-in baseline expects (with its evidence)", true, false, 11, 2, true},
 	{Fail, "the backend answered, and the answer breaks the rule (also when the answer could not be read)", true, false, 12, 4, true},
 	{UnexpectedPass, "passes although the baseline expects a failure: the baseline is stale", false, false, 13, 3, true},

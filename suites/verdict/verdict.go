@@ -9,12 +9,14 @@ import (
 )
 
 // Cell is a rule's result on one backend, from its specs' decisions: the worst outcome,
-// except that a rule with specs that passed and specs that were skipped (not left out by
-// the filter) is partial, never pass. A cell counts against the backend when any of its
-// specs does, and is unexpected when any of them is, whatever outcome it shows.
+// except that a rule with specs that passed (or answered as the profile documents, or are
+// not applicable) and selected specs that did not run (skipped, not run, interrupted) is
+// partial: what did not run is not shown to hold, so the cell never counts as passed. A
+// cell counts against the backend when any of its specs does, and is unexpected when any
+// of them is, whatever outcome it shows.
 func Cell(specs []Decision) Decision {
 	c := Decision{Outcome: NotRun}
-	skipped, passed := false, false
+	unrun, held := false, false
 	for _, s := range specs {
 		if !s.Selected {
 			continue // left out by the filter: not part of what the verdict covers
@@ -23,19 +25,19 @@ func Cell(specs []Decision) Decision {
 		c.Against = c.Against || s.Against
 		c.Unexpected = c.Unexpected || s.Unexpected
 		switch s.Outcome {
-		case Skipped:
-			skipped = true
-		case Pass, Info:
-			passed = true
+		case Skipped, NotRun, Interrupted:
+			unrun = true
+		case Pass, Info, DocumentedDiff, NotApplicable:
+			held = true
 		}
 		if Worse(s.Outcome, c.Outcome) {
 			c.Outcome = s.Outcome
 		}
 	}
-	if c.Outcome == NotRun && len(specs) > 0 {
+	if !c.Selected && len(specs) > 0 {
 		c.Outcome = Skipped
 	}
-	if skipped && passed && (c.Outcome == Pass || c.Outcome == Info) {
+	if unrun && held && !Worse(c.Outcome, Partial) {
 		c.Outcome = Partial
 	}
 	return c
@@ -51,7 +53,7 @@ const (
 	ConformsToCore Kind = "conforms-to-core" // only MUST rules of extended features fail
 	DoesNotConform Kind = "does-not-conform" // a core MUST rule fails
 	Inconclusive   Kind = "inconclusive"     // nothing fails, but some specs got no answer
-	KindStopped    Kind = "interrupted"      // the run was interrupted
+	KindStopped    Kind = "interrupted"      // the run did not finish (a signal, its timeout, a selected spec not started)
 	KindNotRun     Kind = "not-run"          // the backend could not be started
 )
 
@@ -114,8 +116,11 @@ type RuleCell struct {
 type Backend struct {
 	// StartError is set when the backend could not be started or reached.
 	StartError string
-	// Interrupted is true when the run stopped before its end.
+	// Interrupted is true when the run did not finish: a signal, its timeout or an abort
+	// stopped it, or a selected spec never started.
 	Interrupted bool
+	// StoppedBy says why, when Ginkgo recorded it (its special failure reasons).
+	StoppedBy []string
 	// Filter is the run's label filter.
 	Filter string
 	// Errors names the specs that got no answer (their count is len(Errors) unless
@@ -213,7 +218,11 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 	}
 	if b.Interrupted {
 		v.Kind = KindStopped
-		v.Sentence = "interrupted: the run stopped before its end; so far " + v.Sentence
+		why := ""
+		if len(b.StoppedBy) > 0 {
+			why = " (" + strings.Join(b.StoppedBy, "; ") + ")"
+		}
+		v.Sentence = "interrupted" + why + ": the run stopped before its end; so far " + v.Sentence
 	}
 	return v
 }
@@ -297,10 +306,13 @@ const (
 	ExitInterrupted  = 130
 )
 
-// Tally is what Exit reads of one backend's run.
+// Tally is what Exit reads of one backend's run: its verdict's kind and the counts of the
+// same judged backend (one function builds it from the report's backend), so that the
+// exit status and the verdict never disagree.
 type Tally struct {
-	// StartError is true when the backend could not be started or reached.
-	StartError bool
+	// Kind is the backend's verdict (Judge): KindNotRun when it could not be started or
+	// reached, KindStopped when its run did not finish.
+	Kind Kind
 	// Unexpected counts the specs whose decision is unexpected (Decision.Unexpected).
 	Unexpected int
 	// BaselineProblems counts what the baseline says that the run showed untrue (stale
@@ -308,26 +320,25 @@ type Tally struct {
 	BaselineProblems int
 	// Errors counts the specs that got no answer.
 	Errors int
-	// Interrupted is true when the run stopped before its end.
-	Interrupted bool
 }
 
-// Exit is the exit status of `conform run` over its backends: 2 when one could not be
-// started or reached; 130 when the run was interrupted; 1 when anything is unexpected
-// (unless the run rewrites the baselines, which makes failures expected); 3 when some
-// spec got no answer; 0 only when everything ran and met the baseline and the profile.
+// Exit is the exit status of `conform run` over its backends' verdicts: 2 when one could
+// not be started or reached; 130 when a run did not finish (interrupted, cut by its
+// timeout, a selected spec never started); 1 when anything is unexpected (unless the run
+// rewrites the baselines, which makes failures expected); 3 when some spec got no answer;
+// 0 only when everything selected ran and met the baseline and the profile.
 func Exit(backends []Tally, updatingBaseline bool) int {
-	failed, errored, interrupted := false, false, false
+	failed, errored, stopped := false, false, false
 	for _, b := range backends {
-		if b.StartError {
+		if b.Kind == KindNotRun {
 			return ExitUsage
 		}
-		interrupted = interrupted || b.Interrupted
+		stopped = stopped || b.Kind == KindStopped
 		failed = failed || b.Unexpected+b.BaselineProblems > 0
-		errored = errored || b.Errors > 0
+		errored = errored || b.Errors > 0 || b.Kind == Inconclusive
 	}
 	switch {
-	case interrupted:
+	case stopped:
 		return ExitInterrupted
 	case failed && !updatingBaseline:
 		return ExitFailed

@@ -63,6 +63,7 @@ func TestDecide(t *testing.T) {
 		{"skipped for a capability", Result{State: SkippedState}, spec.Must, Storage, listed400, Skipped, false, false},
 		{"the driver cannot send it", Result{State: NotExpressible}, spec.Must, Storage, nil, Skipped, false, false},
 		{"interrupted", Result{State: Stopped}, spec.Must, Storage, nil, Interrupted, false, false},
+		{"issue 31: selected, not started (the run stopped first): not run", Result{State: NotStarted}, spec.Must, Storage, listed400, NotRun, false, false},
 		{"no answer", Result{State: NoAnswer}, spec.Must, Storage, nil, Error, false, false},
 		{"no answer, listed in the baseline: still an error", Result{State: NoAnswer}, spec.Must, Storage, listed400, Error, false, false},
 		{"no answer, cosmos", Result{State: NoAnswer}, spec.Must, cosmosOrder, nil, Error, false, false},
@@ -75,7 +76,7 @@ func TestDecide(t *testing.T) {
 		{"SHOULD with a choice is information", chose, spec.Should, Storage, nil, Info, false, false},
 		{"pass of a spec the baseline lists", passed, spec.Must, Storage, listed400, UnexpectedPass, false, true},
 		{"pass of a rule-level entry (judged over the rule at the end)", passed, spec.Must, Storage, listedRule400, Pass, false, false},
-		{"pass of a flaky entry", passed, spec.Must, Storage, flaky400, Flaky, true, false},
+		{"issue 31, item 10: a pass of a flaky entry is a pass, never a failing MUST rule", passed, spec.Must, Storage, flaky400, Pass, false, false},
 		{"pass of a spec listed as blocked", passed, spec.Must, Storage, blockedInsert, UnexpectedPass, false, true},
 		{"cosmos: Storage's answer where Cosmos may differ", passed, spec.Must, cosmosMayHeader, nil, Pass, false, false},
 		{"issue 31: a pass where the order is not promised is a pass", passed, spec.Must, cosmosOrder, nil, Pass, false, false},
@@ -244,11 +245,22 @@ func TestCell(t *testing.T) {
 		{"an unexpected pass beside an expected failure still counts against", []Decision{dec(UnexpectedPass, false, true), dec(ExpectedFail, true, false)}, UnexpectedPass, true, true},
 		{"blocked beside a pass", []Decision{dec(Pass, false, false), dec(Blocked, false, true)}, Blocked, false, true},
 		{"not applicable", []Decision{dec(NotApplicable, false, false)}, NotApplicable, false, false},
+		// Issue 31, item 7: a selected spec that did not run leaves the rule partial.
+		{"item 7: pass, documented difference, skipped: partial", []Decision{dec(Pass, false, false), dec(DocumentedDiff, false, false), dec(Skipped, false, false)}, Partial, false, false},
+		{"item 7: documented difference and skipped: partial", []Decision{dec(DocumentedDiff, false, false), dec(Skipped, false, false)}, Partial, false, false},
+		{"item 7: not applicable and skipped: partial", []Decision{dec(NotApplicable, false, false), dec(Skipped, false, false)}, Partial, false, false},
+		{"item 7: pass and not run: partial", []Decision{dec(Pass, false, false), dec(NotRun, false, false)}, Partial, false, false},
+		{"item 7: pass and interrupted: interrupted", []Decision{dec(Pass, false, false), dec(Interrupted, false, false)}, Interrupted, false, false},
+		{"item 7: only not run, selected: not run", []Decision{dec(NotRun, false, false), leftOut}, NotRun, false, false},
+		{"item 7: a failure beside a spec not run stays a failure", []Decision{dec(Fail, true, true), dec(NotRun, false, false)}, Fail, true, true},
 	}
 	for _, c := range cases {
 		got := Cell(c.specs)
 		if got.Outcome != c.outcome || got.Against != c.against || got.Unexpected != c.unexpected {
 			t.Errorf("%s: got %+v", c.name, got)
+		}
+		if v := Judge([]RuleCell{{Rule: mustRule("r", ""), Cell: got}}, Backend{}); got.Outcome == Partial && v.Coverage.Passed != 0 {
+			t.Errorf("%s: a partial cell counted as passed: %+v", c.name, v.Coverage)
 		}
 	}
 }
@@ -286,6 +298,8 @@ func TestJudge(t *testing.T) {
 		{"a failure outweighs errors", []RuleCell{cell(core, fail), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, DoesNotConform, "does not conform", ""},
 		{"item 9: blocked is not judged", []RuleCell{cell(core, pass), cell(ext, dec(Blocked, false, true))}, Backend{}, ConformsOn, "conforms on 1 of 2 applicable MUST rules; 1 applicable MUST rules not judged (skipped, partly run or blocked)", "selection"},
 		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms", ""},
+		{"issue 31, item 2: cut by the suite timeout", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{Interrupted: true, StoppedBy: []string{"Suite Timeout Elapsed"}}, KindStopped,
+			"interrupted (Suite Timeout Elapsed): the run stopped before its end; so far conforms on 1 of 2 applicable MUST rules", ""},
 		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run", ""},
 
 		// A verdict claims only what ran: core conformance only when every core MUST rule
@@ -333,15 +347,17 @@ func TestExit(t *testing.T) {
 		update bool
 		want   int
 	}{
-		{"nothing unexpected", []Tally{{}, {}}, false, ExitOK},
+		{"nothing unexpected", []Tally{{Kind: Conforms}, {Kind: ConformsOn}}, false, ExitOK},
 		{"an unexpected outcome", []Tally{{}, {Unexpected: 1}}, false, ExitFailed},
 		{"a baseline problem", []Tally{{BaselineProblems: 1}}, false, ExitFailed},
-		{"errors only", []Tally{{Errors: 2}}, false, ExitInconclusive},
+		{"errors only", []Tally{{Kind: Inconclusive, Errors: 2}}, false, ExitInconclusive},
 		{"errors and a failure", []Tally{{Errors: 2, Unexpected: 1}}, false, ExitFailed},
 		{"updating the baseline", []Tally{{Unexpected: 3}}, true, ExitOK},
 		{"updating the baseline, with errors", []Tally{{Unexpected: 3, Errors: 1}}, true, ExitInconclusive},
-		{"not started", []Tally{{}, {StartError: true}}, false, ExitUsage},
-		{"interrupted", []Tally{{Interrupted: true, Unexpected: 1}}, false, ExitInterrupted},
+		{"not started", []Tally{{}, {Kind: KindNotRun}}, false, ExitUsage},
+		{"interrupted", []Tally{{Kind: KindStopped, Unexpected: 1}}, false, ExitInterrupted},
+		{"issue 31, item 3: a verdict that did not finish never exits 0", []Tally{{Kind: Conforms}, {Kind: KindStopped}}, false, ExitInterrupted},
+		{"an inconclusive verdict never exits 0", []Tally{{Kind: Inconclusive}}, false, ExitInconclusive},
 	}
 	for _, c := range cases {
 		if got := Exit(c.b, c.update); got != c.want {
