@@ -19,18 +19,32 @@ import (
 // (issue 30, item 2 of what to build).
 func TestFailuresOfSeveralProcessesAreConfirmedAlone(t *testing.T) {
 	srv := startServeProcess(t)
-	out := t.TempDir()
-	stdout, stderr, _ := conformIn(t, t.TempDir(), []string{"CONFORM_TEST_SERVED=" + srv.conn},
-		"run", "--backend", "mutant:batch-failure-rolls-back-account@shared=env:CONFORM_TEST_SERVED", "--parallel", "2",
-		"--label-filter", "area:tables || area:batch", "--no-corpus", "--out", out)
-	rep, err := report.ReadJSON(filepath.Join(out, report.FileJSON))
-	if err != nil {
-		t.Fatalf("no report: %v\n%s", err, lastLines(stderr, 20))
-	}
-	b := rep.Backends[0]
-	c := b.Confirmation
-	if c == nil || c.Processes != 2 || c.NotConfirmed != "" {
-		t.Fatalf("the report holds no confirmation alone of a run of two processes: %+v\n%s", c, lastLines(stderr, 20))
+	// The fault reaches the other process's specs only when a transaction fails while they
+	// run, which the scheduling of a loaded machine can avoid in one run: up to three runs,
+	// the first in which a rule failed beside the other process is judged.
+	var (
+		rep            report.Report
+		c              *report.Confirmation
+		stdout, stderr string
+	)
+	for attempt := 1; attempt <= 3; attempt++ {
+		out := t.TempDir()
+		stdout, stderr, _ = conformIn(t, t.TempDir(), []string{"CONFORM_TEST_SERVED=" + srv.conn},
+			"run", "--backend", "mutant:batch-failure-rolls-back-account@shared=env:CONFORM_TEST_SERVED", "--parallel", "2",
+			"--label-filter", "area:tables || area:batch", "--no-corpus", "--out", out)
+		var err error
+		rep, err = report.ReadJSON(filepath.Join(out, report.FileJSON))
+		if err != nil {
+			t.Fatalf("no report: %v\n%s", err, lastLines(stderr, 20))
+		}
+		c = rep.Backends[0].Confirmation
+		if c == nil || c.Processes != 2 || c.NotConfirmed != "" {
+			t.Fatalf("the report holds no confirmation alone of a run of two processes: %+v\n%s", c, lastLines(stderr, 20))
+		}
+		if len(c.Differences()) > 0 {
+			break
+		}
+		t.Logf("run %d: no rule failed beside the other process; running again", attempt)
 	}
 	cells := map[string]report.Cell{}
 	var failing []string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // The end of a run lists the failing rules (the first 20, then how many more) with what
@@ -33,7 +34,7 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 		{Outcome: report.ExpectedFail, Specs: []report.SpecResult{{Outcome: report.ExpectedFail, Evidence: "answers 400"}}},
 	}})
 	rep.Rules = append(rep.Rules, report.RuleRow{ID: "service.cors.actual-headers", Level: "MUST", Cells: []report.Cell{
-		{Outcome: report.Skipped, Specs: []report.SpecResult{{Outcome: report.Skipped, SkipReason: "changes account-wide settings: set CONFORM_ALLOW_ACCOUNT_CHANGES=1 to run it against this endpoint"}}},
+		{Outcome: report.Skipped, Specs: []report.SpecResult{{Outcome: report.Skipped, Decision: verdict.Decision{Outcome: report.Skipped, Selected: true}, SkipReason: "changes account-wide settings: set CONFORM_ALLOW_ACCOUNT_CHANGES=1 to run it against this endpoint"}}},
 		{Outcome: report.Pass},
 	}})
 	var buf bytes.Buffer
