@@ -8,6 +8,7 @@
 // The specs build their request bodies and read the answers with encoding/json on purpose,
 // not with the project's wire codec, so that a codec bug cannot hide a protocol bug.
 //
-// It imports ginkgo, gomega, reference/api, suites/framework, suites/driver and
-// suites/matchers; never reference or another spec package.
+// It imports ginkgo, gomega, reference/api, suites/framework, suites/driver,
+// suites/matchers and suites/scenario (preconditions); never reference or another spec
+// package.
 package protocol
