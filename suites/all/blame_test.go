@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver/mutant"
+	"github.com/tableconform/conform/suites/report"
 )
 
 // TestFailuresAreBlamedOnTheRuleBroken runs the whole suite (but the specs that wait for a
@@ -36,8 +37,9 @@ func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
 	// load their data without one (issue 30, item 4).
 	// not-found-codes-swapped: deleting a missing table may answer TableNotFound, the
 	// documented code, as well as the ResourceNotFound Storage sends (item 9).
+	// or-before-and: only query.logic.precedence, whose filters need no Int64 (item 5).
 	names := []string{"stray-etag-member", "entity-not-found-code", "batch-unsupported", "not-found-codes-swapped",
-		"delete-missing-table-succeeds"}
+		"delete-missing-table-succeeds", "or-before-and"}
 	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
 	runs := []*suiteRun{base}
 	for _, n := range names {
@@ -98,4 +100,61 @@ func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
 func isCore(id string) bool {
 	r, ok := spec.LookupRule(id)
 	return ok && r.FeatureOrCore() == spec.Core
+}
+
+// ruleOutcome is the outcome a rule must have against a mutant that breaks another feature
+// than the rule's subject: a pass when the rule's specs need not use that feature, blocked
+// when they need it (a pass would have measured nothing).
+type ruleOutcome struct {
+	mutant, rule string
+	want         report.Outcome
+}
+
+// independentRules are rules whose specs once relied on a feature a mutant breaks, each
+// with the outcome it must have now (issue 30, items 5, 6 and 8).
+var independentRules = []ruleOutcome{
+	// A backend that cannot compare an Int64 still shows how it groups and and or.
+	{"int64-literals-refused", "query.logic.precedence", report.Pass},
+}
+
+// TestRulesAreJudgedApartFromOtherFeatures runs, per mutant of independentRules, the specs
+// of the rules listed for it, and requires each rule's outcome.
+func TestRulesAreJudgedApartFromOtherFeatures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite once per mutant")
+	}
+	if focused() {
+		t.Skip("a Ginkgo label filter or focus selects specs")
+	}
+	var names []string
+	rules := map[string][]string{}
+	for _, r := range independentRules {
+		if _, ok := mutant.Lookup(r.mutant); !ok {
+			t.Fatalf("no mutant %s", r.mutant)
+		}
+		if _, ok := rules[r.mutant]; !ok {
+			names = append(names, r.mutant)
+		}
+		rules[r.mutant] = append(rules[r.mutant], r.rule)
+	}
+	runs := map[string]*suiteRun{}
+	for _, n := range names {
+		runs[n] = &suiteRun{target: mutant.Prefix + n, filter: strings.Join(rules[n], " || ")}
+	}
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Go(func() { runSuite(t.Context(), dir, r) })
+	}
+	wg.Wait()
+	for _, n := range names {
+		if runs[n].err != nil {
+			t.Fatal(runs[n].err)
+		}
+	}
+	for _, r := range independentRules {
+		if got := runs[r.mutant].outcomes[r.rule]; got != r.want {
+			t.Errorf("against mutant %s, rule %s is %s, want %s", r.mutant, r.rule, got, r.want)
+		}
+	}
 }
