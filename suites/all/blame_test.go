@@ -120,6 +120,13 @@ var independentRules = []ruleOutcome{
 	// Storing an empty PartitionKey is the subject of the entities' rule, which fails on the
 	// same backend, not of modify.insert.stores, which passes there.
 	{"empty-partition-key-refused", "ordering.empty-partition-key", report.Blocked, "entities.key.empty-partition-key"},
+	// A backend that refuses every service SAS neither passes nor fails the rules whose specs
+	// judge a refusal or a range: a valid SAS never worked (item 8).
+	{"sas-refused", "auth.sas.range.query", report.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.range.partition", report.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.range.row", report.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.stored-policy-unknown", report.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.stored-policy-revoked", report.Blocked, "auth.sas.permission.read"},
 }
 
 // TestRulesAreJudgedApartFromOtherFeatures runs, per mutant of independentRules, the specs
