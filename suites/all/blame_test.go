@@ -127,6 +127,13 @@ var independentRules = []ruleOutcome{
 	{"sas-refused", "auth.sas.range.row", report.Blocked, "auth.sas.permission.read"},
 	{"sas-refused", "auth.sas.stored-policy-unknown", report.Blocked, "auth.sas.permission.read"},
 	{"sas-refused", "auth.sas.stored-policy-revoked", report.Blocked, "auth.sas.permission.read"},
+	// A backend that ignores $top and never pages neither passes nor fails the rules about
+	// paging concurrently, resuming or accepting $top=1000 (items 6 and 8).
+	{"top-ignored", "query.top.max", report.Blocked, "query.top.limit"},
+	{"top-ignored", "parallel.query.paged", report.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.resume", report.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.options-resent", report.Blocked, "query.top.limit"},
+	{"top-ignored", "pattern.impl.saved-continuation", report.Blocked, "query.top.limit"},
 }
 
 // TestRulesAreJudgedApartFromOtherFeatures runs, per mutant of independentRules, the specs

@@ -20,6 +20,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 			es := data()
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, q.Filter, es, match)
+			scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(3)}, len(es))
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
 			var want []api.Key
 			for _, e := range es {

@@ -175,6 +175,9 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			es := s.entities()
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, s.filter, es, s.match)
+			if s.top > 0 && s.top < len(es) {
+				scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(s.top)}, len(es))
+			}
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
 			Expect(r.Pages).To(HaveLen(pages), "pages of %v (%s)", r.PageSizes(), s)
