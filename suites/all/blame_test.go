@@ -132,6 +132,9 @@ var independentRules = []ruleOutcome{
 	// A backend whose every read gives a new ETag: the refused insert changed nothing, and
 	// the ETag read after it cannot say otherwise (item 7).
 	{"reads-touch-entity", "modify.insert.conflict", report.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.replace", report.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.merge", report.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.delete", report.Pass, ""},
 	{"top-ignored", "query.top.max", report.Blocked, "query.top.limit"},
 	{"top-ignored", "parallel.query.paged", report.Blocked, "query.top.limit"},
 	{"top-ignored", "pagination.resume", report.Blocked, "query.top.limit"},
