@@ -135,6 +135,10 @@ var independentRules = []ruleOutcome{
 	{"reads-touch-entity", "concurrency.stale-etag.replace", report.Pass, ""},
 	{"reads-touch-entity", "concurrency.stale-etag.merge", report.Pass, ""},
 	{"reads-touch-entity", "concurrency.stale-etag.delete", report.Pass, ""},
+	// No allowed choice is recorded from a transaction that never worked (item 8).
+	{"batch-unsupported", "batch.changeset.empty", report.Blocked, "batch.all-kinds"},
+	{"top-ignored", "pagination.short-pages", report.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.top-boundary", report.Blocked, "query.top.limit"},
 	{"top-ignored", "query.top.max", report.Blocked, "query.top.limit"},
 	{"top-ignored", "parallel.query.paged", report.Blocked, "query.top.limit"},
 	{"top-ignored", "pagination.resume", report.Blocked, "query.top.limit"},
