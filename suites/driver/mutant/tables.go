@@ -332,3 +332,18 @@ var (
 		}}
 	}, hooks{})
 )
+
+// tableFilterIgnored answers Query Tables as if no $filter had been sent: every table, as a
+// backend whose table listing does not evaluate filters.
+type tableFilterIgnored struct{ api.Backend }
+
+func (m tableFilterIgnored) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	q.Filter = ""
+	return m.Backend.QueryTables(ctx, q)
+}
+
+var _ = define(Mutant{
+	Name:        "tables-filter-ignored",
+	Description: "ignores $filter on Query Tables: every table is listed",
+	Breaks:      []string{"tables.query.filter"},
+}, func(b api.Backend) api.Backend { return tableFilterIgnored{b} }, hooks{})
