@@ -38,8 +38,10 @@ func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
 	// not-found-codes-swapped: deleting a missing table may answer TableNotFound, the
 	// documented code, as well as the ResourceNotFound Storage sends (item 9).
 	// or-before-and: only query.logic.precedence, whose filters need no Int64 (item 5).
+	// delete-without-if-match: the error body of a refused delete is not judged where the
+	// delete is not refused (item 6).
 	names := []string{"stray-etag-member", "entity-not-found-code", "batch-unsupported", "not-found-codes-swapped",
-		"delete-missing-table-succeeds", "or-before-and"}
+		"delete-missing-table-succeeds", "or-before-and", "delete-without-if-match"}
 	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
 	runs := []*suiteRun{base}
 	for _, n := range names {
@@ -137,6 +139,12 @@ var independentRules = []ruleOutcome{
 	{"reads-touch-entity", "concurrency.stale-etag.delete", report.Pass, ""},
 	// No allowed choice is recorded from a transaction that never worked (item 8).
 	{"batch-unsupported", "batch.changeset.empty", report.Blocked, "batch.all-kinds"},
+	// A backend that ignores $select: the rules that only use it to read back are blocked.
+	{"select-ignored", "entities.property.name-case", report.Blocked, "query.select.only"},
+	{"select-ignored", "query.select.types", report.Blocked, "query.select.only"},
+	{"select-ignored", "query.select.filter-independent", report.Blocked, "query.select.only"},
+	{"select-ignored", "pagination.options-resent", report.Blocked, "query.select.only"},
+	{"reverse-page-order", "entities.schema.type-per-entity", report.Pass, ""},
 	{"top-ignored", "pagination.short-pages", report.Blocked, "query.top.limit"},
 	{"top-ignored", "pagination.top-boundary", report.Blocked, "query.top.limit"},
 	{"top-ignored", "query.top.max", report.Blocked, "query.top.limit"},

@@ -2,6 +2,8 @@ package mutant
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,7 +122,7 @@ var (
 			}
 			return ifMatch
 		}}
-	}, hooks{})
+	}, hooks{raw: deleteWithoutIfMatchRaw})
 
 	_ = define(Mutant{
 		Name:        "delete-missing-succeeds",
@@ -385,4 +387,13 @@ func updatesAs(mode api.UpdateMode) func(api.Backend) api.Backend {
 				return op
 			}}
 	}
+}
+
+// deleteWithoutIfMatchRaw sends a raw DELETE of an entity without If-Match as one with
+// If-Match *, the same fault over HTTP (signed afterwards by the wrapped Do).
+func deleteWithoutIfMatchRaw(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodDelete && strings.Contains(req.URL.Path, "(") && req.Header.Get("If-Match") == "" {
+		req.Header.Set("If-Match", api.IfMatchAny)
+	}
+	return do(req)
 }
