@@ -139,6 +139,10 @@ var independentRules = []ruleOutcome{
 	{"reads-touch-entity", "concurrency.stale-etag.replace", report.Pass, ""},
 	{"reads-touch-entity", "concurrency.stale-etag.merge", report.Pass, ""},
 	{"reads-touch-entity", "concurrency.stale-etag.delete", report.Pass, ""},
+	// Nor is a read's ETag compared with a write's where two reads never agree on one.
+	{"reads-touch-entity", "modify.etag.returned-current", report.Blocked, "entities.reads.stable"},
+	{"reads-touch-entity", "entities.etag.present", report.Blocked, "entities.reads.stable"},
+	{"reads-touch-entity", "entities.etag.changes", report.Blocked, "entities.reads.stable"},
 	// No allowed choice is recorded from a transaction that never worked (item 8).
 	{"batch-unsupported", "batch.changeset.empty", report.Blocked, "batch.all-kinds"},
 	// A backend that ignores $select: the rules that only use it to read back are blocked.

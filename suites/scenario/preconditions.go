@@ -67,3 +67,23 @@ func RequirePaging(ctx context.Context, f *framework.F, b api.Backend, table str
 			"the first page of $top=%d held %d of %d matches and no continuation", top, len(page.Entities), matches)
 	})
 }
+
+// RuleStableReads is the rule whose subject is reads leaving an entity's ETag unchanged.
+const RuleStableReads = "entities.reads.stable"
+
+// ReadStable is the precondition of a spec that compares the ETag a read shows with one it
+// got before: two reads of the entity agree on its ETag (RuleStableReads); it returns the
+// second read. On a backend whose every read gives a new ETag, a read shows no ETag that
+// any other answer could match, and such a spec is blocked rather than failed.
+func ReadStable(ctx context.Context, f *framework.F, b api.Backend, table, pk, rk string) api.Entity {
+	ginkgo.GinkgoHelper()
+	var second api.Entity
+	f.Requires(RuleStableReads, fmt.Sprintf("two reads of (%q, %q) show one ETag", pk, rk), func() {
+		first, err := b.GetEntity(ctx, table, pk, rk, nil)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "Get Entity (%q, %q)", pk, rk)
+		second, err = b.GetEntity(ctx, table, pk, rk, nil)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "Get Entity (%q, %q) again", pk, rk)
+		gomega.Expect(second.ETag).To(gomega.Equal(first.ETag), "two reads of (%q, %q) in a row", pk, rk)
+	})
+	return second
+}
