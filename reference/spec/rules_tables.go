@@ -71,7 +71,7 @@ func init() {
 			Source:   SrcDeleteTable,
 			Sections: []string{dmSecAbout}},
 		Rule{ID: "tables.delete.not-found", Level: Must, Area: AreaTables, Evidence: []Fact{traffic("E-table-ops-recorded")},
-			Text:   "Deleting a table that does not exist MUST fail with 404 ResourceNotFound.",
+			Text:   "Deleting a table that does not exist MUST fail with 404, with ResourceNotFound (recorded from Azure Storage) or TableNotFound (the error-code table's code for a missing table); the code is recorded.",
 			Source: SrcDeleteTable},
 		Rule{ID: "tables.missing.entity-operations", Level: Must, Area: AreaTables, Evidence: []Fact{doc("2.2")},
 			Text:   "Every entity operation on a table that does not exist MUST fail with 404 (TableNotFound per the documentation or ResourceNotFound; the code is recorded).",

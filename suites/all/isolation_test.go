@@ -28,7 +28,7 @@ func TestSpecsJudgeOnlyWhatTheyCreated(t *testing.T) {
 	for _, id := range slowRules {
 		filter += " && !" + id
 	}
-	names := []string{"table-filter-ignored", "batch-failure-rolls-back-account"}
+	names := []string{"tables-filter-ignored", "batch-failure-rolls-back-account"}
 	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
 	runs := []*suiteRun{base}
 	for _, n := range names {

@@ -58,7 +58,7 @@ var (
 	acctDelete = accountOp{"Delete Entity", "o", "d", func(ctx context.Context, _ *framework.F, b api.Backend, t string) error {
 		return b.DeleteEntity(ctx, t, seed.PartitionKey, seed.RowKey, api.IfMatchAny)
 	}}
-	acctListTables = accountOp{"Query Tables", "c", "l", func(ctx context.Context, _ *framework.F, b api.Backend, t string) error {
+	acctListTables = accountOp{"Query Tables", "c", "l", func(ctx context.Context, f *framework.F, b api.Backend, t string) error {
 		page, err := b.QueryTables(ctx, api.TableQuery{Filter: "TableName eq '" + t + "'"})
 		if err == nil {
 			// Judged on the spec's own table alone: the account holds other clients' tables.

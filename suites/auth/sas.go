@@ -94,17 +94,18 @@ func permissionEntries(perm string, allowed ...op) []any {
 // withSAS stores the seed entity in a fresh table with the account key and returns a
 // backend that acts through a SAS with opts (Table set to the new table when empty).
 // requireValidSAS is the precondition of every spec of a service SAS: a valid SAS with
-// permission r for the table reads its seed entity (auth.sas.permission.read). A backend
-// that refuses every SAS would otherwise pass each rule whose spec expects a refusal (an
-// expired SAS, another table, a missing permission) without its subject ever running.
-func requireValidSAS(ctx context.Context, f *framework.F, issuer driver.SASIssuer, table string) {
+// permission r for the table reads stored, an entity the spec stored there
+// (auth.sas.permission.read). A backend that refuses every SAS would otherwise pass each
+// rule whose spec expects a refusal (an expired SAS, another table, a missing permission,
+// a key outside a range) without its subject ever running.
+func requireValidSAS(ctx context.Context, f *framework.F, issuer driver.SASIssuer, table string, stored api.Entity) {
 	GinkgoHelper()
-	f.Requires("auth.sas.permission.read", "read the seed entity through a valid SAS with permission r", func() {
+	f.Requires("auth.sas.permission.read", "read a stored entity through a valid SAS with permission r", func() {
 		valid, err := issuer.WithSAS(ctx, driver.SASOptions{Permissions: "r", Table: table, Expiry: time.Now().Add(sasLifetime)})
 		Expect(err).NotTo(HaveOccurred(), "issue a valid SAS")
-		got, err := valid.GetEntity(ctx, table, seed.PartitionKey, seed.RowKey, nil)
+		got, err := valid.GetEntity(ctx, table, stored.PartitionKey, stored.RowKey, nil)
 		Expect(err).To(SucceedOnBackend(), "Get Entity through a valid SAS with permission r")
-		Expect(got).To(MatchEntity(seed), "the seed entity through a valid SAS")
+		Expect(got).To(MatchEntity(stored), "the stored entity through a valid SAS")
 	})
 }
 
@@ -116,7 +117,7 @@ func withSAS(ctx context.Context, f *framework.F, opts driver.SASOptions) (maste
 		_, err := master.InsertEntity(ctx, table, seed)
 		Expect(err).To(SucceedOnBackend(), "store the seed entity with the account key")
 	})
-	requireValidSAS(ctx, f, issuer, table)
+	requireValidSAS(ctx, f, issuer, table, seed)
 	if opts.Table == "" {
 		opts.Table = table
 	}

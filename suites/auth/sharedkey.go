@@ -51,12 +51,15 @@ var (
 	reqGet   = rawReq{method: http.MethodGet, path: "{table}(PartitionKey='p',RowKey='r')", shows: secret}
 	// reqTables lists only the spec's own table: a run never lists other tables.
 	reqTables = rawReq{method: http.MethodGet, path: "Tables?%24filter=TableName%20eq%20%27{table}%27", shows: "{table}"}
-	reqInsert = rawReq{method: http.MethodPost, path: "{table}", body: `{"PartitionKey":"p","RowKey":"intruder","V":1}`}
+	reqInsert = rawReq{method: http.MethodPost, path: "{table}", body: `{"PartitionKey":"p","RowKey":"` + intruderRowKey + `","V":1}`}
 	reqUpdate = rawReq{method: http.MethodPut, path: "{table}(PartitionKey='p',RowKey='r')", body: `{"V":2}`}
 	reqDelete = rawReq{method: http.MethodDelete, path: "{table}(PartitionKey='p',RowKey='r')"}
 )
 
 // storedEntity is what every Shared Key spec stores before it sends its request.
+// intruderRowKey is the RowKey of the entity a refused Insert Entity would add.
+const intruderRowKey = "intruder"
+
 var storedEntity = api.NewEntity("p", "r", map[string]api.Value{"Secret": api.String(secret)})
 
 // rawTable creates a table holding storedEntity and returns the raw capability.
@@ -77,12 +80,17 @@ func readAnswer(resp *http.Response) (int, string, []byte) {
 	return status, code, body
 }
 
-// expectStored checks with the account key that the table holds only storedEntity.
+// expectStored checks with the account key that the refused request changed none of the
+// spec's own entities: storedEntity is as stored and the entity reqInsert would add is
+// absent. It reads those keys only, not the whole table, so that nothing but the refused
+// request can be the change it reports.
 func expectStored(ctx context.Context, b api.Backend, table, why string) {
 	GinkgoHelper()
-	page, err := b.QueryEntities(ctx, table, api.Query{})
-	Expect(err).To(SucceedOnBackend())
-	Expect(page.Entities).To(ConsistOf(MatchEntity(storedEntity)), why)
+	got, err := b.GetEntity(ctx, table, storedEntity.PartitionKey, storedEntity.RowKey, nil)
+	Expect(err).To(SucceedOnBackend(), "%s: read the stored entity back", why)
+	Expect(got).To(MatchEntity(storedEntity), why)
+	_, err = b.GetEntity(ctx, table, storedEntity.PartitionKey, intruderRowKey, nil)
+	Expect(err).To(HaveFailedWithStatus(http.StatusNotFound), "%s: it stored the entity it would insert", why)
 }
 
 // signedAuthorization sends a harmless signed request and returns the Authorization and

@@ -87,6 +87,11 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 					current, err = s.write(ctx, b, table)
 					Expect(err).To(SucceedOnBackend(), "setting up: the write that makes the ETag stale")
 				})
+				// Two reads before the refused write: when they disagree, the backend's reads
+				// give a fresh ETag (entities.reads.stable's subject), and the ETag cannot show
+				// whether the refused write changed anything; the entity still does.
+				before, err := b.GetEntity(ctx, table, "p", "r", nil)
+				Expect(err).To(SucceedOnBackend())
 				currentETag, err := b.GetEntity(ctx, table, "p", "r", nil)
 				Expect(err).To(SucceedOnBackend())
 				Expect(o.do(ctx, b, table, stale)).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"),
@@ -94,7 +99,9 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 				Expect(table).To(HoldExactly(ctx, b, current))
 				got, err := b.GetEntity(ctx, table, "p", "r", nil)
 				Expect(err).To(SucceedOnBackend())
-				Expect(got.ETag).To(Equal(currentETag.ETag), "the refused %s changed the ETag", o.name)
+				if before.ETag == currentETag.ETag {
+					Expect(got.ETag).To(Equal(currentETag.ETag), "the refused %s changed the ETag (two reads before it agreed on it)", o.name)
+				}
 			})
 		}
 	}

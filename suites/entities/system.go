@@ -36,7 +36,7 @@ var _ = framework.Describe("System properties", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			stored := insert(ctx, b, table, api.NewEntity("p", "r", map[string]api.Value{"V": api.Int32(1)}))
 			Expect(stored.ETag).NotTo(BeEmpty(), "Insert Entity returned no ETag")
-			got := get(ctx, b, table, "p", "r")
+			got := scenario.ReadStable(ctx, f, b, table, "p", "r")
 			Expect(got.ETag).To(Equal(stored.ETag), "Get Entity's ETag differs from the insert's")
 			listed := queryAll(ctx, b, table, api.Query{})
 			Expect(listed).To(HaveLen(1))
@@ -89,7 +89,7 @@ var _ = framework.Describe("System properties", func(f *framework.F) {
 					Expect(etag).NotTo(BeEmpty(), "%s returned no ETag", w.Name)
 					Expect(seen).NotTo(HaveKey(etag), "%s returned an ETag the entity already had: %s", w.Name, etag)
 					seen[etag] = true
-					Expect(get(ctx, b, table, "p", "r").ETag).To(Equal(etag), "Get Entity after %s", w.Name)
+					Expect(scenario.ReadStable(ctx, f, b, table, "p", "r").ETag).To(Equal(etag), "Get Entity after %s", w.Name)
 				}
 			},
 			writes...,

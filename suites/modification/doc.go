@@ -5,6 +5,6 @@
 // rules modify.* in reference/spec/rules_modification.go).
 //
 // Specs are declared at package init; suites/all links the package. It imports ginkgo,
-// gomega, reference/api, reference/spec, suites/framework, suites/driver and
-// suites/matchers; never reference or another spec package.
+// gomega, reference/api, reference/spec, suites/framework, suites/driver, suites/matchers
+// and suites/scenario (preconditions); never reference or another spec package.
 package modification

@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // write is one kind of write of entity ("p","r") that returns the new ETag.
@@ -80,7 +81,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 				Expect(err).To(SucceedOnBackend())
 			}
 			Expect(etag).NotTo(BeEmpty(), "the write returned no ETag")
-			Expect(mustGet(ctx, b, table, "p", "r").ETag).To(Equal(etag), "the ETag the write returned is not the one a read shows")
+			Expect(scenario.ReadStable(ctx, f, b, table, "p", "r").ETag).To(Equal(etag), "the ETag the write returned is not the one a read shows")
 		},
 		Entry("for an insert", false, nil),
 		Entry("for a replace", true, &replaceAny),

@@ -103,7 +103,7 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 			t := base.Add(time.Duration(i) * time.Minute)
 			es = append(es, api.NewEntity("log", invertedTicks(t), map[string]api.Value{"Minute": api.Int32(int32(i))}))
 		}
-		Expect(LoadInBatches(ctx, f.Backend(), table, es)).To(SucceedOnBackend())
+		scenario.Load(ctx, f.Backend(), table, es)
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'", Top: api.TopOf(3)}, len(es))
 		got := r.Entities()
 		Expect(got).To(ConsistOfKeys(Keys(es)...), "the log partition (pages of %v)", r.PageSizes())

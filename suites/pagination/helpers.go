@@ -65,8 +65,19 @@ func advance(ctx context.Context, f *framework.F, table string, q api.Query, atL
 		Expect(err).To(matchers.SucceedOnBackend(), "page %d", p.pages+1)
 		p.pages++
 		p.seen = append(p.seen, page.Entities...)
+		// Paging at all is query.top.limit's subject: a backend that ignores $top (or ends
+		// the query early) blocks the spec instead of failing the rule about resuming.
+		f.Requires("query.top.limit", fmt.Sprintf("page through the query with $top=%v", q.Top), func() {
+			if top, ok := q.Top.Value(); ok {
+				Expect(len(page.Entities)).To(BeNumerically("<=", top), "page %d of a query with $top=%d", p.pages, top)
+			}
+			if len(p.seen) < n {
+				Expect(page.Continuation.IsZero()).To(BeFalse(),
+					"the query ended after %d of %d entities (pages of $top=%v); it must carry a continuation while entities remain", len(p.seen), n, q.Top)
+			}
+		})
 		Expect(page.Continuation.IsZero()).To(BeFalse(),
-			"the query ended after %d of %d entities (pages of $top=%v); it must carry a continuation while entities remain", len(p.seen), n, q.Top)
+			"the query ended with all %d entities after %d pages, before the spec's stop", n, p.pages)
 		q.Continuation = page.Continuation
 	}
 	p.token = q.Continuation

@@ -2,6 +2,7 @@ package pagination
 
 import (
 	"context"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,6 +21,32 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 			es := data()
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, q.Filter, es, match)
+			scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(3)}, len(es))
+			if props != nil {
+				// $select applied at all is query.select.only's subject; applied again on every
+				// page, this rule's.
+				f.Requires("query.select.only", fmt.Sprintf("one page of $select=%v", q.Select), func() {
+					page, err := f.Backend().QueryEntities(ctx, table, api.Query{Select: q.Select})
+					Expect(err).To(SucceedOnBackend(), "$select=%v", q.Select)
+					Expect(page.Entities).NotTo(BeEmpty(), "$select=%v", q.Select)
+					Expect(page.Entities[0]).To(HavePropertyNames(props...), "$select=%v", q.Select)
+				})
+			}
+			if props != nil && q.Filter != "" {
+				// A filter on properties the $select leaves out is query.select.filter-independent's
+				// subject: one page of both together must select what the filter says.
+				f.Requires("query.select.filter-independent", fmt.Sprintf("one page of $filter=%s with $select=%v", q.Filter, q.Select), func() {
+					page, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: q.Filter, Select: q.Select})
+					Expect(err).To(SucceedOnBackend(), "$filter=%s with $select=%v", q.Filter, q.Select)
+					var want []api.Key
+					for _, e := range es {
+						if match(e) {
+							want = append(want, e.Key())
+						}
+					}
+					Expect(page.Entities).To(ConsistOfKeys(want...), "$filter=%s with $select=%v", q.Filter, q.Select)
+				})
+			}
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
 			var want []api.Key
 			for _, e := range es {

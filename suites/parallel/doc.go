@@ -5,6 +5,7 @@
 // reference/spec/rules_parallel.go). Sizes are bounded (8 workers, at most 50 operations
 // each) so that the specs stay fast against an emulator; run them with -race.
 //
-// It imports ginkgo, gomega, reference/api, suites/framework, suites/driver and
-// suites/matchers; never reference or another spec package.
+// It imports ginkgo, gomega, reference/api, suites/framework, suites/driver,
+// suites/matchers and suites/scenario (preconditions); never reference or another spec
+// package.
 package parallel

@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // Sizes: workers goroutines of at most opsPerWorker operations each.
@@ -135,6 +136,8 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 		f.It("parallel.query.paged", "returns every partition whole when the queries page concurrently", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			load(ctx, b, table)
+			// The subject is concurrent paging: a backend that never pages blocks the spec.
+			scenario.RequirePaging(ctx, f, b, table, api.Query{Top: api.TopOf(pageSize)}, partitions*perPartition)
 			union, err := parallelUnion(ctx, b, table, "", pageSize)
 			Expect(err).To(SucceedOnBackend())
 			Expect(union).To(HaveLen(partitions*perPartition), "the paged queries returned %d entities", len(union))

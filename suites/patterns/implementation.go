@@ -74,6 +74,8 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			all := fixtures.Employees(120)
 			scenario.Load(ctx, b, table, all)
 			q := api.Query{Filter: fixtures.PropAge + " ge 18", Top: api.TopOf(50)}
+			// The subject is resuming from a saved continuation: paging at all is a precondition.
+			scenario.RequirePaging(ctx, f, b, table, api.Query{Top: q.Top}, len(all))
 			first, err := b.QueryEntities(ctx, table, q)
 			Expect(err).To(SucceedOnBackend())
 			Expect(first.Continuation.IsZero()).To(BeFalse(), "120 entities do not fit a page of 50")

@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // atomAccept is the outer Accept of the legacy Node SDK's batches (EVIDENCE.md,
@@ -21,6 +22,9 @@ var _ = framework.Describe("Batch outer Accept", func(f *framework.F) {
 	f.It("protocol.batch.outer-accept", "serves a $batch whose outer Accept asks for Atom", func(ctx context.Context) {
 		raw := f.Raw()
 		b, table := f.Backend(), f.NewTable(ctx)
+		// The subject is the outer Accept, not transactions at all: a backend whose valid
+		// transaction fails is blocked by the transactions' rule.
+		scenario.RequireTransactions(ctx, f, b, table)
 		const batchBoundary, changeset = "batch_conformaccept", "changeset_conformaccept"
 		var body bytes.Buffer
 		fmt.Fprintf(&body, "--%s\r\nContent-Type: multipart/mixed; boundary=%s\r\n\r\n", batchBoundary, changeset)

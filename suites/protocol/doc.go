@@ -9,6 +9,6 @@
 // not with the project's wire codec, so that a codec bug cannot hide a protocol bug.
 //
 // It imports ginkgo, gomega, reference/api, reference/spec (the names of its checks),
-// suites/framework, suites/driver and suites/matchers; never reference or another spec
-// package.
+// suites/framework, suites/driver, suites/matchers and suites/scenario (preconditions);
+// never reference or another spec package.
 package protocol

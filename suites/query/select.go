@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -106,24 +107,35 @@ var _ = framework.Describe("Query Entities $select (server-side projection)", fu
 		Expect(len(WrittenOnly(e).Properties)).To(BeNumerically("<=", 2), "only A and C were selected, got %s", e)
 	})
 
+	// Without a $filter: the entity is found by its selected keys, so that only $select is
+	// judged; which properties come back at all is query.select.only's subject.
 	f.It("query.select.types", "keeps every selected property's type and value", func(ctx context.Context) {
 		sel := []string{"C", "D", "E", "F", "G", "H"}
-		es := project(ctx, "RowKey eq 'full'", sel...)
-		Expect(es).To(HaveLen(1))
-		want := api.NewEntity(es[0].PartitionKey, es[0].RowKey, map[string]api.Value{})
+		got := find(project(ctx, "", append([]string{"PartitionKey", "RowKey"}, sel...)...), "full")
+		f.Requires("query.select.only", "$select returns the selected properties only", func() {
+			Expect(got).To(HavePropertyNames(sel...), "$select=PartitionKey,RowKey,%v", sel)
+		})
 		for _, n := range sel {
-			want.Properties[n] = full.Properties[n]
+			Expect(got).To(HaveProperty(n, full.Properties[n]), "$select=PartitionKey,RowKey,%v", sel)
 		}
-		Expect(es[0]).To(MatchEntity(want))
 	})
 
+	// The filter alone must select what it should (its comparison's rule) and $select must
+	// leave out what it should (query.select.only); that the filter still sees the
+	// properties $select leaves out is this rule's subject.
 	f.DescribeTable("query.select.filter-independent", "evaluates $filter on properties $select leaves out",
-		func(ctx context.Context, filter string, want api.Key) {
-			es := project(ctx, filter, "PartitionKey", "RowKey", "A")
+		func(ctx context.Context, filter, filterRule string, want api.Key) {
+			table := tableWith(ctx, f, full, partial)
+			f.Requires(filterRule, fmt.Sprintf("the filter %q alone", filter), func() {
+				Expect(filterAll(ctx, f, table, filter, 2)).To(ConsistOfKeys(want), "filter %q alone", filter)
+			})
+			es := queryAll(ctx, f, table, api.Query{Filter: filter, Select: []string{"PartitionKey", "RowKey", "A"}}, 2)
 			Expect(es).To(ConsistOfKeys(want), "filter %q with $select=PartitionKey,RowKey,A", filter)
-			Expect(es[0]).To(HavePropertyNames("A"))
+			f.Requires("query.select.only", "$select returns the selected properties only", func() {
+				Expect(es[0]).To(HavePropertyNames("A"), "filter %q with $select=PartitionKey,RowKey,A", filter)
+			})
 		},
-		Entry("for a String property", "B eq 'y'", scenario.Key("p", "partial")),
-		Entry("for a property only one entity has", "H", scenario.Key("p", "full")),
+		Entry("for a String property", "B eq 'y'", "query.compare.string", scenario.Key("p", "partial")),
+		Entry("for a property only one entity has", "H", "query.logic.bare-boolean", scenario.Key("p", "full")),
 	)
 })

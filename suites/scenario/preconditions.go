@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -41,4 +42,48 @@ func RequireTransactions(ctx context.Context, f *framework.F, b api.Backend, tab
 		err := b.DeleteEntity(ctx, table, probePartition, "transaction", api.IfMatchAny)
 		gomega.Expect(err).To(matchers.SucceedOnBackend(), "delete the probe entity")
 	})
+}
+
+// RuleTopLimit is the rule whose subject is $top making pages at all: at most $top entities
+// a page, and a continuation while matches remain.
+const RuleTopLimit = "query.top.limit"
+
+// RequirePaging is the precondition of a spec that relies on $top making pages (a paged
+// query, $top=1000 accepted for what it means): the first page of q, whose $top is smaller
+// than matches, the number of entities it selects, holds at most $top entities and carries
+// a continuation (RuleTopLimit). A backend that ignores $top and never pages would
+// otherwise pass such a spec without its subject ever running.
+func RequirePaging(ctx context.Context, f *framework.F, b api.Backend, table string, q api.Query, matches int) {
+	ginkgo.GinkgoHelper()
+	top, ok := q.Top.Value()
+	if !ok || top >= matches {
+		ginkgo.Fail(fmt.Sprintf("scenario.RequirePaging: a spec's $top %v cannot page %d matches", q.Top, matches))
+	}
+	f.Requires(RuleTopLimit, fmt.Sprintf("a first page of $top=%d over %d matches", top, matches), func() {
+		page, err := b.QueryEntities(ctx, table, q)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "the first page of $top=%d", top)
+		gomega.Expect(len(page.Entities)).To(gomega.BeNumerically("<=", top), "the first page of $top=%d over %d matches", top, matches)
+		gomega.Expect(page.Continuation.IsZero()).To(gomega.BeFalse(),
+			"the first page of $top=%d held %d of %d matches and no continuation", top, len(page.Entities), matches)
+	})
+}
+
+// RuleStableReads is the rule whose subject is reads leaving an entity's ETag unchanged.
+const RuleStableReads = "entities.reads.stable"
+
+// ReadStable is the precondition of a spec that compares the ETag a read shows with one it
+// got before: two reads of the entity agree on its ETag (RuleStableReads); it returns the
+// second read. On a backend whose every read gives a new ETag, a read shows no ETag that
+// any other answer could match, and such a spec is blocked rather than failed.
+func ReadStable(ctx context.Context, f *framework.F, b api.Backend, table, pk, rk string) api.Entity {
+	ginkgo.GinkgoHelper()
+	var second api.Entity
+	f.Requires(RuleStableReads, fmt.Sprintf("two reads of (%q, %q) show one ETag", pk, rk), func() {
+		first, err := b.GetEntity(ctx, table, pk, rk, nil)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "Get Entity (%q, %q)", pk, rk)
+		second, err = b.GetEntity(ctx, table, pk, rk, nil)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "Get Entity (%q, %q) again", pk, rk)
+		gomega.Expect(second.ETag).To(gomega.Equal(first.ETag), "two reads of (%q, %q) in a row", pk, rk)
+	})
+	return second
 }

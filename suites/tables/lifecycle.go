@@ -120,9 +120,11 @@ var _ = framework.Describe("Delete Table", func(f *framework.F) {
 	})
 
 	Context("when the table does not exist", func() {
-		f.DescribeTable("tables.delete.not-found", "fails with 404 ResourceNotFound",
+		f.DescribeTable("tables.delete.not-found", "fails with 404 ResourceNotFound or TableNotFound",
 			func(ctx context.Context, name nameFunc) {
-				Expect(f.Backend().DeleteTable(ctx, name(f))).To(HaveFailedAs(spec.ErrResourceNotFound))
+				err := f.Backend().DeleteTable(ctx, name(f))
+				Expect(err).To(HaveFailedAs(spec.ErrResourceNotFound, spec.ErrTableNotFound))
+				f.Choice("code for deleting a missing table", OutcomeOf(err))
 			},
 			Entry("for a name never created", nameFunc(func(f *framework.F) string { return f.TableName() })),
 			Entry("for a name of 63 characters never created", nameFunc(func(f *framework.F) string { return padName(f.TableName(), spec.MaxTableNameLength) })),

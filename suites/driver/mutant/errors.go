@@ -2,6 +2,7 @@ package mutant
 
 import (
 	"context"
+	"net/http"
 	"sort"
 
 	"github.com/tableconform/conform/reference/api"
@@ -93,7 +94,7 @@ var (
 		Name:        "error-codes-scrambled",
 		Description: "answers every failure with its right HTTP status but another error code of that status",
 		Breaks: []string{"modify.insert.conflict", "concurrency.stale-etag.replace", "tables.create.conflict",
-			"tables.delete.not-found", "query.filter.syntax",
+			"query.filter.syntax",
 			// TableBeingDeleted becomes EntityAlreadyExists: the only wrong answers these MAY rules have.
 			"tables.delete.name-reuse", "pattern.high-volume-delete.name-reuse"},
 		Areas: []spec.Area{spec.AreaEntities, spec.AreaBatch, spec.AreaPatterns},
@@ -110,8 +111,11 @@ var (
 	_ = define(Mutant{
 		Name:        "not-found-codes-swapped",
 		Description: "answers a missing table with ResourceNotFound and a missing entity with TableNotFound",
-		Breaks:      []string{"tables.delete.not-found"},
-		Areas:       []spec.Area{spec.AreaBatch, spec.AreaPatterns, spec.AreaModification},
+		// Deleting a missing table may answer either code (tables.delete.not-found); the
+		// rules that name a missing entity's or a transaction's code fail.
+		Breaks: []string{"batch.failure.code", "batch.table.missing", "modify.missing.code",
+			"pattern.eventual.delete-gone", "pattern.impl.point-query"},
+		Areas: []spec.Area{spec.AreaBatch, spec.AreaPatterns, spec.AreaModification},
 	}, func(b api.Backend) api.Backend {
 		return &errMapper{Backend: b, fn: func(e *spec.Error) *spec.Error {
 			switch e.Code {
@@ -160,3 +164,21 @@ var _ = define(Mutant{
 	Breaks:      []string{"modify.missing.code"},
 	Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships, spec.AreaEntities},
 }, func(b api.Backend) api.Backend { return &entityNotFound{Backend: b} }, hooks{})
+
+// deleteMissingTableSucceeds answers Delete Table of a missing table with success, as a
+// backend that makes every delete idempotent.
+type deleteMissingTableSucceeds struct{ api.Backend }
+
+func (m deleteMissingTableSucceeds) DeleteTable(ctx context.Context, name string) error {
+	err := m.Backend.DeleteTable(ctx, name)
+	if e, ok := driver.AsError(err); ok && e.Status == http.StatusNotFound {
+		return nil
+	}
+	return err
+}
+
+var _ = define(Mutant{
+	Name:        "delete-missing-table-succeeds",
+	Description: "answers Delete Table of a table that does not exist with success, as an idempotent delete",
+	Breaks:      []string{"tables.delete.not-found"},
+}, func(b api.Backend) api.Backend { return deleteMissingTableSucceeds{b} }, hooks{})

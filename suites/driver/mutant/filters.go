@@ -92,6 +92,38 @@ func groupLeftToRight(toks []string) []string {
 	return out
 }
 
+// groupOrFirst re-groups the top level of a filter so that or binds more tightly than and:
+// "A and B or C" becomes "A and ( B or C )", as an evaluator with the two precedences
+// swapped does.
+func groupOrFirst(toks []string) []string {
+	var out, operand []string
+	depth, hasOr := 0, false
+	flush := func() {
+		if hasOr {
+			operand = append(append([]string{"("}, operand...), ")")
+		}
+		out = append(out, operand...)
+		operand, hasOr = nil, false
+	}
+	for _, w := range toks {
+		switch {
+		case w == "(":
+			depth++
+		case w == ")":
+			depth--
+		case depth == 0 && w == "and":
+			flush()
+			out = append(out, w)
+			continue
+		case depth == 0 && w == "or":
+			hasOr = true
+		}
+		operand = append(operand, w)
+	}
+	flush()
+	return out
+}
+
 // literalAsString turns a typed literal into a string literal of its text.
 func literalAsString(w string) string {
 	if isStringLiteral(w) {
@@ -163,6 +195,12 @@ var (
 		Description: "evaluates and and or strictly from left to right, without and binding more tightly",
 		Breaks:      []string{"query.logic.precedence"},
 	}, filterMutant(func(f string) string { return rewriteTokens(f, groupLeftToRight) }, false), hooks{})
+
+	_ = define(Mutant{
+		Name:        "or-before-and",
+		Description: "binds or more tightly than and: A and B or C is evaluated as A and (B or C)",
+		Breaks:      []string{"query.logic.precedence"},
+	}, filterMutant(func(f string) string { return rewriteTokens(f, groupOrFirst) }, false), hooks{})
 
 	_ = define(Mutant{
 		Name:        "parentheses-ignored",

@@ -11,11 +11,11 @@ import (
 )
 
 // neighbourTables are the tables that other clients of the account keep, as the
-// table-filter-ignored mutant lists them: names no spec of the run creates.
+// tables-filter-ignored mutant lists them: names no spec of the run creates.
 var neighbourTables = []string{"othersInvoices", "othersOrders"}
 
 // filterIgnored answers Query Tables without its $filter: every table of the account in name
-// order, the neighbours' among them, paged by $top and NextTableName (table-filter-ignored).
+// order, the neighbours' among them, paged by $top and NextTableName (tables-filter-ignored).
 type filterIgnored struct {
 	api.Backend
 }
@@ -141,7 +141,7 @@ func (m *accountRollback) restore(ctx context.Context, table string, entities []
 // Isolation of tables (EVIDENCE.md 1.1, 4).
 var (
 	_ = define(Mutant{
-		Name:        "table-filter-ignored",
+		Name:        "tables-filter-ignored",
 		Description: "ignores $filter in Query Tables and lists every table of the account, other clients' tables among them",
 		Breaks:      []string{"tables.query.filter"},
 	}, func(b api.Backend) api.Backend { return &filterIgnored{Backend: b} }, hooks{})

@@ -50,7 +50,7 @@ func TestBatchFailureRollsBackAccount(t *testing.T) {
 // and paged by $top and NextTableName.
 func TestTableFilterIgnored(t *testing.T) {
 	ctx := context.Background()
-	b := mustLookup(t, "table-filter-ignored").Wrap(inproc.New())
+	b := mustLookup(t, "tables-filter-ignored").Wrap(inproc.New())
 	for _, n := range []string{"alpha", "beta"} {
 		seed(t, b, n)
 	}

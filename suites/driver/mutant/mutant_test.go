@@ -253,3 +253,17 @@ func TestHangsAfterCallsHonoursContext(t *testing.T) {
 		t.Fatalf("call after the limit answered %v after %s; want a transport error when the context ends", err, time.Since(start))
 	}
 }
+
+func TestGroupOrFirst(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"A eq 1 and B eq 2 or C eq 3", "A eq 1 and ( B eq 2 or C eq 3 )"},
+		{"A eq 1 or B eq 2 and C eq 3", "( A eq 1 or B eq 2 ) and C eq 3"},
+		{"A eq 1 and (B eq 2 or C eq 3) and D eq 'x or y'", "A eq 1 and ( B eq 2 or C eq 3 ) and D eq 'x or y'"},
+		{"A eq 1 or B eq 2", "( A eq 1 or B eq 2 )"},
+		{"A eq 1", "A eq 1"},
+	} {
+		if got := rewriteTokens(c.filter, groupOrFirst); got != c.want {
+			t.Errorf("groupOrFirst(%q) = %q, want %q", c.filter, got, c.want)
+		}
+	}
+}

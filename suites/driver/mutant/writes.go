@@ -2,6 +2,8 @@ package mutant
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,7 +122,7 @@ var (
 			}
 			return ifMatch
 		}}
-	}, hooks{})
+	}, hooks{raw: deleteWithoutIfMatchRaw})
 
 	_ = define(Mutant{
 		Name:        "delete-missing-succeeds",
@@ -386,3 +388,47 @@ func updatesAs(mode api.UpdateMode) func(api.Backend) api.Backend {
 			}}
 	}
 }
+
+// deleteWithoutIfMatchRaw sends a raw DELETE of an entity without If-Match as one with
+// If-Match *, the same fault over HTTP (signed afterwards by the wrapped Do).
+func deleteWithoutIfMatchRaw(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodDelete && strings.Contains(req.URL.Path, "(") && req.Header.Get("If-Match") == "" {
+		req.Header.Set("If-Match", api.IfMatchAny)
+	}
+	return do(req)
+}
+
+// refuseEmptyRK refuses an entity with an empty RowKey with 400 OutOfRangeInput, as a store
+// that cannot hold an empty string as a key.
+type refuseEmptyRK struct{ api.Backend }
+
+func (m *refuseEmptyRK) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	if e.RowKey == "" {
+		return api.Entity{}, spec.ErrOutOfRangeInput.New()
+	}
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *refuseEmptyRK) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if e.RowKey == "" {
+		return "", spec.ErrOutOfRangeInput.New()
+	}
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *refuseEmptyRK) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	for i, op := range ops {
+		if op.Entity.RowKey == "" {
+			return nil, spec.ErrOutOfRangeInput.New().AtIndex(i)
+		}
+	}
+	return m.Backend.SubmitBatch(ctx, table, ops)
+}
+
+// An empty RowKey MAY be refused (entities.key.empty-row-key); the ordering rule says it
+// SHOULD be accepted and sort first.
+var _ = define(Mutant{
+	Name:        "empty-row-key-refused",
+	Description: "refuses an empty RowKey with 400 OutOfRangeInput",
+	Breaks:      []string{"ordering.empty-row-key"},
+}, func(b api.Backend) api.Backend { return &refuseEmptyRK{Backend: b} }, hooks{})
