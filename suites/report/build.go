@@ -80,6 +80,9 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			cells[id] = append(cells[id], *c)
 		}
 		b.Coverage.Filter = run.Filter
+		if !run.StoppedAnswering.IsZero() {
+			b.StoppedAnswering = run.StoppedAnswering.UTC().Format(time.RFC3339)
+		}
 		b.Interrupted = run.Interrupted || run.Ginkgo.SpecialSuiteFailureReasons != nil && interruptedReport(run.Ginkgo)
 		judge(&b, rules, cells, bi, b.Interrupted)
 		b.BaselineMet = run.StartError == "" && run.Ginkgo.SuiteSucceeded
@@ -365,7 +368,7 @@ func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int, inter
 		rcs = append(rcs, verdict.RuleCell{Rule: r, Cell: verdict.Decision{Outcome: c.Outcome, Against: c.Against,
 			Unexpected: c.Unexpected, Selected: selected(c)}})
 	}
-	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: interrupted, Filter: b.Coverage.Filter,
+	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: interrupted, StoppedAnswering: b.StoppedAnswering, Filter: b.Coverage.Filter,
 		Errors: b.Errors, ErrorCount: b.Counts.Errors})
 	b.VerdictKind, b.Verdict, b.Coverage, b.FailingFeatures = v.Kind, v.Sentence, v.Coverage, v.FailingFeatures
 }

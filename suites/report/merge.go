@@ -29,7 +29,8 @@ func specKey(s types.SpecReport) string {
 // MergeRuns merges a rerun of some specs (--retry-errors, --rerun-failed) into an earlier
 // run of the same backend: every spec the rerun ran replaces the earlier result of that
 // spec; the others keep theirs. The merged run is judged as a whole. Suite-level nodes of
-// both are kept; the rerun's interruption carries over.
+// both are kept; the rerun's interruption carries over, and so does the earliest time the
+// backend stopped answering in either (a run stopped for it stays one that did not finish).
 func MergeRuns(earlier, rerun Run) Run {
 	out := earlier
 	replaced := map[string]types.SpecReport{}
@@ -59,6 +60,9 @@ func MergeRuns(earlier, rerun Run) Run {
 	out.Ginkgo.SpecReports = specs
 	out.Ginkgo.SuiteSucceeded = earlier.Ginkgo.SuiteSucceeded && rerun.Ginkgo.SuiteSucceeded
 	out.Interrupted = earlier.Interrupted || rerun.Interrupted
+	if s := rerun.StoppedAnswering; !s.IsZero() && (out.StoppedAnswering.IsZero() || s.Before(out.StoppedAnswering)) {
+		out.StoppedAnswering = s
+	}
 	if rerun.StartError != "" {
 		out.StartError = rerun.StartError
 	}

@@ -56,8 +56,11 @@ type Run struct {
 	// which is never kept.
 	Argument string `json:"argument,omitempty"`
 	// Interrupted is true when the run was stopped by a signal before its end.
-	Interrupted bool         `json:"interrupted,omitempty"`
-	Ginkgo      types.Report `json:"ginkgo"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedAnswering is when the backend stopped answering, when its run was stopped for
+	// it: the specs that ran before are judged, the others did not run.
+	StoppedAnswering time.Time    `json:"stoppedAnswering,omitzero"`
+	Ginkgo           types.Report `json:"ginkgo"`
 }
 
 // Report is the conformance report: every backend of a run side by side.
@@ -93,6 +96,9 @@ type Backend struct {
 	Errors []string `json:"errors,omitempty"`
 	// Interrupted is true when the run of this backend was interrupted.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedAnswering is when the backend stopped answering (RFC 3339, UTC), when its run
+	// was stopped for it (Run.StoppedAnswering).
+	StoppedAnswering string `json:"stoppedAnswering,omitempty"`
 	// FailingFeatures lists the extended features with failing MUST rules.
 	FailingFeatures []string `json:"failingFeatures,omitempty"`
 	// BaselineMet is true when every failure is in the baseline and no entry passed.

@@ -116,6 +116,10 @@ type Backend struct {
 	StartError string
 	// Interrupted is true when the run stopped before its end.
 	Interrupted bool
+	// StoppedAnswering is when the backend stopped answering (RFC 3339), when its run was
+	// stopped for it before its end: the specs that ran before are judged, the others did
+	// not run.
+	StoppedAnswering string
 	// Filter is the run's label filter.
 	Filter string
 	// Errors names the specs that got no answer (their count is len(Errors) unless
@@ -209,9 +213,13 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 	case cov.Filter != "":
 		v.Sentence += " (filter " + cov.Filter + ", which selects every MUST rule)"
 	}
-	if b.Interrupted {
+	switch {
+	case b.Interrupted:
 		v.Kind = KindStopped
 		v.Sentence = "interrupted: the run stopped before its end; so far " + v.Sentence
+	case b.StoppedAnswering != "":
+		v.Kind = Inconclusive
+		v.Sentence = "inconclusive: the backend stopped answering at " + b.StoppedAnswering + ", so its run stopped before its end; so far " + v.Sentence
 	}
 	return v
 }
@@ -243,8 +251,11 @@ func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
 			cov.Failing, cov.Failing-cov.FailingExtended, cov.FailingExtended, named, listed, of)
 	case cov.Failing > 0:
 		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail%s; passed %s", cov.Failing, listed, of)
+	case errors > 0 && b.StoppedAnswering != "":
+		// Judge says why; the specs without an answer are the backend's going.
+		return Inconclusive, fmt.Sprintf("no MUST rule fails, but %d specs got no answer", errors)
 	case errors > 0:
-		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, strings.Join(b.Errors, "; "))
+		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s)", errors, someErrors(b.Errors, errors))
 	case cov.Passed == applicable && applicable > 0 && cov.Selected == cov.MustRules:
 		if cov.NotApplicable > 0 {
 			return Conforms, fmt.Sprintf("conforms: all %d applicable MUST rules ran and passed (%d not applicable to the profile)", applicable, cov.NotApplicable)
@@ -269,6 +280,33 @@ func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
 		s += fmt.Sprintf("; %d selected MUST rules not judged (skipped, partial or blocked)", cov.Unjudged)
 	}
 	return ConformsOn, s
+}
+
+// Bounds of the transport errors a verdict's sentence names: a dead backend's hundreds of
+// errors once made a summary line of thousands of characters (issue 31).
+const (
+	sentenceErrors   = 3
+	sentenceErrorLen = 120
+)
+
+// someErrors names the first sentenceErrors of errors, each cut at sentenceErrorLen
+// characters, then how many more there are of all.
+func someErrors(errors []string, all int) string {
+	var named []string
+	for i, e := range errors {
+		if i == sentenceErrors {
+			break
+		}
+		if len(e) > sentenceErrorLen {
+			e = e[:sentenceErrorLen] + "..."
+		}
+		named = append(named, e)
+	}
+	s := strings.Join(named, "; ")
+	if more := all - len(named); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
 }
 
 // selectionOnly says that a verdict covers only the selected MUST rules, and which.
@@ -302,25 +340,33 @@ type Tally struct {
 	Errors int
 	// Interrupted is true when the run stopped before its end.
 	Interrupted bool
+	// StoppedAnswering is true when the backend stopped answering and its run was stopped
+	// for it (Backend.StoppedAnswering).
+	StoppedAnswering bool
 }
 
 // Exit is the exit status of `conform run` over its backends: 2 when one could not be
-// started or reached; 130 when the run was interrupted; 1 when anything is unexpected
-// (unless the run rewrites the baselines, which makes failures expected); 3 when some
-// spec got no answer; 0 only when everything ran and met the baseline and the profile.
+// started or reached; 130 when the run was interrupted; 3 when a backend stopped answering
+// and its run was stopped for it (the verdict is inconclusive, whatever the specs before
+// showed); 1 when anything is unexpected (unless the run rewrites the baselines, which
+// makes failures expected); 3 when some spec got no answer; 0 only when everything ran and
+// met the baseline and the profile.
 func Exit(backends []Tally, updatingBaseline bool) int {
-	failed, errored, interrupted := false, false, false
+	failed, errored, interrupted, stopped := false, false, false, false
 	for _, b := range backends {
 		if b.StartError {
 			return ExitUsage
 		}
 		interrupted = interrupted || b.Interrupted
+		stopped = stopped || b.StoppedAnswering
 		failed = failed || b.Unexpected+b.BaselineProblems > 0
 		errored = errored || b.Errors > 0
 	}
 	switch {
 	case interrupted:
 		return ExitInterrupted
+	case stopped:
+		return ExitInconclusive
 	case failed && !updatingBaseline:
 		return ExitFailed
 	case errored:

@@ -247,6 +247,12 @@ func TestJudge(t *testing.T) {
 		{"item 9: blocked is not judged", []RuleCell{cell(core, pass), cell(ext, dec(Blocked, false, true))}, Backend{}, ConformsOn, "conforms on 1 of 2 MUST rules; 1 selected MUST rules not judged", "selection"},
 		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms", ""},
 		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run", ""},
+		{"issue 31: stopped answering", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z", Errors: []string{"b: EOF"}}, Inconclusive,
+			"inconclusive: the backend stopped answering at 2026-01-02T03:04:05Z, so its run stopped before its end; so far", "not run"},
+		{"issue 31: stopped answering after a failure", []RuleCell{cell(core, fail), cell(ext, dec(Error, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z"}, Inconclusive,
+			"stopped answering at 2026-01-02T03:04:05Z, so its run stopped before its end; so far does not conform", ""},
+		{"issue 31: hundreds of errors make a short sentence", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))},
+			Backend{Errors: []string{strings.Repeat("x", 500), "b", "c", "d"}, ErrorCount: 170}, Inconclusive, "; and 167 more", strings.Repeat("x", 121)},
 
 		// A verdict claims only what ran: core conformance only when every core MUST rule
 		// ran and passed, and a selection is said to be one.
@@ -302,6 +308,8 @@ func TestExit(t *testing.T) {
 		{"updating the baseline, with errors", []Tally{{Unexpected: 3, Errors: 1}}, true, ExitInconclusive},
 		{"not started", []Tally{{}, {StartError: true}}, false, ExitUsage},
 		{"interrupted", []Tally{{Interrupted: true, Unexpected: 1}}, false, ExitInterrupted},
+		{"issue 31: stopped answering", []Tally{{}, {StoppedAnswering: true}}, false, ExitInconclusive},
+		{"issue 31: stopped answering after a failure", []Tally{{StoppedAnswering: true, Unexpected: 2, Errors: 5}}, false, ExitInconclusive},
 	}
 	for _, c := range cases {
 		if got := Exit(c.b, c.update); got != c.want {
