@@ -182,6 +182,22 @@ func runOneBackend(arg string, o childOptions) int {
 			}
 		})
 	}
+	// A backend that stopped answering stops the run (issue 31): once stoppedAnsweringAfter
+	// specs in a row got no answer and a probe gets none either, every spec not yet run is
+	// left unrun (AbortSuite in the next spec's setup, before anything of it runs); the
+	// specs that ran are judged as usual.
+	watch, stopFile := &answerWatch{}, ""
+	if prefix := os.Getenv(childAnswerFilesEnv); prefix != "" {
+		watch.shared, stopFile = prefix+".unanswered", prefix+".stopped"
+	}
+	ginkgo.BeforeEach(func() {
+		if at := readStopFile(stopFile); !at.IsZero() {
+			watch.stop(at) // another part of this backend's run found it
+		}
+		if at := watch.stoppedAt(); !at.IsZero() {
+			ginkgo.AbortSuite("not run: " + stoppedAnsweringWords(target.Info.Name, at) + "; the run stopped there")
+		}
+	})
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
 		if s.State == types.SpecStateSkipped && s.Failure.Message == "" {
 			return
@@ -197,11 +213,23 @@ func runOneBackend(arg string, o childOptions) int {
 		if s.Failed() {
 			e.Failure = failureLine(s.Failure.Message)
 		}
+		if s.State == types.SpecStateAborted && !watch.stoppedAt().IsZero() {
+			return // not run: the backend stopped answering, said once by the "stopped" event
+		}
 		emit(e)
+		if watch.spec(report.Outcome(e.Outcome)) {
+			if err := probeAnswer(target.Backend); err != nil {
+				at := time.Now()
+				watch.stop(at)
+				writeStopFile(stopFile, at)
+				emit(event{Kind: "stopped", Text: at.Format(time.RFC3339Nano), Failure: firstLine(err.Error())})
+			}
+		}
 	})
 	interrupted := false
 	ginkgo.ReportAfterSuite("conform raw result", func(r ginkgo.Report) {
 		run.Ginkgo = r
+		run.StoppedAnswering = watch.stoppedAt()
 		interrupted = report.WasInterrupted(r)
 		writeRun()
 	})
@@ -212,6 +240,12 @@ func runOneBackend(arg string, o childOptions) int {
 	reporterConfig.NoColor = true
 	t := &testingT{}
 	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
+	if !watch.stoppedAt().IsZero() {
+		if !o.keepFailed {
+			cleanAfterStop(target.Backend, arg)
+		}
+		return exitInconclusive
+	}
 	if interrupted || !o.keepFailed {
 		sweepProcessTables(target.Backend, interrupted)
 	}
