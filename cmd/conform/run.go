@@ -882,8 +882,11 @@ func (p *progress) done(name string, code int, interrupted bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	how := fmt.Sprintf("exit %d", code)
-	if interrupted {
+	switch {
+	case interrupted:
 		how = "interrupted"
+	case p.stopped[name]:
+		how = fmt.Sprintf("stopped answering, exit %d", code)
 	}
 	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s (%s)\n", name, p.done_[name], p.tally(name),
 		p.now().Sub(p.began[name]).Round(time.Second), how)

@@ -240,7 +240,7 @@ func runOneBackend(arg string, o childOptions) int {
 	reporterConfig.NoColor = true
 	t := &testingT{}
 	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
-	if !watch.stoppedAt().IsZero() {
+	if !watch.stoppedAt().IsZero() && !interrupted {
 		if !o.keepFailed {
 			cleanAfterStop(target.Backend, arg)
 		}

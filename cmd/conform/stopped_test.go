@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,8 +17,10 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference"
+	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -216,8 +219,9 @@ func TestProgressSaysOnceThatABackendStoppedAnswering(t *testing.T) {
 	for range 10 {
 		p.event("x", event{Kind: "spec", Outcome: string(report.Error), Rule: "a.rule", Text: "a spec", Failure: "EOF"})
 	}
+	p.done("x", exitInconclusive, false)
 	out := buf.String()
-	for what, n := range map[string]int{"x stopped answering at ": 1, "2026-01-02T03:04:05Z": 1, "] ERROR ": 1,
+	for what, n := range map[string]int{"x stopped answering at ": 1, "(stopped answering, exit 3)": 1, "2026-01-02T03:04:05Z": 1, "] ERROR ": 1,
 		"`conform clean --backend x=env:X --prefix cfabc`": 1} {
 		if got := strings.Count(out, what); got != n {
 			t.Errorf("%q %d times, want %d:\n%s", what, got, n, out)
@@ -259,5 +263,42 @@ func TestSummaryNamesAFewSpecsWithoutAnswer(t *testing.T) {
 		if len(l) > 300 {
 			t.Errorf("a line of %d characters", len(l))
 		}
+	}
+}
+
+// comingBack gets no answer to its first Query Tables, then answers: a backend back after
+// a restart.
+type comingBack struct {
+	api.Backend
+	probes atomic.Int32
+}
+
+func (c *comingBack) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
+	if c.probes.Add(1) == 1 {
+		return api.TablePage{}, &driver.TransportError{Op: "query tables", Err: errors.New("connection refused")}
+	}
+	return c.Backend.QueryTables(ctx, q)
+}
+
+// A run stopped for a backend that stopped answering deletes its tables once the backend
+// answers again, and only its own.
+func TestTablesAreDeletedWhenTheBackendAnswersAgain(t *testing.T) {
+	t.Setenv("CONFORM_TABLE_SLOT", "7")
+	ctx := context.Background()
+	ref := reference.New(reference.WithDeleteHold(0))
+	mine, other := framework.RunTableName(7, 1), framework.RunTableName(8, 1)
+	for _, n := range []string{mine, other} {
+		if err := ref.CreateTable(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &comingBack{Backend: ref}
+	cleanAfterStop(b, "x")
+	page, err := ref.QueryTables(ctx, api.TableQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.probes.Load() < 2 || len(page.Tables) != 1 || page.Tables[0] != other {
+		t.Fatalf("after %d probes the tables are %v, want only %s (another process's)", b.probes.Load(), page.Tables, other)
 	}
 }
