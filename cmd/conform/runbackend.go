@@ -190,10 +190,13 @@ func runOneBackend(arg string, o childOptions) int {
 	if prefix := os.Getenv(childAnswerFilesEnv); prefix != "" {
 		watch.shared, stopFile = prefix+".unanswered", prefix+".stopped"
 	}
-	ginkgo.BeforeEach(func() {
+	adoptStop := func() {
 		if at := readStopFile(stopFile); !at.IsZero() {
-			watch.stop(at) // another part of this backend's run found it
+			watch.stop(at) // another part of this backend's run found it first
 		}
+	}
+	ginkgo.BeforeEach(func() {
+		adoptStop()
 		if at := watch.stoppedAt(); !at.IsZero() {
 			ginkgo.AbortSuite("not run: " + stoppedAnsweringWords(target.Info.Name, at) + "; the run stopped there")
 		}
@@ -217,6 +220,7 @@ func runOneBackend(arg string, o childOptions) int {
 			return // not run: the backend stopped answering, said once by the "stopped" event
 		}
 		emit(e)
+		adoptStop()
 		if watch.spec(report.Outcome(e.Outcome)) {
 			if err := probeAnswer(target.Backend); err != nil {
 				at := time.Now()

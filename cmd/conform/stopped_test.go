@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,6 +137,12 @@ func TestABackendKilledMidRunStopsItsRun(t *testing.T) {
 	if b.Counts.Passed == 0 || b.StoppedAnswering == "" || b.VerdictKind != report.Inconclusive || !strings.Contains(b.Verdict, "stopped answering at "+b.StoppedAnswering) {
 		t.Errorf("report: %d passed, stopped answering %q, verdict %s %q; want the passes before the kill kept and an inconclusive verdict saying when it stopped",
 			b.Counts.Passed, b.StoppedAnswering, b.VerdictKind, b.Verdict)
+	}
+	// One backend, one time it stopped answering, whichever of its processes found it.
+	for _, m := range regexp.MustCompile(`stopped answering at [0-9:]+ \(([^)]+)\)`).FindAllStringSubmatch(output, -1) {
+		if m[1] != b.StoppedAnswering {
+			t.Errorf("the run says %q, the report %s", m[0], b.StoppedAnswering)
+		}
 	}
 	t.Logf("report: %d passed, %d errors; %s", b.Counts.Passed, b.Counts.Errors, b.Verdict)
 }
