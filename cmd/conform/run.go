@@ -422,7 +422,9 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 				continue
 			}
 			if !run.StoppedAnswering.IsZero() {
-				fmt.Fprintf(w, "[%s] not retried: it stopped answering\n", run.Backend.Name)
+				if attempt == 1 {
+					fmt.Fprintf(w, "[%s] not retried: it stopped answering\n", run.Backend.Name)
+				}
 				continue
 			}
 			filter := "(" + strings.Join(ids, " || ") + ")"
