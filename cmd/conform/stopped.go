@@ -18,8 +18,9 @@ import (
 // is probed, and its run stopped when the probe gets no answer either. A live service
 // leaves a spec unanswered now and then (a spec's timeout, a reset that outlived the
 // retries), rarely two in a row; each unanswered spec has already had its calls retried as
-// the SDKs retry them (about 9 s a call). Five in a row is a backend gone: a run that went
-// on would wait out every remaining spec (issue 31: 17 minutes and 170 errors after a kill).
+// the SDKs retry them (about 9 s a call). Five in a row, over all the processes that run
+// the backend's parts, is a backend gone: a run that went on would wait out every
+// remaining spec (issue 31: 17 minutes and 170 errors after a kill).
 const stoppedAnsweringAfter = 5
 
 // answerProbeTimeout bounds the one Query Tables that confirms a backend stopped answering.
