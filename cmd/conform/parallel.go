@@ -100,6 +100,8 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 	n := parallelFor(backend, o.parallel)
 	plan := planShards(filter, name, n)
 	rawPath := filepath.Join(rawDir, sanitizeName(name)+".json")
+	removeAnswerFiles(rawDir, name)
+	defer removeAnswerFiles(rawDir, name)
 	if n == 1 || len(plan.shards) <= 1 {
 		p.start(name, 1)
 		run, code := runChild(self, backend, slot(0), childPart{corpus: true}, o, filter, command, rawDir, runID, p, children)
@@ -125,7 +127,9 @@ func runBackend(self, backend string, index int, o runOptions, filter, command, 
 		}()
 	}
 	wg.Wait()
-	if len(plan.accountWide) > 0 && !children.wasInterrupted() && startedEverywhere(runs) {
+	if len(plan.accountWide) > 0 && !children.wasInterrupted() && startedEverywhere(runs) && stoppedAnswering(runs) {
+		p.note(name, fmt.Sprintf("its %d account-wide rules are not run: it stopped answering", len(plan.accountWide)))
+	} else if len(plan.accountWide) > 0 && !children.wasInterrupted() && startedEverywhere(runs) {
 		p.note(name, fmt.Sprintf("%d account-wide rules (service properties, CORS) now, alone", len(plan.accountWide)))
 		run, code := runChild(self, backend, slot(len(plan.shards)), childPart{suffix: ".account"}, o, onlyRules(filter, plan.accountWide), command, rawDir, runID, p, children)
 		runs, codes = append(runs, run), append(codes, code)
@@ -157,10 +161,36 @@ func startedEverywhere(runs []report.Run) bool {
 	return true
 }
 
+// answerFilesPrefix starts the names of the files where the processes of backend name's
+// run share what they learn of its answers (childAnswerFilesEnv).
+func answerFilesPrefix(rawDir, name string) string {
+	return filepath.Join(rawDir, sanitizeName(name))
+}
+
+func removeAnswerFiles(rawDir, name string) {
+	for _, suffix := range []string{".unanswered", ".stopped"} {
+		_ = os.Remove(answerFilesPrefix(rawDir, name) + suffix)
+	}
+}
+
+// stoppedAnswering says whether a part stopped its run because the backend stopped
+// answering (runOneBackend).
+func stoppedAnswering(runs []report.Run) bool {
+	for _, r := range runs {
+		if !r.StoppedAnswering.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // mergeParts merges the runs of a backend's parts into one: a part that could not start
-// makes the backend's start error, unless the run was interrupted (a part stopped before
-// it ran anything is then left out); the status is the most severe of the parts'.
+// makes the backend's start error, unless the run was interrupted or another part found
+// the backend no longer answering (a part stopped before it ran anything is then left
+// out: the backend did start, and what ran is judged); the status is the most severe of
+// the parts'.
 func mergeParts(runs []report.Run, codes []int, interrupted bool) (report.Run, int) {
+	interrupted = interrupted || stoppedAnswering(runs)
 	code := exitOK
 	for _, c := range codes {
 		code = max(code, c)
@@ -199,6 +229,10 @@ func confirmAlone(merged report.Run, processes int, ranAlone []string, runAlone 
 		return merged
 	case interrupted():
 		c.NotConfirmed = "the run was interrupted"
+		merged.Confirmation = c
+		return merged
+	case !merged.StoppedAnswering.IsZero():
+		c.NotConfirmed = "the backend stopped answering"
 		merged.Confirmation = c
 		return merged
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -69,5 +70,22 @@ func TestRetryErrorsKeepsTheFirstPass(t *testing.T) {
 	}
 	if !strings.Contains(w.String(), "the first pass stands") {
 		t.Errorf("the failed retry was not reported:\n%s", w.String())
+	}
+}
+
+// A backend that stopped answering is not retried by --retry-errors: its errors are its
+// going, and a retry would wait out every spec again (issue 31).
+func TestRetryErrorsLeavesABackendThatStoppedAnswering(t *testing.T) {
+	rule := "modify.insert.stores"
+	stopped := report.Run{Backend: driver.Info{Name: "x"}, StoppedAnswering: time.Now(), Ginkgo: types.Report{SpecReports: types.SpecReports{
+		retrySpec(rule, "a", true),
+	}}}
+	var w bytes.Buffer
+	p := runPlan{o: runOptions{retryErrors: 2}, backends: []string{"x"}}
+	reruns := 0
+	rerun := func(int, string, string) report.Run { reruns++; return report.Run{} }
+	retryErrorsWith(p, []report.Run{stopped}, filepath.Join(t.TempDir(), "raw"), &w, func() bool { return false }, rerun)
+	if reruns != 0 || strings.Count(w.String(), "[x] not retried: it stopped answering") != 1 {
+		t.Fatalf("%d reruns of a backend that stopped answering:\n%s", reruns, w.String())
 	}
 }

@@ -453,6 +453,12 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 			if len(ids) == 0 || run.StartError != "" {
 				continue
 			}
+			if !run.StoppedAnswering.IsZero() {
+				if attempt == 1 {
+					fmt.Fprintf(w, "[%s] not retried: it stopped answering\n", run.Backend.Name)
+				}
+				continue
+			}
 			filter := "(" + strings.Join(ids, " || ") + ")"
 			if p.filter != "" {
 				filter = "(" + p.filter + ") && " + filter
@@ -592,12 +598,21 @@ func exitStatus(p runPlan, rep report.Report, status int) error {
 	if status != exitOK {
 		return &exitError{code: status}
 	}
+	var stopped []string
+	for _, b := range rep.Backends {
+		if b.StoppedAnswering != "" {
+			stopped = append(stopped, b.Name+" stopped answering at "+b.StoppedAnswering)
+		}
+	}
 	switch code := report.Exit(rep, p.o.updateBaseline); code {
 	case exitOK:
 		return nil
 	case exitInterrupted:
 		return &exitError{code: code, msg: "interrupted: the run did not finish; the report holds the specs that ran, and --rerun-failed runs the rest"}
 	case exitInconclusive:
+		if len(stopped) > 0 {
+			return &exitError{code: code, msg: "inconclusive: " + strings.Join(stopped, "; ") + ", so the run stopped before its end; the report judges the specs that ran before"}
+		}
 		return &exitError{code: code, msg: "inconclusive: some specs got no answer (see the summary); --retry-errors N re-runs them"}
 	default:
 		return &exitError{code: code}
@@ -713,7 +728,8 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 		args = append(args, "--no-corpus")
 	}
 	c := exec.Command(self, args...)
-	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot))
+	c.Env = append(os.Environ(), childBackendEnv+"="+backend, "CONFORM_RUN_ID="+runID, fmt.Sprintf("CONFORM_TABLE_SLOT=%d", slot),
+		childAnswerFilesEnv+"="+answerFilesPrefix(rawDir, name))
 	ownProcessGroup(c)
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return report.Run{Backend: driver.Info{Name: name}, StartError: "create " + rawDir + ": " + err.Error()}, exitUsage
@@ -794,11 +810,12 @@ type progress struct {
 	began   map[string]time.Time
 	parts   map[string]int // processes expected to announce their totals
 	counted map[string]int // processes that did
+	stopped map[string]bool
 }
 
 func newProgress(w io.Writer) *progress {
 	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{},
-		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}}
+		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}, stopped: map[string]bool{}}
 }
 
 // start says a backend starts, run by parts processes at once.
@@ -837,6 +854,32 @@ func (p *progress) event(name string, e event) {
 		}
 	case "note":
 		fmt.Fprintf(p.w, "[%s] %s\n", name, e.Text)
+	case "stopped":
+		// A process found its backend no longer answering (runOneBackend): said once per
+		// backend, even when several of its processes find it.
+		if p.stopped[name] {
+			return
+		}
+		p.stopped[name] = true
+		at, err := time.Parse(time.RFC3339Nano, e.Text)
+		if err != nil {
+			at = p.now()
+		}
+		fmt.Fprintf(p.w, "[%s] %s: %d specs in a row got no answer, nor did a probe (%s); its run stops, and the specs that ran are judged\n",
+			name, stoppedAnsweringWords(name, at), stoppedAnsweringAfter, e.Failure)
+	case "came-back", "tables-left":
+		// Each process of a backend that stopped answering says what became of its tables
+		// (cleanAfterStop); said once per backend.
+		if p.stopped[name+"\x00"+e.Kind] {
+			return
+		}
+		p.stopped[name+"\x00"+e.Kind] = true
+		if e.Kind == "came-back" {
+			fmt.Fprintf(p.w, "[%s] answers again: this run's tables are deleted\n", name)
+			return
+		}
+		fmt.Fprintf(p.w, "[%s] did not answer again within %v: this run's tables (names starting %s) are left; once it answers, `conform clean --backend %s --prefix %s` deletes them\n",
+			name, comeBackWithin, e.Text, e.Rule, e.Text)
 	case "spec":
 		p.done_[name]++
 		if p.counts[name] == nil {
@@ -844,7 +887,8 @@ func (p *progress) event(name string, e event) {
 		}
 		o := report.Outcome(e.Outcome)
 		p.counts[name][o]++
-		if word, ok := liveShown[o]; ok {
+		if word, ok := liveShown[o]; ok && !p.stopped[name] {
+			// Once the backend stopped answering, its last specs' errors are that, said once.
 			fmt.Fprintf(p.w, "[%s] %s %s: %s\n        %s\n", name, word, e.Rule, e.Text, e.Failure)
 		}
 		// Until every process has said how many specs it runs, the total is only a part.
@@ -883,15 +927,22 @@ func (p *progress) done(name string, code int, interrupted bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	how := fmt.Sprintf("exit %d", code)
-	if interrupted {
+	switch {
+	case interrupted:
 		how = "interrupted"
+	case p.stopped[name]:
+		how = fmt.Sprintf("stopped answering, exit %d", code)
 	}
 	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s (%s)\n", name, p.done_[name], p.tally(name),
 		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
 
-// summaryRulesShown is how many failing rules the summary lists per backend.
-const summaryRulesShown = 20
+// summaryRulesShown is how many failing rules the summary lists per backend;
+// summaryErrorsShown how many specs without an answer, a line each.
+const (
+	summaryRulesShown  = 20
+	summaryErrorsShown = 5
+)
 
 // printSummary ends a run: per backend its verdict and counts, the rules that fail (the
 // first summaryRulesShown, then how many more), whether every failure is one its baseline
@@ -945,8 +996,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 		if why := report.PolicySkipSentence(report.PolicySkippedRules(r, bi)); why != "" {
 			fmt.Fprintf(w, "%-16s %s\n", "", why)
 		}
-		for _, e := range b.Errors {
-			fmt.Fprintf(w, "%-16s no answer: %s\n", "", e)
+		for i, e := range b.Errors {
+			if i == summaryErrorsShown {
+				fmt.Fprintf(w, "%-16s ... and %d more specs without an answer (all in the report)\n", "", max(len(b.Errors), c.Errors)-summaryErrorsShown)
+				break
+			}
+			fmt.Fprintf(w, "%-16s no answer: %s\n", "", firstLine(e))
 		}
 	}
 	fmt.Fprintf(w, "\nReport: %s (also %s, %s, %s)\n", filepath.Join(dir, report.FileHTML), report.FileMarkdown, report.FileJSON, report.FileJUnit)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"github.com/spf13/cobra"
 
@@ -183,6 +184,25 @@ func runOneBackend(arg string, o childOptions) int {
 			}
 		})
 	}
+	// A backend that stopped answering stops the run (issue 31): once stoppedAnsweringAfter
+	// specs in a row got no answer and a probe gets none either, every spec not yet run is
+	// left unrun (AbortSuite in the next spec's setup, before anything of it runs); the
+	// specs that ran are judged as usual.
+	watch, stopFile := &answerWatch{}, ""
+	if prefix := os.Getenv(childAnswerFilesEnv); prefix != "" {
+		watch.shared, stopFile = prefix+".unanswered", prefix+".stopped"
+	}
+	adoptStop := func() {
+		if at := readStopFile(stopFile); !at.IsZero() {
+			watch.stop(at) // another part of this backend's run found it first
+		}
+	}
+	ginkgo.BeforeEach(func() {
+		adoptStop()
+		if at := watch.stoppedAt(); !at.IsZero() {
+			ginkgo.AbortSuite("not run: " + stoppedAnsweringWords(target.Info.Name, at) + "; the run stopped there")
+		}
+	})
 	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
 		if !report.Ran(s) {
 			return // left out, or not started: the run stopped first
@@ -198,11 +218,24 @@ func runOneBackend(arg string, o childOptions) int {
 		if s.Failed() {
 			e.Failure = failureLine(s.Failure.Message)
 		}
+		if s.State == types.SpecStateAborted && !watch.stoppedAt().IsZero() {
+			return // not run: the backend stopped answering, said once by the "stopped" event
+		}
 		emit(e)
+		adoptStop()
+		if watch.spec(report.Outcome(e.Outcome)) {
+			if err := probeAnswer(target.Backend); err != nil {
+				at := time.Now()
+				watch.stop(at)
+				writeStopFile(stopFile, at)
+				emit(event{Kind: "stopped", Text: at.Format(time.RFC3339Nano), Failure: firstLine(err.Error())})
+			}
+		}
 	})
 	interrupted := false
 	ginkgo.ReportAfterSuite("conform raw result", func(r ginkgo.Report) {
 		run.Ginkgo = r
+		run.StoppedAnswering = watch.stoppedAt()
 		interrupted = report.WasInterrupted(r)
 		writeRun()
 	})
@@ -213,6 +246,12 @@ func runOneBackend(arg string, o childOptions) int {
 	reporterConfig.NoColor = true
 	t := &testingT{}
 	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
+	if !watch.stoppedAt().IsZero() && !interrupted {
+		if !o.keepFailed {
+			cleanAfterStop(target.Backend, arg)
+		}
+		return exitInconclusive
+	}
 	if interrupted || !o.keepFailed {
 		sweepProcessTables(target.Backend, interrupted)
 	}

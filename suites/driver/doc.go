@@ -7,7 +7,8 @@
 // spec sees the one definition, under the one name api.Backend.
 //
 // The retry policy of every spec's calls lives here too (RetryPolicy, Retryable,
-// Unanswered): which answers mean "try again" is part of what an answer means.
+// Unanswered, ServerFault): which answers mean "try again", and which of them are still
+// evidence when they persist, is part of what an answer means.
 //
 // Implementations live in sub-packages: inproc (the reference in process), rest (any
 // endpoint over the raw Table REST protocol), sdk (any endpoint through the aztables SDK),

@@ -8,12 +8,13 @@ import (
 	"time"
 )
 
-// RetryPolicy is how conform retries a call that got no answer, or an answer that says the
-// service is throttling or timed out, as the Azure SDKs do (azcore's defaults: three
-// retries, an exponential delay from 800 ms with jitter, at most 60 s, and the wait an
-// answer asks for in Retry-After, x-ms-retry-after-ms or retry-after-ms). A real account
-// throttles now and then (EVIDENCE.md 9): such an answer says nothing about the rule a spec
-// checks.
+// RetryPolicy is how conform retries a call that got no answer, or an answer the Azure SDKs
+// retry, as they do (azcore's defaults, runtime/policy_retry.go of azcore v1.20.0: the
+// statuses 408, 429, 500, 502, 503 and 504, three retries, an exponential delay from 800 ms
+// with jitter, at most 60 s, and the wait an answer asks for in Retry-After,
+// x-ms-retry-after-ms or retry-after-ms; EVIDENCE.md 9). A real account throttles now and
+// then, and a proxy in front of a backend fails a request now and then: such an answer says
+// nothing about the rule a spec checks until it persists.
 type RetryPolicy struct {
 	// MaxRetries is how many times a call is retried after its first attempt.
 	MaxRetries int
@@ -27,11 +28,10 @@ type RetryPolicy struct {
 var DefaultRetry = RetryPolicy{MaxRetries: 3, Delay: 800 * time.Millisecond, MaxDelay: 60 * time.Second}
 
 // Retryable reports whether err is worth retrying: no answer came back (a reset, a dropped
-// connection), or the answer is one of the statuses the Azure SDKs retry because the
-// service was busy or timed out: 408, 429, 502, 503, 504, and 500 OperationTimedOut. A 500
-// InternalError is the backend's answer to what was asked and stays evidence; an answer the
-// driver cannot read, a request it cannot send and the end of the caller's context are not
-// retried.
+// connection), or the answer is one of the statuses the Azure SDKs retry: 408, 429, 500,
+// 502, 503 and 504 (azcore's default RetryOptions.StatusCodes), whatever its code. An
+// answer the driver cannot read, a request it cannot send and the end of the caller's
+// context are not retried.
 func Retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
@@ -44,19 +44,27 @@ func Retryable(ctx context.Context, err error) bool {
 		return false
 	}
 	switch e.Status {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
-	case http.StatusInternalServerError:
-		return e.Code == "OperationTimedOut"
 	}
 	return false
 }
 
+// ServerFault reports whether err is a 500 other than OperationTimedOut (InternalError, or a
+// 500 without a code): the backend failed on what was asked. It is retried (Retryable), as
+// the SDKs retry it; one that persists after the retries is the backend's answer and stays
+// evidence, never "no answer" (Unanswered) and never an answer to a retry of an applied
+// attempt.
+func ServerFault(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Status == http.StatusInternalServerError && e.Code != "OperationTimedOut"
+}
+
 // MayHaveBeenApplied reports whether a retryable failure may hide a request the service
-// carried out: the answer was lost (a reset after the request was sent) or the service
-// timed out while working on it (500 OperationTimedOut, 504, 502, 408). A busy service
-// (503, 429) refused the request before doing anything.
+// carried out: the answer was lost (a reset after the request was sent), the service timed
+// out while working on it (500 OperationTimedOut, 504, 502, 408) or failed part way (500).
+// A busy service (503, 429) refused the request before doing anything.
 func MayHaveBeenApplied(err error) bool {
 	if IsTransport(err) {
 		return true
@@ -113,7 +121,8 @@ func (p RetryPolicy) Retry(ctx context.Context, call func(context.Context) error
 
 // Unanswered reports whether err, the last answer after the retries, still says nothing
 // about the backend's behaviour: no answer, or a service still busy or timing out
-// (Retryable). A spec that meets one is an error (inconclusive), never a rule's failure.
+// (Retryable, but for a ServerFault, which is evidence). A spec that meets one is an error
+// (inconclusive), never a rule's failure.
 func Unanswered(err error) bool {
-	return IsTransport(err) || Retryable(context.Background(), err)
+	return IsTransport(err) || Retryable(context.Background(), err) && !ServerFault(err)
 }

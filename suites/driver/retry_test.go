@@ -23,7 +23,9 @@ func TestRetryableAnswersAreTheSDKsBusyAndTimeoutAnswers(t *testing.T) {
 		{&spec.Error{Status: 500, Code: "OperationTimedOut"}, true, true},
 		{&spec.Error{Status: 504}, true, true},
 		{&TransportError{Op: "insert", Err: io.ErrUnexpectedEOF}, true, true},
-		{spec.ErrInternalError.New(), false, true},
+		{spec.ErrInternalError.New(), true, true},
+		{&spec.Error{Status: 500}, true, true},
+		{&spec.Error{Status: 501, Code: "NotImplemented"}, false, false},
 		{spec.ErrTableAlreadyExists.New(), false, true},
 		{NewMalformedAnswer("get", 200, []byte("{not json"), errors.New("bad")), false, false},
 		{&TransportError{Op: "insert", Err: context.DeadlineExceeded}, false, true},
@@ -84,5 +86,34 @@ func TestRetryHonoursTheWaitTheAnswerAsksFor(t *testing.T) {
 	err, _ = quick.Retry(context.Background(), func(context.Context) error { calls++; return busy }, nil)
 	if calls != 4 || !Unanswered(err) {
 		t.Fatalf("always busy: %d calls (want 1 + 3 retries), unanswered %v", calls, Unanswered(err))
+	}
+}
+
+// A 500 InternalError is retried as azcore retries it (its default StatusCodes hold 500);
+// one that persists through the retries is the backend's answer, not "no answer" (issue 31,
+// item 6).
+func TestA500IsRetriedAndOneThatPersistsIsEvidence(t *testing.T) {
+	quick := RetryPolicy{MaxRetries: 3, Delay: time.Millisecond, MaxDelay: time.Second}
+	calls := 0
+	err, applied := quick.Retry(context.Background(), func(context.Context) error {
+		if calls++; calls == 1 {
+			return spec.ErrInternalError.New()
+		}
+		return nil
+	}, nil)
+	if err != nil || calls != 2 || !applied {
+		t.Fatalf("a 500, then the answer: %d calls, applied %v, %v (want 2 calls, the success, and the 500 counted as maybe applied)", calls, applied, err)
+	}
+	calls = 0
+	err, _ = quick.Retry(context.Background(), func(context.Context) error { calls++; return spec.ErrInternalError.New() }, nil)
+	if calls != 4 {
+		t.Fatalf("always 500: %d calls, want 1 + 3 retries", calls)
+	}
+	if Unanswered(err) || !ServerFault(err) {
+		t.Fatalf("a 500 that persists is evidence: Unanswered %v, ServerFault %v", Unanswered(err), ServerFault(err))
+	}
+	timedOut := &spec.Error{Status: 500, Code: "OperationTimedOut"}
+	if ServerFault(timedOut) || !Unanswered(timedOut) {
+		t.Error("a 500 OperationTimedOut is the service timing out: unanswered, not a server fault")
 	}
 }

@@ -82,6 +82,9 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 		}
 		b.Coverage.Filter = run.Filter
 		b.Confirmation, b.ConfirmationWords = run.Confirmation, run.Confirmation.InWords()
+		if !run.StoppedAnswering.IsZero() {
+			b.StoppedAnswering = run.StoppedAnswering.UTC().Format(time.RFC3339)
+		}
 		b.StoppedBy = StoppedBy(run)
 		// Issue 31: a run that stopped, or left a selected spec unfinished, did not finish.
 		b.Interrupted = run.Interrupted || len(b.StoppedBy) > 0 || b.Counts.NotRun+b.Counts.Interrupted > 0
@@ -437,7 +440,7 @@ func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int) {
 		rcs = append(rcs, verdict.RuleCell{Rule: r, Cell: verdict.Decision{Outcome: c.Outcome, Against: c.Against,
 			Unexpected: c.Unexpected, Selected: selected(c)}})
 	}
-	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: b.Interrupted, StoppedBy: b.StoppedBy, Filter: b.Coverage.Filter,
+	v := verdict.Judge(rcs, verdict.Backend{StartError: b.StartError, Interrupted: b.Interrupted, StoppedBy: b.StoppedBy, StoppedAnswering: b.StoppedAnswering, Filter: b.Coverage.Filter,
 		Errors: b.Errors, ErrorCount: b.Counts.Errors})
 	b.VerdictKind, b.Verdict, b.Coverage, b.FailingFeatures = v.Kind, v.Sentence, v.Coverage, v.FailingFeatures
 }
@@ -445,7 +448,8 @@ func judge(b *Backend, rules []spec.Rule, cells map[string][]Cell, bi int) {
 // Tally is what verdict.Exit reads of backend b: its verdict's kind and its counts, from
 // the judged backend the verdict sentence was made from, so that the two never disagree.
 func Tally(b Backend) verdict.Tally {
-	return verdict.Tally{Kind: b.VerdictKind, Unexpected: b.Counts.Unexpected, BaselineProblems: b.BaselineProblems, Errors: b.Counts.Errors}
+	return verdict.Tally{Kind: b.VerdictKind, Unexpected: b.Counts.Unexpected, BaselineProblems: b.BaselineProblems, Errors: b.Counts.Errors,
+		StoppedAnswering: b.StoppedAnswering != ""}
 }
 
 // Exit is the exit status of the run that report r judges (verdict.Exit over every

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -45,8 +46,9 @@ func specKey(s types.SpecReport) string {
 // of a --parallel run, one after another): every spec the later run ran replaces the
 // earlier result of that spec; the others keep theirs. The merged run is judged as a
 // whole, over the earlier run's filter. Suite-level nodes of both are kept, and so are the
-// reasons either stopped for (Ginkgo's special failure reasons) and an interruption of
-// either: a stop in any part stops the whole.
+// reasons either stopped for (Ginkgo's special failure reasons), an interruption of either
+// and the earliest time the backend stopped answering in either: a stop in any part stops
+// the whole.
 func MergeRuns(earlier, rerun Run) Run {
 	out := earlier
 	replaced := map[string]types.SpecReport{}
@@ -82,6 +84,9 @@ func MergeRuns(earlier, rerun Run) Run {
 			out.Ginkgo.SpecialSuiteFailureReasons = append(out.Ginkgo.SpecialSuiteFailureReasons, reason)
 		}
 	}
+	if s := rerun.StoppedAnswering; !s.IsZero() && (out.StoppedAnswering.IsZero() || s.Before(out.StoppedAnswering)) {
+		out.StoppedAnswering = s
+	}
 	if rerun.StartError != "" {
 		out.StartError = rerun.StartError
 	}
@@ -94,7 +99,7 @@ func MergeRuns(earlier, rerun Run) Run {
 // selects is left unfinished in the whole (the rerun ran what the stop left).
 func MergeRerun(earlier, rerun Run) Run {
 	out := MergeRuns(earlier, rerun)
-	if stopped(rerun) {
+	if stopped(rerun) || !rerun.StoppedAnswering.IsZero() {
 		return out
 	}
 	for _, s := range out.Ginkgo.SpecReports {
@@ -104,5 +109,6 @@ func MergeRerun(earlier, rerun Run) Run {
 	}
 	out.Interrupted = false
 	out.Ginkgo.SpecialSuiteFailureReasons = nil
+	out.StoppedAnswering = time.Time{}
 	return out
 }

@@ -56,8 +56,11 @@ type Run struct {
 	// which is never kept.
 	Argument string `json:"argument,omitempty"`
 	// Interrupted is true when the run was stopped by a signal before its end.
-	Interrupted bool         `json:"interrupted,omitempty"`
-	Ginkgo      types.Report `json:"ginkgo"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedAnswering is when the backend stopped answering, when its run was stopped for
+	// it: the specs that ran before are judged, the others did not run.
+	StoppedAnswering time.Time    `json:"stoppedAnswering,omitzero"`
+	Ginkgo           types.Report `json:"ginkgo"`
 	// Confirmation is what running the failing rules again alone found, when more than one
 	// process ran the backend's specs (ConfirmAlone).
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
@@ -104,6 +107,9 @@ type Backend struct {
 	// BaselineProblems counts the suite-level nodes that failed: what the baseline says
 	// that the run showed untrue (stale entries, a rule-level entry whose rule passed).
 	BaselineProblems int `json:"baselineProblems,omitempty"`
+	// StoppedAnswering is when the backend stopped answering (RFC 3339, UTC), when its run
+	// was stopped for it (Run.StoppedAnswering).
+	StoppedAnswering string `json:"stoppedAnswering,omitempty"`
 	// FailingFeatures lists the extended features with failing MUST rules.
 	FailingFeatures []string `json:"failingFeatures,omitempty"`
 	// BaselineMet is true when every failure is in the baseline and no entry passed.

@@ -121,6 +121,10 @@ type Backend struct {
 	Interrupted bool
 	// StoppedBy says why, when Ginkgo recorded it (its special failure reasons).
 	StoppedBy []string
+	// StoppedAnswering is when the backend stopped answering (RFC 3339), when its run was
+	// stopped for it before its end: the specs that ran before are judged, the others did
+	// not run.
+	StoppedAnswering string
 	// Filter is the run's label filter.
 	Filter string
 	// Errors names the specs that got no answer (their count is len(Errors) unless
@@ -216,7 +220,13 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 	case cov.Filter != "":
 		v.Sentence += " (filter " + cov.Filter + ", which selects every MUST rule)"
 	}
-	if b.Interrupted {
+	switch {
+	case b.StoppedAnswering != "":
+		// The specs the stop left are not run, which makes the run one that did not finish;
+		// why it did not is the backend's going, so the verdict is inconclusive (exit 3).
+		v.Kind = Inconclusive
+		v.Sentence = "inconclusive: the backend stopped answering at " + b.StoppedAnswering + ", so its run stopped before its end; so far " + v.Sentence
+	case b.Interrupted:
 		v.Kind = KindStopped
 		why := ""
 		if len(b.StoppedBy) > 0 {
@@ -274,8 +284,11 @@ func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
 			cov.Failing, cov.Failing-cov.FailingExtended, cov.FailingExtended, named, listed, passed)
 	case cov.Failing > 0:
 		return DoesNotConform, fmt.Sprintf("does not conform: %d MUST rules fail%s; %s", cov.Failing, listed, passed)
+	case errors > 0 && b.StoppedAnswering != "":
+		// Judge says why; the specs without an answer are the backend's going.
+		return Inconclusive, fmt.Sprintf("no MUST rule fails, but %d specs got no answer; %s", errors, passed)
 	case errors > 0:
-		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s); %s", errors, strings.Join(b.Errors, "; "), passed)
+		return Inconclusive, fmt.Sprintf("inconclusive: no MUST rule fails, but %d specs got no answer (transport errors: %s); %s", errors, someErrors(b.Errors, errors), passed)
 	case cov.Passed == applicable && applicable > 0 && !cov.Partial():
 		return Conforms, fmt.Sprintf("conforms: all %s ran and passed%s", rules, notApplicable)
 	case cov.Passed == 0 && cov.Unjudged == 0:
@@ -285,6 +298,33 @@ func sentence(cov Coverage, features []string, b Backend) (Kind, string) {
 		return ConformsOn, fmt.Sprintf("conforms on %s%s", rules, notApplicable)
 	}
 	return ConformsOn, fmt.Sprintf("conforms on %d of %s%s%s", cov.Passed, rules, notApplicable, unjudged)
+}
+
+// Bounds of the transport errors a verdict's sentence names: a dead backend's hundreds of
+// errors once made a summary line of thousands of characters (issue 31).
+const (
+	sentenceErrors   = 3
+	sentenceErrorLen = 120
+)
+
+// someErrors names the first sentenceErrors of errors, each cut at sentenceErrorLen
+// characters, then how many more there are of all.
+func someErrors(errors []string, all int) string {
+	var named []string
+	for i, e := range errors {
+		if i == sentenceErrors {
+			break
+		}
+		if len(e) > sentenceErrorLen {
+			e = e[:sentenceErrorLen] + "..."
+		}
+		named = append(named, e)
+	}
+	s := strings.Join(named, "; ")
+	if more := all - len(named); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
 }
 
 // selectionOnly says that a verdict covers only the selected MUST rules, which, and how
@@ -320,26 +360,34 @@ type Tally struct {
 	BaselineProblems int
 	// Errors counts the specs that got no answer.
 	Errors int
+	// StoppedAnswering is true when the backend stopped answering and its run was stopped
+	// for it (Backend.StoppedAnswering).
+	StoppedAnswering bool
 }
 
 // Exit is the exit status of `conform run` over its backends' verdicts: 2 when one could
 // not be started or reached; 130 when a run did not finish (interrupted, cut by its
-// timeout, a selected spec never started); 1 when anything is unexpected (unless the run
-// rewrites the baselines, which makes failures expected); 3 when some spec got no answer;
-// 0 only when everything selected ran and met the baseline and the profile.
+// timeout, a selected spec never started); 3 when a backend stopped answering and its run
+// was stopped for it (the verdict is inconclusive, whatever the specs before showed); 1
+// when anything is unexpected (unless the run rewrites the baselines, which makes failures
+// expected); 3 when some spec got no answer; 0 only when everything selected ran and met
+// the baseline and the profile.
 func Exit(backends []Tally, updatingBaseline bool) int {
-	failed, errored, stopped := false, false, false
+	failed, errored, interrupted, stopped := false, false, false, false
 	for _, b := range backends {
 		if b.Kind == KindNotRun {
 			return ExitUsage
 		}
-		stopped = stopped || b.Kind == KindStopped
+		interrupted = interrupted || b.Kind == KindStopped
+		stopped = stopped || b.StoppedAnswering
 		failed = failed || b.Unexpected+b.BaselineProblems > 0
 		errored = errored || b.Errors > 0 || b.Kind == Inconclusive
 	}
 	switch {
-	case stopped:
+	case interrupted:
 		return ExitInterrupted
+	case stopped:
+		return ExitInconclusive
 	case failed && !updatingBaseline:
 		return ExitFailed
 	case errored:

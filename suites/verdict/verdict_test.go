@@ -301,6 +301,14 @@ func TestJudge(t *testing.T) {
 		{"issue 31, item 2: cut by the suite timeout", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{Interrupted: true, StoppedBy: []string{"Suite Timeout Elapsed"}}, KindStopped,
 			"interrupted (Suite Timeout Elapsed): the run stopped before its end; so far conforms on 1 of 2 applicable MUST rules", ""},
 		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run", ""},
+		{"issue 31: stopped answering", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z", Errors: []string{"b: EOF"}}, Inconclusive,
+			"inconclusive: the backend stopped answering at 2026-01-02T03:04:05Z, so its run stopped before its end; so far", "not run"},
+		{"issue 31: stopped answering after a failure", []RuleCell{cell(core, fail), cell(ext, dec(Error, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z"}, Inconclusive,
+			"stopped answering at 2026-01-02T03:04:05Z, so its run stopped before its end; so far does not conform", ""},
+		{"issue 31: stopped answering, the specs it left not run", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z", Interrupted: true}, Inconclusive,
+			"inconclusive: the backend stopped answering at 2026-01-02T03:04:05Z", ""},
+		{"issue 31: hundreds of errors make a short sentence", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))},
+			Backend{Errors: []string{strings.Repeat("x", 500), "b", "c", "d"}, ErrorCount: 170}, Inconclusive, "; and 167 more", strings.Repeat("x", 121)},
 
 		// A verdict claims only what ran: core conformance only when every core MUST rule
 		// ran and passed, and a selection is said to be one.
@@ -358,6 +366,8 @@ func TestExit(t *testing.T) {
 		{"interrupted", []Tally{{Kind: KindStopped, Unexpected: 1}}, false, ExitInterrupted},
 		{"issue 31, item 3: a verdict that did not finish never exits 0", []Tally{{Kind: Conforms}, {Kind: KindStopped}}, false, ExitInterrupted},
 		{"an inconclusive verdict never exits 0", []Tally{{Kind: Inconclusive}}, false, ExitInconclusive},
+		{"issue 31: stopped answering", []Tally{{}, {Kind: Inconclusive, StoppedAnswering: true}}, false, ExitInconclusive},
+		{"issue 31: stopped answering after a failure", []Tally{{Kind: Inconclusive, StoppedAnswering: true, Unexpected: 2, Errors: 5}}, false, ExitInconclusive},
 	}
 	for _, c := range cases {
 		if got := Exit(c.b, c.update); got != c.want {

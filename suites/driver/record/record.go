@@ -292,6 +292,8 @@ type attempt struct {
 // attempt: an attempt that was retried is marked MarkRetriedAttempt; the last one is marked
 // MarkTransport when it stays unanswered (driver.Unanswered), MarkRetried when it answered a
 // retry after an attempt that may have been carried out (its error is then a RetriedError).
+// A 500 that persists through the retries (driver.ServerFault) is neither: it is the
+// backend's answer, judged as any other.
 func (r *Recorder) retry(ctx context.Context, op, sent string, do func(context.Context) (string, error)) error {
 	return r.retryAttempts(ctx, op, sent, func(ctx context.Context) attempt {
 		start := time.Now()
@@ -321,12 +323,12 @@ func (r *Recorder) retryAttempts(ctx context.Context, op, sent string, do func(c
 			c.Mark = MarkRetriedAttempt
 		case t.err != nil && driver.Unanswered(t.err):
 			c.Mark = MarkTransport
-		case applied:
+		case applied && !driver.ServerFault(t.err):
 			c.Mark = MarkRetried
 		}
 		r.addCall(c)
 	}
-	if applied && err != nil && !driver.Unanswered(err) {
+	if applied && err != nil && !driver.Unanswered(err) && !driver.ServerFault(err) {
 		return &RetriedError{Err: err}
 	}
 	return err

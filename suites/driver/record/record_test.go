@@ -136,3 +136,76 @@ func TestRawExchangesAreRetriedAndRecorded(t *testing.T) {
 		t.Error("a raw JSON body's members count as written")
 	}
 }
+
+// failing answers 500 InternalError to the first failures calls of each kind, then serves.
+type failing struct {
+	api.Backend
+	failures, creates int
+}
+
+func (f *failing) CreateTable(context.Context, string) error {
+	if f.creates++; f.creates <= f.failures {
+		return spec.ErrInternalError.New()
+	}
+	return nil
+}
+
+// A 500 InternalError is retried as the SDKs retry it; one that persists is the backend's
+// answer: no mark, no "answered to a retry", so the spec is judged on it (issue 31, item 6).
+func TestA500IsRetriedAndAPersistentOneIsTheAnswer(t *testing.T) {
+	once := &failing{failures: 1}
+	r := NewWithRetry(once, quick)
+	if err := r.CreateTable(context.Background(), "t1"); err != nil {
+		t.Fatalf("one 500, then created: %v", err)
+	}
+	if calls := r.Calls(); len(calls) != 2 || calls[0].Mark != MarkRetriedAttempt {
+		t.Fatalf("calls %+v: want the 500 retried, then the answer", calls)
+	}
+	always := &failing{failures: 100}
+	r = NewWithRetry(always, quick)
+	err := r.CreateTable(context.Background(), "t2")
+	if e, ok := driver.AsError(err); !ok || e.Status != 500 || AfterRetryOfApplied(err) || driver.Unanswered(err) {
+		t.Fatalf("a persistent 500 must come back as itself, judged as an answer: %v", err)
+	}
+	calls := r.Calls()
+	if always.creates != 4 || len(calls) != 4 || calls[3].Mark != "" {
+		t.Fatalf("%d creates, calls %+v: want 1 + 3 retries, the last unmarked", always.creates, calls)
+	}
+}
+
+func TestARaw500IsRetriedAndAPersistentOneIsRead(t *testing.T) {
+	var n atomic.Int32
+	var failFirst atomic.Int32
+	failFirst.Store(1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= failFirst.Load() {
+			w.Header().Set("x-ms-error-code", "InternalError")
+			w.WriteHeader(500)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	send := func() (*http.Response, []Call) {
+		r := NewWithRetry(rawOnly{url: srv.URL}, quick)
+		raw := r.Capable().(driver.RawHTTP)
+		req, err := raw.NewRequest(context.Background(), http.MethodGet, "Tables", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := raw.Do(req)
+		if err != nil {
+			t.Fatalf("raw exchange: %v", err)
+		}
+		return resp, r.Calls()
+	}
+	if resp, calls := send(); resp.StatusCode != 200 || len(calls) != 2 {
+		t.Fatalf("a 500, then the answer: status %d, calls %+v", resp.StatusCode, calls)
+	}
+	n.Store(0)
+	failFirst.Store(100)
+	resp, calls := send()
+	if resp.StatusCode != 500 || len(calls) != 4 || calls[3].Mark != "" {
+		t.Fatalf("a persistent 500 is the answer the spec reads, unmarked: status %d, calls %+v", resp.StatusCode, calls)
+	}
+}

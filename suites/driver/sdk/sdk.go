@@ -85,8 +85,10 @@ func New(connectionString string, opts ...Option) (*Backend, error) {
 	}
 	clientOpts := &aztables.ClientOptions{ClientOptions: policy.ClientOptions{
 		Transport: hc,
-		// A conformance run must see every answer, and a retried 503 would hide it:
-		// azcore's negative MaxRetries means one try and no retry.
+		// A conformance run must see every answer, and a retry inside the client would hide
+		// it: azcore's negative MaxRetries means one try and no retry. The recorder around
+		// every spec's backend retries as azcore's defaults would (driver.RetryPolicy: 408,
+		// 429, 500, 502, 503, 504) and records each attempt.
 		Retry:                           policy.RetryOptions{MaxRetries: -1, TryTimeout: DefaultTimeout},
 		InsecureAllowCredentialWithHTTP: true, // emulators speak plain HTTP
 		Telemetry:                       policy.TelemetryOptions{ApplicationID: "conform"},
