@@ -138,7 +138,7 @@ func TestBaselineInterception(t *testing.T) {
 	want := map[string]string{
 		"listed failure":  "passed expected-failure",
 		"changed failure": "failed fail",
-		"flaky pass":      "passed flaky",
+		"flaky pass":      "passed pass", // a pass with a note: issue 31, item 10
 		"flaky failure":   "passed flaky",
 		"unexpected pass": "failed unexpected-pass",
 		"transport error": "failed error",
