@@ -41,7 +41,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       buildinfo.Current().Version,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v (see conform --help)", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(listCmd(), runCmd(), runBackendCmd(), reportCmd(), cleanCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra())
@@ -50,7 +50,9 @@ func rootCmd() *cobra.Command {
 }
 
 func main() {
-	if err := rootCmd().Execute(); err != nil {
+	root := rootCmd()
+	if err := root.Execute(); err != nil {
+		err = commandError(root, os.Args[1:], err)
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {
