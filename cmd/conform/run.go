@@ -76,7 +76,7 @@ func runCmd() *cobra.Command {
 each a share of the rules) and write report.html, report.md, report.json and junit.xml
 into --out.
 
-Backends: reference, reference-http, reference-cosmos (with --profile cosmos), azurite, azurite-legacy, azurite-docker, mutant:NAME, or
+Backends: reference, reference-http, reference-cosmos (judged with the cosmos profile unless --profile says otherwise), azurite, azurite-legacy, azurite-docker, mutant:NAME, or
 any endpoint as NAME=env:VARIABLE (the connection string read from the environment, so that
 it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
 mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw
@@ -96,7 +96,7 @@ Environment:
 	f := cmd.Flags()
 	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name, NAME=env:VARIABLE or NAME=CONNECTION_STRING; +sdk after the name drives it through the Go SDK")
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
-	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
+	f.StringVar(&o.profile, "profile", "", "expectation profile: storage or cosmos (default: cosmos for reference-cosmos and mutants on it, storage for the others)")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
 	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed or errored in the report in this directory, against its backends (by name or NAME=env:VARIABLE; one given as a connection string must be given again with --backend), and judge the merged whole")
 	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) up to this many times")
@@ -190,6 +190,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if plan.o.baselineDir != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "Baselines: %s/, then the built-in ones\n", plan.o.baselineDir)
 	}
+	printProfiles(cmd.ErrOrStderr(), plan.backends, plan.o.profile)
 	children := newBackendProcesses()
 	stopForwarding := children.forwardSignals()
 	runs, codes := startRuns(plan, plan.backends, plan.filter, rawDir, progress, children)
@@ -417,7 +418,7 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 			return runs
 		}
 		for i, run := range runs {
-			ids := erroredRules(run, p.o.profile)
+			ids := erroredRules(run, backendProfile(p.backends[i], p.o.profile))
 			if len(ids) == 0 || run.StartError != "" {
 				continue
 			}
@@ -431,7 +432,7 @@ func retryErrorsWith(p runPlan, runs []report.Run, rawDir string, w io.Writer, i
 				fmt.Fprintf(w, "[%s] retry %d could not run (%s); the first pass stands\n", run.Backend.Name, attempt, retried.StartError)
 				continue
 			}
-			runs[i] = retryMerge(run, retried, p.o.profile)
+			runs[i] = retryMerge(run, retried, backendProfile(p.backends[i], p.o.profile))
 		}
 	}
 	return runs
@@ -654,7 +655,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
-	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
+	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", backendProfile(backend, o.profile),
 		"--spec-timeout", o.specTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
 		args = append(args, "--baseline-dir", o.baselineDir)
