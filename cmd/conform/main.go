@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/internal/buildinfo"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 // Exit statuses (issue: conform run).
@@ -56,11 +57,11 @@ func main() {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, "conform: "+ee.msg)
+				fmt.Fprintln(os.Stderr, "conform: "+driver.MaskSecrets(ee.msg))
 			}
 			os.Exit(ee.code)
 		}
-		fmt.Fprintln(os.Stderr, "conform: "+err.Error())
+		fmt.Fprintln(os.Stderr, "conform: "+driver.MaskSecrets(err.Error()))
 		os.Exit(exitUsage)
 	}
 }

@@ -683,7 +683,9 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 		return report.Run{Backend: driver.Info{Name: name}, StartError: "create log: " + err.Error()}, exitUsage
 	}
 	defer logFile.Close()
-	c.Stdout = logFile
+	stdout := newMaskedLines(logFile)
+	defer stdout.Flush()
+	c.Stdout = stdout
 	stderr, err := c.StderrPipe()
 	if err != nil {
 		return report.Run{StartError: err.Error()}, exitUsage
@@ -703,7 +705,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 				continue
 			}
 		}
-		fmt.Fprintln(logFile, line)
+		fmt.Fprintln(logFile, driver.MaskSecrets(line))
 	}
 	waitErr := c.Wait()
 	code := exitOK
