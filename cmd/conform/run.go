@@ -212,6 +212,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
 	}
+	if plan.o.keepFailed {
+		printKeptTables(cmd.OutOrStdout(), plan.backends, rawDir, framework.RunPrefix())
+	}
 	return exitStatus(plan, rep, kept, status, children.wasInterrupted())
 }
 

@@ -214,6 +214,8 @@ func runOneBackend(arg string, o childOptions) int {
 	ok := ginkgo.RunSpecs(t, "conform", suiteConfig, reporterConfig) && !t.failed
 	if interrupted || !o.keepFailed {
 		sweepProcessTables(target.Backend, interrupted)
+	} else {
+		writeKept(keptPath(o.rawOut), target.Backend)
 	}
 	if !ok {
 		return exitFailed
