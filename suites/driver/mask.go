@@ -13,14 +13,15 @@ const Masked = "***"
 // that say what was masked.
 var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(SharedKey(?:Lite)?\s+[^\s:"'<>]+:)[A-Za-z0-9+/=%]+`),
-	regexp.MustCompile(`(?i)(\bBearer\s+)[A-Za-z0-9\-_.~+/]+=*`),
+	regexp.MustCompile(`(\bBearer\s+)[A-Za-z0-9\-_.~+/]{20,}=*`), // a token, not the word of "a Bearer challenge"
 	regexp.MustCompile(`(?i)(\bsig(?:=|%3D))[^&;\s"'<>\\]+`),
 	regexp.MustCompile(`(?i)(\b(?:AccountKey|SharedAccessSignature)=)[^;\s"'<>\\]+`),
 	regexp.MustCompile(`(signature found in the HTTP request ')[^']*`),
 }
 
 // MaskSecrets returns text with every Shared Key signature, SAS signature, bearer token and
-// account key in it replaced by Masked. Whatever conform prints or writes of an error or
+// account key in it replaced by Masked; prose that names them ("a Bearer challenge", "the
+// sig= parameter") is left as it is. Whatever conform prints or writes of an error or
 // an answer passes through it: a wrong key's answer quotes the request's signature.
 func MaskSecrets(text string) string {
 	for _, p := range secretPatterns {
