@@ -105,7 +105,7 @@ Environment:
 	f.DurationVar(&o.specTimeout, "spec-timeout", framework.DefaultSpecTimeout, "timeout of each spec")
 	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (service properties, CORS) run afterwards, alone (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
 	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
-	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
+	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection (the run lists them, with the conform clean that removes them)")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
 	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
