@@ -18,7 +18,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/bench"
+	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/mutant"
 	"github.com/tableconform/conform/suites/provision"
 )
 
@@ -152,6 +154,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 			return usageErr("backend %q is given twice", backendLabel(t))
 		}
 		seen[backendLabel(t)] = true
+		if err := validateBenchBackend(t); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	if o.duration <= 0 {
 		return usageErr("--duration must be positive")
@@ -195,6 +200,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	defer context.AfterFunc(ctx, func() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "conform bench: stopping... the workload in flight ends and its table is deleted")
+	})()
 
 	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: rate, RateTo: rateTo}
 	if o.ops > 0 {
@@ -257,6 +265,21 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		return &exitError{code: exitUsage, msg: "some backends could not be opened"}
 	}
 	return nil
+}
+
+// validateBenchBackend checks a backend argument of bench as conform run checks its own,
+// before anything is started: a built-in name, NAME=CONNECTION_STRING or NAME=env:VARIABLE
+// with the variable set and well formed. Bench opens backends with provision.Open, which
+// knows neither mutants nor the +sdk suffix (--driver sdk drives every endpoint so).
+func validateBenchBackend(target string) error {
+	name, _, _ := strings.Cut(target, "=")
+	switch {
+	case strings.HasPrefix(target, mutant.Prefix):
+		return fmt.Errorf("backend %s: conform bench does not run mutants (conform run does)", target)
+	case strings.HasSuffix(name, all.SDKSuffix):
+		return fmt.Errorf("backend %s: conform bench takes --driver sdk instead of the %s suffix", name, all.SDKSuffix)
+	}
+	return all.Validate(target)
 }
 
 // benchOne prepares, runs and cleans up one workload on one backend.

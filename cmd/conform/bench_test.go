@@ -121,3 +121,29 @@ func TestBenchDoesNotWriteIntoTheConformanceReportByDefault(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34 item 7: every backend argument is checked before anything runs, as conform run
+// checks its own: an unset variable of the second backend stops bench before the first
+// backend's workloads, with nothing written.
+func TestBenchChecksEveryBackendFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		backend, want string
+	}{
+		{"second=env:CONFORM_TEST_BENCH_UNSET_VARIABLE", "CONFORM_TEST_BENCH_UNSET_VARIABLE that should hold the connection string is empty or unset"},
+		{"no-such-backend", `unknown backend "no-such-backend"`},
+		{"mutant:no-such-mutant", "mutant"},
+	} {
+		out, stderr, code := conform(t, "bench", "--backend", "reference", "--backend", tc.backend,
+			"--workloads", "PointGet", "--duration", "1s", "--out", dir)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--backend %s: exit %d, stderr %q; want exit %d and %q", tc.backend, code, stderr, exitUsage, tc.want)
+		}
+		if strings.Contains(out, "reference: ") || strings.Contains(out, "ops/s") {
+			t.Errorf("--backend %s: the first backend ran before the second was refused:\n%s", tc.backend, out)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("--backend %s: %s was written", tc.backend, dir)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -17,11 +19,18 @@ type backendProcesses struct {
 	mu          sync.Mutex
 	procs       map[*os.Process]struct{}
 	interrupted bool
+	// notice is where the first interrupt is acknowledged, at once: the summary comes
+	// only once every backend process has cleaned up.
+	notice io.Writer
 }
 
 func newBackendProcesses() *backendProcesses {
-	return &backendProcesses{procs: map[*os.Process]struct{}{}}
+	return &backendProcesses{procs: map[*os.Process]struct{}{}, notice: os.Stderr}
 }
+
+// stoppingNotice acknowledges the first interrupt of a run. A second one is passed on too,
+// and Ginkgo then skips the cleanup of the specs in flight.
+const stoppingNotice = "conform: stopping... each backend ends its current spec and deletes the run's tables; the report follows (Ctrl-C again to skip the cleanup)"
 
 // add registers a started process and returns the function that removes it.
 func (b *backendProcesses) add(p *os.Process) func() {
@@ -50,6 +59,9 @@ func (b *backendProcesses) forwardSignals() (stop func()) {
 			select {
 			case sig := <-ch:
 				b.mu.Lock()
+				if !b.interrupted && b.notice != nil {
+					fmt.Fprintln(b.notice, stoppingNotice)
+				}
 				b.interrupted = true
 				for p := range b.procs {
 					_ = p.Signal(sig)

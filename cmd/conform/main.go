@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/internal/buildinfo"
+	"github.com/tableconform/conform/suites/driver"
 )
 
 // Exit statuses (issue: conform run).
@@ -41,7 +42,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       buildinfo.Current().Version,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v (see conform --help)", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(listCmd(), runCmd(), runBackendCmd(), reportCmd(), cleanCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra())
@@ -50,15 +51,17 @@ func rootCmd() *cobra.Command {
 }
 
 func main() {
-	if err := rootCmd().Execute(); err != nil {
+	root := rootCmd()
+	if err := root.Execute(); err != nil {
+		err = commandError(root, os.Args[1:], err)
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, "conform: "+ee.msg)
+				fmt.Fprintln(os.Stderr, "conform: "+driver.MaskSecrets(ee.msg))
 			}
 			os.Exit(ee.code)
 		}
-		fmt.Fprintln(os.Stderr, "conform: "+err.Error())
+		fmt.Fprintln(os.Stderr, "conform: "+driver.MaskSecrets(err.Error()))
 		os.Exit(exitUsage)
 	}
 }

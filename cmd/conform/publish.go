@@ -45,7 +45,8 @@ func runPublish(cmd *cobra.Command, args []string, o publishOptions) error {
 	case r.Backends[bi].StartError != "":
 		return usageErr("--publish: %s was not run: %s", r.Backends[bi].Name, r.Backends[bi].StartError)
 	}
-	data, err := encodePublished(report.Publish(r, bi, o.name, o.version))
+	published := report.Publish(r, bi, o.name, o.version)
+	data, err := encodePublished(published)
 	if err != nil {
 		return err
 	}
@@ -57,6 +58,9 @@ func runPublish(cmd *cobra.Command, args []string, o publishOptions) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Wrote %s (%s %s, %s)\n", path, report.PublishedSchema, r.Backends[bi].Name, r.Backends[bi].Verdict)
+	if published.Implementation.Version == "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "conform: warning: %s has no version (the backend reported none); give it with --implementation-version\n", path)
+	}
 	return nil
 }
 

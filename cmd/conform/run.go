@@ -82,7 +82,7 @@ func runCmd() *cobra.Command {
 each a share of the rules) and write report.html, report.md, report.json and junit.xml
 into --out.
 
-Backends: reference, reference-http, reference-cosmos (with --profile cosmos), azurite, azurite-legacy, azurite-docker, mutant:NAME, or
+Backends: reference, reference-http, reference-cosmos (judged with the cosmos profile unless --profile says otherwise), azurite, azurite-legacy, azurite-docker, mutant:NAME, or
 any endpoint as NAME=env:VARIABLE (the connection string read from the environment, so that
 it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
 mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw
@@ -102,7 +102,7 @@ Environment:
 	f := cmd.Flags()
 	f.StringArrayVar(&o.backends, "backend", nil, "backend to run against (repeatable): a name, NAME=env:VARIABLE or NAME=CONNECTION_STRING; +sdk after the name drives it through the Go SDK")
 	f.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:query && level:MUST'")
-	f.StringVar(&o.profile, "profile", "", "expectation profile: storage (default) or cosmos")
+	f.StringVar(&o.profile, "profile", "", "expectation profile: storage or cosmos (default: cosmos for reference-cosmos and mutants on it, storage for the others)")
 	f.StringVar(&o.out, "out", "conform-report", "directory to write the report into")
 	f.StringVar(&o.rerunFailed, "rerun-failed", "", "re-run the rules that failed, errored or did not finish (a spec interrupted or never started) in the report in this directory, against its backends (by name or NAME=env:VARIABLE; one given as a connection string must be given again with --backend), and judge the merged whole")
 	f.IntVar(&o.retryErrors, "retry-errors", 0, "re-run specs that got no answer (transport errors) or did not finish (the run stopped first) up to this many times")
@@ -112,7 +112,7 @@ Environment:
 	f.DurationVar(&o.suiteTimeout, "suite-timeout", defaultSuiteTimeout, "how long each backend process may run its specs; a run it cuts short did not finish (exit 130), and --rerun-failed runs what it left")
 	f.IntVar(&o.parallel, "parallel", 0, "processes that run one backend's specs at the same time, each a share of its rules; the account-wide specs (service properties, CORS) run afterwards, alone, and then, again by one process alone, every rule that failed, was blocked or got no answer (default: "+fmt.Sprint(endpointParallel)+" for an endpoint given by connection string, whose answers take network time, "+fmt.Sprint(localParallel)+" for the local backends)")
 	f.IntVar(&o.backendsAtOnce, "parallel-backends", 2, "backends run at the same time")
-	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection")
+	f.BoolVar(&o.keepFailed, "keep-failed", false, "keep the tables of failed specs for inspection (the run lists them, with the conform clean that removes them)")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "do not replay the corpus of recorded real traffic (fixtures/recordings) against each backend")
 	f.StringVar(&o.record, "record", "", "write every HTTP exchange into this directory, one test-proxy JSON file per spec (a subdirectory per backend)")
 	return cmd
@@ -197,6 +197,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if plan.o.baselineDir != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "Baselines: %s/, then the built-in ones\n", plan.o.baselineDir)
 	}
+	printProfiles(cmd.ErrOrStderr(), plan.backends, plan.o.profile)
 	children := newBackendProcesses()
 	stopForwarding := children.forwardSignals()
 	runs, codes := startRuns(plan, plan.backends, plan.filter, rawDir, progress, children)
@@ -224,6 +225,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	rep.Corpus = readCorpus(rawDir, kept)
 	if err := writeRunReport(cmd.OutOrStdout(), plan, rep); err != nil {
 		return err
+	}
+	if plan.o.keepFailed {
+		printKeptTables(cmd.OutOrStdout(), plan.backends, rawDir, framework.RunPrefix())
 	}
 	return exitStatus(plan, rep, status)
 }
@@ -710,7 +714,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 	rawPath := filepath.Join(rawDir, safe+".json")
 	_ = os.Remove(rawPath)
 	_ = os.Remove(corpusPath(rawPath))
-	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", o.profile,
+	args := []string{"run-backend", "--raw-out", rawPath, "--label-filter", filter, "--profile", backendProfile(backend, o.profile),
 		"--spec-timeout", o.specTimeout.String(), "--suite-timeout", o.suiteTimeout.String(), "--command", command}
 	if o.baselineDir != "" {
 		args = append(args, "--baseline-dir", o.baselineDir)
@@ -739,7 +743,9 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 		return report.Run{Backend: driver.Info{Name: name}, StartError: "create log: " + err.Error()}, exitUsage
 	}
 	defer logFile.Close()
-	c.Stdout = logFile
+	stdout := newMaskedLines(logFile)
+	defer stdout.Flush()
+	c.Stdout = stdout
 	stderr, err := c.StderrPipe()
 	if err != nil {
 		return report.Run{StartError: err.Error()}, exitUsage
@@ -759,7 +765,7 @@ func runChild(self, backend string, slot int, part childPart, o runOptions, filt
 				continue
 			}
 		}
-		fmt.Fprintln(logFile, line)
+		fmt.Fprintln(logFile, driver.MaskSecrets(line))
 	}
 	waitErr := c.Wait()
 	code := exitOK

@@ -93,7 +93,7 @@ func runBackendCmd() *cobra.Command {
 
 func emit(e event) {
 	b, _ := json.Marshal(e)
-	fmt.Fprintln(os.Stderr, eventPrefix+string(b))
+	fmt.Fprintln(os.Stderr, eventPrefix+driver.MaskSecrets(string(b)))
 }
 
 type testingT struct{ failed bool }
@@ -110,7 +110,7 @@ func runOneBackend(arg string, o childOptions) int {
 	writeRun := func() {
 		data, err := json.Marshal(run)
 		if err == nil {
-			err = os.WriteFile(o.rawOut, data, 0o644)
+			err = os.WriteFile(o.rawOut, []byte(driver.MaskSecrets(string(data))), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "conform: write result: %v\n", err)
@@ -254,6 +254,8 @@ func runOneBackend(arg string, o childOptions) int {
 	}
 	if interrupted || !o.keepFailed {
 		sweepProcessTables(target.Backend, interrupted)
+	} else {
+		writeKept(keptPath(o.rawOut), target.Backend)
 	}
 	if !ok {
 		return exitFailed
@@ -296,7 +298,7 @@ func isStatus(err error, status int) bool {
 func writeCorpus(path string, a report.CorpusAgreement) {
 	data, err := json.Marshal(a)
 	if err == nil {
-		err = os.WriteFile(path, data, 0o644)
+		err = os.WriteFile(path, []byte(driver.MaskSecrets(string(data))), 0o644)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "conform: write corpus agreement: %v\n", err)

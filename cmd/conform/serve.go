@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -44,10 +42,12 @@ func serveCmd() *cobra.Command {
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
 		Long: `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
 the development account (devstoreaccount1 with its well-known key) and any account given
-with --account NAME:BASE64KEY, and accepts Shared Key, Shared Key Lite, service and account
+with --account NAME:BASE64KEY (or NAME:env:VARIABLE, NAME:file:PATH for a key kept out of
+the command line), and accepts Shared Key, Shared Key Lite, service and account
 SAS, and with --oauth bearer tokens for the storage audience. Table ACLs, service
 properties, statistics (on <account>-secondary) and CORS are served too.
-Any SDK can use the printed connection string as it would use Azurite's.
+Any SDK can use the printed connection strings, one per account, as it would use Azurite's;
+a key read from a variable or a file is shown as <from env:VARIABLE> or <from file:PATH>.
 
 Each account is a namespace of its own, as on Azure: its tables, table ACLs and service
 properties are its alone. Requests name the account in the path (path style,
@@ -77,19 +77,18 @@ public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var opts []tableserver.Option
-			var names []string
-			keys := map[string][]byte{}
-			for _, a := range accounts {
-				name, key, ok := strings.Cut(a, ":")
-				decoded, err := base64.StdEncoding.DecodeString(key)
-				if !ok || !validAccountName(name) || err != nil || len(decoded) == 0 {
-					return usageErr("--account wants NAME:BASE64KEY, NAME 3 to 24 lower-case letters and digits (the key is not printed)")
+			var extra []serveAccount
+			seen := map[string]bool{}
+			for _, arg := range accounts {
+				a, err := parseServeAccount(arg)
+				if err != nil {
+					return err
 				}
-				if _, dup := keys[name]; dup || name == tableserver.DevAccountName {
-					return usageErr("--account %s is given twice", name)
+				if seen[a.name] || a.name == tableserver.DevAccountName {
+					return usageErr("--account %s is given twice", a.name)
 				}
-				keys[name] = decoded
-				names = append(names, name)
+				seen[a.name] = true
+				extra = append(extra, a)
 			}
 			switch {
 			case flavor != tableserver.FlavorStorage && flavor != tableserver.FlavorCosmos:
@@ -187,16 +186,16 @@ public, so anyone who can reach the port can read and change the data.`,
 				_ = ln.Close()
 				return usageErr("--data: %v", err)
 			}
-			for _, n := range names {
-				dir := filepath.Join(dataDir, "accounts", n)
+			for _, a := range extra {
+				dir := filepath.Join(dataDir, "accounts", a.name)
 				b, tables, err := openBackend(dir)
 				if err == nil {
-					opts = append(opts, tableserver.WithAccount(n, keys[n], b))
-					err = keepSettings(n, dir, b)
+					opts = append(opts, tableserver.WithAccount(a.name, a.key, b))
+					err = keepSettings(a.name, dir, b)
 				}
 				if err != nil {
 					_ = ln.Close()
-					return usageErr("--data: account %s: %v", n, err)
+					return usageErr("--data: account %s: %v", a.name, err)
 				}
 				restored += tables
 			}
@@ -238,8 +237,8 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
 				scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
-			for _, n := range names {
-				fmt.Fprintf(out, "account %s: TableEndpoint=%s/%s (key as given)\n", n, base, n)
+			for _, a := range extra {
+				fmt.Fprintln(out, a.connectionString(scheme, base))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -259,7 +258,7 @@ public, so anyone who can reach the port can read and change the data.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:10002", "address to listen on")
-	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY (repeatable)")
+	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY, NAME:env:VARIABLE or NAME:file:PATH (repeatable)")
 	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
 	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
 	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
 	"github.com/tableconform/conform/suites/driver"
@@ -150,7 +151,11 @@ func openEndpoint(ctx context.Context, cfg config, name, cs string) (*Target, er
 	}
 	if err != nil {
 		if e, ok := driver.AsError(err); ok {
-			return nil, fmt.Errorf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, e.Message)
+			answered := fmt.Sprintf("%s answered Query Tables with %d %s: %s", parsed.TableEndpoint, e.Status, e.Code, driver.MaskSecrets(e.Message))
+			if e.Code == spec.ErrAuthenticationFailed.Code {
+				return nil, fmt.Errorf("authentication failed: check the AccountKey (or SAS) of the connection string (%s)", answered)
+			}
+			return nil, errors.New(answered)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s did not answer within %v: %v", parsed.TableEndpoint, cfg.probeTimeout, err)

@@ -118,7 +118,9 @@ type Error struct {
 	Err     error
 }
 
-func (e *Error) Error() string { return e.Backend + ": " + oneLine(e.Err.Error()) }
+func (e *Error) Error() string {
+	return e.Backend + ": " + oneLine(driver.MaskSecrets(e.Err.Error()))
+}
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }

@@ -99,9 +99,10 @@ func TestSanitize(t *testing.T) {
 		URI:           "https://a.table.core.windows.net/t?sv=2019&sig=abc%2Bdef&se=1",
 		RequestHeader: map[string][]string{"Authorization": {"SharedKey a:c2lnbmF0dXJl"}},
 		RequestBody:   []byte("POST https://a.table.core.windows.net/t?sig=xyz HTTP/1.1\r\nAccountKey=bXlrZXk=;"),
+		ResponseBody:  []byte(`<Error><Code>AuthenticationFailed</Code><AuthenticationErrorDetail>The MAC signature found in the HTTP request 'bWFjc2lnbmF0dXJl' is not the same as any computed signature.</AuthenticationErrorDetail></Error>`),
 	})
-	all := x.URI + x.RequestHeader.Get("Authorization") + string(x.RequestBody)
-	for _, secret := range []string{"abc%2Bdef", "c2lnbmF0dXJl", "xyz", "bXlrZXk="} {
+	all := x.URI + x.RequestHeader.Get("Authorization") + string(x.RequestBody) + string(x.ResponseBody)
+	for _, secret := range []string{"abc%2Bdef", "c2lnbmF0dXJl", "xyz", "bXlrZXk=", "bWFjc2lnbmF0dXJl"} {
 		if strings.Contains(all, secret) {
 			t.Errorf("%q survives sanitising: %s", secret, all)
 		}

@@ -14,11 +14,14 @@ const Sanitized = "Sanitized"
 var (
 	sigParam     = regexp.MustCompile(`(?i)([?&;]sig=)[^&;\s"'<]+`)
 	accountKeyRe = regexp.MustCompile(`(?i)(AccountKey=)[^;\s"'<]+`)
+	// macSignature is the request's signature that a 403 AuthenticationFailed quotes back
+	// (its AuthenticationErrorDetail).
+	macSignature = regexp.MustCompile(`(signature found in the HTTP request ')[^']*`)
 )
 
 // Sanitize returns x with every credential replaced: the Authorization header, SAS
-// signatures in the URI, in headers and in bodies (batch part URLs), and any account key
-// written in a connection string.
+// signatures in the URI, in headers and in bodies (batch part URLs), any account key
+// written in a connection string, and the signature an authentication failure quotes.
 func Sanitize(x Exchange) Exchange {
 	x.URI = sanitizeText(x.URI)
 	x.RequestHeader = sanitizeHeader(x.RequestHeader)
@@ -53,6 +56,7 @@ func sanitizeHeader(h http.Header) http.Header {
 func sanitizeText(s string) string {
 	s = sigParam.ReplaceAllString(s, "${1}"+Sanitized)
 	s = accountKeyRe.ReplaceAllString(s, "${1}"+Sanitized)
+	s = macSignature.ReplaceAllString(s, "${1}"+Sanitized)
 	if strings.Contains(s, "%26sig%3D") || strings.Contains(strings.ToLower(s), "sig%3d") {
 		if u, err := url.QueryUnescape(s); err == nil && sigParam.MatchString(u) {
 			return url.QueryEscape(sigParam.ReplaceAllString(u, "${1}"+Sanitized))

@@ -19,11 +19,13 @@ const (
 	FileJUnit    = "junit.xml"
 )
 
-// WriteDir writes report.json, report.md, report.html and junit.xml into dir.
+// WriteDir writes report.json, report.md, report.html and junit.xml into dir, every
+// secret in them masked (MaskSecrets).
 func WriteDir(dir string, r Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create report directory: %w", err)
 	}
+	r = MaskSecrets(r)
 	for name, write := range map[string]func(io.Writer, Report) error{
 		FileJSON: WriteJSON, FileMarkdown: WriteMarkdown, FileHTML: WriteHTML, FileJUnit: WriteJUnit,
 	} {

@@ -120,7 +120,7 @@ func (b *Backend) SubmitBatch(ctx context.Context, table string, ops []api.Batch
 			if h.Get(wire.HeaderRequestID) == "" {
 				h.Set(wire.HeaderRequestID, a.get(wire.HeaderRequestID))
 			}
-			return nil, wire.DecodeError(p.Status, h, p.Body)
+			return nil, decodeError(p.Status, h, p.Body)
 		}
 	}
 	if len(parts) != len(ops) {

@@ -340,7 +340,7 @@ func (b *Backend) exchange(ctx context.Context, method, path string, body []byte
 		return answer{}, fmt.Errorf("rest: %s %s: answer larger than %d bytes", method, path, maxResponseBytes)
 	}
 	if resp.StatusCode >= 400 {
-		return answer{}, wire.DecodeError(resp.StatusCode, resp.Header, data)
+		return answer{}, decodeError(resp.StatusCode, resp.Header, data)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
@@ -395,7 +395,7 @@ func (b *Backend) exchangeDirect(ctx context.Context, method, path string, body 
 		b.versionMu.Unlock()
 	})
 	if da.status >= 400 {
-		return answer{}, wire.DecodeError(da.status, da.httpHeader(), da.body)
+		return answer{}, decodeError(da.status, da.httpHeader(), da.body)
 	}
 	return answer{status: da.status, header: da.header, direct: da, body: da.body}, nil
 }
@@ -661,4 +661,13 @@ func (b *Backend) withSASQuery(q url.Values) *Backend {
 	}
 	c.cs.AccountKey, c.cs.SAS = nil, q.Encode()
 	return c
+}
+
+// decodeError is the service error an error answer holds (wire.DecodeError), with every
+// secret its message quotes masked: Azure's answer to a wrong key quotes the request's
+// Shared Key signature, and the message goes into failures, logs and reports.
+func decodeError(status int, h http.Header, body []byte) *spec.Error {
+	e := wire.DecodeError(status, h, body)
+	e.Message = driver.MaskSecrets(e.Message)
+	return e
 }

@@ -158,6 +158,7 @@ func messageText(raw json.RawMessage) string {
 // cleanMessage drops the "\nRequestId:...\nTime:..." lines the service appends (Storage
 // spells it RequestId, Cosmos RequestID; EVIDENCE.md 5.1).
 func cleanMessage(s string) string {
+	s = driver.MaskSecrets(s) // Azure's answer to a wrong key quotes the request's signature
 	for _, marker := range []string{"\nRequestId:", "\nRequestID:"} {
 		if i := strings.Index(s, marker); i >= 0 {
 			s = s[:i]
