@@ -53,8 +53,9 @@ func TestNoBatchBlocksNeverPasses(t *testing.T) {
 }
 
 // Issue 20, item 8: a backend that refuses Int64 literals fails query.compare.int64, and the
-// boolean operators' rules, whose filters merely use one, are blocked by it, with the
-// evidence, never failed.
+// grouping rule, whose filters merely use one, is blocked by it, with the evidence, never
+// failed; the precedence rule's filters use no Int64 (issue 30, item 5: an Int64 hid an
+// or applied before and), so it is judged, and passes.
 func TestInt64LiteralsBlameTheirRule(t *testing.T) {
 	cells, code, out := blameRun(t, "mutant:int64-literals-refused", "query.compare.int64", "query.logic.parentheses", "query.logic.precedence")
 	if code != exitFailed {
@@ -63,7 +64,10 @@ func TestInt64LiteralsBlameTheirRule(t *testing.T) {
 	if c := cells["query.compare.int64"]; c.Outcome != report.Fail {
 		t.Errorf("query.compare.int64: %s, want fail", c.Outcome)
 	}
-	for _, id := range []string{"query.logic.parentheses", "query.logic.precedence"} {
+	if c := cells["query.logic.precedence"]; c.Outcome != report.Pass {
+		t.Errorf("query.logic.precedence: %s, want pass: its filters compare no Int64", c.Outcome)
+	}
+	for _, id := range []string{"query.logic.parentheses"} {
 		c := cells[id]
 		if c.Outcome != report.Blocked || c.Against {
 			t.Errorf("%s: %s (against %v), want blocked", id, c.Outcome, c.Against)
