@@ -3,7 +3,10 @@ package parallel
 import (
 	"context"
 	"fmt"
+	"maps"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -24,9 +27,13 @@ const (
 	partitions   = 8
 	perPartition = 40
 	racers       = 8
-	increments   = 6
-	maxAttempts  = 200
-	pageSize     = 7
+	// raceRounds is how many times the race specs start their writers together. An update
+	// that reads, checks and writes without a lock loses a write in a round only when two
+	// writers' reads fall before either write; with this many rounds the specs catch such a
+	// backend in at least 99 of 100 runs (TestRaceRulesCatchUnlockedReadModifyWrite in
+	// suites/all measures it).
+	raceRounds = 40
+	pageSize   = 7
 )
 
 // fanOut runs work(i) for i in 0..n-1 on n goroutines and returns the first error.
@@ -47,6 +54,57 @@ func fanOut(n int, work func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// raceRoundsOf runs rounds of n writers. In each round every writer first prepares its
+// write (prepare(i) reads what the write depends on); once all have prepared, all of them
+// are released at once to send it, so that the writes contend as closely as the clients
+// can make them. It returns the first error of a round, which ends the race.
+func raceRoundsOf(ctx context.Context, rounds, n int, prepare func(i int) (func() error, error)) error {
+	for range rounds {
+		writes := make([]func() error, n)
+		if err := fanOut(n, func(i int) (err error) {
+			writes[i], err = prepare(i)
+			return err
+		}); err != nil {
+			return err
+		}
+		// The writers wait for the start running, not parked: a parked goroutine is woken
+		// one at a time, after the first ones released may have finished.
+		var start atomic.Bool
+		var ready, done sync.WaitGroup
+		ready.Add(n)
+		errs := make([]error, n)
+		for i := range n {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				ready.Done()
+				for !start.Load() {
+					if ctx.Err() != nil {
+						errs[i] = ctx.Err()
+						return
+					}
+					runtime.Gosched()
+				}
+				errs[i] = writes[i]()
+			}()
+		}
+		ready.Wait()
+		start.Store(true)
+		done.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// raceAttempts says how many times a race spec raced, for the report.
+func raceAttempts(rounds, writers int) string {
+	return fmt.Sprintf("%d rounds of %d concurrent writers (%d writes)", rounds, writers, rounds*writers)
 }
 
 func partitionKey(i int) string { return fmt.Sprintf("part%02d", i) }
@@ -240,66 +298,76 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			Expect(won).To(Equal(1), "%d of %d deletes succeeded", won, racers)
 		})
 
-		f.It("parallel.merge.counter", fmt.Sprintf("converges to %d increments from %d writers retrying on 412", racers*increments, racers), func(ctx context.Context) {
+		f.It("parallel.merge.counter", fmt.Sprintf("converges to the acknowledged increments of %d rounds of %d writers racing on one ETag, retrying on 412", raceRounds, racers), func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(0), "Other": api.String("kept")}))
 			Expect(err).To(SucceedOnBackend())
 			var acked, conflicts atomic.Int64
-			err = fanOut(racers, func(int) error {
-				for range increments {
-					done := false
-					for attempt := 0; !done; attempt++ {
-						if attempt == maxAttempts {
-							return fmt.Errorf("an increment still conflicted after %d attempts", maxAttempts)
-						}
-						cur, err := b.GetEntity(ctx, table, "p", "counter", nil)
-						if err != nil {
-							return err
-						}
-						next := api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(cur.Properties["N"].Int() + 1)})
-						_, err = b.UpdateEntity(ctx, table, next, api.Merge, cur.ETag)
-						if e, ok := driver.AsError(err); ok && e.Status == 412 {
-							conflicts.Add(1)
-							continue
-						}
-						if err != nil {
-							return err
-						}
-						acked.Add(1)
-						done = true
-					}
+			// Each round, every writer reads the counter, and all of them send their
+			// increment, conditioned on the ETag they read, at once: a backend that checks
+			// If-Match apart from the write it guards lets more than one through.
+			err = raceRoundsOf(ctx, raceRounds, racers, func(int) (func() error, error) {
+				cur, err := b.GetEntity(ctx, table, "p", "counter", nil)
+				if err != nil {
+					return nil, err
 				}
-				return nil
+				return func() error {
+					next := api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(cur.Properties["N"].Int() + 1)})
+					_, err := b.UpdateEntity(ctx, table, next, api.Merge, cur.ETag)
+					if e, ok := driver.AsError(err); ok && e.Status == 412 {
+						conflicts.Add(1)
+						return nil
+					}
+					if err == nil {
+						acked.Add(1)
+					}
+					return err
+				}, nil
 			})
+			f.Choice("race attempts", raceAttempts(raceRounds, racers))
 			Expect(err).To(SucceedOnBackend())
 			AddReportEntry("conflicts", conflicts.Load(), ReportEntryVisibilityFailureOrVerbose)
-			Expect(acked.Load()).To(BeEquivalentTo(racers*increments), "acknowledged increments")
+			Expect(acked.Load()).To(BeNumerically(">=", raceRounds), "acknowledged increments: at least one writer of every round wins")
 			Expect(table).To(HoldExactly(ctx, b, api.NewEntity("p", "counter", map[string]api.Value{"N": api.Int64(acked.Load()), "Other": api.String("kept")})))
 		})
 
-		f.It("parallel.merge.disjoint", fmt.Sprintf("keeps the properties that %d concurrent merges set", workers), func(ctx context.Context) {
+		f.It("parallel.merge.disjoint", fmt.Sprintf("keeps the properties that %d rounds of %d concurrent merges set", raceRounds, workers), func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "wide", map[string]api.Value{"Base": api.Bool(true)}))
 			Expect(err).To(SucceedOnBackend())
-			const rounds = 5
-			err = fanOut(workers, func(w int) error {
-				for i := range rounds {
-					e := api.NewEntity("p", "wide", map[string]api.Value{fmt.Sprintf("W%d", w): api.Int32(int32(i))})
-					mode := api.IfMatchAny
-					if i%2 == 1 {
-						mode = "" // insert-or-merge
-					}
-					if _, err := b.UpdateEntity(ctx, table, e, api.Merge, mode); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			Expect(err).To(SucceedOnBackend())
 			want := map[string]api.Value{"Base": api.Bool(true)}
-			for w := range workers {
-				want[fmt.Sprintf("W%d", w)] = api.Int32(rounds - 1)
+			var lost string
+			for round := range raceRounds {
+				// Every writer sets its own property to the round's number, all at once; a
+				// merge that writes back a whole entity read before another merge's write
+				// loses that write.
+				err = raceRoundsOf(ctx, 1, workers, func(w int) (func() error, error) {
+					e := api.NewEntity("p", "wide", map[string]api.Value{fmt.Sprintf("W%d", w): api.Int32(int32(round))})
+					ifMatch := api.IfMatchAny
+					if (round+w)%2 == 1 {
+						ifMatch = "" // insert-or-merge
+					}
+					return func() error {
+						_, err := b.UpdateEntity(ctx, table, e, api.Merge, ifMatch)
+						return err
+					}, nil
+				})
+				if err != nil {
+					break
+				}
+				for w := range workers {
+					want[fmt.Sprintf("W%d", w)] = api.Int32(int32(round))
+				}
+				got, readErr := b.GetEntity(ctx, table, "p", "wide", nil)
+				Expect(readErr).To(SucceedOnBackend(), "reading the entity back after round %d", round+1)
+				if diff := EntityDiff(api.NewEntity("p", "wide", maps.Clone(want)), got); len(diff) > 0 {
+					lost = fmt.Sprintf("after round %d of %d: %s", round+1, raceRounds, strings.Join(diff, "; "))
+					break
+				}
 			}
+			f.Choice("race attempts", raceAttempts(raceRounds, workers))
+			Expect(err).To(SucceedOnBackend())
+			Expect(lost).To(BeEmpty(), "the merges of one round, each acknowledged, are not all kept")
 			Expect(table).To(HoldExactly(ctx, b, api.NewEntity("p", "wide", want)))
 		})
 

@@ -28,6 +28,12 @@ type Mutant struct {
 	Description string
 	// Breaks lists the rule ids that the suite MUST fail against this mutant.
 	Breaks []string
+	// AlsoFails lists rules, with the reason for each, that the mutant's fault breaks too
+	// though it is not written for them: over the whole catalogue they may fail against it
+	// (they need not); any other MUST rule that fails is a mis-blame.
+	AlsoFails map[string]string
+	// Faults names the mutants a composite mutant is made of (see Composite).
+	Faults []string
 	// Wrap decorates a correct backend with the mutant's fault.
 	Wrap func(api.Backend) api.Backend
 
