@@ -83,6 +83,8 @@ func compose(c Composite) Mutant {
 	return register(m)
 }
 
+// init runs after also_fails.go's (a package's files initialise in name order), so that a
+// composite carries the AlsoFails declared for its faults.
 func init() {
 	for _, c := range Composites {
 		compose(c)
