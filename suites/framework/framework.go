@@ -405,7 +405,13 @@ type specRun struct {
 	// check is the named check running (F.Check).
 	check     string
 	concluded bool
+	// noted is the failure an assertion announced as a precondition's (NoteFailedPrecondition).
+	noted *notedPrecondition
 }
+
+// notedPrecondition is a failure announced before the fail handler sees it: the failure
+// whose message holds message failed a step that rule covers.
+type notedPrecondition struct{ rule, step, message string }
 
 var currentRun atomic.Pointer[specRun]
 
@@ -439,10 +445,27 @@ func failHandler(message string, callerSkip ...int) {
 		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
+	if rule, step, ok := run.takeNoted(message); ok {
+		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
+		return
+	}
 	run.mu.Lock()
 	check := run.check
 	run.mu.Unlock()
 	run.conclude(verdict.Result{State: verdict.Failed, Check: check}, message, skip+2)
+}
+
+// takeNoted returns the precondition noted for the failure with message, and forgets what
+// was noted: a note holds for the one failure it announced.
+func (run *specRun) takeNoted(message string) (rule, step string, ok bool) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	n := run.noted
+	run.noted = nil
+	if n == nil || n.message == "" || !strings.Contains(message, n.message) {
+		return "", "", false
+	}
+	return n.rule, n.step, true
 }
 
 func blockedMessage(rule, step, failure string) string {
@@ -546,6 +569,22 @@ func Requires(rule, step string, check func()) {
 		run.mu.Unlock()
 	}()
 	check()
+}
+
+// NoteFailedPrecondition announces, from inside an assertion about to fail with a message
+// that holds message (a matcher's FailureMessage), that what failed is a step rule covers
+// (step says which): the failure blocks the running spec by rule rather than failing its
+// own rule, as if the step had run in Requires. In a spec of rule itself, or when the next
+// failure is another, the note has no effect. Outside a running spec it does nothing.
+func NoteFailedPrecondition(rule, step, message string) {
+	ruleOf(rule)
+	run := currentRun.Load()
+	if run == nil || run.rule.ID == rule {
+		return
+	}
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.noted = &notedPrecondition{rule: rule, step: step, message: message}
 }
 
 // Check runs assertions, the spec's check called name (one of spec's Check constants: the

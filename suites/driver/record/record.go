@@ -91,7 +91,15 @@ type history struct {
 	// entity read back does not make its stray members the spec's own).
 	written map[string]bool
 	stray   map[string]bool
+	// values holds, by property name, the values the spec sent through the api (at most
+	// maxNotedValues a name); opaque the names sent in a raw body or beyond that bound,
+	// whose values are unknown.
+	values map[string][]api.Value
+	opaque map[string]bool
 }
+
+// maxNotedValues bounds the values noted for one property name.
+const maxNotedValues = 32
 
 // DefaultLimit is the number of calls a Recorder keeps.
 const DefaultLimit = 64
@@ -151,6 +159,42 @@ func (r *history) noteEntity(e api.Entity) {
 		names = append(names, n)
 	}
 	r.noteWritten(names...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.values == nil {
+		r.values = map[string][]api.Value{}
+	}
+	for n, v := range e.Properties {
+		if len(r.values[n]) >= maxNotedValues {
+			r.markOpaque(n)
+			continue
+		}
+		r.values[n] = append(r.values[n], v)
+	}
+}
+
+// markOpaque notes that the spec sent values of name that are not noted; r.mu is held.
+func (r *history) markOpaque(name string) {
+	if r.opaque == nil {
+		r.opaque = map[string]bool{}
+	}
+	r.opaque[name] = true
+}
+
+// MayHaveWritten reports whether the spec may have sent v as property name: it sent an
+// equal value (api.Value.Equal), or values of name that were not noted (a raw body).
+func (r *history) MayHaveWritten(name string, v api.Value) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opaque[name] {
+		return true
+	}
+	for _, w := range r.values[name] {
+		if w.Equal(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteJSONBody notes the member names of a JSON object sent as an entity body, without
@@ -183,6 +227,11 @@ func (r *history) noteJSONBody(req *http.Request) {
 		names = append(names, name)
 	}
 	r.noteWritten(names...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		r.markOpaque(n)
+	}
 }
 
 // running is the history of the spec running in this process (Track), which entity
@@ -207,6 +256,17 @@ func WrittenByRunningSpec(name string) (written, tracked bool) {
 		return false, false
 	}
 	return h.Wrote(name), true
+}
+
+// MayHaveBeenWrittenByRunningSpec reports whether the running spec may have sent v as the
+// property name (Recorder.MayHaveWritten); outside a tracked spec it is true: nothing says
+// it did not.
+func MayHaveBeenWrittenByRunningSpec(name string, v api.Value) bool {
+	h := running.Load()
+	if h == nil {
+		return true
+	}
+	return h.MayHaveWritten(name, v)
 }
 
 // Unwrap returns the wrapped backend.
