@@ -91,15 +91,18 @@ type history struct {
 	// entity read back does not make its stray members the spec's own).
 	written map[string]bool
 	stray   map[string]bool
-	// values holds, by property name, the values the spec sent through the api (at most
-	// maxNotedValues a name); opaque the names sent in a raw body or beyond that bound,
+	// values holds, by property name, the distinct values the spec sent through the api (at
+	// most maxNotedValues a name); opaque the names sent in a raw body or beyond that bound,
 	// whose values are unknown.
-	values map[string][]api.Value
+	values map[string]map[api.Value]bool
 	opaque map[string]bool
+	// readBack holds, by property name, the values that came back in an answer before the
+	// spec sent them (a write that copies an entity read back does not make them its own).
+	readBack map[string]map[api.Value]bool
 }
 
-// maxNotedValues bounds the values noted for one property name.
-const maxNotedValues = 32
+// maxNotedValues bounds the distinct values noted for one property name.
+const maxNotedValues = 4096
 
 // DefaultLimit is the number of calls a Recorder keeps.
 const DefaultLimit = 64
@@ -137,7 +140,8 @@ func (r *history) noteWritten(names ...string) {
 	}
 }
 
-// noteRead notes the names of properties an answer carried that the spec had not written.
+// noteRead notes the names of properties an answer carried that the spec had not written,
+// and the values it carried that the spec had not sent.
 func (r *history) noteRead(es ...api.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -148,6 +152,20 @@ func (r *history) noteRead(es ...api.Entity) {
 					r.stray = map[string]bool{}
 				}
 				r.stray[n] = true
+			}
+		}
+		for n, v := range e.Properties {
+			if r.values[n][v] {
+				continue
+			}
+			if r.readBack == nil {
+				r.readBack = map[string]map[api.Value]bool{}
+			}
+			if r.readBack[n] == nil {
+				r.readBack[n] = map[api.Value]bool{}
+			}
+			if len(r.readBack[n]) < maxNotedValues {
+				r.readBack[n][v] = true
 			}
 		}
 	}
@@ -162,14 +180,21 @@ func (r *history) noteEntity(e api.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.values == nil {
-		r.values = map[string][]api.Value{}
+		r.values = map[string]map[api.Value]bool{}
 	}
 	for n, v := range e.Properties {
-		if len(r.values[n]) >= maxNotedValues {
+		seen := r.values[n]
+		switch {
+		case seen == nil:
+			seen = map[api.Value]bool{}
+			r.values[n] = seen
+		case seen[v] || r.readBack[n][v]:
+			continue
+		case len(seen) >= maxNotedValues:
 			r.markOpaque(n)
 			continue
 		}
-		r.values[n] = append(r.values[n], v)
+		seen[v] = true
 	}
 }
 
@@ -181,20 +206,12 @@ func (r *history) markOpaque(name string) {
 	r.opaque[name] = true
 }
 
-// MayHaveWritten reports whether the spec may have sent v as property name: it sent an
-// equal value (api.Value.Equal), or values of name that were not noted (a raw body).
+// MayHaveWritten reports whether the spec may have sent v as property name: it sent the
+// same value, or values of name that were not noted (a raw body).
 func (r *history) MayHaveWritten(name string, v api.Value) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.opaque[name] {
-		return true
-	}
-	for _, w := range r.values[name] {
-		if w.Equal(v) {
-			return true
-		}
-	}
-	return false
+	return r.opaque[name] || r.values[name][v]
 }
 
 // noteJSONBody notes the member names of a JSON object sent as an entity body, without
