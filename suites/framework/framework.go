@@ -441,11 +441,12 @@ func failHandler(message string, callerSkip ...int) {
 		ginkgo.Fail(message, skip+1)
 		return
 	}
+	notedRule, notedStep, noted := run.takeNoted(message)
 	if rule, step := run.inPrecondition(); rule != "" {
 		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
-	if rule, step, ok := run.takeNoted(message); ok {
+	if rule, step := notedRule, notedStep; noted {
 		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}

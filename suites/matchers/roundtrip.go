@@ -47,7 +47,7 @@ func roundTripRule(want, got api.Entity) (string, bool) {
 			continue
 		}
 		r, ok := valueRoundTripRule(w, g)
-		if !ok || record.MayHaveBeenWrittenByRunningSpec(n, g) {
+		if !ok || record.MayHaveBeenWrittenByRunningSpec(want.Key(), n, g) {
 			return "", false
 		}
 		if rule == "" {
@@ -67,11 +67,18 @@ func valueRoundTripRule(want, got api.Value) (string, bool) {
 	if !sameValueInAnotherForm(want, got) {
 		return "", false
 	}
-	id := "types." + strings.ToLower(strings.TrimPrefix(want.Type.String(), "Edm.")) + ".round-trip"
+	id := RoundTripRule(want.Type)
+	return id, id != ""
+}
+
+// RoundTripRule returns the rule whose subject is a value of type t coming back as itself
+// (types.<type>.round-trip), "" for no such rule.
+func RoundTripRule(t api.EdmType) string {
+	id := "types." + strings.ToLower(strings.TrimPrefix(t.String(), "Edm.")) + ".round-trip"
 	if _, ok := spec.LookupRule(id); !ok {
-		return "", false
+		return ""
 	}
-	return id, true
+	return id
 }
 
 func sameValueInAnotherForm(want, got api.Value) bool {

@@ -91,10 +91,10 @@ type history struct {
 	// entity read back does not make its stray members the spec's own).
 	written map[string]bool
 	stray   map[string]bool
-	// values holds, by property name, the distinct values the spec sent through the api (at
-	// most maxNotedValues a name); opaque the names sent in a raw body or beyond that bound,
-	// whose values are unknown.
-	values map[string]map[api.Value]bool
+	// values holds, by entity and property name, the distinct values the spec sent through
+	// the api (at most maxNotedValues a property); opaque the names sent in a raw body or
+	// beyond that bound, whose values are unknown.
+	values map[api.Key]map[string]map[api.Value]bool
 	opaque map[string]bool
 	// readBack holds, by property name, the values that came back in an answer before the
 	// spec sent them (a write that copies an entity read back does not make them its own).
@@ -155,7 +155,7 @@ func (r *history) noteRead(es ...api.Entity) {
 			}
 		}
 		for n, v := range e.Properties {
-			if r.values[n][v] {
+			if r.values[e.Key()][n][v] {
 				continue
 			}
 			if r.readBack == nil {
@@ -180,19 +180,24 @@ func (r *history) noteEntity(e api.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.values == nil {
-		r.values = map[string]map[api.Value]bool{}
+		r.values = map[api.Key]map[string]map[api.Value]bool{}
+	}
+	byName := r.values[e.Key()]
+	if byName == nil {
+		byName = map[string]map[api.Value]bool{}
+		r.values[e.Key()] = byName
 	}
 	for n, v := range e.Properties {
-		seen := r.values[n]
+		seen := byName[n]
 		switch {
-		case seen == nil:
-			seen = map[api.Value]bool{}
-			r.values[n] = seen
 		case seen[v] || r.readBack[n][v]:
 			continue
 		case len(seen) >= maxNotedValues:
 			r.markOpaque(n)
 			continue
+		case seen == nil:
+			seen = map[api.Value]bool{}
+			byName[n] = seen
 		}
 		seen[v] = true
 	}
@@ -206,12 +211,13 @@ func (r *history) markOpaque(name string) {
 	r.opaque[name] = true
 }
 
-// MayHaveWritten reports whether the spec may have sent v as property name: it sent the
-// same value, or values of name that were not noted (a raw body).
-func (r *history) MayHaveWritten(name string, v api.Value) bool {
+// MayHaveWritten reports whether the spec may have sent v as property name of the entity
+// with key: it sent the same value there, or values of name that were not noted (a raw
+// body).
+func (r *history) MayHaveWritten(key api.Key, name string, v api.Value) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.opaque[name] || r.values[name][v]
+	return r.opaque[name] || r.values[key][name][v]
 }
 
 // noteJSONBody notes the member names of a JSON object sent as an entity body, without
@@ -276,14 +282,14 @@ func WrittenByRunningSpec(name string) (written, tracked bool) {
 }
 
 // MayHaveBeenWrittenByRunningSpec reports whether the running spec may have sent v as the
-// property name (Recorder.MayHaveWritten); outside a tracked spec it is true: nothing says
+// property name of the entity with key (Recorder.MayHaveWritten); outside a tracked spec it is true: nothing says
 // it did not.
-func MayHaveBeenWrittenByRunningSpec(name string, v api.Value) bool {
+func MayHaveBeenWrittenByRunningSpec(key api.Key, name string, v api.Value) bool {
 	h := running.Load()
 	if h == nil {
 		return true
 	}
-	return h.MayHaveWritten(name, v)
+	return h.MayHaveWritten(key, name, v)
 }
 
 // Unwrap returns the wrapped backend.
