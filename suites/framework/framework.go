@@ -405,8 +405,10 @@ type specRun struct {
 	// check is the named check running (F.Check).
 	check     string
 	concluded bool
-	// noted is the failure an assertion announced as a precondition's (NoteFailedPrecondition).
+	// noted is the failure an assertion announced as a precondition's (NoteFailedPrecondition);
+	// held the rules whose precondition checks passed (Requires).
 	noted *notedPrecondition
+	held  map[string]bool
 }
 
 // notedPrecondition is a failure announced before the fail handler sees it: the failure
@@ -570,13 +572,21 @@ func Requires(rule, step string, check func()) {
 		run.mu.Unlock()
 	}()
 	check()
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.held == nil {
+		run.held = map[string]bool{}
+	}
+	run.held[rule] = true
 }
 
 // NoteFailedPrecondition announces, from inside an assertion about to fail with a message
 // that holds message (a matcher's FailureMessage), that what failed is a step rule covers
 // (step says which): the failure blocks the running spec by rule rather than failing its
 // own rule, as if the step had run in Requires. In a spec of rule itself, or when the next
-// failure is another, the note has no effect. Outside a running spec it does nothing.
+// failure is another, the note has no effect; nor when a precondition check of rule passed
+// earlier in the spec (Requires): rule was shown to hold, so the failure is the spec's own.
+// Outside a running spec it does nothing.
 func NoteFailedPrecondition(rule, step, message string) {
 	ruleOf(rule)
 	run := currentRun.Load()
@@ -585,6 +595,9 @@ func NoteFailedPrecondition(rule, step, message string) {
 	}
 	run.mu.Lock()
 	defer run.mu.Unlock()
+	if run.held[rule] {
+		return
+	}
 	run.noted = &notedPrecondition{rule: rule, step: step, message: message}
 }
 

@@ -84,7 +84,7 @@ func (m *haveProperty) Match(actual any) (bool, error) {
 	}
 	m.got = v.String()
 	m.roundTrip = ""
-	if rule, ok := valueRoundTripRule(m.want, v); ok && !record.MayHaveBeenWrittenByRunningSpec(e.Key(), m.name, v) {
+	if rule, ok := valueRoundTripRule(m.want, v); ok && record.SentByRunningSpec(m.name, m.want) && !record.MayHaveBeenWrittenByRunningSpec(e.Key(), m.name, v) {
 		m.roundTrip = rule
 	}
 	return v.Equal(m.want), nil

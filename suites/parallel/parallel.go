@@ -335,6 +335,8 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 
 		f.It("parallel.merge.disjoint", fmt.Sprintf("keeps the properties that %d rounds of %d concurrent merges set", raceRounds, workers), func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			// Each round reads back the Boolean and the Int32 values it compares.
+			scenario.RequireRoundTrip(ctx, f, b, table, api.Bool(true), api.Int32(0))
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "wide", map[string]api.Value{"Base": api.Bool(true)}))
 			Expect(err).To(SucceedOnBackend())
 			want := map[string]api.Value{"Base": api.Bool(true)}

@@ -96,6 +96,8 @@ type history struct {
 	// beyond that bound, whose values are unknown.
 	values map[api.Key]map[string]map[api.Value]bool
 	opaque map[string]bool
+	// sent holds the same values by property name alone, whichever entity they were sent to.
+	sent map[string]map[api.Value]bool
 	// readBack holds, by property name, the values that came back in an answer before the
 	// spec sent them (a write that copies an entity read back does not make them its own).
 	readBack map[string]map[api.Value]bool
@@ -200,6 +202,13 @@ func (r *history) noteEntity(e api.Entity) {
 			byName[n] = seen
 		}
 		seen[v] = true
+		if r.sent == nil {
+			r.sent = map[string]map[api.Value]bool{}
+		}
+		if r.sent[n] == nil {
+			r.sent[n] = map[api.Value]bool{}
+		}
+		r.sent[n][v] = true
 	}
 }
 
@@ -212,12 +221,22 @@ func (r *history) markOpaque(name string) {
 }
 
 // MayHaveWritten reports whether the spec may have sent v as property name of the entity
-// with key: it sent the same value there, or values of name that were not noted (a raw
-// body).
+// with key: it sent the same value there (for a null, a null of any type), or values of name
+// that were not noted (a raw body).
 func (r *history) MayHaveWritten(key api.Key, name string, v api.Value) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.opaque[name] || r.values[key][name][v]
+	if r.opaque[name] || r.values[key][name][v] {
+		return true
+	}
+	if v.Null { // a null of any type
+		for w := range r.values[key][name] {
+			if w.Null {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noteJSONBody notes the member names of a JSON object sent as an entity body, without
@@ -279,6 +298,24 @@ func WrittenByRunningSpec(name string) (written, tracked bool) {
 		return false, false
 	}
 	return h.Wrote(name), true
+}
+
+// MayHaveSent reports whether the spec may have sent v as property name of any entity
+// (MayHaveWritten, whichever the entity).
+func (r *history) MayHaveSent(name string, v api.Value) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.opaque[name] || r.sent[name][v]
+}
+
+// SentByRunningSpec reports whether the running spec sent v as property name of some entity
+// (Recorder.MayHaveSent); outside a tracked spec it is false: nothing says it did.
+func SentByRunningSpec(name string, v api.Value) bool {
+	h := running.Load()
+	if h == nil {
+		return false
+	}
+	return h.MayHaveSent(name, v)
 }
 
 // MayHaveBeenWrittenByRunningSpec reports whether the running spec may have sent v as the
