@@ -73,6 +73,9 @@ var _ = framework.Describe("Entity properties", func(f *framework.F) {
 		}
 		f.It("entities.schema.type-per-entity", "reads each value back with its own type", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			// Each value alone in an entity comes back as itself: what then differs is the
+			// shared name's.
+			scenario.RequireRoundTrip(ctx, f, b, table, values...)
 			var es []api.Entity
 			for i, v := range values {
 				e := api.NewEntity("p", string(rune('a'+i)), map[string]api.Value{"Value": v})

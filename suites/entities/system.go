@@ -54,7 +54,9 @@ var _ = framework.Describe("System properties", func(f *framework.F) {
 			Expect(got.Timestamp.Year()).NotTo(Equal(2001), "the client's Timestamp was stored: %s", got.Timestamp)
 			Expect(got.Timestamp).To(BeTemporally("~", time.Now(), spec.MaxClockSkew))
 			Expect(got).To(LackProperty("Timestamp"))
-			Expect(got).To(HaveProperty("V", api.Int32(1)))
+			f.Requires("types.int32.round-trip", "read back V as the Edm.Int32 it was sent as", func() {
+				Expect(got).To(HaveProperty("V", api.Int32(1)))
+			})
 		})
 	})
 

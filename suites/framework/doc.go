@@ -15,8 +15,10 @@
 // concludes each spec through suites/verdict.Decide, and fails the Ginkgo spec exactly when
 // the decision is unexpected or got no answer; suites/report decides the same outcome from
 // the same entries. A spec declares what it relies on from other rules as preconditions:
-// Blocked for a setup step that returned an error, F.Requires (or Requires) for a check; a
-// failed precondition blocks the spec, never fails it. A precondition is a step that another
+// Blocked for a setup step that returned an error, F.Requires (or Requires) for a check,
+// NoteFailedPrecondition for an assertion that knows its failure is a precondition's (a
+// comparison that differs only by a type's round trip); a failed precondition blocks the
+// spec, never fails it. A precondition is a step that another
 // rule is about (loading data, a filter the spec merely uses, a valid transaction or SAS
 // working at all before a refusal is judged), never the step the spec's own rule is about:
 // inside a spec of that rule, Requires is an ordinary part of the spec. F.Check names an

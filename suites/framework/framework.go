@@ -405,7 +405,15 @@ type specRun struct {
 	// check is the named check running (F.Check).
 	check     string
 	concluded bool
+	// noted is the failure an assertion announced as a precondition's (NoteFailedPrecondition);
+	// held the rules whose precondition checks passed (Requires).
+	noted *notedPrecondition
+	held  map[string]bool
 }
+
+// notedPrecondition is a failure announced before the fail handler sees it: the failure
+// whose message holds message failed a step that rule covers.
+type notedPrecondition struct{ rule, step, message string }
 
 var currentRun atomic.Pointer[specRun]
 
@@ -435,7 +443,12 @@ func failHandler(message string, callerSkip ...int) {
 		ginkgo.Fail(message, skip+1)
 		return
 	}
+	notedRule, notedStep, noted := run.takeNoted(message)
 	if rule, step := run.inPrecondition(); rule != "" {
+		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
+		return
+	}
+	if rule, step := notedRule, notedStep; noted {
 		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
@@ -443,6 +456,19 @@ func failHandler(message string, callerSkip ...int) {
 	check := run.check
 	run.mu.Unlock()
 	run.conclude(verdict.Result{State: verdict.Failed, Check: check}, message, skip+2)
+}
+
+// takeNoted returns the precondition noted for the failure with message, and forgets what
+// was noted: a note holds for the one failure it announced.
+func (run *specRun) takeNoted(message string) (rule, step string, ok bool) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	n := run.noted
+	run.noted = nil
+	if n == nil || n.message == "" || !strings.Contains(message, n.message) {
+		return "", "", false
+	}
+	return n.rule, n.step, true
 }
 
 func blockedMessage(rule, step, failure string) string {
@@ -546,6 +572,33 @@ func Requires(rule, step string, check func()) {
 		run.mu.Unlock()
 	}()
 	check()
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.held == nil {
+		run.held = map[string]bool{}
+	}
+	run.held[rule] = true
+}
+
+// NoteFailedPrecondition announces, from inside an assertion about to fail with a message
+// that holds message (a matcher's FailureMessage), that what failed is a step rule covers
+// (step says which): the failure blocks the running spec by rule rather than failing its
+// own rule, as if the step had run in Requires. In a spec of rule itself, or when the next
+// failure is another, the note has no effect; nor when a precondition check of rule passed
+// earlier in the spec (Requires): rule was shown to hold, so the failure is the spec's own.
+// Outside a running spec it does nothing.
+func NoteFailedPrecondition(rule, step, message string) {
+	ruleOf(rule)
+	run := currentRun.Load()
+	if run == nil || run.rule.ID == rule {
+		return
+	}
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.held[rule] {
+		return
+	}
+	run.noted = &notedPrecondition{rule: rule, step: step, message: message}
 }
 
 // Check runs assertions, the spec's check called name (one of spec's Check constants: the

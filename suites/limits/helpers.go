@@ -80,7 +80,7 @@ func expectUnchanged(ctx context.Context, b api.Backend, table string, seed api.
 		Expect(page.Entities).To(BeEmpty(), "the refused write stored %s", KeyList(page.Entities))
 		return
 	}
-	Expect(page.Entities).To(ConsistOf(MatchEntity(seed)), "the refused write changed the stored entity")
+	Expect(page.Entities).To(ConsistOfEntities(seed), "the refused write changed the stored entity")
 }
 
 // props returns n Int32 properties named P000, P001, ... starting at from.

@@ -15,6 +15,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/driver/record"
 )
 
 // Matchers and helpers of the data-model areas (tables, entities, types, limits, auth).
@@ -59,9 +60,10 @@ func HaveFailedWithStatus(statuses ...int) types.GomegaMatcher {
 }
 
 type haveProperty struct {
-	name string
-	want api.Value
-	got  string
+	name      string
+	want      api.Value
+	got       string
+	roundTrip string // the round-trip rule the difference is a fault of, if any
 }
 
 // HaveProperty succeeds when an api.Entity holds the custom property name with the type and
@@ -81,11 +83,15 @@ func (m *haveProperty) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	m.got = v.String()
+	m.roundTrip = ""
+	if rule, ok := valueRoundTripRule(m.want, v); ok && record.SentByRunningSpec(m.name, m.want) && !record.MayHaveBeenWrittenByRunningSpec(e.Key(), m.name, v) {
+		m.roundTrip = rule
+	}
 	return v.Equal(m.want), nil
 }
 
 func (m *haveProperty) FailureMessage(any) string {
-	return fmt.Sprintf("property %q: the rule expects %s, the entity that came back holds %s", m.name, m.want, m.got)
+	return noteRoundTripFault(m.roundTrip, fmt.Sprintf("property %q: the rule expects %s, the entity that came back holds %s", m.name, m.want, m.got))
 }
 
 func (m *haveProperty) NegatedFailureMessage(any) string {

@@ -161,8 +161,9 @@ func Keys(es []api.Entity) []api.Key {
 }
 
 type matchEntity struct {
-	want api.Entity
-	diff []string
+	want      api.Entity
+	diff      []string
+	roundTrip string // the round-trip rule the differences are faults of, if any
 }
 
 // MatchEntity succeeds when an api.Entity has the expected keys and exactly the expected
@@ -177,6 +178,10 @@ func (m *matchEntity) Match(actual any) (bool, error) {
 		return false, fmt.Errorf("MatchEntity expects api.Entity, got %T", actual)
 	}
 	m.diff = EntityDiff(m.want, got)
+	m.roundTrip = ""
+	if len(m.diff) > 0 {
+		m.roundTrip, _ = roundTripRule(m.want, got)
+	}
 	return len(m.diff) == 0, nil
 }
 
@@ -210,7 +215,7 @@ func EntityDiff(want, got api.Entity) []string {
 }
 
 func (m *matchEntity) FailureMessage(any) string {
-	return "the entity that came back differs from what was stored:\n  " + strings.Join(m.diff, "\n  ")
+	return noteRoundTripFault(m.roundTrip, "the entity that came back differs from what was stored:\n  "+strings.Join(m.diff, "\n  "))
 }
 
 func (m *matchEntity) NegatedFailureMessage(any) string {

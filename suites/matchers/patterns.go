@@ -13,9 +13,10 @@ import (
 // the entities a pattern promises, keys and properties alike.
 
 type matchEntities struct {
-	want    []api.Entity
-	inOrder bool
-	problem string
+	want      []api.Entity
+	inOrder   bool
+	problem   string
+	roundTrip string // the round-trip rule the differences are faults of, if any
 }
 
 // MatchEntities succeeds when a []api.Entity holds exactly the wanted entities in the given
@@ -35,7 +36,7 @@ func (m *matchEntities) Match(actual any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("MatchEntities expects []api.Entity, got %T", actual)
 	}
-	m.problem = ""
+	m.problem, m.roundTrip = "", ""
 	if m.inOrder {
 		for i := range max(len(got), len(m.want)) {
 			switch {
@@ -46,6 +47,9 @@ func (m *matchEntities) Match(actual any) (bool, error) {
 			default:
 				if d := EntityDiff(m.want[i], got[i]); len(d) > 0 {
 					m.problem = fmt.Sprintf("entity %d differs: %s", i, strings.Join(d, "; "))
+					if rule, ok := roundTripRule(m.want[i], got[i]); ok && len(got) == len(m.want) && m.restMatch(got, i) {
+						m.roundTrip = rule
+					}
 				}
 			}
 			if m.problem != "" {
@@ -83,7 +87,23 @@ func (m *matchEntities) Match(actual any) (bool, error) {
 		problems = append(problems[:6], fmt.Sprintf("... %d more", len(problems)-6))
 	}
 	m.problem = strings.Join(problems, "\n  ")
+	if m.problem != "" {
+		m.roundTrip, _ = entitiesRoundTripRule(m.want, got)
+	}
 	return m.problem == "", nil
+}
+
+// restMatch reports whether the entities after i match those wanted there, or differ only
+// by round-trip faults.
+func (m *matchEntities) restMatch(got []api.Entity, i int) bool {
+	for j := i + 1; j < len(got); j++ {
+		if len(EntityDiff(m.want[j], got[j])) > 0 {
+			if _, ok := roundTripRule(m.want[j], got[j]); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (m *matchEntities) FailureMessage(actual any) string {
@@ -91,8 +111,8 @@ func (m *matchEntities) FailureMessage(actual any) string {
 	if m.inOrder {
 		order = "in this order"
 	}
-	return fmt.Sprintf("the rule expects exactly %d entities %s %s; got %s:\n  %s",
-		len(m.want), order, KeyList(m.want), KeyList(actual.([]api.Entity)), m.problem)
+	return noteRoundTripFault(m.roundTrip, fmt.Sprintf("the rule expects exactly %d entities %s %s; got %s:\n  %s",
+		len(m.want), order, KeyList(m.want), KeyList(actual.([]api.Entity)), m.problem))
 }
 
 func (m *matchEntities) NegatedFailureMessage(any) string {

@@ -39,10 +39,11 @@ func ReadTable(ctx context.Context, b api.Backend, table string) ([]api.Entity, 
 }
 
 type holdExactly struct {
-	ctx  context.Context
-	b    api.Backend
-	want []api.Entity
-	diff []string
+	ctx       context.Context
+	b         api.Backend
+	want      []api.Entity
+	diff      []string
+	roundTrip string // the round-trip rule the differences are faults of, if any
 }
 
 // HoldExactly succeeds when the table named by the actual string holds exactly the given
@@ -63,6 +64,10 @@ func (m *holdExactly) Match(actual any) (bool, error) {
 		return false, fmt.Errorf("reading table %s to compare its entities: %s", table, describeOutcome(err))
 	}
 	m.diff = StateDiff(m.want, got)
+	m.roundTrip = ""
+	if len(m.diff) > 0 {
+		m.roundTrip, _ = entitiesRoundTripRule(m.want, got)
+	}
 	return len(m.diff) == 0, nil
 }
 
@@ -96,7 +101,7 @@ func StateDiff(want, got []api.Entity) []string {
 }
 
 func (m *holdExactly) FailureMessage(actual any) string {
-	return fmt.Sprintf("table %v does not hold what the rule expects:\n  %s", actual, strings.Join(m.diff, "\n  "))
+	return noteRoundTripFault(m.roundTrip, fmt.Sprintf("table %v does not hold what the rule expects:\n  %s", actual, strings.Join(m.diff, "\n  ")))
 }
 
 func (m *holdExactly) NegatedFailureMessage(actual any) string {
@@ -104,12 +109,13 @@ func (m *holdExactly) NegatedFailureMessage(actual any) string {
 }
 
 type holdEntity struct {
-	ctx  context.Context
-	b    api.Backend
-	want api.Entity
-	got  api.Entity
-	err  error
-	diff []string
+	ctx       context.Context
+	b         api.Backend
+	want      api.Entity
+	got       api.Entity
+	err       error
+	diff      []string
+	roundTrip string // the round-trip rule the differences are faults of, if any
 }
 
 // HoldEntity succeeds when a Get Entity of want's keys from the table named by the actual
@@ -128,6 +134,10 @@ func (m *holdEntity) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	m.diff = EntityDiff(m.want, m.got)
+	m.roundTrip = ""
+	if len(m.diff) > 0 {
+		m.roundTrip, _ = roundTripRule(m.want, m.got)
+	}
 	return len(m.diff) == 0, nil
 }
 
@@ -136,8 +146,8 @@ func (m *holdEntity) FailureMessage(actual any) string {
 		return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects %s, but %s",
 			m.want.PartitionKey, m.want.RowKey, actual, m.want, describeOutcome(m.err))
 	}
-	return fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
-		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  "))
+	return noteRoundTripFault(m.roundTrip, fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
+		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  ")))
 }
 
 func (m *holdEntity) NegatedFailureMessage(actual any) string {

@@ -26,7 +26,7 @@ func everyType() map[string]api.Value {
 		"Flag":  api.Bool(true),
 		"When":  api.DateTime(instant),
 		"Ratio": api.Double(2.5),
-		"Id":    api.Guid(guid),
+		"Uid":   api.Guid(guid), // not "Id", a name Cosmos reserves (entities.property.name-cosmos-reserved)
 		"Small": api.Int32(-7),
 		"Big":   api.Int64(1 << 40),
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Merge Entity", func(f *framework.F) {
@@ -58,6 +59,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 			func(ctx context.Context, before, after api.Value) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				mustInsert(ctx, b, table, entity("p", "r", "V", before, "Keep", api.Bool(true)))
+				scenario.RequireRoundTrip(ctx, f, b, table, after)
 				_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", after), api.Merge, api.IfMatchAny)
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "V", after, "Keep", api.Bool(true))))

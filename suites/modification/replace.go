@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Update Entity", func(f *framework.F) {
@@ -51,6 +52,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 			func(ctx context.Context, before, after api.Value) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				mustInsert(ctx, b, table, entity("p", "r", "V", before))
+				scenario.RequireRoundTrip(ctx, f, b, table, after)
 				next := entity("p", "r", "V", after)
 				_, err := b.UpdateEntity(ctx, table, next, api.Replace, api.IfMatchAny)
 				Expect(err).To(SucceedOnBackend())

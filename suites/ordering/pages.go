@@ -1,9 +1,11 @@
 package ordering
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -86,12 +88,16 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		}
 		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
 		Expect(got).To(ConsistOfKeys(keys...), "the log partition")
+		// Judged by the keys of the times written, not by the At values read back (whose
+		// round trip is the types rules' subject).
+		newestFirst := slices.Clone(offsets)
+		slices.SortFunc(newestFirst, func(a, b time.Duration) int { return cmp.Compare(b, a) })
+		var want []api.Key
+		for _, d := range newestFirst {
+			want = append(want, scenario.Key("log", invertedTicks(base.Add(d))))
+		}
 		f.Check(spec.CheckOrder, func() {
-			for i := 1; i < len(got); i++ {
-				prev, cur := got[i-1].Properties["At"].Time(), got[i].Properties["At"].Time()
-				Expect(prev.After(cur)).To(BeTrue(), "entity %d (At %s) came after entity %d (At %s); inverted ticks must return the newest first",
-					i, api.FormatDateTime7(cur), i-1, api.FormatDateTime7(prev))
-			}
+			Expect(got).To(HaveKeys(want...), "inverted ticks must return the newest first")
 		})
 	})
 

@@ -23,6 +23,7 @@ var _ = framework.Describe("Query Entities $filter typed semantics", func(f *fra
 	matchOne := func(ctx context.Context, v api.Value, filter string, selected bool) {
 		e := api.NewEntity("p", "r", map[string]api.Value{"V": v})
 		table := tableWith(ctx, f, e)
+		requireInt64Literals(ctx, f, table, filter)
 		var want []api.Key
 		if selected {
 			want = append(want, e.Key())

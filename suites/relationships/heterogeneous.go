@@ -98,6 +98,17 @@ var _ = framework.Describe("Work with heterogeneous entity types", func(f *frame
 		for _, es := range byType {
 			all = append(all, es...)
 		}
+		// Each type of Code, alone in an entity, comes back as itself: what then differs is
+		// the shared name's.
+		codes := map[api.EdmType]api.Value{}
+		for _, e := range all {
+			codes[e.Properties[propCode].Type] = e.Properties[propCode]
+		}
+		for _, t := range api.AllEdmTypes {
+			if v, ok := codes[t]; ok {
+				scenario.RequireRoundTrip(ctx, f, b, table, v)
+			}
+		}
 		scenario.Load(ctx, b, table, all)
 		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.Cmp("PartitionKey", "eq", "Sales")})
 		Expect(err).To(SucceedOnBackend())

@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Edm.DateTime range", func(f *framework.F) {
@@ -50,6 +51,7 @@ var _ = framework.Describe("Property type changes", func(f *framework.F) {
 			old := api.NewEntity("p", "r", map[string]api.Value{"V": c.from, "Other": api.Int32(1)})
 			_, err := b.InsertEntity(ctx, table, old)
 			Expect(err).To(SucceedOnBackend())
+			scenario.RequireRoundTrip(ctx, f, b, table, c.to)
 			_, err = b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"V": c.to}), c.mode, c.ifMatch)
 			Expect(err).To(SucceedOnBackend(), "%s of V=%s over V=%s", c.mode, c.to, c.from)
 			got, err := b.GetEntity(ctx, table, "p", "r", nil)

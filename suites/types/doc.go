@@ -5,5 +5,6 @@
 // types.* of reference/spec; EVIDENCE.md 1.5).
 //
 // It imports ginkgo, gomega, reference/api, reference/spec, suites/driver,
-// suites/framework and suites/matchers; never reference or another spec package.
+// suites/framework, suites/matchers and suites/scenario (preconditions); never reference or
+// another spec package.
 package types

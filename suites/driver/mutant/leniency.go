@@ -278,7 +278,8 @@ var _ = rawMutant(Mutant{
 	rewriteBody(&a.Body, &a.ContentLength, a.Header, func(b []byte) []byte {
 		return jsonObject(b, func(m map[string]json.RawMessage) {
 			for k, v := range m {
-				if strings.Contains(k, "@") || !bytes.ContainsAny(v, "eE") || len(v) == 0 || v[0] == '"' {
+				// A number only: true, false, a string or an array hold an "e" too.
+				if strings.Contains(k, "@") || !bytes.ContainsAny(v, "eE") || len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 					continue
 				}
 				m[k+"@odata.type"] = json.RawMessage(`"Edm.Double"`)

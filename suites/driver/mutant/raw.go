@@ -80,8 +80,9 @@ func fakeAnswer(r *http.Request, c spec.ErrorCode) *http.Response {
 		ContentLength: int64(len(body)), Request: r}
 }
 
-// jsonObject re-encodes a JSON object body through a map: duplicate members collapse to the
-// last one, numbers keep their text. Anything else comes back as it was.
+// jsonObject re-encodes a JSON object body through a map when fn changes it: duplicate
+// members collapse to the last one, numbers keep their text. A body fn leaves as it was, and
+// anything else, comes back as it was sent.
 func jsonObject(body []byte, fn func(map[string]json.RawMessage)) []byte {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -91,9 +92,11 @@ func jsonObject(body []byte, fn func(map[string]json.RawMessage)) []byte {
 	if json.Unmarshal(trimmed, &m) != nil {
 		return body
 	}
+	before, _ := json.Marshal(m)
 	fn(m)
 	out, err := json.Marshal(m)
-	if err != nil {
+	if err != nil || bytes.Equal(out, before) {
+		// Unchanged: the body as sent, with what a map would lose (a member named twice).
 		return body
 	}
 	return out

@@ -91,7 +91,20 @@ type history struct {
 	// entity read back does not make its stray members the spec's own).
 	written map[string]bool
 	stray   map[string]bool
+	// values holds, by entity and property name, the distinct values the spec sent through
+	// the api (at most maxNotedValues a property); opaque the names sent in a raw body or
+	// beyond that bound, whose values are unknown.
+	values map[api.Key]map[string]map[api.Value]bool
+	opaque map[string]bool
+	// sent holds the same values by property name alone, whichever entity they were sent to.
+	sent map[string]map[api.Value]bool
+	// readBack holds, by property name, the values that came back in an answer before the
+	// spec sent them (a write that copies an entity read back does not make them its own).
+	readBack map[string]map[api.Value]bool
 }
+
+// maxNotedValues bounds the distinct values noted for one property name.
+const maxNotedValues = 4096
 
 // DefaultLimit is the number of calls a Recorder keeps.
 const DefaultLimit = 64
@@ -129,7 +142,8 @@ func (r *history) noteWritten(names ...string) {
 	}
 }
 
-// noteRead notes the names of properties an answer carried that the spec had not written.
+// noteRead notes the names of properties an answer carried that the spec had not written,
+// and the values it carried that the spec had not sent.
 func (r *history) noteRead(es ...api.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -142,6 +156,20 @@ func (r *history) noteRead(es ...api.Entity) {
 				r.stray[n] = true
 			}
 		}
+		for n, v := range e.Properties {
+			if r.values[e.Key()][n][v] {
+				continue
+			}
+			if r.readBack == nil {
+				r.readBack = map[string]map[api.Value]bool{}
+			}
+			if r.readBack[n] == nil {
+				r.readBack[n] = map[api.Value]bool{}
+			}
+			if len(r.readBack[n]) < maxNotedValues {
+				r.readBack[n][v] = true
+			}
+		}
 	}
 }
 
@@ -151,6 +179,64 @@ func (r *history) noteEntity(e api.Entity) {
 		names = append(names, n)
 	}
 	r.noteWritten(names...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.values == nil {
+		r.values = map[api.Key]map[string]map[api.Value]bool{}
+	}
+	byName := r.values[e.Key()]
+	if byName == nil {
+		byName = map[string]map[api.Value]bool{}
+		r.values[e.Key()] = byName
+	}
+	for n, v := range e.Properties {
+		seen := byName[n]
+		switch {
+		case seen[v] || r.readBack[n][v]:
+			continue
+		case len(seen) >= maxNotedValues:
+			r.markOpaque(n)
+			continue
+		case seen == nil:
+			seen = map[api.Value]bool{}
+			byName[n] = seen
+		}
+		seen[v] = true
+		if r.sent == nil {
+			r.sent = map[string]map[api.Value]bool{}
+		}
+		if r.sent[n] == nil {
+			r.sent[n] = map[api.Value]bool{}
+		}
+		r.sent[n][v] = true
+	}
+}
+
+// markOpaque notes that the spec sent values of name that are not noted; r.mu is held.
+func (r *history) markOpaque(name string) {
+	if r.opaque == nil {
+		r.opaque = map[string]bool{}
+	}
+	r.opaque[name] = true
+}
+
+// MayHaveWritten reports whether the spec may have sent v as property name of the entity
+// with key: it sent the same value there (for a null, a null of any type), or values of name
+// that were not noted (a raw body).
+func (r *history) MayHaveWritten(key api.Key, name string, v api.Value) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opaque[name] || r.values[key][name][v] {
+		return true
+	}
+	if v.Null { // a null of any type
+		for w := range r.values[key][name] {
+			if w.Null {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noteJSONBody notes the member names of a JSON object sent as an entity body, without
@@ -183,6 +269,11 @@ func (r *history) noteJSONBody(req *http.Request) {
 		names = append(names, name)
 	}
 	r.noteWritten(names...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		r.markOpaque(n)
+	}
 }
 
 // running is the history of the spec running in this process (Track), which entity
@@ -207,6 +298,35 @@ func WrittenByRunningSpec(name string) (written, tracked bool) {
 		return false, false
 	}
 	return h.Wrote(name), true
+}
+
+// MayHaveSent reports whether the spec may have sent v as property name of any entity
+// (MayHaveWritten, whichever the entity).
+func (r *history) MayHaveSent(name string, v api.Value) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.opaque[name] || r.sent[name][v]
+}
+
+// SentByRunningSpec reports whether the running spec sent v as property name of some entity
+// (Recorder.MayHaveSent); outside a tracked spec it is false: nothing says it did.
+func SentByRunningSpec(name string, v api.Value) bool {
+	h := running.Load()
+	if h == nil {
+		return false
+	}
+	return h.MayHaveSent(name, v)
+}
+
+// MayHaveBeenWrittenByRunningSpec reports whether the running spec may have sent v as the
+// property name of the entity with key (Recorder.MayHaveWritten); outside a tracked spec it is true: nothing says
+// it did not.
+func MayHaveBeenWrittenByRunningSpec(key api.Key, name string, v api.Value) bool {
+	h := running.Load()
+	if h == nil {
+		return true
+	}
+	return h.MayHaveWritten(key, name, v)
 }
 
 // Unwrap returns the wrapped backend.
