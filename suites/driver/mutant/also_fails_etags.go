@@ -1,0 +1,53 @@
+package mutant
+
+// Rules that the faults of ETag, conditional-write and write-answer mutants break besides
+// their Breaks: the backend's behaviour contradicts each rule's own statement.
+var _ = declareAlsoFails(map[string]map[string]string{
+	"prefer-ignored": {
+		"entities.key.required.code": "the refusal of an insert without keys must echo Prefer in Preference-Applied, which the mutant ignores",
+	},
+	"etag-header-dropped": {
+		"protocol.get.etag":                 "Get Entity must answer with an ETag header, which the mutant drops",
+		"protocol.insert.prefer-no-content": "an insert with return-no-content must answer with an ETag header, which the mutant drops",
+		"protocol.update.no-content":        "updates and merges must answer with an ETag header, which the mutant drops",
+	},
+	"writes-answer-200": {
+		"service.acl.accept-xml": "Set Table ACL must answer 204, which the mutant turns into 200",
+	},
+	"merge-verbs-replace": {
+		"protocol.x-method.not-post": "a PUT with X-HTTP-Method: MERGE must be refused, and the mutant performs it as a plain PUT",
+	},
+	"update-missing-upserts": {
+		"modify.update.etag-on-missing": "an update with a specific ETag of a missing entity must create nothing, and the mutant creates it",
+	},
+	"delete-missing-succeeds": {
+		"pattern.eventual.delete-gone": "deleting an entity already deleted must fail with 404, which the mutant answers with 204",
+		"concurrency.single-winner":    "of concurrent deletes with the current ETag the later ones find the entity gone and must fail, which the mutant lets succeed",
+	},
+	"check-then-act": {
+		"auth.account-sas.permissions": "the mutant checks If-Match with a read, which a SAS without r refuses: a permitted conditional write is refused with 403",
+		"auth.sas.permission.delete":   "the mutant checks If-Match with a read, which a SAS with only d refuses: a permitted delete is refused with 403",
+		"auth.sas.permission.update":   "the mutant checks If-Match with a read, which a SAS with only u refuses: a permitted update is refused with 403",
+		"parallel.delete.once":         "concurrent deletes with If-Match * all pass the mutant's read check and all succeed",
+	},
+	"if-match-ignored-on-replace": {
+		"concurrency.etag.recreated":          "a replace with the ETag of the deleted entity must fail with 412, and the mutant ignores If-Match on replace",
+		"concurrency.single-winner":           "concurrent replaces with the same ETag all succeed when the mutant ignores If-Match on replace",
+		"pattern.impl.optimistic-concurrency": "a replace with a stale ETag must fail with 412, and the mutant ignores If-Match on replace",
+		"pattern.index-entities.separate-partition": "the updaters' conditional replaces of the index never fail with 412 against the mutant, " +
+			"so that concurrent updates overwrite each other and the index ends incomplete",
+	},
+	"check-then-insert": {
+		"pattern.index-entities.separate-partition": "concurrent inserts of one index entity all succeed against the mutant instead of one answering 409, " +
+			"so that the updaters overwrite each other and the index ends incomplete",
+	},
+	"insert-conflict-upserts": {
+		"pattern.index-entities.separate-partition": "an insert of an index entity another updater created replaces it instead of answering 409, " +
+			"so that the index ends incomplete",
+	},
+	"concurrent-writes-dropped": {
+		"parallel.insert.once":                      "concurrent inserts of one entity are all acknowledged when the mutant drops the later ones",
+		"parallel.merge.disjoint":                   "concurrent merges of different properties are acknowledged and dropped, so that not all are kept",
+		"pattern.index-entities.separate-partition": "concurrent updates of the index are acknowledged and dropped, so that the index ends incomplete",
+	},
+})
