@@ -24,6 +24,30 @@ var _ = declareAlsoFails(map[string]map[string]string{
 		"pattern.eventual.delete-gone": "deleting an entity already deleted must fail with 404, which the mutant answers with 204",
 		"concurrency.single-winner":    "of concurrent deletes with the current ETag the later ones find the entity gone and must fail, which the mutant lets succeed",
 	},
+	"etag-unchanged-on-update": {
+		"batch.concurrent": "concurrent transactions conditional on one ETag all commit, since none changes the ETag, " +
+			"so that the counters show fewer increments than transactions committed",
+		"pattern.impl.optimistic-concurrency": "an update with the ETag read before another client's change must fail with 412, and the mutant's ETag never goes stale",
+		"concurrency.single-winner":           "concurrent conditional writes with one ETag all succeed, since no write changes the ETag they carry",
+		"concurrency.stale-etag.delete":       "a delete with an ETag from before an update must fail with 412, and the mutant's ETag never goes stale",
+		"parallel.merge.counter":              "conditional merges of the counter with an ETag from before another's merge succeed, so that increments are lost",
+		"pattern.data-series.concurrent":      "conditional merges of the series with an ETag from before another's merge succeed, so that updates are lost",
+		"pattern.index-entities.same-partition-concurrent": "conditional transactions of the index with an ETag from before another's succeed, " +
+			"so that employees are lost from the index",
+		"pattern.index-entities.same-partition-stale": "the transaction with the index entity's ETag from before it changed must fail with 412, and the mutant's ETag never goes stale",
+		"pattern.index-entities.separate-partition": "the updaters' conditional replaces of the index with an ETag from before another's succeed, " +
+			"so that the index ends incomplete",
+	},
+	"if-match-ignored": {
+		"concurrency.etag.recreated":     "a write with the ETag of the deleted entity must fail with 412, and the mutant takes every If-Match as *",
+		"parallel.merge.counter":         "conditional merges of the counter never fail with 412 against the mutant, so that increments are lost",
+		"pattern.data-series.concurrent": "conditional merges of the series never fail with 412 against the mutant, so that updates are lost",
+		"pattern.index-entities.same-partition-concurrent": "conditional transactions of the index never fail with 412 against the mutant, " +
+			"so that employees are lost from the index",
+		"pattern.index-entities.same-partition-stale": "the transaction with a stale index entity must fail with 412, and the mutant takes every If-Match as *",
+		"pattern.index-entities.separate-partition": "the updaters' conditional replaces of the index never fail with 412 against the mutant, " +
+			"so that the index ends incomplete",
+	},
 	"check-then-act": {
 		"auth.account-sas.permissions": "the mutant checks If-Match with a read, which a SAS without r refuses: a permitted conditional write is refused with 403",
 		"auth.sas.permission.delete":   "the mutant checks If-Match with a read, which a SAS with only d refuses: a permitted delete is refused with 403",
