@@ -48,6 +48,26 @@ var _ = declareAlsoFails(map[string]map[string]string{
 		"pattern.index-entities.separate-partition": "the updaters' conditional replaces of the index never fail with 412 against the mutant, " +
 			"so that the index ends incomplete",
 	},
+	"merge-as-replace": {
+		"batch.all-kinds":                "a merge and an insert-or-merge in a transaction must apply as the single merge does, and the mutant replaces",
+		"batch.merge-replace":            "a merge in a transaction must keep the properties it does not send, and the mutant drops them",
+		"modify.merge.null-ignored":      "a merge must keep a stored property it does not send, and the mutant drops it",
+		"pattern.data-series.merge-hour": "merging one hour must keep the other 23, which the mutant drops",
+	},
+	"replace-as-merge": {
+		"batch.all-kinds":                   "a replace and an insert-or-replace in a transaction must apply as the single replace does, and the mutant merges",
+		"batch.merge-replace":               "a replace in a transaction must remove the properties it does not send, and the mutant keeps them",
+		"entities.property.null-not-stored": "Update Entity with a property sent as null must leave the entity without it, and the mutant keeps the stored value",
+		"modify.replace.null-removes":       "Update Entity with a property sent as null must leave the entity without it, and the mutant keeps the stored value",
+		"pattern.data-series.replace-drops": "replacing the series with one hour must remove the other 23, which the mutant keeps",
+	},
+	"upsert-as-insert": {
+		"auth.sas.permission.add":           "an upsert through a SAS with only a must be refused with 403, and the mutant performs it as the insert a allows",
+		"auth.sas.permission.upsert":        "an upsert through a SAS with only a must be refused with 403, and the mutant performs it as the insert a allows",
+		"modify.insert-or-merge.merges":     "Insert Or Merge of an existing entity must merge into it, and the mutant fails it with 409",
+		"modify.insert-or-replace.replaces": "Insert Or Replace of an existing entity must replace it, and the mutant fails it with 409",
+		"parallel.upsert.durable":           "concurrent upserts of existing entities fail with 409 against the mutant instead of being stored",
+	},
 	"check-then-act": {
 		"auth.account-sas.permissions": "the mutant checks If-Match with a read, which a SAS without r refuses: a permitted conditional write is refused with 403",
 		"auth.sas.permission.delete":   "the mutant checks If-Match with a read, which a SAS with only d refuses: a permitted delete is refused with 403",
