@@ -28,20 +28,8 @@ func (w write) do(ctx context.Context, b api.Backend, table string, e api.Entity
 // whose subject it is.
 func (w write) require(ctx context.Context, f *framework.F, b api.Backend, table string, e api.Entity, existing bool) string {
 	GinkgoHelper()
-	rule := "concurrency.if-match-any"
-	switch {
-	case w.ifMatch != "":
-	case w.mode == api.Replace && existing:
-		rule = "modify.insert-or-replace.replaces"
-	case w.mode == api.Replace:
-		rule = "modify.insert-or-replace.creates"
-	case existing:
-		rule = "modify.insert-or-merge.merges"
-	default:
-		rule = "modify.insert-or-merge.creates"
-	}
 	var etag string
-	f.Requires(rule, fmt.Sprintf("the %s of %s with If-Match %q succeeds", w.mode, e, w.ifMatch), func() {
+	f.Requires(updateRule(w.mode, w.ifMatch, existing), fmt.Sprintf("the %s of %s with If-Match %q succeeds", w.mode, e, w.ifMatch), func() {
 		var err error
 		etag, err = w.do(ctx, b, table, e)
 		Expect(err).To(SucceedOnBackend())
