@@ -135,7 +135,8 @@ var _ = framework.Describe("Shared Key authorization", func(f *framework.F) {
 			Entry("for Get Entity", reqGet, []int{http.StatusOK}),
 			Entry("for Query Tables", reqTables, []int{http.StatusOK}),
 			Entry("for Insert Entity", reqInsert, []int{http.StatusCreated, http.StatusNoContent}),
-			Entry("for Delete Entity", reqDelete, []int{http.StatusNoContent}),
+			// Accepted is the subject: the 204 Storage answers is protocol.delete.no-content's.
+			Entry("for Delete Entity", reqDelete, []int{http.StatusOK, http.StatusNoContent}),
 		)
 	})
 

@@ -15,21 +15,38 @@ import (
 )
 
 // failing builds the operation that makes a transaction fail, given the ETag that
-// setUpFailures made stale; status and code are what it alone would answer.
+// setUpFailures made stale; status and code are what it alone would answer. failsBy, when
+// set, is the rule whose subject is that the operation fails at all: a precondition of the
+// specs that use the failure as a step.
 type failing struct {
-	op     func(stale string) api.BatchOp
-	status int
-	codes  []string
+	op      func(stale string) api.BatchOp
+	status  int
+	codes   []string
+	failsBy string
 }
 
+// requireFailure is the precondition that the transaction ops, holding bad, failed (err).
+func requireFailure(f *framework.F, bad failing, ops []api.BatchOp, err error) {
+	GinkgoHelper()
+	if bad.failsBy == "" {
+		return
+	}
+	f.Requires(bad.failsBy, "the transaction fails by its operation "+describeOps(ops), func() {
+		Expect(err).To(HaveOccurred(), "transaction %s succeeded", describeOps(ops))
+	})
+}
+
+// ruleStaleInTransaction is the rule whose subject is a stale ETag failing a transaction.
+const ruleStaleInTransaction = "batch.condition.etag"
+
 var (
-	insertConflict = failing{func(string) api.BatchOp { return insertOp("exists", "V", api.Int32(9)) }, 409, []string{"EntityAlreadyExists"}}
-	replaceMissing = failing{func(string) api.BatchOp { return replaceOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...)}
-	mergeMissing   = failing{func(string) api.BatchOp { return mergeOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...)}
-	deleteMissing  = failing{func(string) api.BatchOp { return deleteOp("missing") }, 404, spec.Codes(spec.MissingEntityAnswers...)}
-	replaceStale   = failing{func(etag string) api.BatchOp { return withIfMatch(replaceOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
-	mergeStale     = failing{func(etag string) api.BatchOp { return withIfMatch(mergeOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
-	deleteStale    = failing{func(etag string) api.BatchOp { return withIfMatch(deleteOp("exists"), etag) }, 412, []string{"UpdateConditionNotSatisfied"}}
+	insertConflict = failing{func(string) api.BatchOp { return insertOp("exists", "V", api.Int32(9)) }, 409, []string{"EntityAlreadyExists"}, ""}
+	replaceMissing = failing{func(string) api.BatchOp { return replaceOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...), ""}
+	mergeMissing   = failing{func(string) api.BatchOp { return mergeOp("missing", "V", api.Int32(9)) }, 404, spec.Codes(spec.MissingEntityAnswers...), ""}
+	deleteMissing  = failing{func(string) api.BatchOp { return deleteOp("missing") }, 404, spec.Codes(spec.MissingEntityAnswers...), ""}
+	replaceStale   = failing{func(etag string) api.BatchOp { return withIfMatch(replaceOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}, ruleStaleInTransaction}
+	mergeStale     = failing{func(etag string) api.BatchOp { return withIfMatch(mergeOp("exists", "V", api.Int32(9)), etag) }, 412, []string{"UpdateConditionNotSatisfied"}, ruleStaleInTransaction}
+	deleteStale    = failing{func(etag string) api.BatchOp { return withIfMatch(deleteOp("exists"), etag) }, 412, []string{"UpdateConditionNotSatisfied"}, ruleStaleInTransaction}
 )
 
 // setUpFailures stores the entities the good operations change and the entity "exists",
@@ -43,9 +60,14 @@ func setUpFailures(ctx context.Context, b api.Backend, table string) ([]api.Enti
 		entity("deleted", "V", api.Int32(1)),
 		entity("upserted", "V", api.Int32(1)))
 	stale := stored[0].ETag
+	var current string
 	framework.Requires("modify.replace.removes-omitted", "make the ETag of \"exists\" stale by a replace", func() {
-		_, err := b.UpdateEntity(ctx, table, entity("exists", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+		var err error
+		current, err = b.UpdateEntity(ctx, table, entity("exists", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
 		Expect(err).To(SucceedOnBackend(), "setting up: make the ETag of \"exists\" stale")
+	})
+	framework.Requires("modify.etag.changes", "the replace gives \"exists\" a new ETag", func() {
+		Expect(current).NotTo(Equal(stale), "the replace of \"exists\" kept its ETag")
 	})
 	return snapshot(ctx, b, table), stale
 }
@@ -82,6 +104,7 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 			before, stale := setUpFailures(ctx, b, table)
 			ops := withFailureAt(bad.op(stale), at)
 			_, err := b.SubmitBatch(ctx, table, ops)
+			requireFailure(f, bad, ops, err)
 			Expect(err).To(HaveOccurred(), "transaction %s succeeded although operation %d must fail", describeOps(ops), at)
 			Expect(table).To(HoldExactly(ctx, b, before...))
 		},
@@ -102,7 +125,9 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 		func(ctx context.Context, bad failing) {
 			b, table := transactionTable(ctx, f)
 			_, stale := setUpFailures(ctx, b, table)
-			_, err := b.SubmitBatch(ctx, table, withFailureAt(bad.op(stale), middle))
+			ops := withFailureAt(bad.op(stale), middle)
+			_, err := b.SubmitBatch(ctx, table, ops)
+			requireFailure(f, bad, ops, err)
 			Expect(err).To(HaveFailedWithStatusIn([]int{bad.status, 400}, bad.codes...))
 			e, _ := driver.AsError(err)
 			f.Choice(fmt.Sprintf("status of a failed transaction whose operation alone answers %d", bad.status), fmt.Sprint(e.Status))
@@ -118,7 +143,9 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 		func(ctx context.Context, bad failing, at int) {
 			b, table := transactionTable(ctx, f)
 			_, stale := setUpFailures(ctx, b, table)
-			_, err := b.SubmitBatch(ctx, table, withFailureAt(bad.op(stale), at))
+			ops := withFailureAt(bad.op(stale), at)
+			_, err := b.SubmitBatch(ctx, table, ops)
+			requireFailure(f, bad, ops, err)
 			Expect(err).To(NameFailedOperation(at))
 			if e, ok := driver.AsError(err); ok {
 				f.Choice(fmt.Sprintf("index named for a failure at operation %d", at), fmt.Sprintf("indexed=%t", e.Indexed))
@@ -180,7 +207,10 @@ var _ = framework.Describe("Entity group transaction atomicity", func(f *framewo
 				stored := seed(ctx, b, table, entity("exists", "V", api.Int32(1), "W", api.Int32(1)))
 				_, err := b.SubmitBatch(ctx, table, []api.BatchOp{bad.op(stored[0].ETag), insertOp("other")})
 				Expect(err).To(SucceedOnBackend())
-				Expect(table).To(HoldExactly(ctx, b, append(want, entity("other"))...))
+				// What a replace or merge in a transaction keeps is batch.merge-replace's subject.
+				f.Requires("batch.merge-replace", "the transaction's write leaves what the single write leaves", func() {
+					Expect(table).To(HoldExactly(ctx, b, append(want, entity("other"))...))
+				})
 			},
 			Entry("for a replace", replaceStale, []api.Entity{entity("exists", "V", api.Int32(9))}),
 			Entry("for a merge", mergeStale, []api.Entity{entity("exists", "V", api.Int32(9), "W", api.Int32(1))}),

@@ -71,12 +71,11 @@ func snapshot(ctx context.Context, b api.Backend, table string) []api.Entity {
 	return all
 }
 
-// etagOf reads the current ETag of entity rk.
-func etagOf(ctx context.Context, b api.Backend, table, rk string) string {
+// etagOf reads the current ETag of entity rk, once two reads agree on it (the precondition
+// scenario.ReadStable: a read that changes the ETag shows none another answer could match).
+func etagOf(ctx context.Context, f *framework.F, b api.Backend, table, rk string) string {
 	GinkgoHelper()
-	got, err := b.GetEntity(ctx, table, pk, rk, nil)
-	Expect(err).To(SucceedOnBackend(), "reading (%q,%q)", pk, rk)
-	return got.ETag
+	return scenario.ReadStable(ctx, f, b, table, pk, rk).ETag
 }
 
 // describeOps renders a transaction for failure messages.

@@ -122,7 +122,7 @@ var _ = framework.Describe("Entity group transactions", func(f *framework.F) {
 					continue
 				}
 				Expect(res[i].ETag).NotTo(BeEmpty(), "the %s at %d returned no ETag", op.Kind, i)
-				Expect(res[i].ETag).To(Equal(etagOf(ctx, b, table, op.Entity.RowKey)),
+				Expect(res[i].ETag).To(Equal(etagOf(ctx, f, b, table, op.Entity.RowKey)),
 					"the %s at %d returned an ETag that a read of %q does not show", op.Kind, i, op.Entity.RowKey)
 			}
 		})

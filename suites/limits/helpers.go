@@ -70,6 +70,28 @@ func checkWrite(ctx context.Context, f *framework.F, w scenario.Write, bd bounda
 	expectUnchanged(ctx, b, table, seed, w.Existing)
 }
 
+// requireMergeKeeps is the precondition of a spec about what a merge with ifMatch (If-Match
+// * or none, Insert Or Merge) would make of the stored entity seed: a merge that sends no
+// property succeeds, under the rule of its If-Match, and keeps seed's properties, under the
+// rule of the merge. Only then is the merged result the spec counts the one it stores.
+func requireMergeKeeps(ctx context.Context, f *framework.F, b api.Backend, table string, seed api.Entity, ifMatch string) {
+	GinkgoHelper()
+	succeeds, keeps := "concurrency.if-match-any", "modify.merge.keeps-omitted"
+	if ifMatch == "" {
+		succeeds, keeps = "modify.insert-or-merge.merges", "modify.insert-or-merge.merges"
+	}
+	empty := api.NewEntity(seed.PartitionKey, seed.RowKey, nil)
+	f.Requires(succeeds, fmt.Sprintf("a merge with If-Match %q that sends no property succeeds", ifMatch), func() {
+		_, err := b.UpdateEntity(ctx, table, empty, api.Merge, ifMatch)
+		Expect(err).To(SucceedOnBackend(), "a merge that sends no property")
+	})
+	f.Requires(keeps, "a merge that sends no property keeps the stored ones", func() {
+		got, err := b.GetEntity(ctx, table, seed.PartitionKey, seed.RowKey, nil)
+		Expect(err).To(SucceedOnBackend())
+		Expect(WrittenOnly(got).Properties).To(HaveLen(len(seed.Properties)), "the stored properties after a merge that sends none")
+	})
+}
+
 // expectUnchanged checks that a refused write left the table as it was: the seed entity as
 // stored, or no entity at all.
 func expectUnchanged(ctx context.Context, b api.Backend, table string, seed api.Entity, existed bool) {

@@ -45,6 +45,7 @@ var _ = framework.Describe("Property limits", func(f *framework.F) {
 				if m.upsert {
 					ifMatch = ""
 				}
+				requireMergeKeeps(ctx, f, b, table, seed, ifMatch)
 				_, err = b.UpdateEntity(ctx, table, sent, api.Merge, ifMatch)
 				if fits {
 					Expect(err).To(SucceedOnBackend(), "merge of %d properties into %d", m.sent, m.stored)

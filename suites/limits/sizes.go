@@ -184,6 +184,7 @@ var _ = framework.Describe("Entity size", func(f *framework.F) {
 				for i := range overEntityBinaries - overEntityBinaries/2 {
 					more.Properties[fmt.Sprintf("M%02d", i)] = api.Binary(filled(spec.MaxBinaryBytes, byte(i)))
 				}
+				requireMergeKeeps(ctx, f, b, table, seed, ifMatch)
 				_, err = b.UpdateEntity(ctx, table, more, api.Merge, ifMatch)
 				Expect(err).To(HaveFailedWithStatus(400), "a merge that makes the entity %d bytes", api.EntitySize(seed)+api.EntitySize(more)-api.EntitySize(api.NewEntity("p", "r", nil)))
 				f.Choice("refusal code", OutcomeOf(err))

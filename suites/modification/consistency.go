@@ -22,8 +22,10 @@ func neighbours() []api.Entity {
 }
 
 var _ = framework.Describe("Design for data modification", func(f *framework.F) {
+	// The neighbours and the keys the table holds are the subject; what the addressed entity
+	// holds afterwards is the subject of the write's own rule (writeRule), a precondition.
 	f.DescribeTable("modify.point.isolation", "changes only the entity the keys address",
-		func(ctx context.Context, op func(context.Context, api.Backend, string) error, exists bool, want *api.Entity) {
+		func(ctx context.Context, writeRule string, op func(context.Context, api.Backend, string) error, exists bool, want *api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			others := neighbours()
 			for _, e := range others {
@@ -37,20 +39,28 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			if want != nil {
 				expected = append(expected, *want)
 			}
-			Expect(table).To(HoldExactly(ctx, b, expected...))
+			for _, n := range others {
+				Expect(table).To(HoldEntity(ctx, b, n), "a neighbour of (\"p\", \"r\")")
+			}
+			all, err := ReadTable(ctx, b, table)
+			Expect(err).To(SucceedOnBackend(), "read the table")
+			Expect(Keys(all)).To(ConsistOf(Keys(expected)), "the keys of the entities the table holds")
+			f.Requires(writeRule, "the addressed entity holds what the write stores", func() {
+				Expect(table).To(HoldExactly(ctx, b, expected...))
+			})
 		},
-		Entry("for a replace", func(ctx context.Context, b api.Backend, t string) error {
+		Entry("for a replace", "modify.replace.removes-omitted", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(2))}),
-		Entry("for a merge", func(ctx context.Context, b api.Backend, t string) error {
+		Entry("for a merge", "modify.merge.keeps-omitted", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(3)), api.Merge, api.IfMatchAny)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(3), "W", api.String("w"))}),
-		Entry("for a delete", func(ctx context.Context, b api.Backend, t string) error {
+		Entry("for a delete", "modify.delete.removes", func(ctx context.Context, b api.Backend, t string) error {
 			return b.DeleteEntity(ctx, t, "p", "r", api.IfMatchAny)
 		}, true, nil),
-		Entry("for an insert next to entities that share one key", func(ctx context.Context, b api.Backend, t string) error {
+		Entry("for an insert next to entities that share one key", "modify.insert.stores", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.InsertEntity(ctx, t, entity("p", "r", "V", api.Int32(4)))
 			return err
 		}, false, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(4))}),
@@ -61,6 +71,9 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1), "W", api.Int32(1)))
 			mustUpdate(ctx, b, table, entity("p", "r", "V", api.Int32(2)), api.Merge, api.IfMatchAny)
+			f.Requires("modify.merge.keeps-omitted", "a query shows the merged entity", func() {
+				Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "V", api.Int32(2), "W", api.Int32(1))))
+			})
 			Expect(table).To(HoldEntity(ctx, b, entity("p", "r", "V", api.Int32(2), "W", api.Int32(1))))
 		})
 
@@ -74,7 +87,9 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			after, err := b.GetEntity(ctx, table, "p", "r", nil)
 			Expect(err).To(SucceedOnBackend())
 			Expect(after).To(MatchEntity(entity("p", "r", "V", api.Int32(2))), "Get Entity after an acknowledged merge")
-			Expect(after.ETag).NotTo(Equal(before.ETag), "the ETag after the merge")
+			f.Requires("modify.etag.changes", "the merge gives the entity a new ETag", func() {
+				Expect(after.ETag).NotTo(Equal(before.ETag), "the ETag after the merge")
+			})
 		})
 
 		f.It("modify.read-your-writes", "a filter on the changed property finds the new value and not the old one", func(ctx context.Context) {
@@ -96,6 +111,9 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			mustInsert(ctx, b, table, entity("p", "r", "Old", api.Int32(1)))
 			next := entity("p", "r", "New", api.Int32(2))
 			mustUpdate(ctx, b, table, next, api.Replace, "")
+			f.Requires("modify.insert-or-replace.replaces", "a point read shows the replaced entity", func() {
+				Expect(mustGet(ctx, b, table, "p", "r")).To(MatchEntity(next))
+			})
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'"})
 			Expect(err).To(SucceedOnBackend())
 			Expect(page.Entities).To(HaveLen(1), "the partition query returned %s", KeyList(page.Entities))

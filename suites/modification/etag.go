@@ -23,6 +23,20 @@ func (w write) do(ctx context.Context, b api.Backend, table string, e api.Entity
 	return b.UpdateEntity(ctx, table, e, w.mode, w.ifMatch)
 }
 
+// require performs w on e, stored before it when existing, as a step of a spec whose subject
+// is the ETag or Timestamp the write gives: its success is a precondition under the rule
+// whose subject it is.
+func (w write) require(ctx context.Context, f *framework.F, b api.Backend, table string, e api.Entity, existing bool) string {
+	GinkgoHelper()
+	var etag string
+	f.Requires(updateRule(w.mode, w.ifMatch, existing), fmt.Sprintf("the %s of %s with If-Match %q succeeds", w.mode, e, w.ifMatch), func() {
+		var err error
+		etag, err = w.do(ctx, b, table, e)
+		Expect(err).To(SucceedOnBackend())
+	})
+	return etag
+}
+
 var (
 	replaceAny    = write{api.Replace, api.IfMatchAny}
 	mergeAny      = write{api.Merge, api.IfMatchAny}
@@ -35,8 +49,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 		func(ctx context.Context, w write, e api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			before := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
-			etag, err := w.do(ctx, b, table, e)
-			Expect(err).To(SucceedOnBackend())
+			etag := w.require(ctx, f, b, table, e, true)
 			Expect(etag).NotTo(Equal(before.ETag), "the write returned the ETag the entity had before it")
 			Expect(mustGet(ctx, b, table, "p", "r").ETag).NotTo(Equal(before.ETag), "a read after the write shows the ETag from before it")
 		},
@@ -53,8 +66,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 		seen := map[string]int{mustInsert(ctx, b, table, entity("p", "r", "N", api.Int32(0))).ETag: 0}
 		writes := []write{replaceAny, mergeAny, insertReplace, insertMerge, replaceAny, mergeAny, insertMerge, insertReplace}
 		for i, w := range writes {
-			etag, err := w.do(ctx, b, table, entity("p", "r", "N", api.Int32(int32(i+1))))
-			Expect(err).To(SucceedOnBackend())
+			etag := w.require(ctx, f, b, table, entity("p", "r", "N", api.Int32(int32(i+1))), true)
 			if at, dup := seen[etag]; dup {
 				Fail(fmt.Sprintf("write %d returned ETag %s, the ETag write %d returned", i+1, etag, at))
 			}
@@ -76,9 +88,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 				if existing {
 					mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
 				}
-				var err error
-				etag, err = w.do(ctx, b, table, e)
-				Expect(err).To(SucceedOnBackend())
+				etag = w.require(ctx, f, b, table, e, existing)
 			}
 			Expect(etag).NotTo(BeEmpty(), "the write returned no ETag")
 			Expect(scenario.ReadStable(ctx, f, b, table, "p", "r").ETag).To(Equal(etag), "the ETag the write returned is not the one a read shows")
@@ -97,8 +107,7 @@ var _ = framework.Describe("Entity ETag and Timestamp", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
 			before := mustGet(ctx, b, table, "p", "r").Timestamp
-			_, err := w.do(ctx, b, table, entity("p", "r", "V", api.Int32(2)))
-			Expect(err).To(SucceedOnBackend())
+			w.require(ctx, f, b, table, entity("p", "r", "V", api.Int32(2)), true)
 			after := mustGet(ctx, b, table, "p", "r").Timestamp
 			Expect(after.After(before)).To(BeTrue(), "the Timestamp went from %s to %s", api.FormatDateTime7(before), api.FormatDateTime7(after))
 		},

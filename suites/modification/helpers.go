@@ -2,6 +2,7 @@ package modification
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,12 +57,37 @@ func mustInsert(ctx context.Context, b api.Backend, table string, e api.Entity) 
 	return got
 }
 
-// mustUpdate writes e and returns the new ETag.
+// mustUpdate writes e, which the spec stored before, and returns the new ETag; the write's
+// success is a precondition under updateRule.
 func mustUpdate(ctx context.Context, b api.Backend, table string, e api.Entity, mode api.UpdateMode, ifMatch string) string {
 	GinkgoHelper()
-	etag, err := b.UpdateEntity(ctx, table, e, mode, ifMatch)
-	Expect(err).To(SucceedOnBackend(), "setting up: %s %s with If-Match %q", mode, e, ifMatch)
+	var etag string
+	framework.Requires(updateRule(mode, ifMatch, true), fmt.Sprintf("%s %s with If-Match %q", mode, e, ifMatch), func() {
+		var err error
+		etag, err = b.UpdateEntity(ctx, table, e, mode, ifMatch)
+		Expect(err).To(SucceedOnBackend(), "setting up: %s %s with If-Match %q", mode, e, ifMatch)
+	})
 	return etag
+}
+
+// updateRule is the rule whose subject is an update in mode with ifMatch succeeding, on an
+// entity that exists or not: If-Match * (concurrency.if-match-any), a specific ETag
+// (concurrency.current-etag) or an upsert.
+func updateRule(mode api.UpdateMode, ifMatch string, existing bool) string {
+	switch {
+	case ifMatch == api.IfMatchAny:
+		return "concurrency.if-match-any"
+	case ifMatch != "":
+		return "concurrency.current-etag"
+	case mode == api.Replace && existing:
+		return "modify.insert-or-replace.replaces"
+	case mode == api.Replace:
+		return "modify.insert-or-replace.creates"
+	case existing:
+		return "modify.insert-or-merge.merges"
+	default:
+		return "modify.insert-or-merge.creates"
+	}
 }
 
 // mustGet reads one entity.

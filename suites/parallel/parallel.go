@@ -125,6 +125,19 @@ func load(ctx context.Context, b api.Backend, table string) {
 	framework.Requires("modify.insert.stores", fmt.Sprintf("load %d partitions", partitions), func() {
 		Expect(err).To(SucceedOnBackend(), "setting up: load %d partitions", partitions)
 	})
+	// The inserts ran concurrently: that each acknowledged one is stored is the subject of
+	// parallel.insert.durable, read back by key so that no query is relied on.
+	framework.Requires("parallel.insert.durable", fmt.Sprintf("the %d partitions loaded concurrently are stored", partitions), func() {
+		err := fanOut(partitions, func(p int) error {
+			for r := range perPartition {
+				if _, err := b.GetEntity(ctx, table, partitionKey(p), rowKey(r), nil); err != nil {
+					return fmt.Errorf("read back (%q, %q): %w", partitionKey(p), rowKey(r), err)
+				}
+			}
+			return nil
+		})
+		Expect(err).To(SucceedOnBackend(), "setting up: read back the loaded entities")
+	})
 }
 
 // queryAll follows a query to its end (bounded).

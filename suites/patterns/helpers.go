@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
+	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
 	"github.com/tableconform/conform/suites/scenario"
 )
@@ -39,6 +40,17 @@ func mustUpdate(ctx context.Context, b api.Backend, table string, e api.Entity, 
 	etag, err := b.UpdateEntity(ctx, table, e, mode, ifMatch)
 	Expect(err).To(SucceedOnBackend(), "%s %s with If-Match %q", mode, e, ifMatch)
 	return etag
+}
+
+// requireStaleRefused is the precondition of a pattern spec that makes its transaction fail
+// by an ETag another client made stale: the transaction failed with 412
+// UpdateConditionNotSatisfied (or 400 with that code), the subject of batch.condition.etag.
+// What the failure leaves behind is the pattern's own subject.
+func requireStaleRefused(f *framework.F, err error) {
+	GinkgoHelper()
+	f.Requires("batch.condition.etag", "the transaction with a stale ETag fails", func() {
+		Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
+	})
 }
 
 // statusAndCode renders a service error as "404 TableNotFound" for recorded choices (no

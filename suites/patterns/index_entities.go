@@ -271,7 +271,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				scenario.RequireTransactions(ctx, f, b, table)
 				emps := loadSameDeptIndex(ctx, b, table)
-				Expect(rename(ctx, b, table, true)).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
+				requireStaleRefused(f, rename(ctx, b, table, true))
 				ben, _ := fixtures.FindEmployee(emps, "000150")
 				Expect(table).To(HoldEntity(ctx, b, ben.Entity()))
 				Expect(table).To(HoldEntity(ctx, b, nameIndex("Sales", "Jones", idsWith(emps, "Sales", "Jones")...)))

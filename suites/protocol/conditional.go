@@ -27,7 +27,10 @@ var _ = framework.Describe("Merge verbs", func(f *framework.F) {
 			table := f.NewTable(ctx)
 			stored(ctx, b, table)
 			a := send(ctx, raw, method, entityPath(table, "p", "r"), body("p", "r", "Name", "new"), map[string]string{"If-Match": "*"})
-			Expect(a.status).To(Equal(204), "%s", a)
+			Expect(a.status).To(BeNumerically("<", 300), "%s", a)
+			f.Requires("protocol.update.no-content", "the "+method+" answers 204", func() {
+				Expect(a.status).To(Equal(204), "%s", a)
+			})
 			Expect(table).To(HoldExactly(ctx, b, merged()))
 		})
 	}

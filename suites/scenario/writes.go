@@ -2,8 +2,14 @@ package scenario
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/matchers"
 )
 
 // Write is one of the documented writes of a whole entity, named as the REST operation.
@@ -14,6 +20,23 @@ type Write struct {
 	Name     string
 	Existing bool
 	Do       func(ctx context.Context, b api.Backend, table string, e api.Entity) (etag string, err error)
+	// Succeeds is the rule whose subject is the write succeeding on the entity a spec
+	// stored before it (on a new entity, for Insert Entity).
+	Succeeds string
+}
+
+// Require performs w on e, which the spec stored before unless w is Insert Entity, as a step
+// of a spec whose subject is something else the write does (its ETag, its Timestamp): its
+// success is a precondition under w.Succeeds. It returns the ETag the write answered.
+func (w Write) Require(ctx context.Context, f *framework.F, b api.Backend, table string, e api.Entity) string {
+	ginkgo.GinkgoHelper()
+	var etag string
+	f.Requires(w.Succeeds, fmt.Sprintf("%s of (%q, %q) succeeds", w.Name, e.PartitionKey, e.RowKey), func() {
+		var err error
+		etag, err = w.Do(ctx, b, table, e)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), w.Name)
+	})
+	return etag
 }
 
 // The five writes of a whole entity: Insert, Update (replace, If-Match *), Merge (If-Match
@@ -22,19 +45,19 @@ var (
 	Insert = Write{Name: "Insert Entity", Do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
 		got, err := b.InsertEntity(ctx, t, e)
 		return got.ETag, err
-	}}
+	}, Succeeds: "modify.insert.stores"}
 	Replace = Write{Name: "Update Entity", Existing: true, Do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
 		return b.UpdateEntity(ctx, t, e, api.Replace, api.IfMatchAny)
-	}}
+	}, Succeeds: "concurrency.if-match-any"}
 	Merge = Write{Name: "Merge Entity", Existing: true, Do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
 		return b.UpdateEntity(ctx, t, e, api.Merge, api.IfMatchAny)
-	}}
+	}, Succeeds: "concurrency.if-match-any"}
 	InsertOrReplace = Write{Name: "Insert Or Replace Entity", Do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
 		return b.UpdateEntity(ctx, t, e, api.Replace, "")
-	}}
+	}, Succeeds: "modify.insert-or-replace.replaces"}
 	InsertOrMerge = Write{Name: "Insert Or Merge Entity", Do: func(ctx context.Context, b api.Backend, t string, e api.Entity) (string, error) {
 		return b.UpdateEntity(ctx, t, e, api.Merge, "")
-	}}
+	}, Succeeds: "modify.insert-or-merge.merges"}
 )
 
 // AllWrites returns the five writes of a whole entity, in the order above.
