@@ -129,8 +129,8 @@ var _ = framework.Describe("Design for querying", func(f *framework.F) {
 			"RowKey eq '121'",
 			func(e api.Entity) bool { return e.RowKey == "121" }),
 		Entry("for a numeric range on a non-key property",
-			"Age gt 30 and Age le 41",
-			func(e api.Entity) bool { a := e.Properties["Age"].Int(); return a > 30 && a <= 41 }),
+			"Age ge 31 and Age le 41",
+			func(e api.Entity) bool { a := e.Properties["Age"].Int(); return a >= 31 && a <= 41 }),
 		Entry("for no filter at all", "", func(api.Entity) bool { return true }),
 	)
 

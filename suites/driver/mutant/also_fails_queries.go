@@ -10,6 +10,31 @@ var _ = declareAlsoFails(map[string]map[string]string{
 	"select-ignored": {
 		"pattern.impl.projection": "a query with $select=Email returns every property of the employees",
 	},
+	"range-bounds-inclusive": {
+		"query.compare.binary":       "gt and lt select the value equal to the Binary literal",
+		"query.compare.boolean":      "gt and lt select the value equal to the Boolean literal",
+		"query.compare.datetime":     "gt and lt select the value equal to the DateTime literal",
+		"query.compare.double":       "gt and lt select the value equal to the Double literal",
+		"query.compare.guid":         "gt and lt select the value equal to the Guid literal",
+		"query.compare.int64":        "gt and lt select the value equal to the Int64 literal",
+		"query.compare.widening":     "gt and lt select the value equal to the narrower literal",
+		"query.filter.timestamp":     "Timestamp lt or gt one of its values selects that value too, which an Edm.DateTime comparison excludes",
+		"pattern.compound-key.range": "RowKey lt 'empid_000124' returns the entity of employee 000124 itself",
+		"pattern.log-tail.since":     "RowKey lt the inverted ticks of T returns the entity logged at T, which the rule excludes",
+	},
+	"key-eq-as-prefix": {
+		"query.point":                   "a point query also returns the entities whose keys begin with the named ones",
+		"query.point.absent":            "a point query for absent keys returns the entities whose keys begin with them",
+		"query.range":                   "PartitionKey eq of a range query also selects the partitions whose names begin with it",
+		"query.partition-scan":          "PartitionKey eq of a partition scan also selects the partitions whose names begin with it",
+		"query.or-keys":                 "each key equality of the or also selects the keys that begin with it",
+		"query.filter.comparison-limit": "the mutant turns each key equality into two comparisons, so a filter of 15 equalities goes over the limit and is refused",
+	},
+	"literals-as-strings": {
+		"query.literal.forms":          "a negative number, a datetime, a binary or Guid literal compared as text does not select the value it denotes",
+		"query.literal.binary-keyword": "binary'0AFF' compared as the text 0AFF does not select what X'0AFF' selects",
+		"query.filter.timestamp":       "a datetime literal compared as text does not compare Timestamp as an Edm.DateTime",
+	},
 	"filter-errors-as-empty": {
 		"query.filter.comparison-limit.over": "a filter over the comparison limit is answered as accepted, with no results instead of the matching ones",
 	},
