@@ -94,6 +94,9 @@ var _ = framework.Describe("Query Entities $filter syntax", func(f *framework.F)
 	f.DescribeTable("query.filter.case.properties", "with property names matches them case-sensitively",
 		func(ctx context.Context, filter string, want []api.Key) {
 			table := tableWith(ctx, f, sample...)
+			f.Requires("query.compare.int32", "answer the filter Rank eq 3 with the stored spelling", func() {
+				Expect(filterAll(ctx, f, table, "Rank eq 3", len(sample))).To(ConsistOfKeys(scenario.Key("p", "r1")), "filter \"Rank eq 3\"")
+			})
 			Expect(filterAll(ctx, f, table, filter, len(sample))).To(ConsistOfKeys(want...), "filter %q", filter)
 		},
 		Entry("selecting with the stored spelling", "Rank eq 3", []api.Key{scenario.Key("p", "r1")}),
