@@ -182,6 +182,13 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 		f.It("parallel.query.equivalent", "returns in parallel what one serial filtered query returns", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			load(ctx, b, table)
+			for _, c := range []struct{ rule, filter string }{{"query.compare.boolean", "Even eq true"}, {"query.compare.int32", "R ge 10"}} {
+				f.Requires(c.rule, "the comparison "+c.filter+" alone selects entities", func() {
+					alone, err := queryAll(ctx, b, table, api.Query{Filter: c.filter})
+					Expect(err).To(SucceedOnBackend())
+					Expect(alone).NotTo(BeEmpty(), "entities of the filter %q", c.filter)
+				})
+			}
 			serial, err := queryAll(ctx, b, table, api.Query{Filter: "Even eq true and R ge 10"})
 			Expect(err).To(SucceedOnBackend())
 			Expect(serial).NotTo(BeEmpty(), "entities of the serial filtered query")

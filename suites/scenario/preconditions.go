@@ -41,6 +41,10 @@ func RequireTransactions(ctx context.Context, f *framework.F, b api.Backend, tab
 	f.Requires("modify.delete.removes", "delete the probe entity of the transaction precondition", func() {
 		err := b.DeleteEntity(ctx, table, probePartition, "transaction", api.IfMatchAny)
 		gomega.Expect(err).To(matchers.SucceedOnBackend(), "delete the probe entity")
+		// The spec may read its table by queries: the probe must be gone from them too.
+		left, err := matchers.QueryAll(ctx, b, table, api.Query{Filter: "PartitionKey eq '" + probePartition + "'"}, MaxPages)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "query the probe's partition after its delete")
+		gomega.Expect(left.Entities()).To(gomega.BeEmpty(), "a query of the probe's partition after its delete")
 	})
 }
 
