@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Update Entity", func(f *framework.F) {
@@ -110,6 +111,7 @@ var _ = framework.Describe("Missing entities", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			gone := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
 			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "r"))
 			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", api.Int32(2)), mode, gone.ETag)
 			Expect(err).To(HaveFailedWithStatusIn([]int{404, 412}))
 			f.Choice(mode.String()+" with a specific ETag on a missing entity", DescribeOutcome(err))

@@ -56,6 +56,7 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 		for _, rk := range []string{"1", "2"} {
 			Expect(b.DeleteEntity(ctx, table, "a", rk, api.IfMatchAny)).To(SucceedOnBackend())
 		}
+		scenario.RequireDeleted(ctx, f, b, table, scenario.Key("a", "1"), scenario.Key("a", "2"))
 		later := []api.Key{scenario.Key("c", "2"), scenario.Key("b", "1"), scenario.Key("d", "1"), scenario.Key("c", "1")}
 		for _, k := range later {
 			_, err := b.InsertEntity(ctx, table, api.NewEntity(k.PartitionKey, k.RowKey, nil))

@@ -91,3 +91,24 @@ func ReadStable(ctx context.Context, f *framework.F, b api.Backend, table, pk, r
 	})
 	return second
 }
+
+// RuleDeleteRemoves is the rule whose subject is a deleted entity being gone, from reads
+// and from queries.
+const RuleDeleteRemoves = "modify.delete.removes"
+
+// RequireDeleted is the precondition of a spec that reads its table by queries after
+// deleting entities: a query of each deleted key's partition no longer returns it
+// (RuleDeleteRemoves). A backend whose queries keep returning deleted entities would
+// otherwise fail every such spec on a table state that its own rule does not cover.
+func RequireDeleted(ctx context.Context, f *framework.F, b api.Backend, table string, keys ...api.Key) {
+	ginkgo.GinkgoHelper()
+	for _, k := range keys {
+		f.Requires(RuleDeleteRemoves, fmt.Sprintf("queries no longer return the deleted (%q, %q)", k.PartitionKey, k.RowKey), func() {
+			r, err := matchers.QueryAll(ctx, b, table, api.Query{Filter: "PartitionKey eq " + Quote(k.PartitionKey)}, MaxPages)
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "query the partition %q after a delete", k.PartitionKey)
+			for _, e := range r.Entities() {
+				gomega.Expect(e.Key()).NotTo(gomega.Equal(k), "a query of partition %q after (%q, %q) was deleted", k.PartitionKey, k.PartitionKey, k.RowKey)
+			}
+		})
+	}
+}

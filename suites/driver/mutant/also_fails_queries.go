@@ -35,6 +35,12 @@ var _ = declareAlsoFails(map[string]map[string]string{
 		"query.literal.binary-keyword": "binary'0AFF' compared as the text 0AFF does not select what X'0AFF' selects",
 		"query.filter.timestamp":       "a datetime literal compared as text does not compare Timestamp as an Edm.DateTime",
 	},
+	"deleted-entities-in-queries": {
+		"pagination.resume-after-delete": "a continuation resumed after deletes returns the deleted entities, which the rule excludes",
+		"auth.sas.permission.read":       "the mutant marks an entity deleted without sending the delete, so a SAS without d deletes it",
+		"auth.sas.permission.delete":     "the mutant reads the entity before marking it deleted, so a SAS with d alone cannot delete it",
+		"auth.account-sas.permissions":   "the mutant deletes through Get Entity and its own mark, so sp=d alone cannot delete and sp without d can",
+	},
 	"filter-errors-as-empty": {
 		"query.filter.comparison-limit.over": "a filter over the comparison limit is answered as accepted, with no results instead of the matching ones",
 	},
