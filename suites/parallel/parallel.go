@@ -172,7 +172,9 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			load(ctx, b, table)
 			serial, err := queryAll(ctx, b, table, api.Query{})
 			Expect(err).To(SucceedOnBackend())
-			Expect(serial).To(HaveLen(partitions*perPartition), "entities of the serial query")
+			f.Requires("query.table-scan", "a serial query without a filter returns every partition's entities", func() {
+				Expect(serial).To(HaveLen(partitions*perPartition), "entities of the serial query")
+			})
 			union, err := parallelUnion(ctx, b, table, "", 0)
 			Expect(err).To(SucceedOnBackend())
 			Expect(StateDiff(serial, union)).To(BeEmpty(), "parallel results against serial ones")

@@ -1,5 +1,9 @@
 package mutant
 
+// scanEndsAfterFirstPage is why scan-first-partition-only breaks the rules about following
+// continuations: their queries have no PartitionKey condition.
+const scanEndsAfterFirstPage = "a query without a PartitionKey condition ends after its first page: the mutant drops its continuation and answers a later page empty"
+
 // The rules the query mutants break besides their Breaks, found by running each over the
 // whole catalogue (suites/all TestMutants).
 var _ = declareAlsoFails(map[string]map[string]string{
@@ -53,6 +57,23 @@ var _ = declareAlsoFails(map[string]map[string]string{
 		"pattern.high-volume-delete.others-kept": "a query of one day's table is answered from the day's table written last",
 		"pattern.inter-index.point-query":        "a point query of one of the two tables, data and index copies, is answered from the other, written last",
 		"rel.one-to-many.separate-partitions":    "a query of one of the two tables, departments and employees, is answered from the other, written last",
+	},
+	"scan-first-partition-only": {
+		"pattern.log-data.scan":                      "the pattern's scan over the source partitions returns the first partition's messages only",
+		"pattern.prepend-append.spread":              "the pattern's RowKey-range scan over all partitions returns the first partition's events only",
+		"pattern.high-volume-delete.batched-deletes": "the pattern's scan for the old entities finds those of the first partition only",
+		"pagination.continuation":                    scanEndsAfterFirstPage,
+		"pagination.exactly-once":                    scanEndsAfterFirstPage,
+		"pagination.last-page":                       scanEndsAfterFirstPage,
+		"pagination.no-extra-page":                   scanEndsAfterFirstPage,
+		"pagination.options-resent":                  scanEndsAfterFirstPage,
+		"pagination.page-cap":                        scanEndsAfterFirstPage,
+		"pagination.resume":                          scanEndsAfterFirstPage,
+		"pagination.resume-after-insert":             scanEndsAfterFirstPage,
+		"pagination.resume-reads-current":            scanEndsAfterFirstPage,
+		"pagination.short-pages":                     scanEndsAfterFirstPage,
+		"pagination.top-boundary":                    scanEndsAfterFirstPage,
+		"pattern.impl.segments":                      scanEndsAfterFirstPage,
 	},
 	"filter-errors-as-empty": {
 		"query.filter.comparison-limit.over": "a filter over the comparison limit is answered as accepted, with no results instead of the matching ones",
