@@ -44,7 +44,11 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 			inserted[i] = want[len(want)-1-i]
 		}
 		table := loadKeys(ctx, f, inserted)
-		expectKeys(f, scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{}, len(want)).Entities(), want, "entities inserted in descending order")
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{}, len(want)).Entities()
+		f.Requires(countRule(api.Query{}), "a query of the whole table returns every partition's entities", func() {
+			Expect(got).To(HaveLen(len(want)), "entities inserted in descending order")
+		})
+		expectKeys(f, got, want, "entities inserted in descending order")
 	})
 
 	f.It("ordering.key-order", "keeps partitions apart and in order when new ones follow a partition emptied by deletes", func(ctx context.Context) {
