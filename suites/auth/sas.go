@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // sasLifetime is the validity of the SAS tokens that specs expect to work.
@@ -150,6 +151,9 @@ var _ = framework.Describe("Shared access signatures", func(f *framework.F) {
 		err := o.do(ctx, viaSAS, table)
 		if allowed {
 			Expect(err).To(SucceedOnBackend(), "%s through a SAS with permissions %q", o.name, perm)
+			if o.name == opDelete.name {
+				scenario.RequireDeleted(ctx, f, master, table, seed.Key())
+			}
 			expectTable(ctx, master, table, o.after, fmt.Sprintf("after %s through a SAS with permissions %q", o.name, perm))
 			return
 		}

@@ -85,7 +85,9 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 				insert(ctx, be, table, eb)
 				Expect(get(ctx, be, table, a.PartitionKey, a.RowKey)).To(MatchEntity(ea))
 				Expect(get(ctx, be, table, b.PartitionKey, b.RowKey)).To(MatchEntity(eb))
-				Expect(queryAll(ctx, be, table, api.Query{})).To(HaveLen(2))
+				f.Requires("query.table-scan", "a query of the whole table returns both entities", func() {
+					Expect(queryAll(ctx, be, table, api.Query{})).To(HaveLen(2))
+				})
 			},
 			Entry("in the PartitionKey", api.Key{PartitionKey: "part", RowKey: "r"}, api.Key{PartitionKey: "PART", RowKey: "r"}),
 			Entry("in the RowKey", api.Key{PartitionKey: "p", RowKey: "row"}, api.Key{PartitionKey: "p", RowKey: "Row"}),
@@ -188,7 +190,9 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 			for i := range partitions {
 				Expect(get(ctx, b, table, fmt.Sprintf("p%03d", i), "r")).To(HaveProperty("I", api.Int32(int32(i))))
 			}
-			Expect(queryAll(ctx, b, table, api.Query{})).To(HaveLen(partitions))
+			f.Requires("query.table-scan", "a query of the whole table returns every partition's entity", func() {
+				Expect(queryAll(ctx, b, table, api.Query{})).To(HaveLen(partitions))
+			})
 		})
 	})
 })

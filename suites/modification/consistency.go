@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // neighbours are the entities around ("p","r") that share one of its keys.
@@ -35,6 +36,9 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 				mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1), "W", api.String("w")))
 			}
 			Expect(op(ctx, b, table)).To(SucceedOnBackend())
+			if exists && want == nil {
+				scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "r"))
+			}
 			expected := others
 			if want != nil {
 				expected = append(expected, *want)

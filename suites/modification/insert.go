@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Insert Entity", func(f *framework.F) {
@@ -103,6 +104,7 @@ var _ = framework.Describe("Entity keys in writes", func(f *framework.F) {
 			mustInsert(ctx, b, table, lower)
 			mustInsert(ctx, b, table, upper)
 			Expect(b.DeleteEntity(ctx, table, "p", "ROW", api.IfMatchAny)).To(SucceedOnBackend())
+			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "ROW"))
 			Expect(table).To(HoldExactly(ctx, b, lower))
 		})
 

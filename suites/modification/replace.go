@@ -120,6 +120,7 @@ var _ = framework.Describe("Missing entities", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			gone := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
 			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "r"))
 			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", api.Int32(2)), mode, gone.ETag)
 			Expect(err).To(HaveFailedWithStatusIn([]int{404, 412}))
 			f.Choice(mode.String()+" with a specific ETag on a missing entity", DescribeOutcome(err))

@@ -52,7 +52,9 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 		want := rowKeys("p", letters()...)
 		table := loadKeys(ctx, f, shuffled(want, 43))
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.TopOf(5)}, len(want))
-		Expect(r.Entities()).To(ConsistOfKeys(want...), "pages of %v", r.PageSizes())
+		f.Requires(countRule(api.Query{Top: api.TopOf(5)}), "the pages of $top=5 hold every entity once", func() {
+			Expect(r.Entities()).To(ConsistOfKeys(want...), "pages of %v", r.PageSizes())
+		})
 		f.Check(spec.CheckOrder, func() {
 			for i, p := range r.Pages {
 				Expect(p.Entities).To(BeInKeyOrder(), "page %d of %v", i+1, r.PageSizes())

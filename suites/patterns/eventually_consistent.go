@@ -186,6 +186,7 @@ var _ = framework.Describe("Eventually consistent transactions pattern", func(f 
 			Expect(err).To(SucceedOnBackend())
 			Expect(w.q.Len()).To(BeZero(), "the worker deletes the message once every step is done")
 			Expect(archive).To(HoldExactly(ctx, b, jones))
+			scenario.RequireDeleted(ctx, f, b, current, jones.Key())
 			Expect(current).To(HoldExactly(ctx, b, others...))
 		},
 		Entry("when the worker runs without stopping", runToEnd),
@@ -225,6 +226,7 @@ var _ = framework.Describe("Eventually consistent transactions pattern", func(f 
 			Expect(b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)).To(SucceedOnBackend())
 			err := b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)
 			Expect(err).To(HaveFailedAs(spec.MissingEntityAnswers...))
+			scenario.RequireDeleted(ctx, f, b, current, jones.Key())
 			Expect(current).To(HoldExactly(ctx, b, others...))
 		})
 	})

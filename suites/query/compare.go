@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -100,6 +101,20 @@ func typedCases() []typedCase {
 	}
 }
 
+// requireStored is the precondition of a comparison over the values V of es: each entity
+// reads back with the V it was stored with (the round-trip rule of V's type), so that a
+// value the backend did not keep blocks the comparison instead of failing it.
+func requireStored(ctx context.Context, f *framework.F, table string, es []api.Entity) {
+	GinkgoHelper()
+	for _, e := range es {
+		v := e.Properties["V"]
+		rule := "types." + strings.ToLower(strings.TrimPrefix(v.Type.String(), "Edm.")) + ".round-trip"
+		f.Requires(rule, fmt.Sprintf("read back the stored %s value %s", v.Type, v), func() {
+			Expect(scenario.MustGet(ctx, f.Backend(), table, e.PartitionKey, e.RowKey)).To(HaveProperty("V", v))
+		})
+	}
+}
+
 var operators = []string{"eq", "ne", "gt", "ge", "lt", "le"}
 
 var _ = framework.Describe("Query Entities $filter comparison operators", func(f *framework.F) {
@@ -115,8 +130,7 @@ var _ = framework.Describe("Query Entities $filter comparison operators", func(f
 					es[i] = api.NewEntity("p", fmt.Sprintf("v%d", i), map[string]api.Value{"V": v})
 				}
 				table := tableWith(ctx, f, es...)
-				// The filter is judged over the values as sent: they must be stored as such.
-				scenario.RequireRoundTrip(ctx, f, f.Backend(), table, tc.values...)
+				requireStored(ctx, f, table, es)
 				var want []api.Key
 				for i := range tc.values {
 					if selects(op, cmpIndex(i, tc.equalAt)) {

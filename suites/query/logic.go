@@ -64,6 +64,7 @@ var logicComparisons = []comparison{
 	{"Rank eq 3", rank3, "query.compare.int32"},
 	{"Big eq 3L", big3, "query.compare.int64"},
 	{"Tier eq 't'", tierT, "query.compare.string"},
+	{"Flag eq true", flagTrue, "query.compare.boolean"},
 }
 
 // requireComparisons is the precondition of a spec about boolean operators: each
@@ -165,7 +166,7 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 	)
 
 	f.DescribeTable("query.logic.constant-left", "with the constant first either refuses or mirrors the comparison",
-		func(ctx context.Context, filter string, pred func(api.Entity) bool) {
+		func(ctx context.Context, filter, mirrored, compareRule string, pred func(api.Entity) bool) {
 			table := tableWith(ctx, f, people...)
 			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(people)))
 			if err != nil {
@@ -173,14 +174,19 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 				f.Choice("constant on the left of a comparison", "refused")
 				return
 			}
+			// What the mirrored comparison selects is compareRule's subject; that the
+			// constant-left one selects the same is this rule's.
+			f.Requires(compareRule, fmt.Sprintf("answer the mirrored filter %q", mirrored), func() {
+				Expect(filterAll(ctx, f, table, mirrored, len(people))).To(ConsistOfKeys(keysWhere(people, pred)...), "filter %q", mirrored)
+			})
 			Expect(r.Entities()).To(ConsistOfKeys(keysWhere(people, pred)...), "filter %q was accepted, so it must mean the mirrored comparison", filter)
 			f.Choice("constant on the left of a comparison", "accepted and mirrored")
 		},
-		Entry("for lt", "3 lt Rank", func(e api.Entity) bool {
+		Entry("for lt", "3 lt Rank", "Rank gt 3", "query.compare.int32", func(e api.Entity) bool {
 			v, ok := e.Properties["Rank"]
 			return ok && v.Type == api.EdmInt32 && v.Int() > 3
 		}),
-		Entry("for eq", "'test' eq Name", nameTest),
+		Entry("for eq", "'test' eq Name", "Name eq 'test'", "query.compare.string", nameTest),
 	)
 
 	f.It("query.filter.property-vs-property", "with two properties compared is refused", func(ctx context.Context) {

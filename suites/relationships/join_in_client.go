@@ -42,8 +42,10 @@ var _ = framework.Describe("Join in the client", func(f *framework.F) {
 			}
 		}
 		staff, err := scenario.AllEntities(ctx, b, employees, api.Query{Filter: fixtures.PropAge + " ge 40"})
-		Expect(err).To(SucceedOnBackend())
-		Expect(staff).To(ConsistOfEntities(senior...))
+		f.Requires("query.table-scan", "the table scan "+fixtures.PropAge+" ge 40 returns the senior employees of every department", func() {
+			Expect(err).To(SucceedOnBackend())
+			Expect(staff).To(ConsistOfEntities(senior...))
+		})
 		for _, e := range staff {
 			d, ok := cache[e.PartitionKey]
 			Expect(ok).To(BeTrue(), "employee %s belongs to a cached department", e.Key())

@@ -99,6 +99,7 @@ var _ = framework.Describe("Moving an entity between partitions", func(f *framew
 				err = moveEmployee(ctx, b, table, "Sales", "000010", "Marketing", moveToEnd)
 			}
 			Expect(err).To(SucceedOnBackend())
+			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("Sales", "000010"))
 			Expect(table).To(HoldExactly(ctx, b, after...))
 		},
 		Entry("when the move runs without stopping", moveToEnd),
