@@ -19,6 +19,8 @@ import (
 const (
 	resumeRows = 20
 	resumeTop  = 5
+	// partitionOfP is the filter of the resume specs' partition scans.
+	partitionOfP = "PartitionKey eq 'p'"
 )
 
 // write is a change made while a query is stopped; it returns the keys the resumed query
@@ -58,6 +60,10 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	stopped := func(ctx context.Context, q api.Query) (string, position) {
 		GinkgoHelper()
 		table := load(ctx, f, es)
+		// Continuations followed at once, each match once, are pagination.exactly-once's
+		// subject; the resume rules are about one saved and used later.
+		whole := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
+		scenario.ExpectPagedKeys(f, whole, Keys(es), "the query (filter %q, $top %v) run to its end before stopping it; pages of %v", q.Filter, q.Top, whole.PageSizes())
 		return table, advance(ctx, f, table, q, resumeTop, len(es))
 	}
 	resumeFrom := func(ctx context.Context, table string, q api.Query, p position) Result {
@@ -65,6 +71,13 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		q.Continuation = p.token
 		r, err := QueryAll(ctx, f.Backend(), table, q, scenario.MaxPagesFor(len(es)+10))
 		Expect(err).To(SucceedOnBackend(), "resuming from %+v", p.token)
+		if q.Filter == partitionOfP {
+			f.Requires("pagination.options-resent", "every resumed page holds only entities of partition p", func() {
+				for _, e := range r.Entities() {
+					Expect(e.PartitionKey).To(Equal("p"), "resumed %q from %+v; pages of %v", q.Filter, p.token, r.PageSizes())
+				}
+			})
+		}
 		return r
 	}
 	// expectResumed runs w at the stop and checks that resuming returns the remaining rows,
@@ -95,7 +108,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	}
 
 	f.It("pagination.resume", "resumes at the same position each time a saved continuation is used", func(ctx context.Context) {
-		q := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
+		q := api.Query{Filter: partitionOfP, Top: api.OptionalTop(resumeTop)}
 		table, p := stopped(ctx, q)
 		want := without(es, p.seen)
 		first := resumeFrom(ctx, table, q, p)
@@ -121,7 +134,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Expect(resumeFrom(ctx, table, q, p).Entities()).To(ConsistOfKeys(without(es, p.seen)...))
 	})
 
-	partitionScan := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
+	partitionScan := api.Query{Filter: partitionOfP, Top: api.OptionalTop(resumeTop)}
 	tableScan := api.Query{Top: api.OptionalTop(resumeTop)}
 
 	f.DescribeTable("pagination.resume-after-insert", "neither repeats nor skips entities after inserts",

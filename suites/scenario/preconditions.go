@@ -87,3 +87,32 @@ func ReadStable(ctx context.Context, f *framework.F, b api.Backend, table, pk, r
 	})
 	return second
 }
+
+// RuleContinuation is the rule whose subject is a page carrying a continuation whenever
+// matches remain after it.
+const RuleContinuation = "pagination.continuation"
+
+// RuleExactlyOnce is the rule whose subject is a query followed across its continuations
+// returning every match exactly once.
+const RuleExactlyOnce = "pagination.exactly-once"
+
+// ExpectPagedKeys expects r, a query run to its end, to hold the entities of want, each
+// once. When r came in several pages, that is RuleExactlyOnce's subject: a backend that
+// loses or repeats entities where a continuation resumes blocks the spec by that rule
+// instead of failing the spec's own (its order, its pages, its pattern). A query answered
+// in one page that holds fewer entities than want ended while matches remained, which is
+// RuleContinuation's subject; otherwise the spec's own rule holds it to want. Callers whose
+// filter or $select must hold on every page check that first (pagination.options-resent).
+func ExpectPagedKeys(f *framework.F, r matchers.Result, want []api.Key, description ...any) {
+	ginkgo.GinkgoHelper()
+	if len(r.Pages) <= 1 {
+		f.Requires(RuleContinuation, fmt.Sprintf("a continuation while matches remain (%d matches)", len(want)), func() {
+			gomega.Expect(len(r.Entities())).To(gomega.BeNumerically(">=", len(want)), description...)
+		})
+		gomega.Expect(r.Entities()).To(matchers.ConsistOfKeys(want...), description...)
+		return
+	}
+	f.Requires(RuleExactlyOnce, fmt.Sprintf("every one of %d matches once across %d pages", len(want), len(r.Pages)), func() {
+		gomega.Expect(r.Entities()).To(matchers.ConsistOfKeys(want...), description...)
+	})
+}
