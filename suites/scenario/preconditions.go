@@ -116,3 +116,38 @@ func ExpectPagedKeys(f *framework.F, r matchers.Result, want []api.Key, descript
 		gomega.Expect(r.Entities()).To(matchers.ConsistOfKeys(want...), description...)
 	})
 }
+
+// RuleKeyOrder is the rule whose subject is query results sorted by PartitionKey, then
+// RowKey; RuleGroupedPartitions the rule whose subject is the entities of a partition
+// coming together, partitions in key order.
+const (
+	RuleKeyOrder          = "ordering.key-order"
+	RuleGroupedPartitions = "ordering.across-partitions"
+)
+
+// RequireKeyOrder is the precondition of a spec that relies on key order for its own
+// subject (an order of particular keys, a range returned in RowKey order, the newest
+// entity first): in a table of its own, plain lower-case keys of one partition inserted in
+// descending order come back ascending (RuleKeyOrder), and then two more partitions whose
+// RowKeys interleave come back one partition after the other (RuleGroupedPartitions), each
+// in one page. A backend that returns no key order at all blocks such a spec instead of
+// failing it.
+func RequireKeyOrder(ctx context.Context, f *framework.F) {
+	ginkgo.GinkgoHelper()
+	table := f.NewTable(ctx)
+	var stored []api.Key
+	probe := func(rule string, keys ...api.Key) {
+		f.Requires(rule, fmt.Sprintf("query %v, inserted in the reverse order after %v, in key order", keys, stored), func() {
+			for i := len(keys) - 1; i >= 0; i-- {
+				_, err := f.Backend().InsertEntity(ctx, table, api.NewEntity(keys[i].PartitionKey, keys[i].RowKey, map[string]api.Value{"I": api.Int32(int32(i))}))
+				gomega.Expect(err).To(matchers.SucceedOnBackend(), "insert (%q, %q)", keys[i].PartitionKey, keys[i].RowKey)
+			}
+			stored = append(stored, keys...)
+			page, err := f.Backend().QueryEntities(ctx, table, api.Query{})
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "query the keys %v", stored)
+			gomega.Expect(page.Entities).To(matchers.HaveKeys(stored...), "the keys %v, each inserted in the reverse order", stored)
+		})
+	}
+	probe(RuleKeyOrder, Key("a", "a"), Key("a", "b"), Key("a", "c"))
+	probe(RuleGroupedPartitions, Key("m", "b"), Key("n", "a"))
+}
