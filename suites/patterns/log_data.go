@@ -52,11 +52,25 @@ var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 		b, table := f.Backend(), f.NewTable(ctx)
 		all, want := windowErrors(fixtures.LogEntry.SourceEntity)
 		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 18))
-		got, err := scenario.AllEntities(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(
+		r, err := QueryAll(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(
 			scenario.Cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
 			scenario.Cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
-			levelFilter)})
+			levelFilter)}, scenario.MaxPages)
 		Expect(err).To(SucceedOnBackend())
-		Expect(got).To(ConsistOfEntities(want...))
+		// The filter on every page is pagination.options-resent's subject, each match once
+		// across the pages pagination.exactly-once's; the pattern is the scan finding them.
+		matches := map[api.Key]bool{}
+		for _, e := range want {
+			matches[e.Key()] = true
+		}
+		f.Requires("pagination.options-resent", "every page of the scan holds only matches of its filter", func() {
+			for i, p := range r.Pages {
+				for _, e := range p.Entities {
+					Expect(matches).To(HaveKey(e.Key()), "page %d of %v holds an entity the filter does not match", i+1, r.PageSizes())
+				}
+			}
+		})
+		scenario.ExpectPagedKeys(f, r, Keys(want), "the scan's pages of %v", r.PageSizes())
+		Expect(r.Entities()).To(ConsistOfEntities(want...))
 	})
 })
