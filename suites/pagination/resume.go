@@ -2,6 +2,7 @@ package pagination
 
 import (
 	"context"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -59,6 +60,8 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	// returns the table and the position.
 	stopped := func(ctx context.Context, q api.Query) (string, position) {
 		GinkgoHelper()
+		// The position is the last key returned: key order is ordering.key-order's subject.
+		scenario.RequireKeyOrder(ctx, f)
 		table := load(ctx, f, es)
 		// Continuations followed at once, each match once, are pagination.exactly-once's
 		// subject; the resume rules are about one saved and used later.
@@ -102,6 +105,12 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 				want = append(want, k)
 			}
 		}
+		// The query run afresh after the write, each current match once, is
+		// pagination.exactly-once's subject; this rule's is the saved continuation.
+		current := append(without(es, nil), add...)
+		current = slices.DeleteFunc(current, func(k api.Key) bool { return gone[k] })
+		fresh := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(current))
+		scenario.ExpectPagedKeys(f, fresh, current, "the query run afresh after the write; pages of %v", fresh.PageSizes())
 		r := resumeFrom(ctx, table, q, p)
 		Expect(r.Entities()).To(ConsistOfKeys(want...),
 			"stopped after %s, wrote, then resumed; the resumed pages were %v", KeyList(p.seen), r.PageSizes())
@@ -144,10 +153,12 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Entry("in an earlier partition during a table scan", tableScan, insertRow("a", "x")),
 		Entry("in another partition during a partition scan", partitionScan, insertOutside("q", "r00000")),
 		Entry("several before the position", partitionScan, func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
+			var add []api.Key
 			for _, rk := range []string{"r00000a", "r00001a", "r00002a", "r00003a"} {
-				insertRow("p", rk)(ctx, f, table)
+				inserted, _ := insertRow("p", rk)(ctx, f, table)
+				add = append(add, inserted...)
 			}
-			return nil, nil
+			return add, nil
 		}),
 	)
 
