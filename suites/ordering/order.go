@@ -139,6 +139,7 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 
 	f.It("ordering.empty-row-key", "accepts an empty RowKey and sorts it first in its partition", func(ctx context.Context) {
 		scenario.RequireKeyOrder(ctx, f)
+		requireEmptyRowKeyKept(ctx, f)
 		expectOrder(ctx, f, api.Query{}, []api.Key{scenario.Key("a", ""), scenario.Key("a", " "), scenario.Key("a", "0"), scenario.Key("b", ""), scenario.Key("b", "a")}, 31)
 	})
 
