@@ -109,9 +109,8 @@ var _ = framework.Describe("Sort data in Table storage across pages", func(f *fr
 				Expect(InsertAll(ctx, f.Backend(), table, e)).To(SucceedOnBackend())
 			})
 		}
-		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets))
-		scenario.ExpectPagedKeys(f, r, keys, "the log partition")
-		got := r.Entities()
+		got := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "PartitionKey eq 'log'"}, len(offsets)).Entities()
+		Expect(got).To(ConsistOfKeys(keys...), "the log partition")
 		f.Check(spec.CheckOrder, func() {
 			for i := 1; i < len(got); i++ {
 				prev, cur := got[i-1].Properties["At"].Time(), got[i].Properties["At"].Time()

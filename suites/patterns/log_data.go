@@ -63,10 +63,10 @@ var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 		for _, e := range want {
 			matches[e.Key()] = true
 		}
-		f.Requires("pagination.options-resent", "every page of the scan holds only matches of its filter", func() {
-			for i, p := range r.Pages {
+		f.Requires("pagination.options-resent", "every continued page of the scan holds only matches of its filter", func() {
+			for i, p := range r.Pages[1:] {
 				for _, e := range p.Entities {
-					Expect(matches).To(HaveKey(e.Key()), "page %d of %v holds an entity the filter does not match", i+1, r.PageSizes())
+					Expect(matches).To(HaveKey(e.Key()), "page %d of %v holds an entity the filter does not match", i+2, r.PageSizes())
 				}
 			}
 		})

@@ -96,13 +96,15 @@ const RuleContinuation = "pagination.continuation"
 // returning every match exactly once.
 const RuleExactlyOnce = "pagination.exactly-once"
 
-// ExpectPagedKeys expects r, a query run to its end, to hold the entities of want, each
-// once. When r came in several pages, that is RuleExactlyOnce's subject: a backend that
-// loses or repeats entities where a continuation resumes blocks the spec by that rule
-// instead of failing the spec's own (its order, its pages, its pattern). A query answered
-// in one page that holds fewer entities than want ended while matches remained, which is
-// RuleContinuation's subject; otherwise the spec's own rule holds it to want. Callers whose
-// filter or $select must hold on every page check that first (pagination.options-resent).
+// ExpectPagedKeys expects r, a query meant to page ($top below its matches, or more matches
+// than a page holds) run to its end, to hold the entities of want, each once; a spec whose
+// query fits one page compares its entities itself. When r came in several pages, that is
+// RuleExactlyOnce's subject: a backend that loses or repeats entities where a continuation
+// resumes blocks the spec by that rule instead of failing the spec's own (its order, its
+// pages, its pattern). A query answered in one page that holds fewer entities than want
+// ended while matches remained, which is RuleContinuation's subject; otherwise the spec's
+// own rule holds it to want. Callers whose filter or $select must hold on every page check
+// that first (pagination.options-resent).
 func ExpectPagedKeys(f *framework.F, r matchers.Result, want []api.Key, description ...any) {
 	ginkgo.GinkgoHelper()
 	if len(r.Pages) <= 1 {
