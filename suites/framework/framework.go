@@ -123,6 +123,14 @@ func (f *F) Profile() string {
 	return f.target.cfg.Profile
 }
 
+// OrderPromised reports whether the profile promises the order of query results that rule
+// is about: false where it expects no order (verdict.OrderNotPromised, Cosmos DB), so that a
+// precondition on key order is left out there rather than blocking specs whose order check
+// the profile excuses.
+func (f *F) OrderPromised(rule string) bool {
+	return verdict.ExpectationOf(ruleOf(rule), f.Profile(), "").Kind != verdict.OrderNotPromised
+}
+
 // Backend returns the backend for the running spec, wrapped in a recorder whose history is
 // attached to the spec's report when it fails. It fails the spec when the backend cannot be
 // opened.

@@ -131,3 +131,20 @@ func requireFilter(ctx context.Context, f *framework.F, table, filter string, es
 		}
 	})
 }
+
+// requireFilterOnEveryPage is the precondition of a spec that follows the continuations of
+// a filtered query: every page after the first holds only matches of s's filter, the filter
+// being re-sent with each continuation (pagination.options-resent's subject).
+func requireFilterOnEveryPage(f *framework.F, r matchers.Result, s shape) {
+	GinkgoHelper()
+	if s.filter == "" || s.match == nil {
+		return
+	}
+	f.Requires("pagination.options-resent", fmt.Sprintf("every continued page holds only matches of the filter %q", s.filter), func() {
+		for i, p := range r.Pages[1:] {
+			for _, e := range p.Entities {
+				Expect(s.match(e)).To(BeTrue(), "page %d of %v holds (%q, %q), which the filter %q does not match", i+2, r.PageSizes(), e.PartitionKey, e.RowKey, s.filter)
+			}
+		}
+	})
+}

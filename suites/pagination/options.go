@@ -22,6 +22,10 @@ var _ = framework.Describe("Retrieve large numbers of entities with query option
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, q.Filter, es, match)
 			scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(3)}, len(es))
+			// Each entity once across the pages of the query without its options is
+			// pagination.exactly-once's subject; the options on every page are this rule's.
+			plain := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: q.Top}, len(es))
+			scenario.ExpectPagedKeys(f, plain, Keys(es), "$top=%v without $filter and $select; pages of %v", q.Top, plain.PageSizes())
 			if props != nil {
 				// $select applied at all is query.select.only's subject; applied again on every
 				// page, this rule's.

@@ -53,11 +53,18 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			es := s.entities()
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, s.filter, es, s.match)
+			if s.top == spec.MaxTop {
+				// $top=1000 accepted at all is query.top.max's subject.
+				f.Requires("query.top.max", "a page of $top=1000", func() {
+					_, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: s.filter, Top: api.TopOf(s.top)})
+					Expect(err).To(SucceedOnBackend(), "$top=%d", s.top)
+				})
+			}
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			for i, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", spec.MaxPageSize), "page %d of %v (%s)", i+1, r.PageSizes(), s)
 			}
-			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+			scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		},
 		Entry("for 1005 entities of one partition", oneBigPartition),
 		Entry("for 1200 entities of three partitions", threeBig),
@@ -69,8 +76,15 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		table := load(ctx, f, es)
 		page, err := f.Backend().QueryEntities(ctx, table, api.Query{Filter: "PartitionKey eq 'p'"})
 		Expect(err).To(SucceedOnBackend())
+		// A page over the cap is pagination.page-cap's subject, a missing continuation
+		// pagination.continuation's; a full page is this rule's.
+		f.Requires("pagination.page-cap", "a first page of at most 1000 entities", func() {
+			Expect(len(page.Entities)).To(BeNumerically("<=", spec.MaxPageSize), "first page of %d matching entities", len(es))
+		})
 		Expect(page.Entities).To(HaveLen(spec.MaxPageSize), "first page of %d matching entities", len(es))
-		Expect(page.Continuation.IsZero()).To(BeFalse())
+		f.Requires("pagination.continuation", "a continuation after the first page", func() {
+			Expect(page.Continuation.IsZero()).To(BeFalse(), "first page of %d matching entities", len(es))
+		})
 	})
 
 	f.DescribeTable("pagination.continuation", "carries a continuation while matches remain",
@@ -80,10 +94,9 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
-			got := r.Entities()
-			Expect(len(got)).To(BeNumerically(">=", len(want)),
+			scenario.ExpectPagedKeys(f, r, want,
 				"the last page (page %d of %v) carried no continuation after %d of the %d matching entities (%s)",
-				len(r.Pages), r.PageSizes(), len(got), len(want), s)
+				len(r.Pages), r.PageSizes(), len(r.Entities()), len(want), s)
 		},
 		Entry("for 1005 entities without $top", oneBigPartition),
 		Entry("for 1001 entities without $top", justOverOnePage),
@@ -98,6 +111,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
+			requireFilterOnEveryPage(f, r, s)
 			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...), "%s; pages of %v", s, r.PageSizes())
 		},
 		Entry("with one entity a page", shape{names: []string{"p"}, sizes: []int{12}, top: 1}),
@@ -117,7 +131,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		// A choice is recorded only from pages that came: $top must make them.
 		scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(s.top)}, len(es))
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
-		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+		scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		short, empty := 0, 0
 		for _, p := range r.Pages[:len(r.Pages)-1] {
 			switch {
@@ -137,7 +151,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		// A choice is recorded only from pages that came: $top must make them.
 		scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(s.top)}, len(es))
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
-		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+		scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		atBoundary := 0
 		for i, p := range r.Pages[:len(r.Pages)-1] {
 			next := r.Pages[i+1].Entities
@@ -167,7 +181,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
 			Expect(r.Pages[len(r.Pages)-1].Continuation.IsZero()).To(BeTrue())
-			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+			scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		},
 		Entry("for pages of three", shape{names: []string{"p"}, sizes: []int{10}, top: 3}),
 		Entry("for a filter that matches nothing", shape{names: []string{"a", "b"}, sizes: []int{10, 10}, filter: "N gt 100",
@@ -183,7 +197,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 				scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(s.top)}, len(es))
 			}
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
-			Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+			scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 			Expect(r.Pages).To(HaveLen(pages), "pages of %v (%s)", r.PageSizes(), s)
 		},
 		Entry("when the last page is partly filled", shape{names: []string{"p"}, sizes: []int{10}, top: 4}, 3),
@@ -199,7 +213,7 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 		// A choice is recorded only from pages that came: $top must make them.
 		scenario.RequirePaging(ctx, f, f.Backend(), table, api.Query{Top: api.TopOf(s.top)}, len(es))
 		r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Top: api.OptionalTop(s.top)}, len(es))
-		Expect(r.Entities()).To(ConsistOfKeys(s.want(es)...))
+		scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		last := r.Pages[len(r.Pages)-1]
 		if len(last.Entities) == 0 && len(r.Pages) > 1 {
 			f.Choice("matches ending on a $top boundary", fmt.Sprintf("continuation, then an empty page (pages of %v)", r.PageSizes()))

@@ -2,6 +2,7 @@ package pagination
 
 import (
 	"context"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,6 +20,8 @@ import (
 const (
 	resumeRows = 20
 	resumeTop  = 5
+	// partitionOfP is the filter of the resume specs' partition scans.
+	partitionOfP = "PartitionKey eq 'p'"
 )
 
 // write is a change made while a query is stopped; it returns the keys the resumed query
@@ -57,7 +60,13 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 	// returns the table and the position.
 	stopped := func(ctx context.Context, q api.Query) (string, position) {
 		GinkgoHelper()
+		// The position is the last key returned: key order is ordering.key-order's subject.
+		scenario.RequireKeyOrder(ctx, f)
 		table := load(ctx, f, es)
+		// Continuations followed at once, each match once, are pagination.exactly-once's
+		// subject; the resume rules are about one saved and used later.
+		whole := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(es))
+		scenario.ExpectPagedKeys(f, whole, Keys(es), "the query (filter %q, $top %v) run to its end before stopping it; pages of %v", q.Filter, q.Top, whole.PageSizes())
 		return table, advance(ctx, f, table, q, resumeTop, len(es))
 	}
 	resumeFrom := func(ctx context.Context, table string, q api.Query, p position) Result {
@@ -65,6 +74,13 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		q.Continuation = p.token
 		r, err := QueryAll(ctx, f.Backend(), table, q, scenario.MaxPagesFor(len(es)+10))
 		Expect(err).To(SucceedOnBackend(), "resuming from %+v", p.token)
+		if q.Filter == partitionOfP {
+			f.Requires("pagination.options-resent", "every resumed page holds only entities of partition p", func() {
+				for _, e := range r.Entities() {
+					Expect(e.PartitionKey).To(Equal("p"), "resumed %q from %+v; pages of %v", q.Filter, p.token, r.PageSizes())
+				}
+			})
+		}
 		return r
 	}
 	// expectResumed runs w at the stop and checks that resuming returns the remaining rows,
@@ -89,13 +105,19 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 				want = append(want, k)
 			}
 		}
+		// The query run afresh after the write, each current match once, is
+		// pagination.exactly-once's subject; this rule's is the saved continuation.
+		current := append(without(es, nil), add...)
+		current = slices.DeleteFunc(current, func(k api.Key) bool { return gone[k] })
+		fresh := scenario.MustQueryAll(ctx, f.Backend(), table, q, len(current))
+		scenario.ExpectPagedKeys(f, fresh, current, "the query run afresh after the write; pages of %v", fresh.PageSizes())
 		r := resumeFrom(ctx, table, q, p)
 		Expect(r.Entities()).To(ConsistOfKeys(want...),
 			"stopped after %s, wrote, then resumed; the resumed pages were %v", KeyList(p.seen), r.PageSizes())
 	}
 
 	f.It("pagination.resume", "resumes at the same position each time a saved continuation is used", func(ctx context.Context) {
-		q := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
+		q := api.Query{Filter: partitionOfP, Top: api.OptionalTop(resumeTop)}
 		table, p := stopped(ctx, q)
 		want := without(es, p.seen)
 		first := resumeFrom(ctx, table, q, p)
@@ -121,7 +143,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Expect(resumeFrom(ctx, table, q, p).Entities()).To(ConsistOfKeys(without(es, p.seen)...))
 	})
 
-	partitionScan := api.Query{Filter: "PartitionKey eq 'p'", Top: api.OptionalTop(resumeTop)}
+	partitionScan := api.Query{Filter: partitionOfP, Top: api.OptionalTop(resumeTop)}
 	tableScan := api.Query{Top: api.OptionalTop(resumeTop)}
 
 	f.DescribeTable("pagination.resume-after-insert", "neither repeats nor skips entities after inserts",
@@ -131,10 +153,12 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		Entry("in an earlier partition during a table scan", tableScan, insertRow("a", "x")),
 		Entry("in another partition during a partition scan", partitionScan, insertOutside("q", "r00000")),
 		Entry("several before the position", partitionScan, func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
+			var add []api.Key
 			for _, rk := range []string{"r00000a", "r00001a", "r00002a", "r00003a"} {
-				insertRow("p", rk)(ctx, f, table)
+				inserted, _ := insertRow("p", rk)(ctx, f, table)
+				add = append(add, inserted...)
 			}
-			return nil, nil
+			return add, nil
 		}),
 	)
 

@@ -218,6 +218,22 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			load(ctx, b, table)
 			// The subject is concurrent paging: a backend that never pages blocks the spec.
 			scenario.RequirePaging(ctx, f, b, table, api.Query{Top: api.TopOf(pageSize)}, partitions*perPartition)
+			// One partition paged alone: its filter on every page is pagination.options-resent's
+			// subject, each of its entities once pagination.exactly-once's.
+			alone, err := QueryAll(ctx, b, table, api.Query{Filter: fmt.Sprintf("PartitionKey eq '%s'", partitionKey(0)), Top: api.TopOf(pageSize)}, MaxScanPages)
+			Expect(err).To(SucceedOnBackend())
+			f.Requires("pagination.options-resent", fmt.Sprintf("every continued page of partition %s alone holds only its entities", partitionKey(0)), func() {
+				for _, p := range alone.Pages[1:] {
+					for _, e := range p.Entities {
+						Expect(e.PartitionKey).To(Equal(partitionKey(0)), "pages of %v", alone.PageSizes())
+					}
+				}
+			})
+			var want []api.Key
+			for r := range perPartition {
+				want = append(want, scenario.Key(partitionKey(0), rowKey(r)))
+			}
+			scenario.ExpectPagedKeys(f, alone, want, "partition %s paged alone; pages of %v", partitionKey(0), alone.PageSizes())
 			union, err := parallelUnion(ctx, b, table, "", pageSize)
 			Expect(err).To(SucceedOnBackend())
 			Expect(union).To(HaveLen(partitions*perPartition), "the paged queries returned %d entities", len(union))

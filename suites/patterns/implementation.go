@@ -60,12 +60,16 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := fixtures.Employees(160)
 			scenario.Load(ctx, b, table, all)
+			// $top making pages is query.top.limit's subject, each entity once across them
+			// pagination.exactly-once's; the pattern is reading the query in segments.
+			scenario.RequirePaging(ctx, f, b, table, api.Query{Top: api.TopOf(50)}, len(all))
 			r, err := QueryAll(ctx, b, table, api.Query{Top: api.TopOf(50)}, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
 			for _, n := range r.PageSizes() {
 				Expect(n).To(BeNumerically("<=", 50))
 			}
 			Expect(len(r.Pages)).To(BeNumerically(">=", 4), "160 entities need at least four pages of 50")
+			scenario.ExpectPagedKeys(f, r, Keys(all), "pages of %v", r.PageSizes())
 			Expect(r.Entities()).To(ConsistOfEntities(all...))
 		})
 
@@ -91,6 +95,11 @@ var _ = framework.Describe("Implementation considerations", func(f *framework.F)
 			Expect(json.Unmarshal(saved, &resumed.Continuation)).To(Succeed())
 			rest, err := QueryAll(ctx, b, table, resumed, scenario.MaxPages)
 			Expect(err).To(SucceedOnBackend())
+			// Each entity once across the continued pages is pagination.exactly-once's subject
+			// (checked on the query run by one client); this rule's is the saved continuation.
+			whole, err := QueryAll(ctx, b, table, q, scenario.MaxPages)
+			Expect(err).To(SucceedOnBackend())
+			scenario.ExpectPagedKeys(f, whole, Keys(all), "the query run to its end by one client; pages of %v", whole.PageSizes())
 			Expect(append(first.Entities, rest.Entities()...)).To(ConsistOfEntities(all...))
 		})
 	})

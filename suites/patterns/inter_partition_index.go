@@ -66,6 +66,7 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 
 	Context("with the copies of every department in one table", func() {
 		f.It("pattern.inter-index.range", "returns the ids from 000100 to 000199 of the empid_Sales partition only", func(ctx context.Context) {
+			scenario.RequireKeyOrder(ctx, f) // the rule is the pattern's range, not key order itself
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := loadInterIndex(ctx, b, table, table)
 			var want []api.Entity
@@ -83,6 +84,7 @@ var _ = framework.Describe("Inter-partition secondary index pattern", func(f *fr
 		})
 
 		f.It("pattern.inter-index.range", "returns the addresses starting with a of the email_Sales partition only", func(ctx context.Context) {
+			scenario.RequireKeyOrder(ctx, f) // the rule is the pattern's range, not key order itself
 			b, table := f.Backend(), f.NewTable(ctx)
 			emps := loadInterIndex(ctx, b, table, table)
 			var want []api.Entity

@@ -66,17 +66,33 @@ var _ = framework.Describe("Log data anti-pattern", func(f *framework.F) {
 
 	f.It("pattern.log-data.scan", "finds the same errors by scanning every source partition across continuations", func(ctx context.Context) {
 		b, table := f.Backend(), f.NewTable(ctx)
-		all, window, want := windowErrors(fixtures.LogEntry.SourceEntity)
+		all, _, want := windowErrors(fixtures.LogEntry.SourceEntity)
 		scenario.Load(ctx, b, table, fixtures.Shuffle(all, 18))
 		inWindow := []string{
 			scenario.Cmp("RowKey", "ge", fixtures.SortableTime(fixtures.LogWindowStart)),
 			scenario.Cmp("RowKey", "lt", fixtures.SortableTime(fixtures.LogWindowEnd)),
 		}
-		got, err := scenario.AllEntities(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(inWindow...)})
-		Expect(err).To(SucceedOnBackend())
-		Expect(got).To(ConsistOfEntities(window...), "the scan without the level filter")
-		got, err = scenario.AllEntities(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(append(inWindow, levelFilter)...)})
+		// The level filter's parentheses are query.logic.parentheses' subject: judged first
+		// on one unpaged scan.
+		got, err := scenario.AllEntities(ctx, b, table, api.Query{Filter: scenario.And(append(inWindow, levelFilter)...)})
 		Expect(err).To(SucceedOnBackend())
 		requireLevelFilter(f, got, want)
+		r, err := QueryAll(ctx, b, table, api.Query{Top: api.TopOf(2), Filter: scenario.And(append(inWindow, levelFilter)...)}, scenario.MaxPages)
+		Expect(err).To(SucceedOnBackend())
+		// The filter on every page is pagination.options-resent's subject, each match once
+		// across the pages pagination.exactly-once's; the pattern is the scan finding them.
+		matches := map[api.Key]bool{}
+		for _, e := range want {
+			matches[e.Key()] = true
+		}
+		f.Requires("pagination.options-resent", "every continued page of the scan holds only matches of its filter", func() {
+			for i, p := range r.Pages[1:] {
+				for _, e := range p.Entities {
+					Expect(matches).To(HaveKey(e.Key()), "page %d of %v holds an entity the filter does not match", i+2, r.PageSizes())
+				}
+			}
+		})
+		scenario.ExpectPagedKeys(f, r, Keys(want), "the scan's pages of %v", r.PageSizes())
+		Expect(r.Entities()).To(ConsistOfEntities(want...))
 	})
 })

@@ -52,6 +52,10 @@ var _ = framework.Describe("Query Entities $top", func(f *framework.F) {
 		func(ctx context.Context, top int) {
 			page, err := firstPage(ctx, top)
 			Expect(err).To(SucceedOnBackend(), "$top=%d", top)
+			// More than $top is query.top.limit's subject; exactly $top, not fewer, this rule's.
+			f.Requires(scenario.RuleTopLimit, fmt.Sprintf("a first page of at most $top=%d", top), func() {
+				Expect(len(page.Entities)).To(BeNumerically("<=", top), "$top=%d over %d entities of one partition", top, len(rows))
+			})
 			Expect(page.Entities).To(HaveLen(top), "$top=%d over %d entities of one partition", top, len(rows))
 		},
 		Entry("for $top=1", 1),

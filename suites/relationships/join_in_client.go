@@ -28,7 +28,11 @@ var _ = framework.Describe("Join in the client", func(f *framework.F) {
 
 		page, err := b.QueryEntities(ctx, departments, api.Query{})
 		Expect(err).To(SucceedOnBackend())
-		Expect(page.Continuation.IsZero()).To(BeTrue(), "six departments fit one page")
+		// No continuation after the last matches of a page with room to spare is
+		// pagination.no-extra-page's subject; the table coming back whole is this rule's.
+		f.Requires("pagination.no-extra-page", "the six departments in one page without a continuation", func() {
+			Expect(page.Continuation.IsZero()).To(BeTrue(), "six departments fit one page")
+		})
 		Expect(page.Entities).To(ConsistOfEntities(depts...))
 		cache := map[string]api.Entity{}
 		for _, d := range page.Entities {

@@ -145,3 +145,74 @@ func RequireDeleted(ctx context.Context, f *framework.F, b api.Backend, table st
 		})
 	}
 }
+
+// RuleContinuation is the rule whose subject is a page carrying a continuation whenever
+// matches remain after it.
+const RuleContinuation = "pagination.continuation"
+
+// RuleExactlyOnce is the rule whose subject is a query followed across its continuations
+// returning every match exactly once.
+const RuleExactlyOnce = "pagination.exactly-once"
+
+// ExpectPagedKeys expects r, a query meant to page ($top below its matches, or more matches
+// than a page holds) run to its end, to hold the entities of want, each once; a spec whose
+// query fits one page compares its entities itself. When r came in several pages, that is
+// RuleExactlyOnce's subject: a backend that loses or repeats entities where a continuation
+// resumes blocks the spec by that rule instead of failing the spec's own (its order, its
+// pages, its pattern). A query answered in one page that holds fewer entities than want
+// ended while matches remained, which is RuleContinuation's subject; otherwise the spec's
+// own rule holds it to want. Callers whose filter or $select must hold on every page check
+// that first (pagination.options-resent).
+func ExpectPagedKeys(f *framework.F, r matchers.Result, want []api.Key, description ...any) {
+	ginkgo.GinkgoHelper()
+	if len(r.Pages) <= 1 {
+		f.Requires(RuleContinuation, fmt.Sprintf("a continuation while matches remain (%d matches)", len(want)), func() {
+			gomega.Expect(len(r.Entities())).To(gomega.BeNumerically(">=", len(want)), description...)
+		})
+		gomega.Expect(r.Entities()).To(matchers.ConsistOfKeys(want...), description...)
+		return
+	}
+	f.Requires(RuleExactlyOnce, fmt.Sprintf("every one of %d matches once across %d pages", len(want), len(r.Pages)), func() {
+		gomega.Expect(r.Entities()).To(matchers.ConsistOfKeys(want...), description...)
+	})
+}
+
+// RuleKeyOrder is the rule whose subject is query results sorted by PartitionKey, then
+// RowKey; RuleGroupedPartitions the rule whose subject is the entities of a partition
+// coming together, partitions in key order.
+const (
+	RuleKeyOrder          = "ordering.key-order"
+	RuleGroupedPartitions = "ordering.across-partitions"
+)
+
+// RequireKeyOrder is the precondition of a spec that relies on key order for its own
+// subject (an order of particular keys, a range returned in RowKey order, the newest
+// entity first): in a table of its own, plain lower-case keys of one partition inserted in
+// descending order come back ascending (RuleKeyOrder), and then two more partitions whose
+// RowKeys interleave come back one partition after the other (RuleGroupedPartitions), each
+// in one page. A backend that returns no key order at all blocks such a spec instead of
+// failing it. Under a profile that promises no order (F.OrderPromised) it checks nothing.
+func RequireKeyOrder(ctx context.Context, f *framework.F) {
+	ginkgo.GinkgoHelper()
+	if !f.OrderPromised(RuleKeyOrder) {
+		return
+	}
+	table := f.NewTable(ctx)
+	var stored []api.Key
+	probe := func(rule string, keys ...api.Key) {
+		f.Requires("modify.insert.stores", fmt.Sprintf("insert %v in the reverse order", keys), func() {
+			for i := len(keys) - 1; i >= 0; i-- {
+				_, err := f.Backend().InsertEntity(ctx, table, api.NewEntity(keys[i].PartitionKey, keys[i].RowKey, map[string]api.Value{"I": api.Int32(int32(i))}))
+				gomega.Expect(err).To(matchers.SucceedOnBackend(), "insert (%q, %q)", keys[i].PartitionKey, keys[i].RowKey)
+			}
+		})
+		stored = append(stored, keys...)
+		f.Requires(rule, fmt.Sprintf("query %v, each inserted in the reverse order, in key order", stored), func() {
+			page, err := f.Backend().QueryEntities(ctx, table, api.Query{})
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "query the keys %v", stored)
+			gomega.Expect(page.Entities).To(matchers.HaveKeys(stored...), "the keys %v, each inserted in the reverse order", stored)
+		})
+	}
+	probe(RuleKeyOrder, Key("a", "a"), Key("a", "b"), Key("a", "c"))
+	probe(RuleGroupedPartitions, Key("m", "b"), Key("n", "a"))
+}
