@@ -30,6 +30,20 @@ func (b refusingBackend) InsertEntity(_ context.Context, _ string, e api.Entity)
 	return e, b.answer[e.RowKey]
 }
 
+// notingMatcher never matches; its failure message announces itself as a failed
+// precondition of rule (NoteFailedPrecondition), as an entity comparison that differs only by
+// a type's round trip does.
+type notingMatcher struct{ rule, message string }
+
+func (m notingMatcher) Match(any) (bool, error) { return false, nil }
+
+func (m notingMatcher) FailureMessage(any) string {
+	NoteFailedPrecondition(m.rule, "read the entity back", m.message)
+	return m.message
+}
+
+func (m notingMatcher) NegatedFailureMessage(any) string { return m.message }
+
 type quietT struct{ failed bool }
 
 func (t *quietT) Fail() { t.failed = true }
@@ -104,6 +118,20 @@ func TestBaselineInterception(t *testing.T) {
 			f.Check(spec.CheckOrder, func() { gomega.Expect("a b").To(gomega.Equal("a b")) })
 			gomega.Expect("a").To(gomega.Equal("a b"))
 		})
+		// Issue 30: a failure an assertion announces as a precondition's blocks the spec,
+		// unless that precondition was checked and held earlier in the spec, or the note was
+		// for another failure.
+		f.It(rule, "noted precondition", func(context.Context) {
+			gomega.Expect("got").To(notingMatcher{rule: "types.int32.round-trip", message: "V came back as an Int64"})
+		})
+		f.It(rule, "noted precondition that held", func(context.Context) {
+			f.Requires("types.int32.round-trip", "probe an Int32", func() {})
+			gomega.Expect("got").To(notingMatcher{rule: "types.int32.round-trip", message: "V came back as an Int64"})
+		})
+		f.It(rule, "noted for another failure", func(context.Context) {
+			NoteFailedPrecondition("types.int32.round-trip", "read the entity back", "another failure")
+			gomega.Expect("a").To(gomega.Equal("b"))
+		})
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	// The backend is found by its kind: no file has its name.
@@ -152,6 +180,10 @@ func TestBaselineInterception(t *testing.T) {
 		"precondition listed": "passed blocked",
 		"named check":         "failed fail in " + spec.CheckOrder,
 		"after a named check": "failed fail",
+		// Issue 30.
+		"noted precondition":           "failed blocked",
+		"noted precondition that held": "failed fail",
+		"noted for another failure":    "failed fail",
 	}
 	for k, w := range want {
 		if outcome[k] != w {
