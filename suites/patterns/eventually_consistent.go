@@ -182,6 +182,11 @@ var _ = framework.Describe("Eventually consistent transactions pattern", func(f 
 				Expect(w.q.Len()).To(Equal(1), "the message stays queued while the worker is down")
 				w.q.Expire()
 				err = w.work(ctx, runToEnd)
+				// The run again repeats the steps done before the stop: that a repeated
+				// upsert succeeds is pattern.eventual.upsert-repeatable's subject.
+				f.Requires("pattern.eventual.upsert-repeatable", "the worker's run again, which repeats its upsert, succeeds", func() {
+					Expect(err).To(SucceedOnBackend())
+				})
 			}
 			Expect(err).To(SucceedOnBackend())
 			Expect(w.q.Len()).To(BeZero(), "the worker deletes the message once every step is done")
