@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // sasLifetime is the validity of the SAS tokens that specs expect to work.
@@ -54,15 +55,15 @@ var (
 		return err
 	}, []api.Entity{seed, fresh}}
 	opReplace = op{"Update Entity", func(ctx context.Context, b api.Backend, t string) error {
-		_, err := b.UpdateEntity(ctx, t, seed.With("V", api.Int32(2)), api.Replace, api.IfMatchAny)
+		_, err := scenario.UpdateAny(ctx, b, t, seed.With("V", api.Int32(2)), api.Replace)
 		return err
 	}, []api.Entity{seed.With("V", api.Int32(2))}}
 	opMerge = op{"Merge Entity", func(ctx context.Context, b api.Backend, t string) error {
-		_, err := b.UpdateEntity(ctx, t, api.NewEntity(seed.PartitionKey, seed.RowKey, map[string]api.Value{"W": api.Int32(2)}), api.Merge, api.IfMatchAny)
+		_, err := scenario.UpdateAny(ctx, b, t, api.NewEntity(seed.PartitionKey, seed.RowKey, map[string]api.Value{"W": api.Int32(2)}), api.Merge)
 		return err
 	}, []api.Entity{seed.With("W", api.Int32(2))}}
 	opDelete = op{"Delete Entity", func(ctx context.Context, b api.Backend, t string) error {
-		return b.DeleteEntity(ctx, t, seed.PartitionKey, seed.RowKey, api.IfMatchAny)
+		return scenario.DeleteAny(ctx, b, t, seed.PartitionKey, seed.RowKey)
 	}, nil}
 	opUpsertReplace = op{"Insert Or Replace Entity", func(ctx context.Context, b api.Backend, t string) error {
 		_, err := b.UpdateEntity(ctx, t, fresh, api.Replace, "")

@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Merge Entity", func(f *framework.F) {
@@ -16,7 +17,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 		f.It("modify.merge.keeps-omitted", "keeps the properties not sent and sets the ones sent", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Keep", api.Int32(1), "Change", api.String("old")))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Change", api.String("new")), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Change", api.String("new")), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Keep", api.Int32(1), "Change", api.String("new"))))
 		})
@@ -24,7 +25,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 		f.It("modify.merge.keeps-omitted", "adds the new properties sent", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Keep", api.Int32(1)))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Added", api.Int64(9), "When", api.DateTime(instant)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Added", api.Int64(9), "When", api.DateTime(instant)), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Keep", api.Int32(1), "Added", api.Int64(9), "When", api.DateTime(instant))))
 		})
@@ -33,7 +34,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			all := api.NewEntity("p", "r", everyType())
 			mustInsert(ctx, b, table, all)
-			_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", nil), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, api.NewEntity("p", "r", nil), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, all))
 		})
@@ -41,7 +42,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 		f.It("modify.merge.null-ignored", "keeps the stored value of a property sent as null", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Stay", api.Int32(1), "Other", api.String("o")))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Stay", api.Null(api.EdmInt32), "Other", api.String("n")), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Stay", api.Null(api.EdmInt32), "Other", api.String("n")), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Stay", api.Int32(1), "Other", api.String("n"))))
 		})
@@ -49,7 +50,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 		f.It("modify.merge.null-ignored", "does not add a new property sent as null", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Stay", api.Int32(1)))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Nothing", api.Null(api.EdmString)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Nothing", api.Null(api.EdmString)), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Stay", api.Int32(1))))
 		})
@@ -58,7 +59,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 			func(ctx context.Context, before, after api.Value) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				mustInsert(ctx, b, table, entity("p", "r", "V", before, "Keep", api.Bool(true)))
-				_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", after), api.Merge, api.IfMatchAny)
+				_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "V", after), api.Merge)
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "V", after, "Keep", api.Bool(true))))
 			},
@@ -72,7 +73,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 	Context("with If-Match * on a missing entity", func() {
 		f.It("modify.update.missing-status", "fails with 404 and creates nothing when merging", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", api.Int32(1)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "V", api.Int32(1)), api.Merge)
 			Expect(err).To(HaveFailedWith(404))
 			Expect(table).To(HoldExactly(ctx, b))
 		})
@@ -81,7 +82,7 @@ var _ = framework.Describe("Merge Entity", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			other := entity("p1", "r", "V", api.Int32(1))
 			mustInsert(ctx, b, table, other)
-			_, err := b.UpdateEntity(ctx, table, entity("p2", "r", "V", api.Int32(2)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p2", "r", "V", api.Int32(2)), api.Merge)
 			Expect(err).To(HaveFailedWith(404))
 			Expect(table).To(HoldExactly(ctx, b, other))
 		})

@@ -398,6 +398,12 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "r", nil))
 			Expect(err).To(SucceedOnBackend())
+			// The writers replace with If-Match *: that one such replace succeeds alone is a
+			// precondition.
+			f.Requires("concurrency.if-match-any", "a replace of the entity with If-Match * succeeds", func() {
+				_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", nil), api.Replace, api.IfMatchAny)
+				Expect(err).To(SucceedOnBackend())
+			})
 			var mu sync.Mutex
 			seen := map[string]string{}
 			var dup string

@@ -141,7 +141,7 @@ func (w *archiver) work(ctx context.Context, stop workerStep) error {
 		if stop == stopAfterArchive {
 			return errCrash
 		}
-		if err := w.b.DeleteEntity(ctx, w.current, r.Department, r.EmployeeID, api.IfMatchAny); err != nil && !scenario.IsStatus(err, 404) {
+		if err := scenario.DeleteAny(ctx, w.b, w.current, r.Department, r.EmployeeID); err != nil && !scenario.IsStatus(err, 404) {
 			return fmt.Errorf("delete from the current table: %w", err)
 		}
 		if stop == stopAfterDelete {
@@ -227,8 +227,8 @@ var _ = framework.Describe("Eventually consistent transactions pattern", func(f 
 		f.It("pattern.eventual.delete-gone", "answers a second delete with 404 and changes nothing", func(ctx context.Context) {
 			b, current := f.Backend(), f.NewTable(ctx)
 			_, jones, others := startArchive(ctx, b, current, "")
-			Expect(b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)).To(SucceedOnBackend())
-			err := b.DeleteEntity(ctx, current, jones.PartitionKey, jones.RowKey, api.IfMatchAny)
+			Expect(scenario.DeleteAny(ctx, b, current, jones.PartitionKey, jones.RowKey)).To(SucceedOnBackend())
+			err := scenario.DeleteAny(ctx, b, current, jones.PartitionKey, jones.RowKey)
 			Expect(err).To(HaveFailedAs(spec.MissingEntityAnswers...))
 			Expect(current).To(HoldExactly(ctx, b, others...))
 		})

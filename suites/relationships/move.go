@@ -45,7 +45,7 @@ func moveEmployee(ctx context.Context, b api.Backend, table, from, id, to string
 	if stop == stopAfterInsert {
 		return errCrash
 	}
-	if err := b.DeleteEntity(ctx, table, from, id, api.IfMatchAny); err != nil && !scenario.IsStatus(err, 404) {
+	if err := scenario.DeleteAny(ctx, b, table, from, id); err != nil && !scenario.IsStatus(err, 404) {
 		return fmt.Errorf("delete from %s: %w", from, err)
 	}
 	if stop == stopAfterDelete {
