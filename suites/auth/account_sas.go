@@ -15,6 +15,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // accountOp is one operation sent through an account SAS on the spec's table, with the
@@ -48,7 +49,7 @@ var (
 		return err
 	}}
 	acctUpdate = accountOp{"Update Entity", "o", "u", func(ctx context.Context, _ *framework.F, b api.Backend, t string) error {
-		_, err := b.UpdateEntity(ctx, t, seed.With("V", api.Int32(2)), api.Replace, api.IfMatchAny)
+		_, err := scenario.UpdateAny(ctx, b, t, seed.With("V", api.Int32(2)), api.Replace)
 		return err
 	}}
 	acctUpsert = accountOp{"Insert Or Merge Entity", "o", "au", func(ctx context.Context, _ *framework.F, b api.Backend, t string) error {
@@ -56,7 +57,7 @@ var (
 		return err
 	}}
 	acctDelete = accountOp{"Delete Entity", "o", "d", func(ctx context.Context, _ *framework.F, b api.Backend, t string) error {
-		return b.DeleteEntity(ctx, t, seed.PartitionKey, seed.RowKey, api.IfMatchAny)
+		return scenario.DeleteAny(ctx, b, t, seed.PartitionKey, seed.RowKey)
 	}}
 	acctListTables = accountOp{"Query Tables", "c", "l", func(ctx context.Context, f *framework.F, b api.Backend, t string) error {
 		page, err := b.QueryTables(ctx, api.TableQuery{Filter: "TableName eq '" + t + "'"})

@@ -11,6 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // op is a conditional write of entity ("p","r") with an If-Match value.
@@ -130,7 +131,7 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 		}},
 		{"returned by the previous merge", func(ctx context.Context, b api.Backend, table string) string {
 			insertOriginal(ctx, b, table)
-			etag, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(2)}), api.Merge, api.IfMatchAny)
+			etag, err := scenario.UpdateAny(ctx, b, table, api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(2)}), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			return etag
 		}},
@@ -173,7 +174,7 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 			f.It("concurrency.no-if-match.upsert", fmt.Sprintf("applies a %s whatever ETag the entity has", mode), func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				insertOriginal(ctx, b, table)
-				_, err := b.UpdateEntity(ctx, table, original().With("Version", api.Int32(2)), api.Replace, api.IfMatchAny)
+				_, err := scenario.UpdateAny(ctx, b, table, original().With("Version", api.Int32(2)), api.Replace)
 				Expect(err).To(SucceedOnBackend())
 				_, err = b.UpdateEntity(ctx, table, api.NewEntity("p", "r", map[string]api.Value{"Version": api.Int32(3)}), mode, "")
 				Expect(err).To(SucceedOnBackend(), "an unconditional %s was refused", mode)
@@ -197,7 +198,7 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 			f.It("concurrency.etag.recreated", fmt.Sprintf("refuses a %s with the old entity's ETag with 412", o.name), func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				old := insertOriginal(ctx, b, table)
-				Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+				Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
 				_, err := b.InsertEntity(ctx, table, original())
 				Expect(err).To(SucceedOnBackend())
 				Expect(o.do(ctx, b, table, old)).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"))

@@ -179,6 +179,7 @@ var _ = framework.Describe("Entity properties", func(f *framework.F) {
 				}
 				e := api.NewEntity("p", "r", map[string]api.Value{"Gone": api.Null(api.EdmInt32), "Kept": api.Int32(2)})
 				_, err := w.Do(ctx, b, table, e)
+				w.RequireMatched(f, err)
 				Expect(err).To(SucceedOnBackend(), w.Name)
 				got := get(ctx, b, table, "p", "r")
 				Expect(got).To(LackProperty("Gone"), "after %s with Gone=null", w.Name)

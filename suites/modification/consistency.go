@@ -54,15 +54,15 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 			})
 		},
 		Entry("for a replace", "modify.replace.removes-omitted", func(ctx context.Context, b api.Backend, t string) error {
-			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, t, entity("p", "r", "V", api.Int32(2)), api.Replace)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(2))}),
 		Entry("for a merge", "modify.merge.keeps-omitted", func(ctx context.Context, b api.Backend, t string) error {
-			_, err := b.UpdateEntity(ctx, t, entity("p", "r", "V", api.Int32(3)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, t, entity("p", "r", "V", api.Int32(3)), api.Merge)
 			return err
 		}, true, &api.Entity{PartitionKey: "p", RowKey: "r", Properties: props("V", api.Int32(3), "W", api.String("w"))}),
 		Entry("for a delete", "modify.delete.removes", func(ctx context.Context, b api.Backend, t string) error {
-			return b.DeleteEntity(ctx, t, "p", "r", api.IfMatchAny)
+			return scenario.DeleteAny(ctx, b, t, "p", "r")
 		}, true, nil),
 		Entry("for an insert next to entities that share one key", "modify.insert.stores", func(ctx context.Context, b api.Backend, t string) error {
 			_, err := b.InsertEntity(ctx, t, entity("p", "r", "V", api.Int32(4)))

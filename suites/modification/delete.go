@@ -9,6 +9,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 var _ = framework.Describe("Delete Entity", func(f *framework.F) {
@@ -16,7 +17,7 @@ var _ = framework.Describe("Delete Entity", func(f *framework.F) {
 		f.It("modify.delete.removes", "removes it: a read then fails with 404", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
 			Expect(table).To(LackEntity(ctx, b, "p", "r"))
 		})
 
@@ -31,8 +32,8 @@ var _ = framework.Describe("Delete Entity", func(f *framework.F) {
 				Expect(err).To(SucceedOnBackend())
 				Expect(page.Entities).To(HaveLen(3), "V ge 1 over three entities with V 1, 2, 3")
 			})
-			Expect(b.DeleteEntity(ctx, table, "p", "b", api.IfMatchAny)).To(SucceedOnBackend())
-			Expect(b.DeleteEntity(ctx, table, "p", "c", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "b")).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "c")).To(SucceedOnBackend())
 			page, err := b.QueryEntities(ctx, table, api.Query{Filter: "V ge 1"})
 			Expect(err).To(SucceedOnBackend())
 			Expect(page.Entities).To(HaveKeys(keep.Key()))
@@ -42,14 +43,14 @@ var _ = framework.Describe("Delete Entity", func(f *framework.F) {
 	Context("when the entity is missing", func() {
 		f.It("modify.delete.missing", "fails with 404", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(HaveFailedWith(404))
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(HaveFailedWith(404))
 		})
 
 		f.It("modify.delete.missing", "fails with 404 on a second delete of the same entity", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r"))
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(HaveFailedWith(404))
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(HaveFailedWith(404))
 		})
 	})
 

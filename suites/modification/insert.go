@@ -67,7 +67,7 @@ var _ = framework.Describe("Insert Entity", func(f *framework.F) {
 		f.It("modify.insert.after-delete", "succeeds and stores only the new properties", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Old", api.Int32(1), "Shared", api.String("old")))
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
 			fresh := entity("p", "r", "Shared", api.Int64(2))
 			_, err := b.InsertEntity(ctx, table, fresh)
 			Expect(err).To(SucceedOnBackend())
@@ -103,7 +103,7 @@ var _ = framework.Describe("Entity keys in writes", func(f *framework.F) {
 			lower, upper := entity("p", "row", "V", api.Int32(1)), entity("p", "ROW", "V", api.Int32(2))
 			mustInsert(ctx, b, table, lower)
 			mustInsert(ctx, b, table, upper)
-			Expect(b.DeleteEntity(ctx, table, "p", "ROW", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "ROW")).To(SucceedOnBackend())
 			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "ROW"))
 			Expect(table).To(HoldExactly(ctx, b, lower))
 		})

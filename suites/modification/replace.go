@@ -18,7 +18,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Keep", api.Int32(1), "Drop", api.String("x"), "Change", api.Bool(false)))
 			next := entity("p", "r", "Keep", api.Int32(1), "Change", api.Bool(true), "Add", api.Double(1.5))
-			_, err := b.UpdateEntity(ctx, table, next, api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, next, api.Replace)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, next))
 		})
@@ -27,7 +27,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, api.NewEntity("p", "r", everyType()))
 			empty := api.NewEntity("p", "r", nil)
-			_, err := b.UpdateEntity(ctx, table, empty, api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, empty, api.Replace)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, empty))
 		})
@@ -35,7 +35,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 		f.It("modify.replace.null-removes", "does not store a stored property sent as null", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Gone", api.Int32(1), "Kept", api.String("k")))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Gone", api.Null(api.EdmInt32), "Kept", api.String("k")), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Gone", api.Null(api.EdmInt32), "Kept", api.String("k")), api.Replace)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Kept", api.String("k"))))
 		})
@@ -43,7 +43,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 		f.It("modify.replace.null-removes", "does not add a new property sent as null", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			mustInsert(ctx, b, table, entity("p", "r", "Kept", api.String("k")))
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "Kept", api.String("k"), "Nothing", api.Null(api.EdmString)), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "Kept", api.String("k"), "Nothing", api.Null(api.EdmString)), api.Replace)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldExactly(ctx, b, entity("p", "r", "Kept", api.String("k"))))
 		})
@@ -54,7 +54,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 				mustInsert(ctx, b, table, entity("p", "r", "V", before))
 				scenario.RequireRoundTrip(ctx, f, b, table, after)
 				next := entity("p", "r", "V", after)
-				_, err := b.UpdateEntity(ctx, table, next, api.Replace, api.IfMatchAny)
+				_, err := scenario.UpdateAny(ctx, b, table, next, api.Replace)
 				Expect(err).To(SucceedOnBackend())
 				Expect(table).To(HoldEntity(ctx, b, next))
 			},
@@ -68,7 +68,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 	Context("with If-Match * on a missing entity", func() {
 		f.It("modify.update.missing-status", "fails with 404 and creates nothing", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", api.Int32(1)), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r", "V", api.Int32(1)), api.Replace)
 			Expect(err).To(HaveFailedWith(404))
 			Expect(table).To(HoldExactly(ctx, b))
 		})
@@ -77,7 +77,7 @@ var _ = framework.Describe("Update Entity", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			other := entity("p", "r1", "V", api.Int32(1))
 			mustInsert(ctx, b, table, other)
-			_, err := b.UpdateEntity(ctx, table, entity("p", "r2", "V", api.Int32(2)), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, entity("p", "r2", "V", api.Int32(2)), api.Replace)
 			Expect(err).To(HaveFailedWith(404))
 			Expect(table).To(HoldExactly(ctx, b, other))
 		})
@@ -103,15 +103,15 @@ var _ = framework.Describe("Missing entities", func(f *framework.F) {
 			return err
 		}),
 		Entry("for Update Entity with If-Match *", "modify.update.missing-status", func(ctx context.Context, table string) error {
-			_, err := f.Backend().UpdateEntity(ctx, table, entity("p", "missing"), api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, f.Backend(), table, entity("p", "missing"), api.Replace)
 			return err
 		}),
 		Entry("for Merge Entity with If-Match *", "modify.update.missing-status", func(ctx context.Context, table string) error {
-			_, err := f.Backend().UpdateEntity(ctx, table, entity("p", "missing"), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, f.Backend(), table, entity("p", "missing"), api.Merge)
 			return err
 		}),
 		Entry("for Delete Entity with If-Match *", "modify.delete.missing", func(ctx context.Context, table string) error {
-			return f.Backend().DeleteEntity(ctx, table, "p", "missing", api.IfMatchAny)
+			return scenario.DeleteAny(ctx, f.Backend(), table, "p", "missing")
 		}),
 	)
 
@@ -119,7 +119,7 @@ var _ = framework.Describe("Missing entities", func(f *framework.F) {
 		func(ctx context.Context, mode api.UpdateMode) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			gone := mustInsert(ctx, b, table, entity("p", "r", "V", api.Int32(1)))
-			Expect(b.DeleteEntity(ctx, table, "p", "r", api.IfMatchAny)).To(SucceedOnBackend())
+			Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
 			scenario.RequireDeleted(ctx, f, b, table, scenario.Key("p", "r"))
 			_, err := b.UpdateEntity(ctx, table, entity("p", "r", "V", api.Int32(2)), mode, gone.ETag)
 			Expect(err).To(HaveFailedWithStatusIn([]int{404, 412}))

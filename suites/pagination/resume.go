@@ -47,7 +47,7 @@ func insertOutside(pk, rk string) write {
 
 func deleteRow(rk string) write {
 	return func(ctx context.Context, f *framework.F, table string) ([]api.Key, []api.Key) {
-		Expect(f.Backend().DeleteEntity(ctx, table, "p", rk, api.IfMatchAny)).To(SucceedOnBackend())
+		Expect(scenario.DeleteAny(ctx, f.Backend(), table, "p", rk)).To(SucceedOnBackend())
 		return nil, []api.Key{scenario.Key("p", rk)}
 	}
 }
@@ -183,7 +183,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		rest := without(es, p.seen)
 		Expect(rest).NotTo(BeEmpty())
 		next := rest[0]
-		Expect(f.Backend().DeleteEntity(ctx, table, next.PartitionKey, next.RowKey, api.IfMatchAny)).To(SucceedOnBackend())
+		Expect(scenario.DeleteAny(ctx, f.Backend(), table, next.PartitionKey, next.RowKey)).To(SucceedOnBackend())
 		Expect(resumeFrom(ctx, table, q, p).Entities()).To(ConsistOfKeys(rest[1:]...),
 			"stopped after %s, deleted the next entity (%q,%q), resumed", KeyList(p.seen), next.PartitionKey, next.RowKey)
 	})
@@ -200,7 +200,7 @@ var _ = framework.Describe("Retrieve large numbers of entities with saved contin
 		table, p := stopped(ctx, q)
 		changed := api.NewEntity("p", "r00012", map[string]api.Value{"N": api.Int32(1200), "New": api.String("yes")})
 		f.Requires("concurrency.if-match-any", "replace r00012 with If-Match *", func() {
-			_, err := f.Backend().UpdateEntity(ctx, table, changed, api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, f.Backend(), table, changed, api.Replace)
 			Expect(err).To(SucceedOnBackend())
 		})
 		f.Requires("modify.replace.removes-omitted", "a point read shows r00012 as replaced", func() {

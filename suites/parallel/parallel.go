@@ -384,6 +384,16 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			scenario.RequireRoundTrip(ctx, f, b, table, api.Bool(true), api.Int32(0))
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "wide", map[string]api.Value{"Base": api.Bool(true)}))
 			Expect(err).To(SucceedOnBackend())
+			// The writers merge with If-Match * and by Insert Or Merge: that each succeeds on
+			// its own is a precondition (the rounds overwrite what these two set).
+			f.Requires("concurrency.if-match-any", "a merge of the entity with If-Match * succeeds", func() {
+				_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "wide", map[string]api.Value{"W0": api.Int32(-1)}), api.Merge, api.IfMatchAny)
+				Expect(err).To(SucceedOnBackend())
+			})
+			f.Requires("modify.insert-or-merge.merges", "an Insert Or Merge of the entity succeeds", func() {
+				_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "wide", map[string]api.Value{"W1": api.Int32(-1)}), api.Merge, "")
+				Expect(err).To(SucceedOnBackend())
+			})
 			want := map[string]api.Value{"Base": api.Bool(true)}
 			var lost string
 			for round := range raceRounds {
@@ -424,6 +434,12 @@ var _ = framework.Describe("Asynchronous and parallel operations", func(f *frame
 			b, table := f.Backend(), f.NewTable(ctx)
 			_, err := b.InsertEntity(ctx, table, api.NewEntity("p", "r", nil))
 			Expect(err).To(SucceedOnBackend())
+			// The writers replace with If-Match *: that one such replace succeeds alone is a
+			// precondition.
+			f.Requires("concurrency.if-match-any", "a replace of the entity with If-Match * succeeds", func() {
+				_, err := b.UpdateEntity(ctx, table, api.NewEntity("p", "r", nil), api.Replace, api.IfMatchAny)
+				Expect(err).To(SucceedOnBackend())
+			})
 			var mu sync.Mutex
 			seen := map[string]string{}
 			var dup string

@@ -74,7 +74,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.Load(ctx, b, table, fixtures.MessageStatsSeries(0))
 			id := fixtures.StatsEmployees(0)[0]
-			_, err := b.UpdateEntity(ctx, table, scenario.Entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999)), api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, scenario.Entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999)), api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			counts := fixtures.HourlyMessageCounts(id)
 			counts[13] = 999
@@ -86,7 +86,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 			scenario.Load(ctx, b, table, fixtures.MessageStatsSeries(0))
 			id := fixtures.StatsEmployees(0)[0]
 			only := scenario.Entity(id, fixtures.StatsDay, fixtures.HourProperty(13), api.Int32(999))
-			_, err := b.UpdateEntity(ctx, table, only, api.Replace, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, only, api.Replace)
 			Expect(err).To(SucceedOnBackend())
 			Expect(table).To(HoldEntity(ctx, b, only))
 		})

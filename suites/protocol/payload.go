@@ -16,6 +16,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	. "github.com/tableconform/conform/suites/matchers"
+	"github.com/tableconform/conform/suites/scenario"
 )
 
 // typed inserts ("p","r") with one property of each kind the metadata levels treat apart.
@@ -112,7 +113,7 @@ var _ = framework.Describe("Error bodies", func(f *framework.F) {
 		}},
 		{"a stale ETag", 412, "concurrency.stale-etag.replace", func(ctx context.Context, raw driver.RawHTTP, b api.Backend, table string) answer {
 			e := stored(ctx, b, table)
-			_, err := b.UpdateEntity(ctx, table, e, api.Merge, api.IfMatchAny)
+			_, err := scenario.UpdateAny(ctx, b, table, e, api.Merge)
 			Expect(err).To(SucceedOnBackend())
 			return send(ctx, raw, "PUT", entityPath(table, "p", "r"), body("p", "r"), map[string]string{"If-Match": e.ETag})
 		}},

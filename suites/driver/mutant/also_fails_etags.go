@@ -69,6 +69,12 @@ var _ = declareAlsoFails(map[string]map[string]string{
 		"modify.insert-or-replace.replaces": "Insert Or Replace of an existing entity must replace it, and the mutant fails it with 409",
 		"parallel.upsert.durable":           "concurrent upserts of existing entities fail with 409 against the mutant instead of being stored",
 	},
+	"if-match-any-refused": {
+		"auth.account-sas.permissions": "the mutant reads the entity to answer If-Match *, which a SAS without r refuses: a permitted write with If-Match * is refused with 403",
+		"auth.sas.permission.delete":   "the mutant reads the entity to answer If-Match *, which a SAS with only d refuses: a permitted delete is refused with 403",
+		"auth.sas.permission.update":   "the mutant reads the entity to answer If-Match *, which a SAS with only u refuses: a permitted update is refused with 403",
+		"parallel.delete.once":         "of concurrent deletes with If-Match * exactly one must succeed, and the mutant refuses them all with 412",
+	},
 	"check-then-act": {
 		"auth.account-sas.permissions": "the mutant checks If-Match with a read, which a SAS without r refuses: a permitted conditional write is refused with 403",
 		"auth.sas.permission.delete":   "the mutant checks If-Match with a read, which a SAS with only d refuses: a permitted delete is refused with 403",
