@@ -96,7 +96,7 @@ var _ = framework.Describe("Denormalization pattern", func(f *framework.F) {
 			err := changeEmail(ctx, b, table, "john.jones@contoso.com", func(dept api.Entity) {
 				mustUpdate(ctx, b, table, counted, api.Merge, dept.ETag) // another client counts a new hire
 			})
-			Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
+			scenario.ExpectTransactionFailure(f, err, []int{400, 412}, "UpdateConditionNotSatisfied")
 			jones, _ := fixtures.FindEmployee(emps, "000223")
 			Expect(table).To(HoldEntity(ctx, b, jones.Entity()), "the employee's merge must be rolled back")
 			Expect(table).To(HoldEntity(ctx, b, counted))

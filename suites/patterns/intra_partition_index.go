@@ -126,7 +126,7 @@ var _ = framework.Describe("Intra-partition secondary index pattern", func(f *fr
 				{Kind: api.BatchReplace, Entity: empIDCopy(renamed), IfMatch: byID.ETag},
 				{Kind: api.BatchReplace, Entity: emailCopy(renamed), IfMatch: byEmail.ETag},
 			})
-			Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
+			scenario.ExpectTransactionFailure(f, err, []int{400, 412}, "UpdateConditionNotSatisfied")
 			Expect(table).To(HoldEntity(ctx, b, empIDCopy(jones)), "the first operation must be rolled back")
 			Expect(table).To(HoldEntity(ctx, b, other))
 		})

@@ -83,7 +83,7 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "01", fixtures.DayProperty(1), api.Int32(1000)), IfMatch: got1.ETag},
 				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(1000)), IfMatch: got2.ETag},
 			})
-			Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
+			scenario.ExpectTransactionFailure(f, err, []int{400, 412}, "UpdateConditionNotSatisfied")
 			Expect(table).To(HoldExactly(ctx, b, first, second.With(fixtures.DayProperty(365), api.Int32(-1))))
 		})
 
