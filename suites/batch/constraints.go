@@ -40,6 +40,9 @@ var _ = framework.Describe("Entity group transaction scope", func(f *framework.F
 		f.It("batch.partition.code", "answers CommandsInBatchActOnDifferentPartitions or InvalidInput", func(ctx context.Context) {
 			b, table := transactionTable(ctx, f)
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{insertOp("a"), inPartition(insertOp("b"), "q")})
+			f.Requires("batch.partition.single", "a transaction over partitions p and q is refused with 400", func() {
+				Expect(err).To(HaveFailedWith(400), "a transaction over partitions p and q")
+			})
 			Expect(err).To(HaveFailedWith(400, "CommandsInBatchActOnDifferentPartitions", "InvalidInput"))
 			f.Choice("code for a mixed-partition transaction", DescribeOutcome(err))
 		})

@@ -201,7 +201,9 @@ var _ = framework.Describe("Optimistic concurrency", func(f *framework.F) {
 				Expect(scenario.DeleteAny(ctx, b, table, "p", "r")).To(SucceedOnBackend())
 				_, err := b.InsertEntity(ctx, table, original())
 				Expect(err).To(SucceedOnBackend())
-				Expect(o.do(ctx, b, table, old)).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"))
+				err = o.do(ctx, b, table, old)
+				Expect(err).To(HaveFailedWith(412))
+				requireStaleCode(f, o, err)
 				Expect(table).To(HoldExactly(ctx, b, original()))
 			})
 		}
@@ -246,7 +248,8 @@ var _ = framework.Describe("Managing concurrency", func(f *framework.F) {
 					Expect(err).To(HaveFailedWithStatusIn([]int{404, 412}), "a losing delete")
 					continue
 				}
-				Expect(err).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"), "a losing %s", o.name)
+				Expect(err).To(HaveFailedWith(412), "a losing %s", o.name)
+				requireStaleCode(f, o, err)
 			}
 			Expect(won).To(Equal(1), "%d of %d concurrent %ss with If-Match %s succeeded", won, racers, o.name, etag)
 		})
@@ -271,9 +274,20 @@ var _ = framework.Describe("Managing concurrency", func(f *framework.F) {
 			if err == nil {
 				won++
 			} else {
-				Expect(err).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"))
+				Expect(err).To(HaveFailedWith(412), "a losing write")
+				requireStaleCode(f, replaceOp, err)
 			}
 		}
 		Expect(won).To(Equal(1), "%d of %d concurrent writes with If-Match %s succeeded", won, len(writers), etag)
 	})
 })
+
+// requireStaleCode is the precondition of a spec whose subject is a write refused with 412
+// for another reason than a stale ETag alone: the refusal of o carries the code
+// UpdateConditionNotSatisfied, the subject of o's stale-ETag rule.
+func requireStaleCode(f *framework.F, o op, err error) {
+	GinkgoHelper()
+	f.Requires("concurrency.stale-etag."+o.name, "the refused "+o.name+" reports UpdateConditionNotSatisfied", func() {
+		Expect(err).To(HaveFailedWith(412, "UpdateConditionNotSatisfied"), "the refused %s", o.name)
+	})
+}

@@ -21,7 +21,9 @@
 // spec, never fails it. A precondition is a step that another
 // rule is about (loading data, a filter the spec merely uses, a valid transaction or SAS
 // working at all before a refusal is judged), never the step the spec's own rule is about:
-// inside a spec of that rule, Requires is an ordinary part of the spec. F.Check names an
+// inside a spec of that rule, Requires is an ordinary part of the spec. F.Raw itself
+// requires, once per spec, that a signed request is served (RuleSignedRequests), so that a
+// backend refusing Shared Key blocks the specs of hand-made requests. F.Check names an
 // assertion of the spec (spec's Check constants), so that a profile's difference of shape
 // excuses that assertion alone.
 // Tables are named RunTableName and only names of RunTablePattern are ever deleted.

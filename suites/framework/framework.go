@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"reflect"
@@ -165,7 +166,50 @@ func (f *F) Raw() driver.RawHTTP {
 	if !ok {
 		ginkgo.Skip("capability missing: " + string(driver.CapRawHTTP))
 	}
+	requireSignedRequests(raw)
 	return raw
+}
+
+// RuleSignedRequests is the rule whose subject is a request signed with Shared Key being
+// served at all.
+const RuleSignedRequests = "auth.shared-key.valid"
+
+// requireSignedRequests is the precondition of every spec that sends hand-made requests:
+// once per spec, a signed Query Tables whose filter names no table answers 200
+// (RuleSignedRequests). A backend that refuses every signed request would otherwise fail
+// each such spec on the rule it judges, whatever that rule's subject.
+func requireSignedRequests(raw driver.RawHTTP) {
+	ginkgo.GinkgoHelper()
+	run := currentRun.Load()
+	if run == nil || run.rule.ID == RuleSignedRequests {
+		return
+	}
+	run.mu.Lock()
+	probed := run.signedProbed
+	run.signedProbed = true
+	run.mu.Unlock()
+	if probed {
+		return
+	}
+	const step = "a signed Query Tables answers 200"
+	ctx, cancel := context.WithTimeout(context.Background(), run.f.specTimeout())
+	defer cancel()
+	req, err := raw.NewRequest(ctx, http.MethodGet, "Tables?%24filter=TableName%20eq%20%27conformprobe%27", nil)
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("conform: building the signed-request probe: %v", err))
+	}
+	req.Header.Set("Accept", "application/json;odata=nometadata")
+	resp, err := raw.Do(req)
+	if err != nil {
+		Blocked(RuleSignedRequests, step, err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		Blocked(RuleSignedRequests, step, &driver.Error{Status: resp.StatusCode, Code: resp.Header.Get("x-ms-error-code"),
+			Message: "a signed Query Tables answered " + resp.Status})
+	}
 }
 
 // SendUnsigned sends a hand-made request as it is, without the credentials the raw
@@ -417,6 +461,8 @@ type specRun struct {
 	// held the rules whose precondition checks passed (Requires).
 	noted *notedPrecondition
 	held  map[string]bool
+	// signedProbed is whether the spec ran the precondition of hand-made requests.
+	signedProbed bool
 }
 
 // notedPrecondition is a failure announced before the fail handler sees it: the failure

@@ -49,6 +49,9 @@ func mustUpdate(ctx context.Context, b api.Backend, table string, e api.Entity, 
 func requireStaleRefused(f *framework.F, err error) {
 	GinkgoHelper()
 	f.Requires("batch.condition.etag", "the transaction with a stale ETag fails", func() {
+		Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}))
+	})
+	f.Requires(scenario.RuleTransactionFailureCode, "the failed transaction reports UpdateConditionNotSatisfied", func() {
 		Expect(err).To(HaveFailedWithStatusIn([]int{400, 412}, "UpdateConditionNotSatisfied"))
 	})
 }

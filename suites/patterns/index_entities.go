@@ -64,11 +64,12 @@ func sameDeptIndexes(emps []fixtures.Employee) []api.Entity {
 }
 
 // isConcurrencyConflict reports whether err says that another client got there first: a
-// stale ETag (412 UpdateConditionNotSatisfied) or an entity created meanwhile (409
-// EntityAlreadyExists), inside a transaction possibly reported with status 400.
+// stale ETag (412, UpdateConditionNotSatisfied) or an entity created meanwhile (409,
+// EntityAlreadyExists), inside a transaction possibly reported with status 400 and the
+// code. The status suffices: the code of each is another rule's subject.
 func isConcurrencyConflict(err error) bool {
 	e, ok := driver.AsError(err)
-	return ok && (e.Code == "UpdateConditionNotSatisfied" || e.Code == "EntityAlreadyExists")
+	return ok && (e.Status == 412 || e.Status == 409 || e.Code == "UpdateConditionNotSatisfied" || e.Code == "EntityAlreadyExists")
 }
 
 // addWithSameDeptIndex adds emp and lists it in its index entity in one transaction,

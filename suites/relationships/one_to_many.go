@@ -85,7 +85,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 				{Kind: api.BatchMerge, Entity: scenario.Entity("Sales", fixtures.DepartmentRowKey, fixtures.PropEmployeeCount, api.Int32(int32(dept.Properties[fixtures.PropEmployeeCount].Int())+1)), IfMatch: dept.ETag},
 				{Kind: api.BatchInsert, Entity: existing.Entity()},
 			})
-			Expect(err).To(HaveFailedWithStatusIn([]int{400, 409}, "EntityAlreadyExists"))
+			scenario.ExpectTransactionFailure(f, err, []int{400, 409}, "EntityAlreadyExists")
 			Expect(table).To(HoldEntity(ctx, b, departmentOf(emps, "Sales").Entity()), "the merge before the failed insert must be rolled back")
 		})
 	})

@@ -49,6 +49,22 @@ func RequireTransactions(ctx context.Context, f *framework.F, b api.Backend, tab
 	})
 }
 
+// RuleTransactionFailureCode is the rule whose subject is a failed transaction reporting
+// the code of its failing operation.
+const RuleTransactionFailureCode = "batch.failure.code"
+
+// ExpectTransactionFailure is the check of a spec that makes a transaction fail on purpose:
+// the transaction failed with one of statuses, and, as a precondition, it reports code, the
+// failing operation's (RuleTransactionFailureCode), which tells that it failed for the
+// reason the spec set up. A backend that reports another code blocks the spec on that rule.
+func ExpectTransactionFailure(f *framework.F, err error, statuses []int, code string) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(err).To(matchers.HaveFailedWithStatusIn(statuses), "the transaction set up to fail")
+	f.Requires(RuleTransactionFailureCode, "the failed transaction reports "+code, func() {
+		gomega.Expect(err).To(matchers.HaveFailedWithStatusIn(statuses, code), "the transaction set up to fail")
+	})
+}
+
 // RuleTopLimit is the rule whose subject is $top making pages at all: at most $top entities
 // a page, and a continuation while matches remain.
 const RuleTopLimit = "query.top.limit"

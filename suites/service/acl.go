@@ -58,6 +58,17 @@ func aclBody(ps ...policy) []byte {
 
 func aclPath(table string) string { return table + "?comp=acl" }
 
+// readACL decodes the answer to Get Table ACL into v. That the answer is the document of
+// the policies set is service.acl.roundtrip's subject: a precondition of the specs that
+// read the policies for another purpose.
+func readACL(f *framework.F, get answer, v any) {
+	GinkgoHelper()
+	f.Requires("service.acl.roundtrip", "read the policies with Get Table ACL", func() {
+		Expect(get.status).To(Equal(http.StatusOK), "Get Table ACL: %s", get)
+		decodeXML(get, v)
+	})
+}
+
 // sameInstant reports whether two ACL times name the same instant, whatever their digits.
 func sameInstant(got string, want time.Time) bool {
 	t, err := time.Parse(time.RFC3339Nano, got)
@@ -91,7 +102,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 			get := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, map[string]string{"Accept": accept}, nil)
 			Expect(get.status).To(Equal(http.StatusOK), "Get Table ACL with Accept %q: %s", accept, get)
 			var ids signedIdentifiers
-			decodeXML(get, &ids)
+			readACL(f, get, &ids)
 			Expect(ids.Identifiers).To(HaveLen(1), "Get Table ACL: %s", get)
 			Expect(ids.Identifiers[0].ID).To(Equal("readers"))
 		},
@@ -154,7 +165,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 				} `xml:"AccessPolicy"`
 			} `xml:"SignedIdentifier"`
 		}
-		decodeXML(get, &ids)
+		readACL(f, get, &ids)
 		Expect(ids.Identifiers).To(HaveLen(4), "Get Table ACL: %s", get)
 		byID := map[string]int{}
 		for i, id := range ids.Identifiers {
@@ -224,7 +235,7 @@ var _ = framework.Describe("Table ACL", func(f *framework.F) {
 		Expect(a.code()).To(Equal(spec.ErrInvalidXMLDocument.Code), "%s", a)
 		get := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, nil, nil)
 		var ids signedIdentifiers
-		decodeXML(get, &ids)
+		readACL(f, get, &ids)
 		Expect(ids.Identifiers).To(HaveLen(1), "the refused Set Table ACL changed the policies: %s", get)
 		Expect(ids.Identifiers[0].ID).To(Equal("kept"))
 	})

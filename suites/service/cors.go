@@ -89,12 +89,16 @@ var _ = framework.Describe("CORS", func(f *framework.F) {
 		Expect(set.status).To(Equal(http.StatusAccepted), "Set Table Service Properties with a rule for any origin: %s", set)
 		a := sendXML(ctx, raw, http.MethodGet, propertiesPath, nil, map[string]string{"Origin": "https://any.conform.example"}, nil)
 		Expect(a.status).To(Equal(http.StatusOK), "Get Table Service Properties: %s", a)
-		Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal("*"), "a rule for any origin: %s", a)
+		f.Requires("service.cors.actual-headers", "a request from an origin a rule for any origin allows gets Access-Control-Allow-Origin: *", func() {
+			Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal("*"), "a rule for any origin: %s", a)
+		})
 		f.Choice("Vary: Origin where a rule for any origin allows the Origin", varyOrigin(a))
 		set = setProperties(ctx, raw, render(serviceProperties{Cors: &corsRules{Rules: []corsRule{exampleRule}}}))
 		Expect(set.status).To(Equal(http.StatusAccepted), "Set Table Service Properties with a rule for one origin: %s", set)
 		a = sendXML(ctx, raw, http.MethodGet, propertiesPath, nil, map[string]string{"Origin": exampleRule.AllowedOrigins}, nil)
-		Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal(exampleRule.AllowedOrigins), "a rule for one origin: %s", a)
+		f.Requires("service.cors.actual-headers", "a request from the origin a rule names gets Access-Control-Allow-Origin", func() {
+			Expect(a.header.Get("Access-Control-Allow-Origin")).To(Equal(exampleRule.AllowedOrigins), "a rule for one origin: %s", a)
+		})
 		f.Choice("Vary: Origin where a rule naming the Origin allows it", varyOrigin(a))
 	}, Serial)
 

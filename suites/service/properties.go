@@ -172,6 +172,11 @@ var _ = framework.Describe("Table service properties", func(f *framework.F) {
 			MinuteMetrics: &metrics{Version: "1.0", Enabled: false, RetentionPolicy: retention{Enabled: false}}}
 		a := setProperties(ctx, raw, render(base))
 		Expect(a.status).To(Equal(http.StatusAccepted), "Set Table Service Properties: %s", a)
+		f.Requires("service.properties.roundtrip", "Get Table Service Properties shows the CORS rule set", func() {
+			got, ga := getProperties(ctx, raw)
+			Expect(got.Cors).NotTo(BeNil(), "no Cors: %s", ga)
+			Expect(sameCORS(got.Cors.Rules, base.Cors.Rules)).To(BeTrue(), "the CORS rules set: %s", ga)
+		})
 		a = setProperties(ctx, raw, render(body(base)))
 		Expect(a.status).To(Equal(http.StatusBadRequest), "Set Table Service Properties with %s: %s", what, a)
 		f.Choice("code for "+what, a.outcome())

@@ -50,6 +50,9 @@ var _ = framework.Describe("Create Table", func(f *framework.F) {
 			b := f.Backend()
 			name := f.TableName() + "MiXeDCase"
 			Expect(createOwned(ctx, f, name)).To(SucceedOnBackend())
+			f.Requires("tables.create.listed", "Query Tables for the prefix lists the created table once, in some letter case", func() {
+				Expect(listOwn(ctx, b, name)).To(HaveLen(1), "the tables named %q in any case in Query Tables for that prefix", name)
+			})
 			Expect(listOwn(ctx, b, name)).To(Equal([]string{name}), "the tables named %q in Query Tables for that prefix", name)
 		})
 	})
