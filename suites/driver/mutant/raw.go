@@ -102,6 +102,21 @@ func jsonObject(body []byte, fn func(map[string]json.RawMessage)) []byte {
 	return out
 }
 
+// collapseMembers re-encodes a JSON object through a map, as a server that reads bodies
+// into one does: a member named twice keeps its last value. A body that is no object is
+// returned as it is.
+func collapseMembers(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimSpace(body), &m) != nil {
+		return body
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 var (
 	wholeDouble  = regexp.MustCompile(`(:\s*-?[0-9]+)\.0([,}\s])`)
 	validETag    = regexp.MustCompile(`^(W/)?"[^"]*"$`)
@@ -339,7 +354,7 @@ var (
 		LabelFilter: "area:entities",
 	}, func(r *http.Request) *http.Response {
 		if isWrite(r.Method) && r.Body != nil {
-			rewriteRequestBody(r, func(b []byte) []byte { return jsonObject(b, func(map[string]json.RawMessage) {}) })
+			rewriteRequestBody(r, collapseMembers)
 		}
 		return nil
 	}, nil)
