@@ -634,6 +634,10 @@ func Requires(rule, step string, check func()) {
 	run.held[rule] = true
 }
 
+// Matchers note a failed precondition through the recorder (record.NotePrecondition), since
+// they may not import the framework.
+func init() { record.SetPreconditionNoter(NoteFailedPrecondition) }
+
 // NoteFailedPrecondition announces, from inside an assertion about to fail with a message
 // that holds message (a matcher's FailureMessage), that what failed is a step rule covers
 // (step says which): the failure blocks the running spec by rule rather than failing its

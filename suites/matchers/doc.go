@@ -2,8 +2,9 @@
 // "EntityAlreadyExists"), BeInKeyOrder(), MatchEntity(e). Their failure messages say what
 // came back, what the rule expects, and the request id, and name transport errors as such.
 //
-// It imports gomega, reference/api, reference/spec, suites/driver, suites/driver/record
-// (which properties and values the running spec wrote, so that an entity comparison judges
-// only those) and suites/framework (to block a spec by a type's round-trip rule when a
-// comparison differs only by values come back in another form of themselves).
+// It imports gomega, reference/api, reference/spec, suites/driver and suites/driver/record:
+// which properties and values the running spec wrote, so that an entity comparison judges
+// only those, and the note (record.NotePrecondition, which the framework takes) that blocks
+// a spec by a type's round-trip rule when a comparison differs only by values come back in
+// another form of themselves. Never Ginkgo or the framework.
 package matchers

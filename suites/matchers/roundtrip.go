@@ -10,7 +10,6 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver/record"
-	"github.com/tableconform/conform/suites/framework"
 )
 
 // An entity read back to compare with what a spec stored relies on every stored value
@@ -20,7 +19,7 @@ import (
 // (an Edm.Int32 as an Edm.Int64 of the same number, an Edm.Boolean as 0 or 1, an Edm.Int64
 // as the string of its digits, an Edm.DateTime cut to milliseconds) that the running spec
 // never wrote to that entity, where the expected value is one the spec sent, blocks the spec
-// by that round-trip rule (framework.NoteFailedPrecondition) rather than failing its own. A
+// by that round-trip rule (framework.NoteFailedPrecondition, reached through record.NotePrecondition) rather than failing its own. A
 // value the spec did write there (the old value a type change should have replaced), an
 // expected value the spec never sent (one a rule derives, as a Double zero from -0) or any
 // other difference fails the spec's rule as before. Likewise an entity that comes back with
@@ -157,7 +156,7 @@ func textForms(v api.Value) []string {
 // round-trip rule that blocks it (rule; "" when none).
 func noteRoundTripFault(rule, message string) string {
 	if rule != "" {
-		framework.NoteFailedPrecondition(rule, roundTripStep, message)
+		record.NotePrecondition(rule, roundTripStep, message)
 	}
 	return message
 }
