@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/odata"
 )
 
 // Faults of the design guide's patterns (E-design-guide) that no general mutant reaches
@@ -36,17 +37,29 @@ func dropProperty(name string) func(e *api.Entity) {
 func dropLastNamed(e *api.Entity) { dropLastProperty(*e) }
 
 // partitionOfFilter returns the PartitionKey of a filter that is a single PartitionKey
-// equality and nothing else.
+// equality and nothing else, read with the service's own lexer (odata.Tokens).
 func partitionOfFilter(filter string) (string, bool) {
-	rest, ok := strings.CutPrefix(filter, "PartitionKey eq '")
-	if !ok || !strings.HasSuffix(rest, "'") {
+	toks := odata.Tokens(filter)
+	if len(toks) != 3 || toks[0].Text != "PartitionKey" || toks[1].Text != "eq" || toks[2].Kind != odata.TokenLiteral {
 		return "", false
 	}
-	pk := strings.TrimSuffix(rest, "'")
-	if strings.Contains(pk, "'") {
+	lit := toks[2].Text
+	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
 		return "", false
 	}
-	return pk, true
+	return strings.ReplaceAll(lit[1:len(lit)-1], "''", "'"), true
+}
+
+// comparesWith reports whether filter compares the property prop with op (any op when op
+// is ""), read with the service's own lexer (odata.Tokens).
+func comparesWith(filter, prop, op string) bool {
+	toks := odata.Tokens(filter)
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].Kind == odata.TokenWord && toks[i].Text == prop && toks[i+1].Kind == odata.TokenWord && (op == "" || toks[i+1].Text == op) {
+			return true
+		}
+	}
+	return false
 }
 
 // allDigits reports whether s is a non-empty run of ASCII digits.
@@ -67,7 +80,7 @@ var (
 		Breaks:      []string{"pattern.compound-key.projection"},
 	}, func(b api.Backend) api.Backend {
 		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
-			if !strings.Contains(q.Filter, "RowKey ge ") || !strings.Contains(q.Filter, "RowKey lt ") {
+			if !comparesWith(q.Filter, "RowKey", "ge") || !comparesWith(q.Filter, "RowKey", "lt") {
 				return
 			}
 			var names []string
@@ -89,7 +102,7 @@ var (
 		Breaks:      []string{"pattern.impl.saved-continuation"},
 	}, func(b api.Backend) api.Backend {
 		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
-			if q.Continuation.IsZero() || !strings.HasPrefix(q.Filter, "Age ") {
+			if q.Continuation.IsZero() || !comparesWith(q.Filter, "Age", "") {
 				return
 			}
 			mapEntities(p.Entities, dropProperty("Age"))
@@ -115,7 +128,7 @@ var (
 		Breaks:      []string{"pattern.log-data.scan"},
 	}, func(b api.Backend) api.Backend {
 		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
-			if q.Continuation.IsZero() || !topIs(q, 2) || !strings.Contains(q.Filter, "Level ") {
+			if q.Continuation.IsZero() || !topIs(q, 2) || !comparesWith(q.Filter, "Level", "") {
 				return
 			}
 			mapEntities(p.Entities, dropProperty("Level"))
