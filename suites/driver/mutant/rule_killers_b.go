@@ -9,7 +9,10 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// Pagination faults that break the choices a backend may make about pages (EVIDENCE.md 3.5).
+// Pagination faults (EVIDENCE.md 3.5), one for each rule whose own subject no other mutant
+// breaks: a page short of the cap, a short page, a page ended at a partition boundary or
+// matches ended on a $top boundary whose continuation is refused, and saved continuations
+// that resume over what the query matched when they were issued.
 var (
 	_ = define(Mutant{
 		Name:        "page-one-short-of-cap",
