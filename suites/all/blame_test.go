@@ -48,8 +48,35 @@ func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
 	names := []string{"stray-etag-member", "entity-not-found-code", "batch-unsupported", "not-found-codes-swapped",
 		"delete-missing-table-succeeds", "or-before-and", "delete-without-if-match", "empty-row-key-refused",
 		"filter-after-select", "select-int64-as-double", "property-names-folded", "insert-etag-strong"}
+	base, runs := runMutantsBesideBase(t, filter, names)
+	for i, n := range names {
+		m := expectBlamedExactly(t, n, base, runs[i])
+		// A mutant that breaks only rules of extended features leaves core alone: a core rule
+		// that passes on the base neither fails nor is blocked, so that the backend can be
+		// told it conforms to core.
+		if slices.ContainsFunc(m.Breaks, isCore) {
+			continue
+		}
+		var lost []string
+		for id, o := range runs[i].outcomes {
+			if isCore(id) && passed(base.outcomes[id]) && !passed(o) {
+				lost = append(lost, id+" ("+string(o)+")")
+			}
+		}
+		sort.Strings(lost)
+		if len(lost) > 0 {
+			t.Errorf("mutant %s breaks no core rule, yet these core rules pass only on its base: %s", n, strings.Join(lost, ", "))
+		}
+	}
+}
+
+// runMutantsBesideBase runs the suite, under filter, against the default base and each of
+// the mutants names (which must run on that base), all at once; it returns the base's run
+// and the mutants' runs, in the order of names.
+func runMutantsBesideBase(t *testing.T, filter string, names []string) (*suiteRun, []*suiteRun) {
+	t.Helper()
 	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
-	runs := []*suiteRun{base}
+	var runs []*suiteRun
 	for _, n := range names {
 		m, ok := mutant.Lookup(n)
 		if !ok {
@@ -62,46 +89,36 @@ func TestFailuresAreBlamedOnTheRuleBroken(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var wg sync.WaitGroup
-	for _, r := range runs {
+	for _, r := range append([]*suiteRun{base}, runs...) {
 		wg.Go(func() { runSuite(t.Context(), dir, r) })
 	}
 	wg.Wait()
-	for _, r := range runs {
+	for _, r := range append([]*suiteRun{base}, runs...) {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
 	}
-	for i, n := range names {
-		m, _ := mutant.Lookup(n)
-		var blamed []string
-		for id, o := range runs[i+1].outcomes {
-			if failed(o) && passed(base.outcomes[id]) {
-				blamed = append(blamed, id)
-			}
-		}
-		sort.Strings(blamed)
-		want := slices.Sorted(slices.Values(m.Breaks))
-		if !slices.Equal(blamed, want) {
-			t.Errorf("mutant %s (%s): the rules that fail are [%s], want exactly [%s]", n, m.Description,
-				strings.Join(blamed, ", "), strings.Join(want, ", "))
-		}
-		// A mutant that breaks only rules of extended features leaves core alone: a core rule
-		// that passes on the base neither fails nor is blocked, so that the backend can be
-		// told it conforms to core.
-		if slices.ContainsFunc(m.Breaks, isCore) {
-			continue
-		}
-		var lost []string
-		for id, o := range runs[i+1].outcomes {
-			if isCore(id) && passed(base.outcomes[id]) && !passed(o) {
-				lost = append(lost, id+" ("+string(o)+")")
-			}
-		}
-		sort.Strings(lost)
-		if len(lost) > 0 {
-			t.Errorf("mutant %s breaks no core rule, yet these core rules pass only on its base: %s", n, strings.Join(lost, ", "))
+	return base, runs
+}
+
+// expectBlamedExactly requires that the rules failing against mutant name's run, and
+// passing on the base, are exactly the rules it breaks; it returns the mutant.
+func expectBlamedExactly(t *testing.T, name string, base, run *suiteRun) mutant.Mutant {
+	t.Helper()
+	m, _ := mutant.Lookup(name)
+	var blamed []string
+	for id, o := range run.outcomes {
+		if failed(o) && passed(base.outcomes[id]) {
+			blamed = append(blamed, id)
 		}
 	}
+	sort.Strings(blamed)
+	want := slices.Sorted(slices.Values(m.Breaks))
+	if !slices.Equal(blamed, want) {
+		t.Errorf("mutant %s (%s): the rules that fail are [%s], want exactly [%s]", name, m.Description,
+			strings.Join(blamed, ", "), strings.Join(want, ", "))
+	}
+	return m
 }
 
 // isCore reports whether rule id belongs to core, the features every backend must have.

@@ -1,13 +1,7 @@
 package all_test
 
 import (
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
-
-	"github.com/tableconform/conform/suites/driver/mutant"
 )
 
 // TestSpecsJudgeOnlyWhatTheyCreated runs the specs of tables and auth (but the ones that
@@ -29,38 +23,8 @@ func TestSpecsJudgeOnlyWhatTheyCreated(t *testing.T) {
 		filter += " && !" + id
 	}
 	names := []string{"tables-filter-ignored", "batch-failure-rolls-back-account"}
-	base := &suiteRun{target: mutant.DefaultBase, filter: filter}
-	runs := []*suiteRun{base}
-	for _, n := range names {
-		if _, ok := mutant.Lookup(n); !ok {
-			t.Fatalf("no mutant %s", n)
-		}
-		runs = append(runs, &suiteRun{target: mutant.Prefix + n, filter: filter})
-	}
-	dir := t.TempDir()
-	var wg sync.WaitGroup
-	for _, r := range runs {
-		wg.Go(func() { runSuite(t.Context(), dir, r) })
-	}
-	wg.Wait()
-	for _, r := range runs {
-		if r.err != nil {
-			t.Fatal(r.err)
-		}
-	}
+	base, runs := runMutantsBesideBase(t, filter, names)
 	for i, n := range names {
-		m, _ := mutant.Lookup(n)
-		var blamed []string
-		for id, o := range runs[i+1].outcomes {
-			if failed(o) && passed(base.outcomes[id]) {
-				blamed = append(blamed, id)
-			}
-		}
-		sort.Strings(blamed)
-		want := slices.Sorted(slices.Values(m.Breaks))
-		if !slices.Equal(blamed, want) {
-			t.Errorf("mutant %s (%s): the rules that fail are [%s], want exactly [%s]", n, m.Description,
-				strings.Join(blamed, ", "), strings.Join(want, ", "))
-		}
+		expectBlamedExactly(t, n, base, runs[i])
 	}
 }
