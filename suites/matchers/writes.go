@@ -22,8 +22,13 @@ const MaxScanPages = 100
 // ReadTable returns every entity of table, following continuations (at most MaxScanPages
 // pages, then it fails: a backend that never ends a query must not hang a spec).
 func ReadTable(ctx context.Context, b api.Backend, table string) ([]api.Entity, error) {
+	return ReadQuery(ctx, b, table, api.Query{}, "query of table "+table)
+}
+
+// ReadQuery returns every entity q selects from table, following continuations (at most
+// MaxScanPages pages, then it fails, naming the query as what).
+func ReadQuery(ctx context.Context, b api.Backend, table string, q api.Query, what string) ([]api.Entity, error) {
 	var all []api.Entity
-	var q api.Query
 	for range MaxScanPages {
 		p, err := b.QueryEntities(ctx, table, q)
 		if err != nil {
@@ -35,7 +40,7 @@ func ReadTable(ctx context.Context, b api.Backend, table string) ([]api.Entity, 
 		}
 		q.Continuation = p.Continuation
 	}
-	return all, fmt.Errorf("query of table %s still had a continuation after %d pages", table, MaxScanPages)
+	return all, fmt.Errorf("%s still had a continuation after %d pages", what, MaxScanPages)
 }
 
 // partitionsOf returns the PartitionKeys of es, each once, in the order of es.
@@ -54,20 +59,8 @@ func partitionsOf(es []api.Entity) []string {
 // readPartition returns every entity of one partition of table, following continuations
 // (at most MaxScanPages pages).
 func readPartition(ctx context.Context, b api.Backend, table, pk string) ([]api.Entity, error) {
-	var all []api.Entity
 	q := api.Query{Filter: "PartitionKey eq '" + strings.ReplaceAll(pk, "'", "''") + "'"}
-	for range MaxScanPages {
-		p, err := b.QueryEntities(ctx, table, q)
-		if err != nil {
-			return all, err
-		}
-		all = append(all, p.Entities...)
-		if p.Continuation.IsZero() {
-			return all, nil
-		}
-		q.Continuation = p.Continuation
-	}
-	return all, fmt.Errorf("query of partition %q of table %s still had a continuation after %d pages", pk, table, MaxScanPages)
+	return ReadQuery(ctx, b, table, q, fmt.Sprintf("query of partition %q of table %s", pk, table))
 }
 
 type holdExactly struct {

@@ -142,19 +142,7 @@ func load(ctx context.Context, b api.Backend, table string) {
 
 // queryAll follows a query to its end (bounded).
 func queryAll(ctx context.Context, b api.Backend, table string, q api.Query) ([]api.Entity, error) {
-	var all []api.Entity
-	for range MaxScanPages {
-		p, err := b.QueryEntities(ctx, table, q)
-		if err != nil {
-			return all, err
-		}
-		all = append(all, p.Entities...)
-		if p.Continuation.IsZero() {
-			return all, nil
-		}
-		q.Continuation = p.Continuation
-	}
-	return all, fmt.Errorf("query %q still had a continuation after %d pages", q.Filter, MaxScanPages)
+	return ReadQuery(ctx, b, table, q, fmt.Sprintf("query %q", q.Filter))
 }
 
 // parallelUnion runs one query per partition at once, with the extra filter, and returns
