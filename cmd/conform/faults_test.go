@@ -119,19 +119,8 @@ func TestRunUnderFaultsIsNeverAFailure(t *testing.T) {
 			ts := httptest.NewServer(inj)
 			defer ts.Close()
 			out := t.TempDir()
-			cmd := exec.Command(conformBin, "run", "--backend", "faulty="+devConn(ts.URL), "--out", out,
+			output, code := runConformWithShortRetries(t, 6*time.Minute, "run", "--backend", "faulty="+devConn(ts.URL), "--out", out,
 				"--label-filter", "!tables.delete.name-reuse && !tables.delete.fresh-on-reuse && !pattern.high-volume-delete.recreated-empty && !pattern.high-volume-delete.name-reuse")
-			cmd.Dir = t.TempDir()
-			cmd.Env = append(os.Environ(), "CONFORM_RETRY_DELAY=5ms")
-			output, err := runBounded(cmd, 6*time.Minute)
-			code := 0
-			var ee *exec.ExitError
-			switch {
-			case errors.As(err, &ee):
-				code = ee.ExitCode()
-			case err != nil:
-				t.Fatalf("conform run: %v\n%s", err, lastLines(output, 30))
-			}
 			t.Logf("%d of %d exchanges faulted; exit %d", inj.faults.Load(), inj.total.Load(), code)
 			if r, err := report.ReadJSON(filepath.Join(out, report.FileJSON)); err == nil {
 				var errs []string
@@ -176,4 +165,22 @@ func TestRunUnderFaultsIsNeverAFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runConformWithShortRetries runs the conform binary with args, in a directory of its own
+// and with retries 5 ms apart, for at most limit, and returns its output and exit status.
+func runConformWithShortRetries(t *testing.T, limit time.Duration, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(conformBin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CONFORM_RETRY_DELAY=5ms")
+	output, err := runBounded(cmd, limit)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return output, ee.ExitCode()
+	case err != nil:
+		t.Fatalf("conform run: %v\n%s", err, lastLines(output, 30))
+	}
+	return output, 0
 }
