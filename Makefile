@@ -26,6 +26,8 @@ MUTANT_STEP   ?= test-mutants
 MUTANT_SEED   ?= $(shell date -u +%F)
 # staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
 STATICCHECK_VERSION ?= v0.8.2
+# deadcode (golang.org/x/tools) lists functions that no program or test of the module reaches.
+DEADCODE_VERSION ?= v0.52.0
 # gotestsum prints a line per package and the closing summary of make test and test-all;
 # internal/testprogress, between it and go test, adds a line whenever 25 s pass without
 # one, each skip in one line, and the conformance runs' counts per backend.
@@ -167,13 +169,16 @@ vet:
 	@echo "make: go vet ./..."
 	@$(PROGRESS) -plain "vetting" $(GO) vet ./...
 
-## lint: vet, gofmt, staticcheck (staticcheck.conf), and the GitHub workflow files with the
-## reusable action they use (staticcheck and actionlint from the module proxy; actionlint
-## reads action.yml through `uses: ./`).
+## lint: vet, gofmt, staticcheck (staticcheck.conf), the GitHub workflow files with the
+## reusable action they use, and no unreachable function (deadcode -test); staticcheck,
+## actionlint and deadcode come from the module proxy; actionlint reads action.yml through
+## `uses: ./`.
 lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.7 .github/workflows/*.yml
+	@out="$$($(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION) -test ./...)" || exit 1; \
+	  test -z "$$out" || { echo "unreachable functions (remove them, or use them):"; echo "$$out"; exit 1; }
 
 ## mutation: the unbiased measure of the suite's power (not part of `make test`): mutate the
 ## reference's source with standard operators and run the suite against each mutant, one at

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -94,12 +93,6 @@ func (c Cosmos) KindOrSame() CosmosKind {
 		return CosmosSame
 	}
 	return c.Kind
-}
-
-// Expected reports whether an error answer with status and code is the answer c records:
-// one of c.Statuses and, when c.Code is set, that code.
-func (c Cosmos) Expected(status int, code string) bool {
-	return slices.Contains(c.Statuses, status) && (c.Code == "" || c.Code == code)
 }
 
 // Summary is c in one line for listings: "same", "differs: 400 PropertiesNeedValue", ...

@@ -56,20 +56,6 @@ func (s AuthScheme) String() string {
 	return "SharedKey"
 }
 
-// CanonicalizedResource is "/" + account + the escaped path exactly as sent, plus
-// "?comp=<value>" when a comp parameter is present and no other parameter (EVIDENCE.md 7.1).
-// On the emulator the path already starts with the account, so it appears twice.
-func CanonicalizedResource(account, escapedPath, rawQuery string) string {
-	if escapedPath == "" {
-		escapedPath = "/"
-	}
-	cr := "/" + account + escapedPath
-	if comp, ok := compParam(rawQuery, nil); ok {
-		cr += "?comp=" + comp
-	}
-	return cr
-}
-
 // compParam returns the first comp parameter of rawQuery when it parses (url.ParseQuery)
 // without error. query, when not nil, is rawQuery so parsed.
 func compParam(rawQuery string, query url.Values) (string, bool) {

@@ -8,11 +8,6 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 )
 
-// Throttled reports whether err is an answer the Azure SDKs retry because the service was
-// busy or timed out (driver.Retryable): 503 ServerBusy, 500 OperationTimedOut (EVIDENCE.md
-// 9), 429 (Cosmos DB, EVIDENCE.md 8), 408, 502, 504; or no answer at all.
-func Throttled(err error) bool { return driver.Unanswered(err) }
-
 // RetryDelayEnv overrides the first delay of the retry policy (a Go duration), for tests of
 // the harness under injected faults that must stay short; a run against a real service
 // keeps the SDKs' delays.

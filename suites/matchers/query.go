@@ -8,7 +8,6 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/tableconform/conform/reference/api"
-	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 )
 
@@ -201,30 +200,4 @@ func InsertAll(ctx context.Context, b api.Backend, table string, es ...api.Entit
 		}
 	}
 	return nil
-}
-
-// LoadInBatches inserts es with entity group transactions of up to spec.MaxBatchOperations
-// inserts, one partition per batch, keeping the order of es within each partition. Specs
-// use it to load large data sets quickly.
-func LoadInBatches(ctx context.Context, b api.Backend, table string, es []api.Entity) error {
-	var ops []api.BatchOp
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		if _, err := b.SubmitBatch(ctx, table, ops); err != nil {
-			return fmt.Errorf("load %d entities of partition %q into %s: %w", len(ops), ops[0].Entity.PartitionKey, table, err)
-		}
-		ops = ops[:0]
-		return nil
-	}
-	for _, e := range es {
-		if len(ops) == spec.MaxBatchOperations || (len(ops) > 0 && ops[0].Entity.PartitionKey != e.PartitionKey) {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		ops = append(ops, api.BatchOp{Kind: api.BatchInsert, Entity: e})
-	}
-	return flush()
 }

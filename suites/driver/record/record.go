@@ -109,11 +109,6 @@ const maxNotedValues = 4096
 // DefaultLimit is the number of calls a Recorder keeps.
 const DefaultLimit = 64
 
-// New wraps b.
-func New(b api.Backend) *Recorder {
-	return NewWithRetry(b, driver.DefaultRetry)
-}
-
 // NewWithRetry wraps b, retrying calls as p says (driver.RetryPolicy): every call of a spec,
 // its setup, its data loading and the operation it measures alike, each attempt recorded.
 func NewWithRetry(b api.Backend, p driver.RetryPolicy) *Recorder {
