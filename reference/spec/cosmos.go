@@ -316,3 +316,25 @@ const (
 	// refusal was seen (E-cosmos-property-limits).
 	CosmosMaxPropertyNameLength = 0
 )
+
+// Cosmos's error messages where they differ from Storage's (E-cosmos-shapes).
+var (
+	// CosmosMessages are the messages of recorded Cosmos answers, by error code.
+	CosmosMessages = map[string]string{
+		"TableAlreadyExists": "The specified table already exists.",
+		"NotImplemented":     "The requested operation is not supported.",
+		"ResourceNotFound":   "The specified resource does not exist.",
+	}
+	// CosmosActivityCodes are the codes whose recorded messages carry an ActivityId line
+	// (E-cosmos-empty-keys, E-cosmos-unsupported, E-cosmos-throttling).
+	CosmosActivityCodes = map[string]bool{"PropertiesNeedValue": true, "NotImplemented": true, "TooManyRequests": true}
+)
+
+const (
+	// CosmosInvalidURLMessage is the message of the refusal of a $filter Cosmos cannot read
+	// (E-cosmos-shapes).
+	CosmosInvalidURLMessage = "Request url is invalid."
+	// CosmosActivitySuffix follows the ActivityId's GUID on its line, as recorded
+	// (E-cosmos-empty-keys).
+	CosmosActivitySuffix = ", documentdb-dotnet-sdk/2.14.0 Host/64-bit MicrosoftWindowsNT/10.0.19041.0"
+)
