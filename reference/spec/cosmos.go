@@ -250,6 +250,10 @@ var cosmos = map[string]Cosmos{
 	"pattern.log-tail.next-page":      cosmosUnsorted,
 	"pattern.log-tail.string-order":   cosmosUnsorted,
 	"rel.heterogeneous.rowkey-prefix": cosmosUnsorted,
+	// A saved continuation is a position in Cosmos's order, the order of writes: an entity
+	// inserted before the position in key order comes after it.
+	"pagination.resume-after-insert": {Kind: CosmosUnpromised, Specs: []string{"before the position", "before the first entity", "in an earlier partition"},
+		Answer: "Entities come back in insertion order, so a saved position is one in that order, not in key order; how Cosmos resumes after an insert behind the position in key order is not recorded.", Evidence: "E-cosmos-resume", Strength: CosmosByTraffic},
 }
 
 // The names of spec checks (suites/framework F.Check) that a Cosmos difference without an
