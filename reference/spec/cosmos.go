@@ -297,9 +297,10 @@ func withCosmos(r Rule) Rule {
 // Cosmos DB for Table's own answers and limits (EVIDENCE.md, Cosmos DB for Table in recorded
 // traffic), for the Cosmos flavour of the reference server.
 var (
-	// ErrTooManyRequests is Cosmos's answer over its provisioned request units
-	// (E-cosmos-throttling); x-ms-retry-after-ms says when to retry.
-	ErrTooManyRequests = register(ErrorCode{"TooManyRequests", 429, "Message: {\"Errors\":[\"Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later.\"]}", SrcTraffic})
+	// ErrTooManyRequests is Cosmos's answer over its provisioned request units, as recorded
+	// in November 2022 without a retry-after header (E-cosmos-throttling); its message goes
+	// on with the lines of CosmosThrottledLines.
+	ErrTooManyRequests = register(ErrorCode{"TooManyRequests", 429, "Message: {\"Errors\":[\"Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429\"]}", SrcTraffic})
 )
 
 // The Cosmos flavour's protocol facts.
@@ -312,9 +313,14 @@ const (
 	// request-unit budget: one unit, Cosmos's cost of a 1 KB point read (a simplification:
 	// writes and queries cost more on Cosmos).
 	CosmosRequestUnitsPerOperation = 1
-	// CosmosMaxCustomProperties is the most custom properties the Cosmos flavour accepts: 255
-	// were recorded accepted (E-cosmos-property-limits); no larger count was recorded.
+	// CosmosMaxCustomProperties is the most custom properties the Cosmos flavour holds: 255
+	// were recorded accepted and Cosmos documents no practical limit (E-cosmos-property-limits),
+	// but the reference's store holds no more; past it the flavour answers
+	// CosmosPropertyCapacityMessage, its own limit and not Cosmos's answer.
 	CosmosMaxCustomProperties = 255
+	// CosmosPropertyCapacityMessage is the Cosmos flavour's message where an entity has more
+	// custom properties than it can hold (CosmosMaxCustomProperties).
+	CosmosPropertyCapacityMessage = "The Cosmos flavour of conform holds at most 255 custom properties. Cosmos DB documents no practical limit, and no recorded answer shows it refusing more."
 	// CosmosMaxPropertyNameLength bounds property names on the Cosmos flavour: none (0), as
 	// a name of 256 characters was recorded accepted, a longer one is reported accepted, and no
 	// refusal was seen (E-cosmos-property-limits).
@@ -331,7 +337,7 @@ var (
 	}
 	// CosmosActivityCodes are the codes whose recorded messages carry an ActivityId line
 	// (E-cosmos-empty-keys, E-cosmos-unsupported, E-cosmos-throttling).
-	CosmosActivityCodes = map[string]bool{"PropertiesNeedValue": true, "NotImplemented": true, "TooManyRequests": true}
+	CosmosActivityCodes = map[string]bool{"PropertiesNeedValue": true, "NotImplemented": true}
 )
 
 const (
@@ -341,4 +347,9 @@ const (
 	// CosmosActivitySuffix follows the ActivityId's GUID on its line, as recorded
 	// (E-cosmos-empty-keys).
 	CosmosActivitySuffix = ", documentdb-dotnet-sdk/2.14.0 Host/64-bit MicrosoftWindowsNT/10.0.19041.0"
+	// CosmosThrottledLines follow the first line of a 429's message, as recorded
+	// (E-cosmos-throttling), with the activity id, three resource ids, a replica number and
+	// the request's start and end times; the recorded request statistics between the times
+	// and the SDK line are left out.
+	CosmosThrottledLines = "\r\nActivityId: %s, Request URI: /apps/%s/services/%s/partitions/%s/replicas/%ds/, RequestStats: \r\nRequestStartTime: %s, RequestEndTime: %s,  Number of regions attempted:1\r\n, SDK: documentdb-dotnet-sdk/2.14.0 Host/64-bit MicrosoftWindowsNT/10.0.19041.0"
 )

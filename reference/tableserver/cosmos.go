@@ -264,6 +264,9 @@ func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAns
 		if status == http.StatusBadRequest && e.Code == spec.ErrInvalidInput.Code && r.Method == http.MethodGet && r.URL.Query().Has("$filter") {
 			e.Message = spec.CosmosInvalidURLMessage // a filter Cosmos cannot read (E-cosmos-shapes)
 		}
+		if e.Code == spec.ErrTooManyProperties.Code {
+			e.Message = spec.CosmosPropertyCapacityMessage // the flavour's limit, not Cosmos's (E-cosmos-property-limits)
+		}
 		writeCosmosErrorTo(w, id, e, isWriteMethod(r.Method) && status != http.StatusConflict)
 		return
 	case strings.HasPrefix(ct, "multipart/mixed") && bytes.Contains(body, []byte(`"code":"`+spec.ErrInvalidDuplicateRow.Code+`"`)):
@@ -374,7 +377,11 @@ func cosmosErrorBody(e *spec.Error, id string) []byte {
 	if m, ok := spec.CosmosMessages[e.Code]; ok {
 		msg = m
 	}
-	if spec.CosmosActivityCodes[e.Code] {
+	switch {
+	case e.Code == spec.ErrTooManyRequests.Code:
+		now := time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+		msg += fmt.Sprintf(spec.CosmosThrottledLines, id, newRequestID(), newRequestID(), newRequestID(), 1, now, now)
+	case spec.CosmosActivityCodes[e.Code]:
 		msg += "\r\nActivityId: " + id + spec.CosmosActivitySuffix
 	}
 	v.Err.Message.Value = msg + "\nRequestID:" + id + "\n"

@@ -187,6 +187,25 @@ func TestCosmosErrorTexts(t *testing.T) {
 	}
 }
 
+// Past the 255 custom properties its store holds, the flavour says that the limit is its own:
+// Cosmos documents no practical limit and no recording shows it refusing a 256th
+// (E-cosmos-property-limits).
+func TestCosmosPropertyCapacityIsTheFlavours(t *testing.T) {
+	b, _ := serveCosmos(t)
+	if err := b.CreateTable(ctx(t), "cosmoswide"); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]any{"PartitionKey": "p", "RowKey": "r"}
+	for i := range 256 {
+		props[fmt.Sprintf("P%03d", i)] = i
+	}
+	body, _ := json.Marshal(props)
+	a := rawSend(t, b, "POST", "cosmoswide", body, map[string]string{"Content-Type": "application/json"})
+	if a.status != 400 || !strings.Contains(a.body, "The Cosmos flavour of conform holds at most 255 custom properties.") {
+		t.Errorf("a 256th property: %d %s", a.status, a.body)
+	}
+}
+
 // Each account has its own request-unit budget: while one account spends all of its own,
 // another account's requests are served.
 func TestCosmosRequestUnitsPerAccount(t *testing.T) {

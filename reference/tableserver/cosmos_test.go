@@ -271,7 +271,7 @@ func TestCosmosRequestUnitBudget(t *testing.T) {
 		a := rawSend(t, b, "GET", "Tables", nil, nil)
 		if a.status == 429 {
 			throttled++
-			if !strings.Contains(a.body, `"code":"TooManyRequests"`) || !strings.Contains(a.body, `Message: {\"Errors\":[\"Request rate is large.`) || !strings.Contains(a.body, `\r\nActivityId: `) {
+			if !strings.Contains(a.body, `"code":"TooManyRequests"`) || !strings.Contains(a.body, `Message: {\"Errors\":[\"Request rate is large.`) || !strings.Contains(a.body, `Learn more: http://aka.ms/cosmosdb-error-429\"]}\r\nActivityId: `) || !strings.Contains(a.body, `, Request URI: /apps/`) {
 				t.Errorf("429 not as recorded: %s", a.body)
 			}
 			for _, h := range []string{"X-Ms-Retry-After-Ms", "Retry-After"} {

@@ -71,11 +71,11 @@ type state struct {
 	// strict: entities are compared in order under any profile, and error messages' first
 	// lines are compared (Replayer.Strict).
 	strict bool
-	tables    map[string]string   // lower-case recorded name -> live name
-	back      map[string]string   // lower-case live name -> recorded name
-	etags     map[string]string   // recorded -> live
-	tokens    map[string]string   // recorded continuation value -> live
-	times     map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
+	tables map[string]string   // lower-case recorded name -> live name
+	back   map[string]string   // lower-case live name -> recorded name
+	etags  map[string]string   // recorded -> live
+	tokens map[string]string   // recorded continuation value -> live
+	times  map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
 }
 
 // Replay sends every exchange of rec to the target in order and compares the answers; what
