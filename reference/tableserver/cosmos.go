@@ -38,8 +38,9 @@ func WithRequestUnitsPerSecond(n int) CosmosOption { return func(c *Cosmos) { c.
 // refuses what Cosmos does not serve (table ACL, service properties and stats, SAS key
 // ranges: 501/405), refuses empty keys (400 PropertiesNeedValue), drops property names that
 // differ from an earlier one only in case, lets Accept win over $format, and rewrites answers
-// to Cosmos's shapes: its header set, error bodies, transaction answers, continuation tokens,
-// seven-digit DateTimes and Timestamp last. Table names are case-sensitive (E-cosmos-documented):
+// to Cosmos's shapes: its header set (x-ms-request-id as from 2021 to April 2022), error
+// bodies and messages, transaction answers, continuation tokens, listing orders
+// (cosmos_order.go), seven-digit DateTimes at every metadata level and Timestamp last. Table names are case-sensitive (E-cosmos-documented):
 // the model holds them so (reference.WithCaseSensitiveTableNames, in reference.CosmosOptions),
 // and the Server matches a transaction's and an ACL's table by the exact name.
 type Cosmos struct {
