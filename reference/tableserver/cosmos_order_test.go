@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/driver/rest"
-	"net/http/httptest"
 )
 
 // queryAll follows a query's pages on the Cosmos flavour and returns the values of field
