@@ -30,6 +30,7 @@ func init() { extraCommands = append(extraCommands, replayCmd) }
 type replayOptions struct {
 	backend string
 	profile string
+	strict  bool
 	out     string
 	convert string
 }
@@ -61,6 +62,7 @@ format, with credentials sanitised and the headers replay does not use left out.
 	f := cmd.Flags()
 	f.StringVar(&o.backend, "backend", "", "backend to replay against: reference, reference-http, reference-cosmos, azurite, mutant:NAME, NAME=env:VARIABLE or NAME=CONNECTION_STRING")
 	f.StringVar(&o.profile, "profile", "", "storage (default: Azure Storage recordings) or cosmos (Cosmos DB for Table recordings)")
+	f.BoolVar(&o.strict, "strict", false, "compare strictly: entity order under every profile (tables stay a set) and the first line of every error message")
 	f.StringVar(&o.out, "out", "conform-replay", "directory to write the replay report into")
 	f.StringVar(&o.convert, "convert", "", "write the recordings in the test proxy's format into this directory instead of replaying them")
 	return cmd
@@ -92,7 +94,7 @@ func runReplay(cmd *cobra.Command, o replayOptions, args []string) error {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	defer closeTarget()
-	r := &replay.Replayer{Target: target, Profile: o.profile, TablePrefix: framework.RunPrefix()}
+	r := &replay.Replayer{Target: target, Profile: o.profile, TablePrefix: framework.RunPrefix(), Strict: o.strict}
 	rep := r.Run(context.Background(), sources, cmd.ErrOrStderr())
 	if err := writeReplayReport(o.out, rep); err != nil {
 		return err

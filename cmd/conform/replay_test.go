@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,6 +99,35 @@ func TestReplaySkipsBadRecordings(t *testing.T) {
 	for name := range bad {
 		if n := strings.Count(stderr, name+": skipped"); n != 1 {
 			t.Errorf("%s: %d lines saying it was skipped, want 1\n%s", name, n, stderr)
+		}
+	}
+}
+
+// `conform replay --strict` compares errors' first lines too: the Storage reference answers
+// the Cosmos recording's Create Table of an existing table with the same status and code but
+// Storage's message, which only a strict replay reports.
+func TestReplayStrict(t *testing.T) {
+	recording, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "recordings", "go-service-errors-cosmos.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const difference = `error message: recorded "The specified table already exists."`
+	for _, strict := range []bool{false, true} {
+		args := []string{"replay", "--backend", "reference", "--profile", "cosmos", "--out", filepath.Join(dir, fmt.Sprint(strict)), recording}
+		if strict {
+			args = append(args, "--strict")
+		}
+		out, stderr, code := conform(t, args...)
+		if code != 0 && code != 1 {
+			t.Fatalf("strict %v: exit %d\n%s%s", strict, code, out, stderr)
+		}
+		report, err := os.ReadFile(filepath.Join(dir, fmt.Sprint(strict), "replay.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(report), difference); got != strict {
+			t.Errorf("strict %v: the report names the message difference: %v\n%s", strict, got, report)
 		}
 	}
 }

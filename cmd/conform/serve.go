@@ -72,6 +72,12 @@ and --repair then moves the damaged files into DIR/damaged-<time> (of the direct
 damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
 ServerBusy.
 
+With --flavor cosmos it answers as recorded Cosmos DB for Table traffic does (docs/EVIDENCE.md),
+where Cosmos's answers changed over time in the era named: x-ms-request-id on every answer
+(2021 to April 2022; none from November 2022), 429 TooManyRequests without a retry-after header
+(November 2022), entities listed in the order of their last writes and tables in an order
+that is neither their names' nor their creation's.
+
 Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
 public, so anyone who can reach the port can read and change the data.`,
 		Args: cobra.NoArgs,
@@ -266,7 +272,7 @@ public, so anyone who can reach the port can read and change the data.`,
 	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
 	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
-	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests with x-ms-retry-after-ms past this many request units a second (one per request; 0: no budget)")
+	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests as recorded (no retry-after header) past this many request units a second per account (one per request; 0: no budget)")
 	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
 	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
 	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")

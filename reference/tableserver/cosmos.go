@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"regexp"
@@ -25,9 +26,10 @@ const (
 // CosmosOption configures the Cosmos flavour.
 type CosmosOption func(*Cosmos)
 
-// WithRequestUnitsPerSecond gives the Cosmos flavour a request-unit budget: past n units in
-// one second a request is answered 429 TooManyRequests with x-ms-retry-after-ms, as Cosmos
-// answers over its provisioned throughput (E-cosmos-throttling). Zero means no budget.
+// WithRequestUnitsPerSecond gives each account of the Cosmos flavour a request-unit budget,
+// as each Cosmos account has its own provisioned throughput: past n units in one second an
+// account's request is answered 429 TooManyRequests as recorded, without a retry-after
+// header (E-cosmos-throttling). Zero means no budget.
 func WithRequestUnitsPerSecond(n int) CosmosOption { return func(c *Cosmos) { c.ruPerSecond = n } }
 
 // Cosmos is the Cosmos DB for Table flavour of a Server: an http.Handler in front of it that
@@ -36,24 +38,40 @@ func WithRequestUnitsPerSecond(n int) CosmosOption { return func(c *Cosmos) { c.
 // refuses what Cosmos does not serve (table ACL, service properties and stats, SAS key
 // ranges: 501/405), refuses empty keys (400 PropertiesNeedValue), drops property names that
 // differ from an earlier one only in case, lets Accept win over $format, and rewrites answers
-// to Cosmos's shapes: its header set, error bodies, transaction answers, continuation tokens,
-// seven-digit DateTimes and Timestamp last. Table names are case-sensitive (E-cosmos-documented):
+// to Cosmos's shapes: its header set (x-ms-request-id as from 2021 to April 2022), error
+// bodies and messages, transaction answers, continuation tokens, listing orders
+// (cosmos_order.go), seven-digit DateTimes at every metadata level and Timestamp last. Table names are case-sensitive (E-cosmos-documented):
 // the model holds them so (reference.WithCaseSensitiveTableNames, in reference.CosmosOptions),
 // and the Server matches a transaction's and an ACL's table by the exact name.
 type Cosmos struct {
 	next        *Server
 	ruPerSecond int
 
-	mu          sync.Mutex
-	windowStart time.Time
-	spent       int
+	mu      sync.Mutex
+	budgets map[string]*requestUnitWindow // by account
+}
+
+// requestUnitWindow is what one account has spent of this second's budget.
+type requestUnitWindow struct {
+	start time.Time
+	spent int
+}
+
+// cosmosAnswer is what the flavour decided of an answer before the Server's came back.
+type cosmosAnswer struct {
+	// noMetadata: the client asked for odata=nometadata, and the Server was asked for
+	// minimal metadata so that DateTimes are known by their annotation (E-cosmos-shapes).
+	noMetadata bool
+	// continuation and tableContinuation are the flavour's own NextPartitionKey and
+	// NextTableName for the answer ("" for none).
+	continuation, tableContinuation string
 }
 
 // NewCosmos returns the Cosmos flavour of s, whose backends hold case-sensitive table names
 // (reference.CosmosOptions); s is the flavour's from then on.
 func NewCosmos(s *Server, opts ...CosmosOption) *Cosmos {
 	s.caseSensitiveTables = true
-	c := &Cosmos{next: s}
+	c := &Cosmos{next: s, budgets: map[string]*requestUnitWindow{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -77,20 +95,19 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeCosmosErrorTo(w, id, spec.ErrInternalError.New(), false)
 		}
 	}()
-	if wait, ok := c.charge(); !ok {
-		writeCosmosError(w, id, spec.ErrTooManyRequests.New(), func(h http.Header) {
-			h.Set("X-Ms-Retry-After-Ms", strconv.FormatInt(wait.Milliseconds(), 10))
-		})
+	if !c.charge(c.accountOf(r)) {
+		writeCosmosErrorTo(w, id, spec.ErrTooManyRequests.New(), false)
 		return
 	}
 	q := r.URL.Query()
 	switch {
 	case q.Get("comp") == "acl" || q.Get("restype") == "service":
-		// Table ACL, service properties and stats (E-cosmos-unsupported): JSON whatever Accept says.
-		writeCosmosError(w, id, spec.ErrNotImplemented.New(), nil)
+		// Table ACL, service properties and stats (E-cosmos-unsupported): JSON in full
+		// metadata whatever Accept says.
+		writeCosmosErrorTo(w, id, spec.ErrNotImplemented.New(), true)
 		return
 	case r.Method != http.MethodOptions && (q.Has("spk") || q.Has("srk") || q.Has("epk") || q.Has("erk")):
-		writeCosmosError(w, id, spec.ErrMethodNotAllowed.New(), nil) // E-cosmos-sas-range, as of 2022
+		writeCosmosErrorTo(w, id, spec.ErrMethodNotAllowed.New(), false) // E-cosmos-sas-range, as of 2022
 		return
 	}
 	if q.Has("$format") {
@@ -98,15 +115,21 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q.Del("$format")
 		r.URL.RawQuery = q.Encode()
 	}
-	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && q.Get("NextTableName") == cosmosLastTablePage {
-		c.emptyTablePage(w, r)
-		return
+	var a cosmosAnswer
+	kind := c.resourceKind(r)
+	if accept := r.Header.Get("Accept"); strings.Contains(accept, "odata=nometadata") && kind != wire.ResourceBatch && kind != wire.ResourceTables && kind != wire.ResourceTable {
+		a.noMetadata = true
+		r.Header.Set("Accept", strings.Replace(accept, "odata=nometadata", "odata=minimalmetadata", 1))
 	}
-	if next := q.Get("NextPartitionKey"); strings.HasPrefix(next, "{") || strings.HasPrefix(next, "[") {
-		if pk, rk, ok := decodeCosmosContinuation(next); ok {
-			q.Set("NextPartitionKey", pk)
-			q.Set("NextRowKey", rk)
-			r.URL.RawQuery = q.Encode()
+	if r.Method == http.MethodGet {
+		switch {
+		case kind == wire.ResourceTables && q.Get("NextTableName") == cosmosLastTablePage:
+			c.emptyTablePage(w, r, id)
+			return
+		case kind == wire.ResourceTables && c.queryTables(w, r, id, a):
+			return
+		case kind == wire.ResourceEntitySet && c.queryEntities(w, r, id, a):
+			return
 		}
 	}
 	isWrite := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == "MERGE" || r.Method == http.MethodPatch
@@ -134,26 +157,71 @@ func (c *Cosmos) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &bufferedAnswer{header: http.Header{}, status: http.StatusOK}
 	c.next.ServeHTTP(rec, r)
-	c.answer(w, r, rec, id)
+	c.answer(w, r, rec, id, a)
 }
 
-// charge takes one operation's request units from this second's budget, or says how long
-// until the next second when it is spent.
-func (c *Cosmos) charge() (time.Duration, bool) {
+// charge takes one operation's request units from the account's budget for this second,
+// or reports false when it is spent.
+func (c *Cosmos) charge(account string) bool {
 	if c.ruPerSecond <= 0 {
-		return 0, true
+		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	b := c.budgets[account]
+	if b == nil {
+		b = &requestUnitWindow{}
+		c.budgets[account] = b
+	}
 	now := time.Now()
-	if now.Sub(c.windowStart) >= time.Second {
-		c.windowStart, c.spent = now, 0
+	if now.Sub(b.start) >= time.Second {
+		b.start, b.spent = now, 0
 	}
-	if c.spent+spec.CosmosRequestUnitsPerOperation > c.ruPerSecond {
-		return max(time.Second-now.Sub(c.windowStart), time.Millisecond), false
+	if b.spent+spec.CosmosRequestUnitsPerOperation > c.ruPerSecond {
+		return false
 	}
-	c.spent += spec.CosmosRequestUnitsPerOperation
-	return 0, true
+	b.spent += spec.CosmosRequestUnitsPerOperation
+	return true
+}
+
+// accountOf names the account a request is for, as the Server resolves it (the Host's first
+// label, or the first path segment), or "" when it names none the Server knows.
+func (c *Cosmos) accountOf(r *http.Request) string {
+	name, _ := c.accountAndPath(r)
+	return name
+}
+
+func (c *Cosmos) accountAndPath(r *http.Request) (account, rest string) {
+	p := strings.TrimPrefix(rawPath(r), "/")
+	known := func(name string) (string, bool) {
+		name = strings.TrimSuffix(name, secondarySuffix)
+		_, ok := c.next.accounts[name]
+		return name, ok
+	}
+	if host, ip := c.next.hostOf(r.Host); !ip {
+		label, _, _ := strings.Cut(host, ".")
+		if name, ok := known(strings.ToLower(label)); ok && label != "localhost" {
+			return name, p
+		}
+	}
+	first, rest, _ := strings.Cut(p, "/")
+	if name, ok := known(first); ok {
+		return name, rest
+	}
+	return "", p
+}
+
+// resourceKind says what a request's path names (0 when it names nothing the Server knows).
+func (c *Cosmos) resourceKind(r *http.Request) wire.ResourceKind {
+	account, rest := c.accountAndPath(r)
+	if account == "" {
+		return 0
+	}
+	res, err := wire.ParseResource(rest)
+	if err != nil {
+		return 0
+	}
+	return res.Kind
 }
 
 // bufferedAnswer holds the Storage-flavoured answer until it is rewritten.
@@ -176,10 +244,10 @@ func (b *bufferedAnswer) Write(p []byte) (int, error) {
 }
 
 // cosmosDroppedHeaders are the headers Storage sends and Cosmos never does (E-cosmos-headers).
-var cosmosDroppedHeaders = []string{wire.KeyVersion, wire.KeyRequestID, wire.KeyClientRequestID, wire.KeyDataServiceID,
+var cosmosDroppedHeaders = []string{wire.KeyVersion, wire.KeyClientRequestID, wire.KeyDataServiceID,
 	"Server", "Cache-Control", "X-Content-Type-Options", wire.KeyErrorCode}
 
-func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAnswer, id string) {
+func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAnswer, id string, a cosmosAnswer) {
 	h := w.Header()
 	for k, v := range rec.header {
 		h[k] = v
@@ -187,24 +255,40 @@ func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAns
 	for _, k := range cosmosDroppedHeaders {
 		h.Del(k)
 	}
+	h.Set(wire.KeyRequestID, id) // E-cosmos-headers: the era of 2021 to April 2022
 	body := rec.body.Bytes()
 	status := rec.status
 	ct := h.Get("Content-Type")
 	switch {
 	case status >= 400:
 		e := storageError(rec.header.Get(wire.KeyErrorCode), status, body)
+		if status == http.StatusBadRequest && e.Code == spec.ErrInvalidInput.Code && r.Method == http.MethodGet && r.URL.Query().Has("$filter") {
+			e.Message = spec.CosmosInvalidURLMessage // a filter Cosmos cannot read (E-cosmos-shapes)
+		}
+		if e.Code == spec.ErrTooManyProperties.Code {
+			e.Message = spec.CosmosPropertyCapacityMessage // the flavour's limit, not Cosmos's (E-cosmos-property-limits)
+		}
 		writeCosmosErrorTo(w, id, e, isWriteMethod(r.Method) && status != http.StatusConflict)
 		return
 	case strings.HasPrefix(ct, "multipart/mixed") && bytes.Contains(body, []byte(`"code":"`+spec.ErrInvalidDuplicateRow.Code+`"`)):
 		// The same row twice is a top-level 400, not a 202 multipart: InvalidDuplicateRow as
-		// reported from 2022 (recorded in 2020 with the code InvalidInput; E-cosmos-batch).
-		writeCosmosErrorTo(w, id, spec.ErrInvalidDuplicateRow.New(), true)
+		// reported from 2022, its message prefixed with the operation's index as Storage's
+		// part is (recorded in 2020 with the code InvalidInput; E-cosmos-batch).
+		e := spec.ErrInvalidDuplicateRow.New()
+		if m := operationIndex.FindSubmatch(body); m != nil {
+			e.Message = string(m[1]) + ":" + e.Message // kept: InvalidDuplicateRow is not in spec.CosmosMessages
+		}
+		writeCosmosErrorTo(w, id, e, true)
 		return
 	case strings.HasPrefix(ct, "multipart/mixed"):
 		body = cosmosBatchAnswer(body, id)
 	case strings.HasPrefix(ct, "application/json"):
 		h.Set("Content-Type", cosmosContentType(ct))
 		body = cosmosEntityJSON(body)
+		if a.noMetadata {
+			h.Set("Content-Type", "application/json; odata=nometadata")
+			body = withoutMetadata(body)
+		}
 	}
 	if status == http.StatusNoContent {
 		h.Set("Content-Type", "application/json") // E-cosmos-headers, 2022 on
@@ -212,16 +296,12 @@ func (c *Cosmos) answer(w http.ResponseWriter, r *http.Request, rec *bufferedAns
 	if status == http.StatusCreated && r.Method == http.MethodPost && isTablesPath(r.URL.Path) && h.Get(wire.KeyETag) == "" {
 		h.Set(wire.KeyETag, `W/"datetime'`+strings.ReplaceAll(time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z"), ":", "%3A")+`'"`)
 	}
-	if r.Method == http.MethodGet && isTablesPath(r.URL.Path) && status == http.StatusOK && h.Get("X-Ms-Continuation-Nexttablename") == "" {
-		// A page that ends exactly at $top still carries a NextTableName, which leads to an
-		// empty page (E-cosmos-order).
-		if top, err := strconv.Atoi(r.URL.Query().Get("$top")); err == nil && top > 0 && tablesOnPage(body) == top {
-			h.Set("X-Ms-Continuation-Nexttablename", cosmosLastTablePage)
-		}
+	if a.tableContinuation != "" {
+		h.Set(wire.HeaderNextTableName, a.tableContinuation)
 	}
-	if pk := h.Get("X-Ms-Continuation-Nextpartitionkey"); pk != "" {
-		h.Set("X-Ms-Continuation-Nextpartitionkey", encodeCosmosContinuation(pk, h.Get("X-Ms-Continuation-Nextrowkey"), r.URL.Query().Has("NextPartitionKey")))
-		h.Set("X-Ms-Continuation-Nextrowkey", "NA")
+	if a.continuation != "" {
+		h.Set(wire.HeaderNextPartitionKey, a.continuation)
+		h.Set(wire.HeaderNextRowKey, "NA")
 	}
 	if body != nil && h.Get("Content-Length") != "" {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -247,6 +327,7 @@ func cosmosContentType(ct string) string {
 }
 
 var (
+	operationIndex     = regexp.MustCompile(`"value":"(\d+):`)
 	storageMessageTail = regexp.MustCompile(`(?s)\nRequestId:.*$`)
 	xmlErrorCode       = regexp.MustCompile(`<code>([^<]*)</code>`)
 	xmlErrorMessage    = regexp.MustCompile(`(?s)<message[^>]*>(.*?)</message>`)
@@ -268,7 +349,7 @@ func storageError(code string, status int, body []byte) *spec.Error {
 	} else if m := xmlErrorCode.FindSubmatch(body); m != nil {
 		e.Code = string(m[1])
 		if mm := xmlErrorMessage.FindSubmatch(body); mm != nil {
-			e.Message = string(mm[1])
+			e.Message = html.UnescapeString(string(mm[1])) // "&#xA;" before RequestId
 		}
 	}
 	e.Message = storageMessageTail.ReplaceAllString(e.Message, "")
@@ -279,7 +360,8 @@ func storageError(code string, status int, body []byte) *spec.Error {
 }
 
 // cosmosErrorBody renders Cosmos's error body: lang en-us and a message ending in
-// "RequestID:<id>" and a newline (E-cosmos-shapes).
+// "RequestID:<id>" and a newline, after an ActivityId line for the codes whose recorded
+// answers have one (E-cosmos-shapes).
 func cosmosErrorBody(e *spec.Error, id string) []byte {
 	var v struct {
 		Err struct {
@@ -292,16 +374,20 @@ func cosmosErrorBody(e *spec.Error, id string) []byte {
 	}
 	v.Err.Code = e.Code
 	v.Err.Message.Lang = spec.CosmosErrorLang
-	v.Err.Message.Value = e.Message + "\nRequestID:" + id + "\n"
+	msg := e.Message
+	if m, ok := spec.CosmosMessages[e.Code]; ok {
+		msg = m
+	}
+	switch {
+	case e.Code == spec.ErrTooManyRequests.Code:
+		now := time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+		msg += fmt.Sprintf(spec.CosmosThrottledLines, id, newRequestID(), newRequestID(), newRequestID(), 1, now, now)
+	case spec.CosmosActivityCodes[e.Code]:
+		msg += "\r\nActivityId: " + id + spec.CosmosActivitySuffix
+	}
+	v.Err.Message.Value = msg + "\nRequestID:" + id + "\n"
 	b, _ := json.Marshal(v)
 	return b
-}
-
-func writeCosmosError(w http.ResponseWriter, id string, e *spec.Error, extra func(http.Header)) {
-	if extra != nil {
-		extra(w.Header())
-	}
-	writeCosmosErrorTo(w, id, e, false)
 }
 
 // writeCosmosErrorTo answers e; a write's error carries full metadata, a read's, a
@@ -312,6 +398,7 @@ func writeCosmosErrorTo(w http.ResponseWriter, id string, e *spec.Error, fullMet
 		h.Del(k)
 	}
 	h.Del("Content-Length")
+	h.Set(wire.KeyRequestID, id)
 	if fullMetadata {
 		h.Set("Content-Type", "application/json; odata=fullmetadata")
 	} else {
@@ -455,6 +542,38 @@ func cosmosEntityJSON(body []byte) []byte {
 	return cosmosEntity(body)
 }
 
+// withoutMetadata rewrites an answer in minimal metadata as odata=nometadata: without the
+// odata.* members and the properties' annotations, at any depth of a query page.
+func withoutMetadata(body []byte) []byte {
+	ms, ok := objectMembers(body)
+	if !ok {
+		return body
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if strings.HasPrefix(m.name, "odata.") || strings.Contains(m.name, "@odata.") {
+			continue
+		}
+		if m.name == "value" && len(m.value) > 0 && m.value[0] == '[' {
+			var items []json.RawMessage
+			if json.Unmarshal(m.value, &items) == nil {
+				var b bytes.Buffer
+				b.WriteByte('[')
+				for j, it := range items {
+					if j > 0 {
+						b.WriteByte(',')
+					}
+					b.Write(withoutMetadata(it))
+				}
+				b.WriteByte(']')
+				m.value = b.Bytes()
+			}
+		}
+		out = append(out, m)
+	}
+	return encodeMembers(out)
+}
+
 var fraction = regexp.MustCompile(`^"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,7}))?Z"$`)
 
 func cosmosEntity(body []byte) []byte {
@@ -483,40 +602,6 @@ func cosmosEntity(body []byte) []byte {
 		out = append(out, m)
 	}
 	return encodeMembers(append(out, last...))
-}
-
-// The continuation of an entity query, as Cosmos writes it (E-cosmos-continuation):
-// NextPartitionKey is a JSON object on the first page and an array of them after it, and
-// NextRowKey is "NA". The Storage token pair rides inside, so the same store serves it.
-type cosmosToken struct {
-	Token string            `json:"token"`
-	Range map[string]string `json:"range"`
-}
-
-func encodeCosmosContinuation(pk, rk string, later bool) string {
-	t := cosmosToken{Token: pk + "\x00" + rk, Range: map[string]string{"min": "", "max": "FF"}}
-	var b []byte
-	if later {
-		b, _ = json.Marshal([]cosmosToken{t})
-	} else {
-		b, _ = json.Marshal(t)
-	}
-	return string(b)
-}
-
-func decodeCosmosContinuation(s string) (pk, rk string, ok bool) {
-	var t cosmosToken
-	if strings.HasPrefix(s, "[") {
-		var ts []cosmosToken
-		if json.Unmarshal([]byte(s), &ts) != nil || len(ts) != 1 {
-			return "", "", false
-		}
-		t = ts[0]
-	} else if json.Unmarshal([]byte(s), &t) != nil {
-		return "", "", false
-	}
-	pk, rk, ok = strings.Cut(t.Token, "\x00")
-	return pk, rk, ok
 }
 
 // cosmosBatchAnswer rewrites a transaction's answer as Cosmos writes it (E-cosmos-batch):
@@ -601,19 +686,8 @@ func cosmosBatchPart(p string, n int, id string) string {
 // $top with no table left: following it gives an empty page.
 const cosmosLastTablePage = "cosmos-end-of-tables"
 
-// tablesOnPage counts the tables of a Query Tables answer.
-func tablesOnPage(body []byte) int {
-	var page struct {
-		Value []json.RawMessage `json:"value"`
-	}
-	if json.Unmarshal(body, &page) != nil {
-		return -1
-	}
-	return len(page.Value)
-}
-
 // emptyTablePage answers the page after cosmosLastTablePage: no tables, no continuation.
-func (c *Cosmos) emptyTablePage(w http.ResponseWriter, r *http.Request) {
+func (c *Cosmos) emptyTablePage(w http.ResponseWriter, r *http.Request, id string) {
 	body := []byte(`{"value":[]}`)
 	accept := r.Header.Get("Accept")
 	if !strings.Contains(accept, "nometadata") {
@@ -630,6 +704,7 @@ func (c *Cosmos) emptyTablePage(w http.ResponseWriter, r *http.Request) {
 			level = l
 		}
 	}
+	w.Header().Set(wire.KeyRequestID, id)
 	w.Header().Set("Content-Type", "application/json; odata="+level)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)

@@ -66,10 +66,19 @@ func TestCosmosHeaders(t *testing.T) {
 	if created.status != 201 {
 		t.Fatalf("create table: %d %s", created.status, created.body)
 	}
-	for _, h := range []string{"X-Ms-Version", "X-Ms-Request-Id", "X-Ms-Client-Request-Id", "Server", "Cache-Control", "X-Content-Type-Options", "Dataserviceid"} {
+	for _, h := range []string{"X-Ms-Version", "X-Ms-Client-Request-Id", "Server", "Cache-Control", "X-Content-Type-Options", "Dataserviceid"} {
 		if v := created.header.Get(h); v != "" {
 			t.Errorf("%s: %q, Cosmos sends none", h, v)
 		}
+	}
+	// The era the flavour models: x-ms-request-id on every answer (2021 to April 2022),
+	// the id an error's RequestID line names.
+	if created.header.Get("X-Ms-Request-Id") == "" {
+		t.Errorf("Create Table without x-ms-request-id: %v", created.header)
+	}
+	again := rawSend(t, b, "POST", "Tables", []byte(`{"TableName":"cosmosheaders"}`), map[string]string{"Content-Type": "application/json"})
+	if id := again.header.Get("X-Ms-Request-Id"); id == "" || !strings.Contains(again.body, `\nRequestID:`+id+`\n`) {
+		t.Errorf("an error's x-ms-request-id %q is not its RequestID: %s", id, again.body)
 	}
 	if ct := created.header.Get("Content-Type"); ct != "application/json; odata=minimalmetadata" {
 		t.Errorf("Content-Type %q", ct)
@@ -252,7 +261,9 @@ func TestCosmosBatches(t *testing.T) {
 	}
 }
 
-// Past its request-unit budget the flavour answers 429 with x-ms-retry-after-ms.
+// Past its request-unit budget the flavour answers 429 as recorded: TooManyRequests with
+// "Request rate is large" and an ActivityId line, and no retry-after header
+// (E-cosmos-throttling).
 func TestCosmosRequestUnitBudget(t *testing.T) {
 	b, _ := serveCosmos(t, tableserver.WithRequestUnitsPerSecond(3))
 	throttled := 0
@@ -260,8 +271,13 @@ func TestCosmosRequestUnitBudget(t *testing.T) {
 		a := rawSend(t, b, "GET", "Tables", nil, nil)
 		if a.status == 429 {
 			throttled++
-			if a.header.Get("X-Ms-Retry-After-Ms") == "" || !strings.Contains(a.body, "TooManyRequests") {
-				t.Errorf("429 without x-ms-retry-after-ms or code: %v %s", a.header, a.body)
+			if !strings.Contains(a.body, `"code":"TooManyRequests"`) || !strings.Contains(a.body, `Message: {\"Errors\":[\"Request rate is large.`) || !strings.Contains(a.body, `Learn more: http://aka.ms/cosmosdb-error-429\"]}\r\nActivityId: `) || !strings.Contains(a.body, `, Request URI: /apps/`) {
+				t.Errorf("429 not as recorded: %s", a.body)
+			}
+			for _, h := range []string{"X-Ms-Retry-After-Ms", "Retry-After"} {
+				if a.header.Get(h) != "" {
+					t.Errorf("429 with %s, which no recorded answer has: %v", h, a.header)
+				}
 			}
 		}
 	}
@@ -293,8 +309,9 @@ func clientWith(t *testing.T, b *rest.Backend, tr http.RoundTripper) *rest.Backe
 	return nb
 }
 
-// A table page that ends exactly at $top still carries a NextTableName, and the page it
-// leads to is empty (E-cosmos-order).
+// An unfiltered table page that ends exactly at $top with no table left carries no
+// NextTableName (recorded); a filtered one carries one, and the page it leads to is empty
+// (reported; E-cosmos-order).
 func TestCosmosTablePageAtTop(t *testing.T) {
 	b, _ := serveCosmos(t)
 	for _, n := range []string{"cosmostopa", "cosmostopb"} {
@@ -302,12 +319,16 @@ func TestCosmosTablePageAtTop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first := rawSend(t, b, "GET", "Tables?$top=2", nil, nil)
+	unfiltered := rawSend(t, b, "GET", "Tables?$top=2", nil, nil)
+	if next := unfiltered.header.Get("X-Ms-Continuation-Nexttablename"); unfiltered.status != 200 || next != "" {
+		t.Errorf("an unfiltered page of the last $top tables: %d NextTableName %q", unfiltered.status, next)
+	}
+	first := rawSend(t, b, "GET", "Tables?$top=2&$filter=TableName%20ge%20'cosmostop'", nil, nil)
 	next := first.header.Get("X-Ms-Continuation-Nexttablename")
 	if first.status != 200 || next == "" {
 		t.Fatalf("a page of exactly $top tables without NextTableName: %d %v", first.status, first.header)
 	}
-	last := rawSend(t, b, "GET", "Tables?$top=2&NextTableName="+next, nil, nil)
+	last := rawSend(t, b, "GET", "Tables?$top=2&$filter=TableName%20ge%20'cosmostop'&NextTableName="+next, nil, nil)
 	if last.status != 200 || !strings.Contains(last.body, `"value":[]`) || last.header.Get("X-Ms-Continuation-Nexttablename") != "" {
 		t.Errorf("the page after it: %d %v %s", last.status, last.header, last.body)
 	}

@@ -49,7 +49,9 @@
 // NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos
 // traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
-// optional request-unit budget answered 429. It holds no data of its own. Its backends hold
+// optional request-unit budget per account answered 429. It lists entities in the order of
+// their last writes and tables in an order of its own, reading the Server's whole answer and
+// paging it itself (cosmos_order.go). It holds no data of its own. Its backends hold
 // case-sensitive table names (reference.CosmosOptions), and under it the Server matches a
 // transaction's and an ACL's table by the exact name.
 //

@@ -85,7 +85,7 @@ func TestListedAnswersMatchMapped(t *testing.T) {
 	}
 }
 
-var requestIDInBody = regexp.MustCompile(`Request(ID|Id):[0-9a-f-]{36}`)
+var requestIDInBody = regexp.MustCompile(`(Request(ID|Id)|ActivityId): ?[0-9a-f-]{36}`)
 
 // answer serves GET path with Accept accept through the listed or the mapped handler and
 // returns the status, the header fields but the request id, and the body.

@@ -18,7 +18,9 @@
 // on: status, error code, entities (keys, property types and values, not Timestamp or ETag
 // values) and their order, the presence of continuation headers and of an ETag, the Prefer
 // choice applied, a JSON answer's media type and metadata level, and each $batch part's
-// status and code. What cannot be replayed is skipped with its reason.
+// status and code. With Replayer.Strict the order of entities is compared under every profile
+// (tables stay a set) and so is the first line of an error's message. What cannot be replayed
+// is skipped with its reason.
 //
 // It may import the standard library, go.yaml.in/yaml/v3, reference/api, reference/spec and
 // reference/wire.

@@ -50,6 +50,10 @@ type Replayer struct {
 	TablePrefix string
 	// Now is the clock for request dates and SAS expiry (default time.Now).
 	Now func() time.Time
+	// Strict compares what the default comparison leaves to the service: the order of
+	// entities under the cosmos profile (tables are still compared as a set) and the first
+	// line of an error's message.
+	Strict bool
 
 	seq int
 }
@@ -64,11 +68,14 @@ type state struct {
 	// unordered: the recorded service promises no order of results (Cosmos DB,
 	// E-cosmos-order), so entities and tables are compared as sets.
 	unordered bool
-	tables    map[string]string   // lower-case recorded name -> live name
-	back      map[string]string   // lower-case live name -> recorded name
-	etags     map[string]string   // recorded -> live
-	tokens    map[string]string   // recorded continuation value -> live
-	times     map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
+	// strict: entities are compared in order under any profile, and error messages' first
+	// lines are compared (Replayer.Strict).
+	strict bool
+	tables map[string]string   // lower-case recorded name -> live name
+	back   map[string]string   // lower-case live name -> recorded name
+	etags  map[string]string   // recorded -> live
+	tokens map[string]string   // recorded continuation value -> live
+	times  map[int64]time.Time // recorded entity Timestamp (Unix ns) -> live
 }
 
 // Replay sends every exchange of rec to the target in order and compares the answers; what
@@ -89,7 +96,7 @@ func (r *Replayer) Replay(ctx context.Context, rec Recording) (res RecordingResu
 		prefix += "x"
 	}
 	st := &state{prefix: fmt.Sprintf("%s%03d", prefix[:7], r.seq%1000), tables: map[string]string{}, back: map[string]string{},
-		etags: map[string]string{}, tokens: map[string]string{}, times: map[int64]time.Time{}, unordered: r.Profile == ProfileCosmos}
+		etags: map[string]string{}, tokens: map[string]string{}, times: map[int64]time.Time{}, unordered: r.Profile == ProfileCosmos, strict: r.Strict}
 	for _, name := range recordedTables(rec) {
 		st.table(name)
 	}
