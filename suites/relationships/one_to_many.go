@@ -2,6 +2,7 @@ package relationships
 
 import (
 	"context"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -182,6 +183,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 						propManagerName, api.String(newManager.FirstName+" "+newManager.LastName))})
 				}
 				_, err := b.SubmitBatch(ctx, table, ops)
+				scenario.RequireCurrentETagMatched(f, err, fmt.Sprintf("transaction %d of %d merges", transactions+1, len(ops)))
 				Expect(err).To(SucceedOnBackend(), "transaction %d of %d merges", transactions+1, len(ops))
 				transactions++
 			}
