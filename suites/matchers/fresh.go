@@ -23,7 +23,7 @@ import (
 //
 // Any other difference (the query shows the same state, or one the spec does not expect
 // either, or the Get returned other keys) fails the spec's rule as before. The query runs
-// only once the Get's answer differs from what the spec expects.
+// only when the comparison fails, as its failure message is written.
 
 // RuleReadYourWrites is the rule whose subject is a read after an acknowledged write showing
 // that write's result.
@@ -81,7 +81,6 @@ type holdProperty struct {
 	want   api.Value
 	got    api.Entity
 	err    error
-	stale  bool
 }
 
 // HoldProperty succeeds when a Get Entity of (pk, rk) from the table named by the actual
@@ -105,11 +104,7 @@ func (m *holdProperty) Match(actual any) (bool, error) {
 	if m.err != nil {
 		return false, nil
 	}
-	if m.holds(m.got) {
-		return true, nil
-	}
-	m.stale = staleGet(m.ctx, m.b, table, m.pk, m.rk, m.got, m.holds)
-	return false, nil
+	return m.holds(m.got), nil
 }
 
 func (m *holdProperty) FailureMessage(actual any) string {
@@ -117,7 +112,8 @@ func (m *holdProperty) FailureMessage(actual any) string {
 		return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects property %s = %s, but %s",
 			m.pk, m.rk, actual, m.name, m.want, describeOutcome(m.err))
 	}
-	return noteStaleRead(m.stale, fmt.Sprintf("entity (%q,%q) of table %v: the rule expects property %s = %s, but the entity reads %s",
+	table, _ := actual.(string)
+	return noteStaleRead(staleGet(m.ctx, m.b, table, m.pk, m.rk, m.got, m.holds), fmt.Sprintf("entity (%q,%q) of table %v: the rule expects property %s = %s, but the entity reads %s",
 		m.pk, m.rk, actual, m.name, m.want, m.got))
 }
 

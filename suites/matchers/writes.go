@@ -157,7 +157,6 @@ type holdEntity struct {
 	err       error
 	diff      []string
 	roundTrip string // the round-trip rule the differences are faults of, if any
-	stale     bool   // the Get showed an older state than a query of the key (fresh.go)
 }
 
 // HoldEntity succeeds when a Get Entity of want's keys from the table named by the actual
@@ -176,12 +175,9 @@ func (m *holdEntity) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	m.diff = EntityDiff(m.want, m.got)
-	m.roundTrip, m.stale = "", false
+	m.roundTrip = ""
 	if len(m.diff) > 0 {
 		m.roundTrip, _ = roundTripRule(m.want, m.got)
-	}
-	if len(m.diff) > 0 && m.roundTrip == "" {
-		m.stale = staleGet(m.ctx, m.b, table, m.want.PartitionKey, m.want.RowKey, m.got, func(e api.Entity) bool { return len(EntityDiff(m.want, e)) == 0 })
 	}
 	return len(m.diff) == 0, nil
 }
@@ -191,8 +187,14 @@ func (m *holdEntity) FailureMessage(actual any) string {
 		return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects %s, but %s",
 			m.want.PartitionKey, m.want.RowKey, actual, m.want, describeOutcome(m.err))
 	}
-	return noteStaleRead(m.stale, noteRoundTripFault(m.roundTrip, fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
-		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  "))))
+	message := fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
+		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  "))
+	if m.roundTrip != "" {
+		return noteRoundTripFault(m.roundTrip, message)
+	}
+	table, _ := actual.(string)
+	return noteStaleRead(staleGet(m.ctx, m.b, table, m.want.PartitionKey, m.want.RowKey, m.got,
+		func(e api.Entity) bool { return len(EntityDiff(m.want, e)) == 0 }), message)
 }
 
 func (m *holdEntity) NegatedFailureMessage(actual any) string {
@@ -205,7 +207,6 @@ type lackEntity struct {
 	pk, rk string
 	got    api.Entity
 	err    error
-	stale  bool // the Get returned an entity a query of the key no longer finds (fresh.go)
 }
 
 // LackEntity succeeds when a Get Entity of the keys from the table named by the actual
@@ -221,13 +222,14 @@ func (m *lackEntity) Match(actual any) (bool, error) {
 	}
 	m.got, m.err = m.b.GetEntity(m.ctx, table, m.pk, m.rk, nil)
 	e, ok := driver.AsError(m.err)
-	m.stale = m.err == nil && staleGetOfMissing(m.ctx, m.b, table, m.pk, m.rk)
 	return ok && e.Status == 404, nil
 }
 
 func (m *lackEntity) FailureMessage(actual any) string {
 	if m.err == nil {
-		return noteStaleRead(m.stale, fmt.Sprintf("the rule expects no entity (%q,%q) in table %v, but it holds %s", m.pk, m.rk, actual, m.got))
+		table, _ := actual.(string)
+		return noteStaleRead(staleGetOfMissing(m.ctx, m.b, table, m.pk, m.rk),
+			fmt.Sprintf("the rule expects no entity (%q,%q) in table %v, but it holds %s", m.pk, m.rk, actual, m.got))
 	}
 	return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects 404, but %s", m.pk, m.rk, actual, describeOutcome(m.err))
 }
