@@ -49,7 +49,11 @@ func withIfMatch(op api.BatchOp, etag string) api.BatchOp {
 }
 
 // seed inserts es one by one (not by transaction, so that setting up never depends on the
-// feature under test) and returns the stored entities.
+// feature under test) and returns them as the spec expects the table to hold them: each
+// entity as sent, with the ETag its insert answered, on which a spec may condition an
+// operation. The rest of the insert's answer is not used: what it says is the subject of
+// the insert's own rules. That the table holds the entities sent is modify.insert.stores'
+// subject, a precondition, checked by reading the table back.
 func seed(ctx context.Context, b api.Backend, table string, es ...api.Entity) []api.Entity {
 	GinkgoHelper()
 	out := make([]api.Entity, len(es))
@@ -57,9 +61,21 @@ func seed(ctx context.Context, b api.Backend, table string, es ...api.Entity) []
 		framework.Requires("modify.insert.stores", "insert the spec's entities", func() {
 			got, err := b.InsertEntity(ctx, table, e)
 			Expect(err).To(SucceedOnBackend(), "setting up: insert %s", e)
-			out[i] = got
+			out[i] = e.Clone()
+			out[i].ETag = got.ETag
 		})
 	}
+	framework.Requires("modify.insert.stores", "the table holds the inserted entities", func() {
+		held := map[api.Key]api.Entity{}
+		for _, e := range snapshot(ctx, b, table) {
+			held[e.Key()] = e
+		}
+		for _, e := range es {
+			got, ok := held[e.Key()]
+			Expect(ok).To(BeTrue(), "setting up: the inserted (%q, %q) is missing from table %s", e.PartitionKey, e.RowKey, table)
+			Expect(got).To(MatchEntity(e), "setting up: the inserted (%q, %q)", e.PartitionKey, e.RowKey)
+		}
+	})
 	return out
 }
 

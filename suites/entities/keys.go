@@ -184,8 +184,7 @@ var _ = framework.Describe("Entity keys", func(f *framework.F) {
 				})
 
 				Expect(scenario.DeleteAny(ctx, b, table, pk, rk)).To(SucceedOnBackend(), "Delete Entity")
-				_, err = b.GetEntity(ctx, table, pk, rk, nil)
-				Expect(err).To(HaveFailedWithStatus(404), "Get Entity after Delete")
+				Expect(table).To(LackEntity(ctx, b, pk, rk), "Get Entity after Delete")
 			},
 			entries...,
 		)

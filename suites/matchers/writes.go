@@ -187,8 +187,14 @@ func (m *holdEntity) FailureMessage(actual any) string {
 		return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects %s, but %s",
 			m.want.PartitionKey, m.want.RowKey, actual, m.want, describeOutcome(m.err))
 	}
-	return noteRoundTripFault(m.roundTrip, fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
-		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  ")))
+	message := fmt.Sprintf("entity (%q,%q) of table %v differs from what the rule expects:\n  %s",
+		m.want.PartitionKey, m.want.RowKey, actual, strings.Join(m.diff, "\n  "))
+	if m.roundTrip != "" {
+		return noteRoundTripFault(m.roundTrip, message)
+	}
+	table, _ := actual.(string)
+	return noteStaleRead(staleGet(m.ctx, m.b, table, m.want.PartitionKey, m.want.RowKey, m.got,
+		func(e api.Entity) bool { return len(EntityDiff(m.want, e)) == 0 }), message)
 }
 
 func (m *holdEntity) NegatedFailureMessage(actual any) string {
@@ -221,7 +227,9 @@ func (m *lackEntity) Match(actual any) (bool, error) {
 
 func (m *lackEntity) FailureMessage(actual any) string {
 	if m.err == nil {
-		return fmt.Sprintf("the rule expects no entity (%q,%q) in table %v, but it holds %s", m.pk, m.rk, actual, m.got)
+		table, _ := actual.(string)
+		return noteStaleRead(staleGetOfMissing(m.ctx, m.b, table, m.pk, m.rk),
+			fmt.Sprintf("the rule expects no entity (%q,%q) in table %v, but it holds %s", m.pk, m.rk, actual, m.got))
 	}
 	return fmt.Sprintf("reading (%q,%q) from table %v: the rule expects 404, but %s", m.pk, m.rk, actual, describeOutcome(m.err))
 }

@@ -79,6 +79,9 @@ var _ = framework.Describe("Wide entities pattern", func(f *framework.F) {
 			got1, got2 := scenario.MustGet(ctx, b, table, wideEmployee, "01"), scenario.MustGet(ctx, b, table, wideEmployee, "02")
 			other := scenario.Entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(-1))
 			mustUpdate(ctx, b, table, other, api.Merge, got2.ETag) // another client corrects day 365
+			f.Requires(scenario.RuleMergeKeepsOmitted, "the other client's merge of day 365 keeps the other days", func() {
+				Expect(table).To(HoldExactly(ctx, b, first, second.With(fixtures.DayProperty(365), api.Int32(-1))))
+			})
 			_, err := b.SubmitBatch(ctx, table, []api.BatchOp{
 				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "01", fixtures.DayProperty(1), api.Int32(1000)), IfMatch: got1.ETag},
 				{Kind: api.BatchMerge, Entity: scenario.Entity(wideEmployee, "02", fixtures.DayProperty(365), api.Int32(1000)), IfMatch: got2.ETag},

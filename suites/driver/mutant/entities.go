@@ -2,6 +2,7 @@ package mutant
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
+	"github.com/tableconform/conform/reference/wire"
 )
 
 // keyMapper changes the keys of every entity a client names, and of what comes back.
@@ -247,13 +249,6 @@ var (
 		Description: "deletes an entity for Get Entity but keeps returning it to queries (a tombstone the scan does not skip)",
 		Breaks:      []string{"modify.delete.removes"},
 	}, func(b api.Backend) api.Backend { return &tombstones{Backend: b, dead: map[entityKey]bool{}} }, hooks{})
-
-	_ = define(Mutant{
-		Name:        "reads-from-last-written-table",
-		Description: "serves Get Entity and Query Entities from the table last written to, as a connection that keeps a current table",
-		Breaks:      []string{"rel.one-to-one.explicit-reference"},
-		Areas:       []spec.Area{spec.AreaPatterns},
-	}, func(b api.Backend) api.Backend { return &currentTable{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
 		Name:        "if-match-any-refused",
@@ -659,11 +654,45 @@ func (m *coalesce) QueryEntities(ctx context.Context, table string, q api.Query)
 	return p, f.err
 }
 
-// currentTable reads from the table the last write named instead of the one asked for.
+// reads-from-last-written-table keeps one current table for the decorator and the raw HTTP
+// hook (a connection's state covers every request sent on it), so it builds its Wrap by
+// hand, as timestamp-from-client does.
+var _ = func() Mutant {
+	var wrap func(api.Backend) api.Backend
+	wrap = func(inner api.Backend) api.Backend {
+		m := &currentTable{Backend: inner}
+		return withCapabilities(inner, m, wrap, hooks{raw: m.rawWrite})
+	}
+	return register(Mutant{
+		Name:        "reads-from-last-written-table",
+		Description: "serves Get Entity and Query Entities from the table last written to, as a connection that keeps a current table",
+		Breaks:      []string{"rel.one-to-one.explicit-reference"},
+		Areas:       []spec.Area{spec.AreaPatterns},
+		Wrap:        wrap,
+	})
+}()
+
+// currentTable reads from the table the last write named instead of the one asked for. A
+// write is any request that sends an entity, typed or raw, whether or not it succeeds.
 type currentTable struct {
 	api.Backend
 	mu   sync.Mutex
 	last string
+}
+
+// rawWrite makes the table of an entity write sent over raw HTTP the current table: the
+// connection that keeps a current table sees those requests as it sees the typed ones.
+// Requests about tables themselves (/Tables) leave it as it is, and so does a transaction
+// ($batch): its body, made by hand, may name several tables.
+func (m *currentTable) rawWrite(do func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	method := req.Method
+	if tunnelled := req.Header.Get(wire.HeaderXHTTPMethod); tunnelled != "" {
+		method = tunnelled
+	}
+	if table := tableOfPath(req.URL.Path); isWrite(method) && table != "" && !strings.EqualFold(table, "Tables") && table != "$batch" {
+		m.wrote(table)
+	}
+	return do(req)
 }
 
 func (m *currentTable) wrote(table string) {
