@@ -141,7 +141,7 @@ func init() {
 			Text:   "A comparison between two properties SHOULD be refused, since one side of each comparison must be a constant.",
 			Source: SrcQueryingTables},
 		Rule{ID: "query.filter.bare-constant", Level: May, Area: AreaQuery,
-			Text:   "A $filter that is only true or false MAY be run (as health checks of live accounts rely on) or refused; the choice is recorded, a refusal MUST be a 4xx or 501, and a run query MUST answer every entity for true and none for false (E-filter-bare-boolean).",
+			Text:   "A $filter that is only true or false (as health checks of live accounts send), or that holds true or false as one of its conditions (`Name eq 'test' and true`, as the .NET SDK's LINQ translation of a PredicateBuilder sends), MAY be run or refused; the choice is recorded, a refusal MUST be a 4xx or 501, and a run query MUST take each constant for its truth value. The reference runs both (E-filter-bare-boolean).",
 			Source: SrcHealthCheckFilter},
 		Rule{ID: "query.filter.null", Level: Must, Area: AreaQuery, Evidence: []Fact{doc("3.1")},
 			Text:   "A filter that contains a null literal MUST be refused.",
