@@ -120,6 +120,9 @@ public, so anyone who can reach the port can read and change the data.`,
 				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
 					return usageErr("--tls: %v", err)
 				}
+				for _, note := range served.notes {
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
