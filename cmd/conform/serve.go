@@ -71,7 +71,9 @@ missing later is refused, not taken for an empty account. A torn last record (a 
 a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
 that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
 and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
-damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
+damaged) and starts from what comes before the first damage, naming the intact changes after
+it that it no longer serves; ` + "`conform data export DIR/damaged-<time> OUT-DIR`" + ` writes those as
+JSON lines, one file per table. On a full disk reads go on and writes answer 503
 ServerBusy.
 
 Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
@@ -162,6 +164,9 @@ public, so anyone who can reach the port can read and change the data.`,
 					return nil, 0, err
 				}
 				closers = append(closers, store.Close)
+				if st := store.Stats(); st.Dropped.Changes > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "conform serve: `conform data export %s OUT-DIR` writes those changes as JSON lines, one file per table\n", st.SetAside)
+				}
 				return store, store.Stats().Tables, nil
 			}
 			// With --data an account's table ACLs and service properties are kept in its
