@@ -34,7 +34,7 @@ package odata
 //     matches nothing).
 //  7. A Boolean constant standing as a condition inside a larger one (`PartitionKey eq 'p'
 //     and true`) is that truth value; this is the reference's choice (Azurite does the
-//     same; no answer of the service is known, E-filter-bare-boolean).
+//     same; no answer of the service is known, E-filter-bare-boolean-open).
 //  8. PartitionKey and RowKey are String properties and Timestamp a DateTime property of
 //     every entity; for Query Tables, TableName is the only property (a String).
 

@@ -345,7 +345,7 @@ func mustParse(t testing.TB, s string) *Filter {
 
 // TestBooleanConstantInsideACondition: a bare true or false inside a larger condition is
 // evaluated as its truth value, as Azurite does (the reference's choice,
-// E-filter-bare-boolean), and renders back as written.
+// E-filter-bare-boolean-open), and renders back as written.
 func TestBooleanConstantInsideACondition(t *testing.T) {
 	p := api.NewEntity("p", "r", map[string]api.Value{"Name": api.String("test")})
 	q := api.NewEntity("q", "r", nil)

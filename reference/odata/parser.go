@@ -284,7 +284,7 @@ type Filter struct {
 // An empty or all-blank expression is no filter: it matches every entity. A bare `true` or
 // `false` as the whole expression matches every entity or none, as the live service runs
 // such a query; inside a larger condition (`PartitionKey eq 'p' and true`) it is that truth
-// value, as Azurite evaluates it, the reference's choice (E-filter-bare-boolean).
+// value, as Azurite evaluates it, the reference's choice (E-filter-bare-boolean-open).
 func ParseFilter(s string) (*Filter, error) {
 	if strings.TrimSpace(s) == "" {
 		return &Filter{}, nil
@@ -354,7 +354,7 @@ func compileCondition(x expr) (*node, error) {
 			return nil, errNullLiteral()
 		}
 		if x.val.Type == api.EdmBoolean {
-			return &node{kind: nodeConstant, lit: x.val}, nil // E-filter-bare-boolean
+			return &node{kind: nodeConstant, lit: x.val}, nil // E-filter-bare-boolean-open
 		}
 		return nil, spec.ErrInvalidInput.Newf("A %s constant cannot stand as a condition in a filter.", x.val.Type)
 	case *compareExpr:
