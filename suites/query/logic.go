@@ -220,7 +220,6 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		Entry("false inside an and", "Name eq 'test' and false", nobody),
 		Entry("true inside an or", "Name eq 'test' or true", everyone),
 		Entry("false inside an or", "false or Name eq 'test'", nameTest),
-		Entry("not false", "not false", everyone),
 	)
 
 	f.DescribeTable("query.filter.null", "with a null literal is refused",
