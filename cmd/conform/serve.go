@@ -65,11 +65,15 @@ With --data DIR the data survives restarts: every acknowledged write is in a wri
 log in DIR (fsync'd before the answer; one record per transaction, so none is ever half
 applied) and snapshots are taken periodically and on exit (see reference/persist); the
 accounts given with --account keep theirs in DIR/accounts/NAME; table ACLs and service
-properties are kept there too (settings.json, fsync'd before the answer). A torn last record (a write
+properties are kept there too (settings.json, with a checksum, fsync'd before the answer), and
+DIR/data.json names the accounts DIR keeps, so that a settings.json or an accounts/NAME folder
+missing later is refused, not taken for an empty account. A torn last record (a write
 a crash cut short, never acknowledged) is cut with a warning; any other damage (a bad record
 that intact ones follow, a missing snapshot or log) stops serve with a message naming it,
 and --repair then moves the damaged files into DIR/damaged-<time> (of the directory
-damaged) and starts from what is intact. On a full disk reads go on and writes answer 503
+damaged) and starts from what comes before the first damage, naming the intact changes after
+it that it no longer serves; ` + "`conform data export DIR/damaged-<time> OUT-DIR`" + ` writes those as
+JSON lines, one file per table. On a full disk reads go on and writes answer 503
 ServerBusy.
 
 With --flavor cosmos it answers as recorded Cosmos DB for Table traffic does (docs/EVIDENCE.md),
@@ -126,6 +130,9 @@ public, so anyone who can reach the port can read and change the data.`,
 				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
 					return usageErr("--tls: %v", err)
 				}
+				for _, note := range served.notes {
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -163,15 +170,27 @@ public, so anyone who can reach the port can read and change the data.`,
 					return nil, 0, err
 				}
 				closers = append(closers, store.Close)
+				if st := store.Stats(); st.Dropped.Changes > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "conform serve: `conform data export %s OUT-DIR` writes those changes as JSON lines, one file per table\n", st.SetAside)
+				}
 				return store, store.Stats().Tables, nil
 			}
 			// With --data an account's table ACLs and service properties are kept in its
 			// directory too (settings.json): they are acknowledged writes like any other.
+			warn := func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) }
+			var manifest dataManifest
+			if dataDir != "" {
+				var err error
+				if manifest, err = loadDataManifest(dataDir, repair, warn); err != nil {
+					_ = ln.Close()
+					return usageErr("--data: %v", err)
+				}
+			}
 			keepSettings := func(account, dir string, b api.Backend) error {
 				if dataDir == "" {
 					return nil
 				}
-				settings, err := loadSettings(dir, b, repair, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
+				settings, err := loadSettings(dir, b, manifest.has(account), repair, warn)
 				if err != nil {
 					return err
 				}
@@ -194,6 +213,12 @@ public, so anyone who can reach the port can read and change the data.`,
 			}
 			for _, a := range extra {
 				dir := filepath.Join(dataDir, "accounts", a.name)
+				if dataDir != "" {
+					if err := checkAccountDir(manifest, a.name, dir, repair, warn); err != nil {
+						_ = ln.Close()
+						return usageErr("--data: account %s: %v", a.name, err)
+					}
+				}
 				b, tables, err := openBackend(dir)
 				if err == nil {
 					opts = append(opts, tableserver.WithAccount(a.name, a.key, b))
@@ -204,6 +229,16 @@ public, so anyone who can reach the port can read and change the data.`,
 					return usageErr("--data: account %s: %v", a.name, err)
 				}
 				restored += tables
+			}
+			if dataDir != "" {
+				manifest.add(tableserver.DevAccountName)
+				for _, a := range extra {
+					manifest.add(a.name)
+				}
+				if err := writeChecksummed(dataDir, dataManifestFile, manifest); err != nil {
+					_ = ln.Close()
+					return usageErr("--data: %v", err)
+				}
 			}
 			where := "in memory"
 			if dataDir != "" {

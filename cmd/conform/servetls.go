@@ -35,6 +35,9 @@ type servedTLS struct {
 	// user gave --cert and --key.
 	caFile   string
 	certFile string
+	// notes are the lines to tell the user about the TLS directory: a key whose mode was
+	// made private, a new CA that replaces one clients may trust.
+	notes []string
 }
 
 // loadServeTLS returns the TLS configuration of `conform serve`: the certificate and key
@@ -63,7 +66,7 @@ func loadServeTLS(dir, certFile, keyFile string, now time.Time) (servedTLS, erro
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return servedTLS{}, fmt.Errorf("--tls-dir: %w", err)
 	}
-	ca, caKey, err := loadOrMakeCA(dir, now)
+	ca, caKey, notes, err := loadOrMakeCA(dir, now)
 	if err != nil {
 		return servedTLS{}, err
 	}
@@ -71,7 +74,7 @@ func loadServeTLS(dir, certFile, keyFile string, now time.Time) (servedTLS, erro
 	if err != nil {
 		return servedTLS{}, err
 	}
-	return servedTLS{config: serveTLSConfig(pair), caFile: filepath.Join(dir, tlsCAFile), certFile: filepath.Join(dir, tlsCertFile)}, nil
+	return servedTLS{config: serveTLSConfig(pair), caFile: filepath.Join(dir, tlsCAFile), certFile: filepath.Join(dir, tlsCertFile), notes: notes}, nil
 }
 
 func serveTLSConfig(pair tls.Certificate) *tls.Config {
@@ -87,32 +90,51 @@ var (
 )
 
 // loadOrMakeCA reads the CA of dir, or makes one when dir holds no CA certificate or
-// its certificate expires within a day. A certificate without its key is refused.
-func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+// its certificate expires within a day. A certificate without its key is refused. The notes
+// tell the user what changed: a CA key readable beyond its owner is made private (its mode
+// set to 0600), and a new CA that replaces an old one (a key left without its certificate,
+// an expiring certificate) is named, since clients that trusted the old ca.pem no longer
+// trust the server.
+func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, []string, error) {
+	var notes []string
+	keyPath := filepath.Join(dir, tlsCAKeyFile)
 	certPEM, certErr := os.ReadFile(filepath.Join(dir, tlsCAFile))
-	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, tlsCAKeyFile))
+	keyPEM, keyErr := os.ReadFile(keyPath)
 	if certErr == nil && keyErr == nil {
 		cert, key, err := parsePair(certPEM, keyPEM)
 		if err != nil {
-			return nil, nil, fmt.Errorf("the CA in %s: %w (remove %s and %s to make a new one)", dir, err, tlsCAFile, tlsCAKeyFile)
+			return nil, nil, nil, fmt.Errorf("the CA in %s: %w (remove %s and %s to make a new one)", dir, err, tlsCAFile, tlsCAKeyFile)
 		}
 		if now.Before(cert.NotAfter.Add(-24 * time.Hour)) {
-			return cert, key, nil
+			note, err := makeKeyPrivate(keyPath)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if note != "" {
+				notes = append(notes, note)
+			}
+			return cert, key, notes, nil
 		}
+		notes = append(notes, fmt.Sprintf("TLS: the local CA %s expired on %s (or expires within a day): a new CA replaces it; clients that trusted the old one must trust the new %s",
+			filepath.Join(dir, tlsCAFile), cert.NotAfter.UTC().Format(time.RFC3339), tlsCAFile))
 	} else if certErr != nil && !errors.Is(certErr, fs.ErrNotExist) {
-		return nil, nil, certErr
+		return nil, nil, nil, certErr
 	} else if certErr == nil {
 		// A CA certificate users may already trust, without the key that signs with it:
 		// making a new CA would replace the file they trust without a word.
 		if !errors.Is(keyErr, fs.ErrNotExist) {
-			return nil, nil, keyErr
+			return nil, nil, nil, keyErr
 		}
-		return nil, nil, fmt.Errorf("%s is in %s without its key %s: restore the key, or remove %s to make a new CA (clients then trust the new %s)",
+		return nil, nil, nil, fmt.Errorf("%s is in %s without its key %s: restore the key, or remove %s to make a new CA (clients then trust the new %s)",
 			tlsCAFile, dir, tlsCAKeyFile, tlsCAFile, tlsCAFile)
+	} else if keyErr == nil || !errors.Is(keyErr, fs.ErrNotExist) {
+		// The key of a CA whose certificate is gone: clients may trust that certificate.
+		notes = append(notes, fmt.Sprintf("TLS: %s is in %s without its certificate %s: a new CA replaces the old one; clients that trusted the old %s must trust the new %s",
+			tlsCAKeyFile, dir, tlsCAFile, tlsCAFile, filepath.Join(dir, tlsCAFile)))
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:                serialNumber(),
@@ -132,16 +154,16 @@ func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateK
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := writePair(dir, tlsCAFile, tlsCAKeyFile, der, key); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return cert, key, nil
+	return cert, key, notes, nil
 }
 
 // makeServerCertificate signs a new certificate for the loopback names with the CA and
@@ -173,6 +195,25 @@ func makeServerCertificate(dir string, ca *x509.Certificate, caKey *ecdsa.Privat
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+// makeKeyPrivate sets the mode of the private key at path to 0600 when others may read it
+// (a copied directory, an older version, a hand-made key) and says so; it refuses a key it
+// cannot make private.
+func makeKeyPrivate(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	mode := info.Mode().Perm()
+	if mode&0o077 == 0 {
+		return "", nil
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return "", fmt.Errorf("%s is readable beyond its owner (mode %#o) and its mode cannot be set to 0600: %w", path, mode, err)
+	}
+	return fmt.Sprintf("TLS: %s was readable beyond its owner (mode %#o); its mode is now 0600 (whoever read it can sign certificates your clients trust for the loopback names: remove %s and %s to make a new CA)",
+		path, mode, tlsCAFile, tlsCAKeyFile), nil
 }
 
 func writePair(dir, certName, keyName string, der []byte, key *ecdsa.PrivateKey) error {

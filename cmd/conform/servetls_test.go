@@ -52,7 +52,7 @@ func TestServeTLSCertificate(t *testing.T) {
 	}
 
 	// The CA's name constraints: even its own key cannot vouch for another name.
-	ca, caKey, err := loadOrMakeCA(dir, now)
+	ca, caKey, _, err := loadOrMakeCA(dir, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +123,71 @@ func TestServeTLSRefusesACAWithoutItsKey(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(first.caFile); string(now) != string(trusted) {
 		t.Error("the trusted CA file was replaced")
+	}
+}
+
+// TestServeTLSMakesALooseCAKeyPrivate: a kept CA key that others may read (mode 0644) is
+// not used silently: its mode is set to 0600 and a note says so; the CA stays the same.
+func TestServeTLSMakesALooseCAKeyPrivate(t *testing.T) {
+	dir := t.TempDir()
+	first, err := loadServeTLS(dir, "", "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.notes) != 0 {
+		t.Errorf("a first start: notes %q", first.notes)
+	}
+	trusted, _ := os.ReadFile(first.caFile)
+	keyPath := filepath.Join(dir, tlsCAKeyFile)
+	if err := os.Chmod(keyPath, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := loadServeTLS(dir, "", "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(keyPath); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the CA key's mode after a start: %v, %v; want 0600", info.Mode().Perm(), err)
+	}
+	if len(second.notes) != 1 || !strings.Contains(second.notes[0], keyPath) || !strings.Contains(second.notes[0], "0644") || !strings.Contains(second.notes[0], "0600") {
+		t.Errorf("notes %q: want one line naming %s, its old mode and 0600", second.notes, keyPath)
+	}
+	if now, _ := os.ReadFile(second.caFile); string(now) != string(trusted) {
+		t.Error("the CA was replaced")
+	}
+}
+
+// TestServeTLSSaysWhenANewCAReplacesTheOld: a CA key left without its certificate (ca.pem
+// deleted) and an expiring CA are replaced by a new CA, and a note says that clients must
+// trust the new ca.pem; a first start says nothing of the kind.
+func TestServeTLSSaysWhenANewCAReplacesTheOld(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	first, err := loadServeTLS(dir, "", "", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(first.caFile)
+	if err := os.Remove(first.caFile); err != nil {
+		t.Fatal(err)
+	}
+	second, err := loadServeTLS(dir, "", "", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _ := os.ReadFile(second.caFile)
+	if string(made) == string(old) || len(made) == 0 {
+		t.Fatal("no new CA was made")
+	}
+	if len(second.notes) != 1 || !strings.Contains(second.notes[0], "replaces") || !strings.Contains(second.notes[0], second.caFile) {
+		t.Errorf("a deleted ca.pem: notes %q, want one line saying a new CA replaces the old and naming %s", second.notes, second.caFile)
+	}
+	// Ten years on, the CA expires: the new one is named too.
+	later, err := loadServeTLS(dir, "", "", now.Add(tlsCAValidity))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(later.notes) != 1 || !strings.Contains(later.notes[0], "replaces") {
+		t.Errorf("an expiring CA: notes %q, want one line saying a new CA replaces it", later.notes)
 	}
 }

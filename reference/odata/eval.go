@@ -32,7 +32,10 @@ package odata
 //  6. A bare property (`IsActive`) is true only when the property is a Boolean true; any
 //     other type, or a missing property, is false (live: a bare Int32, String, ... property
 //     matches nothing).
-//  7. PartitionKey and RowKey are String properties and Timestamp a DateTime property of
+//  7. A Boolean constant standing as a condition inside a larger one (`PartitionKey eq 'p'
+//     and true`) is that truth value; this is the reference's choice (Azurite does the
+//     same; no answer of the service is known, E-filter-bare-boolean-open).
+//  8. PartitionKey and RowKey are String properties and Timestamp a DateTime property of
 //     every entity; for Query Tables, TableName is the only property (a String).
 
 import (
@@ -50,6 +53,7 @@ const (
 	nodeNot
 	nodeCompare      // prop op lit
 	nodeBoolProperty // a bare property
+	nodeConstant     // a bare true or false, its value in lit.Bool
 )
 
 // node is one compiled condition.
@@ -163,6 +167,8 @@ func (n *node) eval(s *subject) bool {
 	case nodeBoolProperty:
 		v, ok := s.lookup(&n.prop)
 		return ok && v.Type == api.EdmBoolean && v.Bool
+	case nodeConstant:
+		return n.lit.Bool
 	case nodeCompare:
 		v, ok := s.lookup(&n.prop)
 		return ok && compareValues(v, n.op, n.lit)

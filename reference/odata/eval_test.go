@@ -342,3 +342,44 @@ func mustParse(t testing.TB, s string) *Filter {
 	}
 	return f
 }
+
+// TestBooleanConstantInsideACondition: a bare true or false inside a larger condition is
+// evaluated as its truth value, as Azurite does (the reference's choice,
+// E-filter-bare-boolean-open), and renders back as written.
+func TestBooleanConstantInsideACondition(t *testing.T) {
+	p := api.NewEntity("p", "r", map[string]api.Value{"Name": api.String("test")})
+	q := api.NewEntity("q", "r", nil)
+	cases := []struct {
+		filter       string
+		wantP, wantQ bool
+		rendered     string
+	}{
+		{"PartitionKey eq 'p' and true", true, false, "PartitionKey eq 'p' and true"},
+		{"PartitionKey eq 'p' and false", false, false, "PartitionKey eq 'p' and false"},
+		{"PartitionKey eq 'p' or true", true, true, "PartitionKey eq 'p' or true"},
+		{"false or PartitionKey eq 'q'", false, true, "false or PartitionKey eq 'q'"},
+		{"not false", true, true, "not false"},
+		{"not (true)", false, false, "not true"},
+		// Azurite's own test (tests/table/unit/query.interpreter.unit.test.ts).
+		{"(true and RowKey eq 'r') and (false or PartitionKey eq 'p')", true, false, "true and RowKey eq 'r' and (false or PartitionKey eq 'p')"},
+	}
+	for _, c := range cases {
+		f, err := ParseFilter(c.filter)
+		if err != nil {
+			t.Errorf("ParseFilter(%q): %v", c.filter, err)
+			continue
+		}
+		if got := f.Match(&p); got != c.wantP {
+			t.Errorf("%q on PartitionKey p = %v, want %v", c.filter, got, c.wantP)
+		}
+		if got := f.Match(&q); got != c.wantQ {
+			t.Errorf("%q on PartitionKey q = %v, want %v", c.filter, got, c.wantQ)
+		}
+		if got := f.String(); got != c.rendered {
+			t.Errorf("%q renders as %q, want %q", c.filter, got, c.rendered)
+		}
+		if !f.KeyRange().Contains("p", "r") && c.wantP {
+			t.Errorf("%q: its key range leaves out a match", c.filter)
+		}
+	}
+}

@@ -277,13 +277,14 @@ type Filter struct {
 //     QE), for a literal that stands where a condition is expected (`Age eq 1 and 5`), and
 //     for nesting deeper than MaxFilterNesting;
 //   - NotImplemented (501) for a comparison that does not pit one property against one
-//     constant (`a eq b`, `1 eq 2`, `(a eq 1) eq true`) and for a bare `true`/`false`
-//     inside a larger condition: live Storage answers 501 NotImplemented to
-//     `property1 eq propery2` and to `1 eq 2` (CloudStub TableClientQueryTests, live account).
+//     constant (`a eq b`, `1 eq 2`, `(a eq 1) eq true`): live Storage answers 501
+//     NotImplemented to `property1 eq propery2` and to `1 eq 2` (CloudStub
+//     TableClientQueryTests, live account).
 //
 // An empty or all-blank expression is no filter: it matches every entity. A bare `true` or
 // `false` as the whole expression matches every entity or none, as the live service runs
-// such a query (E-filter-bare-boolean).
+// such a query; inside a larger condition (`PartitionKey eq 'p' and true`) it is that truth
+// value, as Azurite evaluates it, the reference's choice (E-filter-bare-boolean-open).
 func ParseFilter(s string) (*Filter, error) {
 	if strings.TrimSpace(s) == "" {
 		return &Filter{}, nil
@@ -353,7 +354,7 @@ func compileCondition(x expr) (*node, error) {
 			return nil, errNullLiteral()
 		}
 		if x.val.Type == api.EdmBoolean {
-			return nil, errNotImplemented()
+			return &node{kind: nodeConstant, lit: x.val}, nil // E-filter-bare-boolean-open
 		}
 		return nil, spec.ErrInvalidInput.Newf("A %s constant cannot stand as a condition in a filter.", x.val.Type)
 	case *compareExpr:

@@ -51,7 +51,7 @@ func (n *node) render(b *strings.Builder) {
 	case nodeNot:
 		b.WriteString("not ")
 		k := n.kids[0]
-		if k.kind == nodeBoolProperty || k.kind == nodeNot {
+		if k.kind == nodeBoolProperty || k.kind == nodeConstant || k.kind == nodeNot {
 			k.render(b)
 			return
 		}
@@ -60,6 +60,8 @@ func (n *node) render(b *strings.Builder) {
 		b.WriteByte(')')
 	case nodeBoolProperty:
 		b.WriteString(n.prop.name)
+	case nodeConstant:
+		b.WriteString(strconv.FormatBool(n.lit.Bool))
 	case nodeCompare:
 		b.WriteString(n.prop.name)
 		b.WriteByte(' ')

@@ -45,8 +45,12 @@
 // a damaged snapshot, a snapshot naming a log that is absent, logs that no snapshot names,
 // a gap between logs. Open refuses it with a *DamageError naming each damaged file and
 // changes nothing; with WithRepair it moves the damaged files into damaged-<time> in the
-// directory (a damaged log is copied there whole and cut at its last intact record) and
-// starts from what is intact.
+// directory (a damaged log is copied there whole and cut at its last intact record, the cut
+// noted in cut.json) and starts from what is intact. Starting from a state with a hole in
+// the middle would be wrong, so the intact records after the damage are not applied; the
+// repair names them (Stats.Dropped: how many, their tables, some keys) and Salvage reads
+// them from damaged-<time>, skipping damaged bytes, so that no acknowledged write is beyond
+// reach (`conform data export`).
 //
 // Records hold resulting states, not requests: an entity is replayed with the Timestamp it
 // was stored with, so its ETag (derived from the Timestamp) is the one the client was

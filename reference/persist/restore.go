@@ -2,6 +2,7 @@ package persist
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -301,6 +302,13 @@ func (s *Store) setAside(res *restored) error {
 		if err := syncDir(s.dir); err != nil {
 			return err
 		}
+		cut, err := json.Marshal(map[string]int64{res.cutLog: res.cutAt})
+		if err != nil {
+			return err
+		}
+		if err := s.writeDurably(aside, cutFile, cut); err != nil {
+			return err
+		}
 		if err := cutDurably(src, res.cutAt); err != nil {
 			return err
 		}
@@ -321,6 +329,15 @@ func (s *Store) setAside(res *restored) error {
 		s.warn("repaired: " + p)
 	}
 	s.warn(fmt.Sprintf("the damaged files are kept in %s", aside))
+	dropped, err := summarizeDropped(aside)
+	if err != nil {
+		s.warn(fmt.Sprintf("the intact changes in %s could not be read: %v", aside, err))
+		return nil
+	}
+	s.stats.Dropped = dropped
+	if dropped.Changes > 0 {
+		s.warn("dropped: " + dropped.String())
+	}
 	return nil
 }
 

@@ -100,6 +100,9 @@ type Stats struct {
 	Restore          time.Duration // how long Open took to restore
 	Warnings         []string      // what Open repaired, one line each (also written to WithLog)
 	SetAside         string        // WithRepair: the directory the damaged files were moved to
+	// Dropped is what a repair set aside that was intact: the changes after the damage,
+	// which Salvage reads from SetAside.
+	Dropped Dropped
 }
 
 // Delays between retries after a failure to write the directory: writes are refused for

@@ -158,6 +158,10 @@ const (
 	// MsgCORSHeaderMissing answers a CORS preflight without Origin or
 	// Access-Control-Request-Method (E-cors-preflight-missing).
 	MsgCORSHeaderMissing = "A required CORS header is not present."
+	// MsgSecondaryReadOnly answers, with 403 AuthorizationFailure, a write addressed to the
+	// secondary location (E-secondary-read-only: Blob's live answer is "Write operations
+	// are not allowed").
+	MsgSecondaryReadOnly = "Write operations are not allowed on the secondary location."
 )
 
 var errorCodes = map[string]ErrorCode{}

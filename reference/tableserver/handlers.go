@@ -12,7 +12,7 @@ import (
 )
 
 func (x *exchange) route(method string, res wire.Resource) {
-	if x.routeXML(method, res) {
+	if x.refuseSecondaryWrite(method) || x.routeXML(method, res) {
 		return
 	}
 	if err := x.negotiate(); err != nil {

@@ -33,6 +33,20 @@ func (x *exchange) knownAccount(name string) (string, *account, bool) {
 	return "", nil, false
 }
 
+// refuseSecondaryWrite answers a write (any method but GET and HEAD) addressed to the
+// secondary location, which is read-only: 403 AuthorizationFailure, changing nothing
+// (E-secondary-read-only). It reports whether it answered.
+func (x *exchange) refuseSecondaryWrite(method string) bool {
+	if !x.secondary || method == http.MethodGet || method == http.MethodHead {
+		return false
+	}
+	if x.query.Has("comp") || x.query.Get("restype") == "service" {
+		x.jsonErr, x.prefixedXMLErr = false, true // an XML resource's error (E-acl-error-xml)
+	}
+	x.fail(spec.ErrAuthorizationFailure.Newf(spec.MsgSecondaryReadOnly))
+	return true
+}
+
 // routeXML answers the XML resources: `table?comp=acl` and `?restype=service&comp=...`.
 // It reports whether it answered.
 func (x *exchange) routeXML(method string, res wire.Resource) bool {
@@ -174,9 +188,6 @@ func (x *exchange) serviceProperties(method string) error {
 	case http.MethodPut:
 		if err := x.permitService(true); err != nil {
 			return err
-		}
-		if x.secondary {
-			return spec.ErrAuthorizationFailure.Newf("The secondary location is read-only.")
 		}
 		body, err := x.readBody()
 		if err != nil {

@@ -198,9 +198,12 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 		}
 	})
 
-	f.DescribeTable("query.filter.bare-constant", "with only a Boolean constant is run or refused",
-		func(ctx context.Context, filter string, all bool) {
+	everyone := func(api.Entity) bool { return true }
+	nobody := func(api.Entity) bool { return false }
+	f.DescribeTable("query.filter.bare-constant", "with a Boolean constant as the whole filter or one of its conditions is run or refused",
+		func(ctx context.Context, filter string, pred func(api.Entity) bool) {
 			table := tableWith(ctx, f, people...)
+			requireComparisons(ctx, f, table, filter, people)
 			r, err := QueryAll(ctx, f.Backend(), table, api.Query{Filter: filter}, scenario.MaxPagesFor(len(people)))
 			if err != nil {
 				Expect(err).To(BeRefused(), "filter %q", filter)
@@ -208,15 +211,15 @@ var _ = framework.Describe("Query Entities $filter boolean operators", func(f *f
 				f.Choice("$filter="+filter, fmt.Sprintf("refused with %d %s", e.Status, e.Code))
 				return
 			}
-			want := []api.Key{}
-			if all {
-				want = keysWhere(people, func(api.Entity) bool { return true })
-			}
-			Expect(r.Entities()).To(ConsistOfKeys(want...), "filter %q was run, so it must match every entity or none", filter)
+			Expect(r.Entities()).To(ConsistOfKeys(keysWhere(people, pred)...), "filter %q was run, so each constant must stand for its truth value", filter)
 			f.Choice("$filter="+filter, "run")
 		},
-		Entry("false", "false", false),
-		Entry("true", "true", true),
+		Entry("false", "false", nobody),
+		Entry("true", "true", everyone),
+		Entry("true inside an and", "Name eq 'test' and true", nameTest),
+		Entry("false inside an and", "Name eq 'test' and false", nobody),
+		Entry("true inside an or", "Name eq 'test' or true", everyone),
+		Entry("false inside an or", "false or Name eq 'test'", nameTest),
 	)
 
 	f.DescribeTable("query.filter.null", "with a null literal is refused",

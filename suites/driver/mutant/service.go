@@ -173,6 +173,20 @@ var (
 	}, nil)
 
 	_ = serviceMutant(Mutant{
+		Name:        "secondary-write-acknowledged",
+		Description: "acknowledges a write through the secondary location with 204 without refusing it",
+		Breaks:      []string{"service.secondary.read-only"},
+	}, func(r *http.Request) *http.Response {
+		secondary := strings.Contains(r.URL.Path, "-secondary") || strings.Contains(r.URL.Host, "-secondary")
+		if !secondary || r.Method == http.MethodGet || r.Method == http.MethodHead {
+			return nil
+		}
+		a := fakeAnswer(r, spec.ErrorCode{Code: "", Status: http.StatusNoContent})
+		a.Header.Del("x-ms-error-code")
+		return a
+	}, nil)
+
+	_ = serviceMutant(Mutant{
 		Name:        "cors-preflight-open",
 		Description: "answers every preflight with 200 and Access-Control-Allow-Origin: *, whatever the stored CORS rules say",
 		Breaks:      []string{"service.cors.preflight-refused"},
