@@ -23,6 +23,8 @@ var (
 	flagWorkers   = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
 	flagSeed      = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
 	flagWorkloads = flag.String("workloads", "", "workloads to run, as conform bench --workloads takes them (comma-separated groups ops, ycsb, ycsb-default, guide, families, case names or globs); default: all")
+	flagRate      = flag.String("target-rate", "", "pace each run at R operations per second (or a ramp R1:R2), as conform bench --target-rate: adds the latencies from the intended start")
+	flagArrival   = flag.String("arrival-rate", "", "open model: start operations at R per second (or R1:R2) whatever the workers are doing, as conform bench --arrival-rate")
 	flagCeiling   = flag.Bool("ceiling", false, "BenchmarkSDKCeiling (the reference server and a do-nothing server through aztables, client processes of its own): runs by default only when the reference is among the backends; -ceiling runs it with any, -ceiling=false never")
 )
 
@@ -34,6 +36,28 @@ const runTimeout = 5 * time.Minute
 
 var seed uint64
 
+// benchLimit is the pace of every run (-target-rate, -arrival-rate); its Ops is set per run.
+var benchLimit Limit
+
+// limitFromFlags reads -target-rate and -arrival-rate, which exclude each other.
+func limitFromFlags(target, arrival string) (Limit, error) {
+	if target != "" && arrival != "" {
+		return Limit{}, fmt.Errorf("-target-rate (closed model) and -arrival-rate (open model) exclude each other")
+	}
+	if arrival != "" {
+		from, to, err := ParseRate(arrival)
+		if err != nil || from <= 0 {
+			return Limit{}, fmt.Errorf("-arrival-rate %q: want a positive R or R1:R2", arrival)
+		}
+		return Limit{Rate: from, RateTo: to, Open: true}, nil
+	}
+	from, to, err := ParseRate(target)
+	if err != nil {
+		return Limit{}, fmt.Errorf("-target-rate: %w", err)
+	}
+	return Limit{Rate: from, RateTo: to}, nil
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(SDKLoadEnv) != "" { // a load client of BenchmarkSDKCeiling
 		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
@@ -41,6 +65,11 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	if *flagWorkloads != "" && len(Select(Catalog(*flagLarge), strings.Split(*flagWorkloads, ","))) == 0 {
 		fmt.Fprintf(os.Stderr, "bench: -workloads %s selects no case (conform bench --list shows them)\n", *flagWorkloads)
+		os.Exit(2)
+	}
+	var err error
+	if benchLimit, err = limitFromFlags(*flagRate, *flagArrival); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(2)
 	}
 	seed = *flagSeed
@@ -198,7 +227,9 @@ func runCase(b *testing.B, env *Env, c Case) {
 			}
 			load = l
 		}
-		res, err := load.Run(ctx, Limit{Ops: b.N}, b)
+		limit := benchLimit
+		limit.Ops = b.N
+		res, err := load.Run(ctx, limit, b)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -219,6 +250,13 @@ func reportMetrics(b *testing.B, s Summary) {
 	b.ReportMetric(float64(s.Throttles), "throttles")
 	if s.CPUPerOp > 0 {
 		b.ReportMetric(s.CPUPerOp, s.CPUMetric())
+	}
+	if s.Intended != nil { // a paced or open run (-target-rate, -arrival-rate)
+		b.ReportMetric(s.Intended.P50, "intended-p50-µs")
+		b.ReportMetric(s.Intended.P99, "intended-p99-µs")
+		b.ReportMetric(s.Intended.P999, "intended-p99.9-µs")
+		b.ReportMetric(float64(s.Late), "late")
+		b.ReportMetric(float64(s.Dropped), "dropped")
 	}
 }
 

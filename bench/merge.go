@@ -192,6 +192,10 @@ func (m *Merged) Markdown() []byte {
 		fmt.Fprintf(&b, "each shard ran each workload for %s", r.Duration)
 	}
 	switch {
+	case r.Open && r.TargetRateTo > 0:
+		fmt.Fprintf(&b, ", each shard's arrivals ramped from %s to %s operations/s (open model, up to %d workers)", num(r.TargetRate), num(r.TargetRateTo), r.MaxWorkers)
+	case r.Open:
+		fmt.Fprintf(&b, ", arrivals at %s operations/s per shard (open model, up to %d workers)", num(r.TargetRate), r.MaxWorkers)
 	case r.TargetRate > 0 && r.TargetRateTo > 0:
 		fmt.Fprintf(&b, ", each shard's pace ramped from %s to %s operations/s", num(r.TargetRate), num(r.TargetRateTo))
 	case r.TargetRate > 0:
@@ -220,6 +224,11 @@ func (m *Merged) Markdown() []byte {
 			notes = append(notes, o.Note)
 		}
 	}
+	var paced []pacedRow
+	for _, o := range m.Outcomes {
+		paced = append(paced, pacedRow{workload: o.Case, s: o.Summary})
+	}
+	b.WriteString(intendedTable(paced))
 	b.WriteString("\n## Most throttled partitions\n\n")
 	listed := false
 	for _, o := range m.Outcomes {

@@ -148,6 +148,13 @@ func (r *Report) Markdown() []byte {
 		}
 		b.WriteString("\n")
 	}
+	var paced []pacedRow
+	for _, o := range r.Outcomes {
+		if o.Error == "" {
+			paced = append(paced, pacedRow{workload: o.Case, backend: o.Backend, s: o.Summary})
+		}
+	}
+	b.WriteString(intendedTable(paced))
 	if len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range notes {

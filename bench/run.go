@@ -154,8 +154,11 @@ type Worker struct {
 	Ctx   context.Context
 	Table string
 
+	measured *Measured
 	steps    int64
 	writes   int64
+	failed   int64
+	firstErr error
 	checks   []func(ctx context.Context, b api.Backend) error
 	choosers map[Distribution]chooser
 }
@@ -284,12 +287,29 @@ func (l *Load) Workers() int {
 // run. With RateTo too, the pace ramps linearly from Rate to RateTo over the run (its
 // Duration, else the time its Ops take at the mean rate), so that one run shows the rate
 // where throttling starts.
+//
+// A paced run is a closed model: a worker takes the next step only when its last one is
+// done, so a slow backend delays later steps (they are counted late) and the offered load
+// falls to what the workers complete. Open makes it an open model (`conform bench
+// --arrival-rate`, k6's arrival-rate executors): step n is started at its intended time
+// whatever the workers are doing, by an idle worker or a new one, up to MaxWorkers
+// (DefaultMaxWorkers when zero); a step that finds every worker busy at the cap is
+// dropped and counted. Either way the run records each request's latency from its
+// intended start beside its service time (Summary.Intended).
 type Limit struct {
-	Ops      int
-	Duration time.Duration
-	Rate     float64
-	RateTo   float64
+	Ops        int
+	Duration   time.Duration
+	Rate       float64
+	RateTo     float64
+	Open       bool
+	MaxWorkers int
 }
+
+// DefaultMaxWorkers is the most workers an open run grows to unless Limit.MaxWorkers says.
+const DefaultMaxWorkers = 256
+
+// paced reports whether the run's steps have intended starts.
+func (l Limit) paced() bool { return l.Rate > 0 }
 
 // startOf is when step n (from 0) may start, counted from the run's start, under the
 // limit's pace; zero when the run is not paced.
@@ -366,22 +386,55 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 			bound = n
 		}
 	}
+	if limit.Open && !limit.paced() {
+		return Result{}, fmt.Errorf("%s: an open run needs an arrival rate", l.Case.Name())
+	}
 	nw := l.Workers()
 	meter := NewMeter()
-	workers := make([]*Worker, nw)
-	for i := range workers {
+	if limit.paced() {
+		meter.RecordIntended()
+	}
+	var workers []*Worker
+	newWorker := func() *Worker {
+		i := len(workers)
 		seed := l.env.Seed ^ fnv64(uint64(l.runs)<<20|uint64(i))
-		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.measured), Ctx: ctx, Table: l.table}
+		m := meter.Worker(l.measured)
+		w := &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: m, measured: m, Ctx: ctx, Table: l.table}
+		workers = append(workers, w)
+		return w
+	}
+	for range nw {
+		newWorker()
 	}
 	var (
-		issued   atomic.Int64
 		stop     atomic.Bool
 		mu       sync.Mutex
 		wrongErr error
-		firstErr error
-		failed   int64
 		wg       sync.WaitGroup
 	)
+	// step runs one step on w and reports whether the run must stop (a wrong result).
+	step := func(w *Worker) bool {
+		err := l.wl.step(w)
+		w.steps++
+		if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
+			return false
+		}
+		var we *WrongResultError
+		if errors.As(err, &we) {
+			mu.Lock()
+			if wrongErr == nil {
+				wrongErr = err
+			}
+			mu.Unlock()
+			stop.Store(true)
+			return true
+		}
+		w.failed++
+		if w.firstErr == nil {
+			w.firstErr = err
+		}
+		return false
+	}
 	var deadline time.Time
 	t.ResetTimer()
 	t.StartTimer()
@@ -390,61 +443,53 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var myFailed int64
-			var myFirst error
-			for !stop.Load() {
-				n := issued.Add(1)
-				if bound > 0 && n > int64(bound) {
-					break
-				}
-				if limit.Rate > 0 && !pace(ctx, start.Add(limit.startOf(n-1)), deadline) {
-					break
-				}
-				if !deadline.IsZero() && time.Now().After(deadline) {
-					break
-				}
-				if ctx.Err() != nil {
-					break
-				}
-				err := l.wl.step(w)
-				w.steps++
-				if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
-					continue
-				}
-				var we *WrongResultError
-				if errors.As(err, &we) {
-					mu.Lock()
-					if wrongErr == nil {
-						wrongErr = err
+	if limit.Open {
+		nw = l.arrive(ctx, limit, bound, start, deadline, workers[:nw], newWorker, step, &stop, &wg)
+	} else {
+		var issued atomic.Int64
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					n := issued.Add(1)
+					if bound > 0 && n > int64(bound) {
+						break
 					}
-					mu.Unlock()
-					stop.Store(true)
-					break
+					if limit.paced() {
+						at := start.Add(limit.startOf(n - 1))
+						if !pace(ctx, at, deadline) {
+							break
+						}
+						w.measured.intend(at, time.Now())
+					}
+					if !deadline.IsZero() && time.Now().After(deadline) {
+						break
+					}
+					if ctx.Err() != nil {
+						break
+					}
+					if step(w) {
+						break
+					}
 				}
-				myFailed++
-				if myFirst == nil {
-					myFirst = err
-				}
-			}
-			mu.Lock()
-			failed += myFailed
-			if firstErr == nil {
-				firstErr = myFirst
-			}
-			mu.Unlock()
-		}()
+			}()
+		}
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 
-	var steps int64
+	var (
+		steps, failed int64
+		firstErr      error
+	)
 	for _, w := range workers {
 		steps += w.steps
+		failed += w.failed
+		if firstErr == nil {
+			firstErr = w.firstErr
+		}
 	}
 	raw := meter.Raw()
 	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
@@ -463,6 +508,66 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 		return res, fmt.Errorf("%s: run interrupted after %d operations: %w", l.Case.Name(), steps, ctx.Err())
 	}
 	return res, nil
+}
+
+// arrive runs an open run (Limit.Open): it starts step n at its intended time on an idle
+// worker, or on a new one while there are fewer than the cap, and drops it otherwise. It
+// returns, with the number of workers it ran, when the arrivals end (bound steps offered,
+// the deadline, ctx done or stop); the caller waits on wg for the steps under way.
+func (l *Load) arrive(ctx context.Context, limit Limit, bound int, start, deadline time.Time, initial []*Worker,
+	newWorker func() *Worker, step func(*Worker) bool, stop *atomic.Bool, wg *sync.WaitGroup) (workers int) {
+	type arrival struct{ at time.Time }
+	arrivals := make(chan arrival) // unbuffered: a send succeeds only on an idle worker
+	defer close(arrivals)
+	maxWorkers := limit.MaxWorkers
+	if maxWorkers <= 0 {
+		maxWorkers = DefaultMaxWorkers
+	}
+	maxWorkers = max(maxWorkers, len(initial))
+	dispatcher := newWorker().measured // counts the dropped steps; never runs one
+	running := 0
+	serve := func(w *Worker, first *arrival) {
+		running++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if first != nil {
+				w.measured.intend(first.at, time.Now())
+				if step(w) {
+					return
+				}
+			}
+			for a := range arrivals {
+				if stop.Load() {
+					continue // drain: the run is over
+				}
+				w.measured.intend(a.at, time.Now())
+				if step(w) {
+					return
+				}
+			}
+		}()
+	}
+	for _, w := range initial {
+		serve(w, nil)
+	}
+	for n := int64(0); bound <= 0 || n < int64(bound); n++ {
+		at := start.Add(limit.startOf(n))
+		if stop.Load() || !pace(ctx, at, deadline) {
+			break
+		}
+		select {
+		case arrivals <- arrival{at}:
+			continue
+		default:
+		}
+		if running < maxWorkers {
+			serve(newWorker(), &arrival{at})
+			continue
+		}
+		dispatcher.drop(at)
+	}
+	return running
 }
 
 // verify runs the read-backs the workers queued, through the unmeasured backend.

@@ -37,10 +37,12 @@ type benchOptions struct {
 	seed      uint64
 	list      bool
 	// Sharded runs and pacing (bench.Shard).
-	shard      string
-	runID      string
-	ops        int
-	targetRate string
+	shard       string
+	runID       string
+	ops         int
+	targetRate  string
+	arrivalRate string
+	maxWorkers  int
 }
 
 // benchOutDefault is where bench and bench merge write without --out: a directory of its
@@ -72,8 +74,13 @@ afterwards, and checks a sample of its results.
 Throttling answers (429, 503 ServerBusy, 500 OperationTimedOut) are retried as the SDKs
 retry them and counted as throttles, never as errors. --target-rate paces each workload at
 that many operations per second, or ramps from R1 to R2 over the run (--target-rate R1:R2),
-to find where throttling starts. --ops runs each workload for a number of operations
-instead of --duration.
+to find where throttling starts: a closed model, where a worker starts its next operation
+only when its last one is done. --arrival-rate R (or R1:R2) is the open model: operations
+start at that rate whatever the workers are doing, on workers added up to --max-workers;
+an operation that finds them all busy is dropped and counted. Paced and open runs report
+each request's service time and its latency from the intended start (wrk2's corrected
+latency, YCSB's Intended-), and how many operations started late or were dropped.
+--ops runs each workload for a number of operations instead of --duration.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
 CONFORM_SHARD_COUNT) makes this process shard I of N of one run, named by --run-id (or
@@ -101,6 +108,8 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.StringVar(&o.runID, "run-id", "", "the id every shard of a run shares (default $CONFORM_RUN_ID; a fresh one for a single process)")
 	f.IntVar(&o.ops, "ops", 0, "operations per workload, over all shards (instead of --duration)")
 	f.StringVar(&o.targetRate, "target-rate", "", "operations per second per shard for each workload, R or a ramp R1:R2 over the run (default: as fast as the backend answers)")
+	f.StringVar(&o.arrivalRate, "arrival-rate", "", "open model: start operations at R per second (or a ramp R1:R2) per shard, whatever the workers are doing")
+	f.IntVar(&o.maxWorkers, "max-workers", bench.DefaultMaxWorkers, "with --arrival-rate: the most workers a workload grows to; arrivals beyond are dropped and counted")
 	cmd.AddCommand(benchMergeCmd())
 	return cmd
 }
@@ -168,6 +177,21 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if err != nil {
 		return usageErr("--target-rate: %v", err)
 	}
+	open := o.arrivalRate != ""
+	if open {
+		if o.targetRate != "" {
+			return usageErr("--target-rate (closed model) and --arrival-rate (open model) exclude each other; give one")
+		}
+		if rate, rateTo, err = bench.ParseRate(o.arrivalRate); err != nil {
+			return usageErr("--arrival-rate: %v", err)
+		}
+		if rate <= 0 {
+			return usageErr("--arrival-rate must be positive")
+		}
+	}
+	if o.maxWorkers < 1 {
+		return usageErr("--max-workers must be positive")
+	}
 	shard, sharded, err := benchShard(o)
 	if err != nil {
 		return err
@@ -204,7 +228,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "conform bench: stopping... the workload in flight ends and its table is deleted")
 	})()
 
-	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: rate, RateTo: rateTo}
+	limit := bench.Limit{Duration: o.duration, Ops: o.ops, Rate: rate, RateTo: rateTo, Open: open, MaxWorkers: o.maxWorkers}
 	if o.ops > 0 {
 		limit.Duration = 0
 		if sharded {
@@ -319,8 +343,17 @@ func printOutcome(w io.Writer, oc bench.Outcome) {
 		fmt.Fprintf(w, "  %-52s FAILED: %s\n", oc.Case, oc.Error)
 		return
 	}
-	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d\n",
-		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles)
+	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d%s\n",
+		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles, pacedWords(oc.Summary))
+}
+
+// pacedWords is what a paced or open run adds to a workload's line: the p99 from the
+// intended start and the operations offered, late and dropped; "" for an unpaced run.
+func pacedWords(s bench.Summary) string {
+	if s.Intended == nil {
+		return ""
+	}
+	return fmt.Sprintf("  intended-start p99 %.1f µs  offered %d late %d dropped %d", s.Intended.P99, s.Offered, s.Late, s.Dropped)
 }
 
 // describeBackend says what the backend named name is: its kind (where the name does not
@@ -352,6 +385,10 @@ func describeLimit(l bench.Limit) string {
 		s = fmt.Sprintf("%d operations", l.Ops)
 	}
 	switch {
+	case l.Open && l.RateTo > 0:
+		s += fmt.Sprintf(", arrivals ramped from %g/s to %g/s on up to %d workers", l.Rate, l.RateTo, l.MaxWorkers)
+	case l.Open:
+		s += fmt.Sprintf(", arrivals at %g/s on up to %d workers", l.Rate, l.MaxWorkers)
 	case l.Rate > 0 && l.RateTo > 0:
 		s += fmt.Sprintf(" ramped from %g/s to %g/s", l.Rate, l.RateTo)
 	case l.Rate > 0:
@@ -402,6 +439,9 @@ func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard ben
 	info := tgt.Info
 	res := bench.ShardResults{Run: bench.ShardRun{RunID: o.runID, Shard: shard, Backend: bench.BackendRun{Name: name, Kind: info.Kind, Version: info.Version, Driver: info.Driver, Endpoint: info.Endpoint},
 		Seed: o.seed, Ops: o.ops, TargetRate: limit.Rate, TargetRateTo: limit.RateTo, Workers: o.workers, Large: o.large}}
+	if limit.Open {
+		res.Run.Open, res.Run.MaxWorkers = true, limit.MaxWorkers
+	}
 	if o.ops == 0 {
 		res.Run.Duration = o.duration
 	}

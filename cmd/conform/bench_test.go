@@ -20,6 +20,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--backend", "reference", "--backend", "reference"}, "given twice"},
 		{[]string{"bench", "--backend", "reference", "--duration", "0s"}, "--duration must be positive"},
 		{[]string{"bench", "--backend", "reference", "--driver", "grpc"}, "--driver must be"},
+		{[]string{"bench", "--backend", "reference", "--target-rate", "100", "--arrival-rate", "100"}, "exclude each other"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "0"}, "--arrival-rate must be positive"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "fast"}, "--arrival-rate: rate"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "10", "--max-workers", "0"}, "--max-workers must be positive"},
 	} {
 		_, stderr, code := conform(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -145,5 +149,38 @@ func TestBenchChecksEveryBackendFirst(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("--backend %s: %s was written", tc.backend, dir)
 		}
+	}
+}
+
+// TestBenchOpenModel runs a workload at an arrival rate: its line and bench.md give the
+// latency from the intended start beside the service time, and the operations offered,
+// late and dropped.
+func TestBenchOpenModel(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "PointGet",
+		"--duration", "300ms", "--arrival-rate", "200", "--max-workers", "4", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "arrivals at 200/s on up to 4 workers") || !strings.Contains(out, "intended-start p99") || !strings.Contains(out, "dropped") {
+		t.Errorf("output:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "## Latency from the intended start") || !strings.Contains(string(md), "wrk2's corrected latency") {
+		t.Errorf("bench.md has no intended-start table:\n%s", md)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Intended == nil || rep.Outcomes[0].Offered == 0 {
+		t.Fatalf("outcomes %+v", rep.Outcomes)
 	}
 }
