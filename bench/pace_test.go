@@ -206,6 +206,14 @@ func TestIntendedLatenciesMergeAcrossShards(t *testing.T) {
 	if md := string(m.Markdown()); !strings.Contains(md, "intended") || !strings.Contains(md, "dropped") {
 		t.Fatalf("bench.md of a paced merge names neither intended-start latency nor dropped steps:\n%s", md)
 	}
+	svg := string(m.SVG())
+	if !strings.Contains(svg, "steps offered per second") || !strings.Contains(svg, "dropped</title>") || !strings.Contains(svg, "from the intended start:") {
+		t.Fatalf("bench.svg of a paced merge draws neither offered load, dropped steps nor intended-start latencies")
+	}
+	rep := Report{Backends: []BackendRun{{Name: "b"}}, Outcomes: []Outcome{{Result: Result{Backend: "b", Case: o.Case, Summary: o.Summary}}}}
+	if !strings.Contains(string(rep.SVG()), "from the intended start:") || !strings.Contains(string(rep.Markdown()), "## Latency from the intended start") {
+		t.Fatal("a single run's bench.svg or bench.md leaves out the intended-start latencies")
+	}
 	// A damaged intended-start histogram is refused, naming it.
 	raw := RawMeasures{Kinds: []RawKind{{Kind: "get", Requests: 1, hist: newHistogram(), intended: newHistogram()}}}
 	_ = raw.Kinds[0].hist.RecordValue(1000)

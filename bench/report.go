@@ -262,16 +262,34 @@ func (r *Report) SVG() []byte {
 		title string
 		value func(o Outcome) float64
 		x0    int
+		// intended, when set, is the value from the intended start, drawn as an outline.
+		intended func(o Outcome) float64
+	}
+	intendedP99 := func(o Outcome) float64 {
+		if o.Intended == nil {
+			return 0
+		}
+		return o.Intended.P99
+	}
+	p99Title := "p99 latency, µs (shorter is better)"
+	for _, o := range r.Outcomes {
+		if o.Intended != nil {
+			p99Title = "p99 latency, µs: service time (bar), from the intended start (dashed)"
+			break
+		}
 	}
 	panels := []metric{
-		{"throughput, ops/s (longer is better)", func(o Outcome) float64 { return o.OpsPerSec }, labelW},
-		{"p99 latency, µs (shorter is better)", func(o Outcome) float64 { return o.Latency.P99 }, labelW + panelW + gap},
+		{"throughput, ops/s (longer is better)", func(o Outcome) float64 { return o.OpsPerSec }, labelW, nil},
+		{p99Title, func(o Outcome) float64 { return o.Latency.P99 }, labelW + panelW + gap, intendedP99},
 	}
 	for _, p := range panels {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, o := range r.Outcomes {
 			if v := p.value(o); o.Error == "" && v > 0 {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+			if p.intended != nil && o.Error == "" && p.intended(o) > 0 {
+				hi = math.Max(hi, p.intended(o))
 			}
 		}
 		if math.IsInf(lo, 1) {
@@ -308,6 +326,12 @@ func (r *Report) SVG() []byte {
 					continue
 				}
 				w := math.Max(1, scale(v))
+				if p.intended != nil {
+					if iv := p.intended(o); iv > 0 {
+						fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="none" stroke="%s" stroke-dasharray="2,2"><title>%s on %s, from the intended start: %s</title></rect>`+"\n",
+							p.x0, y, math.Max(1, scale(iv)), barH-1, palette[bi%len(palette)], html.EscapeString(c), html.EscapeString(n), num(iv))
+					}
+				}
 				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s on %s: %s</title></rect>`+"\n",
 					p.x0, y, w, barH-1, palette[bi%len(palette)], html.EscapeString(c), html.EscapeString(n), num(v))
 			}
