@@ -226,3 +226,39 @@ func TestIntendedLatenciesMergeAcrossShards(t *testing.T) {
 		t.Fatalf("a cut intended-start histogram: %v", err)
 	}
 }
+
+// A workload whose step takes several requests runs fewer steps for the same requested
+// count: a table scan of several pages and a point read get about the same requests.
+func TestStepsForSizesByRequestsPerStep(t *testing.T) {
+	env := &Env{Backend: reference.New(), Name: "reference", Seed: 3, Workers: 1, Quick: true}
+	ctx := context.Background()
+	for _, family := range []string{"PointGet", "Paging"} {
+		l, err := Prepare(ctx, env, CasesOf(family, false)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.StepsFor(300); got != 300 {
+			t.Errorf("%s before the warm-up: %d steps for 300 requests, want 300", family, got)
+		}
+		if err := l.Warm(ctx); err != nil {
+			t.Fatal(err)
+		}
+		steps := l.StepsFor(300)
+		res, err := l.Run(ctx, Limit{Ops: steps}, nil)
+		_ = l.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perStep := l.RequestsPerStep()
+		switch family {
+		case "PointGet":
+			if perStep != 1 || steps != 300 || res.Requests != 300 {
+				t.Errorf("PointGet: %v requests per step, %d steps, %d requests", perStep, steps, res.Requests)
+			}
+		case "Paging":
+			if perStep < 2 || steps >= 300 || res.Requests < 200 || res.Requests > 400 {
+				t.Errorf("Paging: %v requests per step, %d steps, %d requests; want about 300 requests in fewer steps", perStep, steps, res.Requests)
+			}
+		}
+	}
+}

@@ -37,7 +37,17 @@ type BackendRun struct {
 // Outcome is one workload on one backend: its result, or why it has none.
 type Outcome struct {
 	Result
-	Error string `json:"error,omitempty"`
+	// Loading is the workload's load phase, before its warm-up and measured run.
+	Loading *LoadPhase `json:"loading,omitempty"`
+	Error   string     `json:"error,omitempty"`
+}
+
+// LoadPhase is what a workload's loading did: the entities it wrote and how long it took,
+// and then how many requests one step of the workload took in its warm-up.
+type LoadPhase struct {
+	Entities        int64         `json:"entities"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
+	RequestsPerStep float64       `json:"requests_per_step,omitempty"`
 }
 
 // Report file names.
@@ -148,6 +158,7 @@ func (r *Report) Markdown() []byte {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(phasesTable(r.Outcomes))
 	var paced []pacedRow
 	for _, o := range r.Outcomes {
 		if o.Error == "" {
@@ -343,4 +354,24 @@ func (r *Report) SVG() []byte {
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// phasesTable renders the load and run phases of each workload apart: the entities its
+// loading wrote and how long that took, the requests one step took in its warm-up, and
+// the measured run's steps, requests and time. Empty when no workload was loaded.
+func phasesTable(outcomes []Outcome) string {
+	var b strings.Builder
+	for _, o := range outcomes {
+		if o.Loading == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n## Load and run phases\n\nEach workload loads its data, warms up (unmeasured), then runs; only the run is measured. " +
+				"Requests per step are the warm-up's: one for a point read, one per page for a scan.\n\n" +
+				"| workload | backend | entities loaded | load s | requests per step | run steps | run requests | run s |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.2f | %.3g | %d | %d | %.2f |\n", mdCell(o.Case), mdCell(o.Backend), o.Loading.Entities, o.Loading.Elapsed.Seconds(),
+			o.Loading.RequestsPerStep, o.Steps, o.Requests, o.Elapsed.Seconds())
+	}
+	return b.String()
 }

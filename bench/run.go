@@ -133,6 +133,49 @@ type Env struct {
 	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
 	// tests of the workloads themselves, never for measurement.
 	Quick bool
+	// Progress, when set, counts the entities loaded and the steps run, for progress lines.
+	Progress *Progress
+}
+
+// Progress counts what a workload has done so far, read by another goroutine for progress
+// lines: the entities its loading wrote and the steps its runs took.
+type Progress struct {
+	loaded atomic.Int64
+	steps  atomic.Int64
+}
+
+// Loaded is how many entities the loading has written so far.
+func (p *Progress) Loaded() int64 { return p.loaded.Load() }
+
+// Steps is how many steps the runs have taken so far, warm-up included.
+func (p *Progress) Steps() int64 { return p.steps.Load() }
+
+// Reset starts the counts again, for the next workload.
+func (p *Progress) Reset() {
+	p.loaded.Store(0)
+	p.steps.Store(0)
+}
+
+// countingLoads is a backend that counts in p the entities inserted or upserted through it.
+type countingLoads struct {
+	api.Backend
+	p *Progress
+}
+
+func (c countingLoads) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	out, err := c.Backend.InsertEntity(ctx, table, e)
+	if err == nil {
+		c.p.loaded.Add(1)
+	}
+	return out, err
+}
+
+func (c countingLoads) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	res, err := c.Backend.SubmitBatch(ctx, table, ops)
+	if err == nil {
+		c.p.loaded.Add(int64(len(ops)))
+	}
+	return res, err
 }
 
 // workload is a prepared case.
@@ -220,6 +263,8 @@ type Load struct {
 	table    string
 	wl       *workload
 	runs     int
+	// requestsPerStep is how many requests a step took in the warm-up (0 before it).
+	requestsPerStep float64
 }
 
 // Prepare creates the case's table on env's backend and loads its data. ctx bounds the
@@ -231,6 +276,9 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 	measured := env.Backend
 	unmeasured := *env
 	unmeasured.Backend = retrying{env.Backend}
+	if env.Progress != nil {
+		unmeasured.Backend = countingLoads{unmeasured.Backend, env.Progress}
+	}
 	env = &unmeasured
 	table := newTableName()
 	if err := env.Backend.CreateTable(ctx, table); err != nil {
@@ -262,11 +310,30 @@ func (l *Load) WarmupOps() int { return 8 * l.Workers() }
 // Warm runs the load for WarmupOps operations, unmeasured, as a run before the first
 // measured one; its results are checked like any run's.
 func (l *Load) Warm(ctx context.Context) error {
-	_, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
+	res, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	if res.Steps > 0 {
+		l.requestsPerStep = float64(res.Requests) / float64(res.Steps)
+	}
 	return nil
+}
+
+// RequestsPerStep is how many requests a step of the load took in its warm-up: 1 for a
+// point read, the pages of a scan, a read and a write for a read-modify-write. It is 0
+// before Warm.
+func (l *Load) RequestsPerStep() float64 { return l.requestsPerStep }
+
+// StepsFor is how many steps make about requests requests (at least one), by the warm-up's
+// requests per step; before Warm, one step per request. `conform bench --ops` counts
+// requests, so that a table scan of many pages and a point read get the same number of
+// requests, not of steps.
+func (l *Load) StepsFor(requests int) int {
+	if l.requestsPerStep <= 1 {
+		return max(1, requests)
+	}
+	return max(1, int(math.Round(float64(requests)/l.requestsPerStep)))
 }
 
 // Workers returns how many workers a run of the load uses.
@@ -413,9 +480,13 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 		wg       sync.WaitGroup
 	)
 	// step runs one step on w and reports whether the run must stop (a wrong result).
+	progress := l.env.Progress
 	step := func(w *Worker) bool {
 		err := l.wl.step(w)
 		w.steps++
+		if progress != nil {
+			progress.steps.Add(1)
+		}
 		if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
 			return false
 		}

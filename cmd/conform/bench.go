@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -80,7 +81,12 @@ start at that rate whatever the workers are doing, on workers added up to --max-
 an operation that finds them all busy is dropped and counted. Paced and open runs report
 each request's service time and its latency from the intended start (wrk2's corrected
 latency, YCSB's Intended-), and how many operations started late or were dropped.
---ops runs each workload for a number of operations instead of --duration.
+--ops runs each workload for about that many requests instead of --duration: as many of its
+steps as make that many requests by its warm-up (a point read is one request, a scan one per
+page, a read-modify-write two), so that a point read and a table scan get the same number
+of requests, not of steps. Each workload's line says how many entities its loading wrote
+and how long it took before its run; a workload loading or running says so at least every
+30 s.
 
 Sharded runs: --shard I/N (or, in a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with
 CONFORM_SHARD_COUNT) makes this process shard I of N of one run, named by --run-id (or
@@ -106,7 +112,7 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.BoolVar(&o.list, "list", false, "list the workloads and exit")
 	f.StringVar(&o.shard, "shard", "", "run as shard I/N of a sharded run (default: from JOB_COMPLETION_INDEX and CONFORM_SHARD_COUNT when set)")
 	f.StringVar(&o.runID, "run-id", "", "the id every shard of a run shares (default $CONFORM_RUN_ID; a fresh one for a single process)")
-	f.IntVar(&o.ops, "ops", 0, "operations per workload, over all shards (instead of --duration)")
+	f.IntVar(&o.ops, "ops", 0, "requests per workload, over all shards (instead of --duration): each workload runs as many steps as make about that many requests, by its warm-up (a point read is one request, a table scan one per page)")
 	f.StringVar(&o.targetRate, "target-rate", "", "operations per second per shard for each workload, R or a ramp R1:R2 over the run (default: as fast as the backend answers)")
 	f.StringVar(&o.arrivalRate, "arrival-rate", "", "open model: start operations at R per second (or a ramp R1:R2) per shard, whatever the workers are doing")
 	f.IntVar(&o.maxWorkers, "max-workers", bench.DefaultMaxWorkers, "with --arrival-rate: the most workers a workload grows to; arrivals beyond are dropped and counted")
@@ -249,7 +255,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	for _, t := range targets {
 		name := backendLabel(t)
 		octx, cancel := context.WithTimeout(ctx, benchOpenTimeout)
+		quiet := sayEvery(out, benchProgressEvery, func(since time.Duration) string { return fmt.Sprintf("%s: opening, %s so far", name, since) })
 		tgt, err := provision.Open(octx, t, provision.WithDriver(o.driver), provision.WithDirectSender())
+		quiet()
 		cancel()
 		if err != nil {
 			unavailable = true
@@ -265,7 +273,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 			if ctx.Err() != nil {
 				break
 			}
-			oc := benchOne(ctx, env, c, limit)
+			oc := benchOne(ctx, out, env, c, limit)
 			rep.Outcomes = append(rep.Outcomes, oc)
 			printOutcome(out, oc)
 			if oc.Error != "" {
@@ -306,25 +314,74 @@ func validateBenchBackend(target string) error {
 	return all.Validate(target)
 }
 
-// benchOne prepares, runs and cleans up one workload on one backend.
-func benchOne(ctx context.Context, env *bench.Env, c bench.Case, limit bench.Limit) bench.Outcome {
+// benchProgressEvery is how often a workload that is loading or running says so: within
+// the 30 s a line that `conform bench` promises.
+var benchProgressEvery = 25 * time.Second
+
+// sayEvery prints line(time since the call, to the second) to w every interval until the
+// returned function is called; that function returns once no line can follow.
+func sayEvery(w io.Writer, interval time.Duration, line func(since time.Duration) string) (stop func()) {
+	began := time.Now()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				fmt.Fprintln(w, line(time.Since(began).Round(time.Second)))
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// benchOne prepares, runs and cleans up one workload on one backend, and prints to w its
+// load phase (entities and time) when loaded and, every benchProgressEvery, what it is
+// doing. With limit.Ops, the run takes about limit.Ops requests (bench.Load.StepsFor).
+func benchOne(ctx context.Context, w io.Writer, env *bench.Env, c bench.Case, limit bench.Limit) bench.Outcome {
 	oc := bench.Outcome{Result: bench.Result{Backend: env.Name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Minute+limit.Duration)
 	defer cancel()
-	load, err := bench.Prepare(pctx, env, c)
+	progress := &bench.Progress{}
+	penv := *env
+	penv.Progress = progress
+	var phase atomic.Value
+	phase.Store("loading")
+	began := time.Now()
+	defer sayEvery(w, benchProgressEvery, func(since time.Duration) string {
+		if phase.Load() == "loading" {
+			return fmt.Sprintf("  %-52s ... loading, %s so far, %d entities written", c.Name(), since, progress.Loaded())
+		}
+		return fmt.Sprintf("  %-52s ... running, %s since the workload began, %d operations done", c.Name(), since, progress.Steps())
+	})()
+	load, err := bench.Prepare(pctx, &penv, c)
 	if err != nil {
 		oc.Error = err.Error()
 		return oc
 	}
+	oc.Loading = &bench.LoadPhase{Entities: progress.Loaded(), Elapsed: time.Since(began)}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		_ = load.Close(cctx)
 	}()
+	phase.Store("running")
 	if err := load.Warm(pctx); err != nil {
 		oc.Error = err.Error()
 		return oc
 	}
+	oc.Loading.RequestsPerStep = load.RequestsPerStep()
+	sized := ""
+	if limit.Ops > 0 {
+		requests := limit.Ops
+		limit.Ops = load.StepsFor(requests)
+		sized = fmt.Sprintf("; %d requests are %d steps of %.3g %s each", requests, limit.Ops, load.RequestsPerStep(), map[bool]string{true: "request", false: "requests"}[load.RequestsPerStep() == 1])
+	}
+	fmt.Fprintf(w, "  %-52s loaded %d entities in %s%s\n", c.Name(), oc.Loading.Entities, oc.Loading.Elapsed.Round(time.Millisecond), sized)
 	res, err := load.Run(pctx, limit, nil)
 	oc.Result = res
 	if err != nil {
@@ -382,7 +439,7 @@ func counted(n int, noun string) string {
 func describeLimit(l bench.Limit) string {
 	s := l.Duration.String()
 	if l.Ops > 0 {
-		s = fmt.Sprintf("%d operations", l.Ops)
+		s = fmt.Sprintf("about %d requests", l.Ops)
 	}
 	switch {
 	case l.Open && l.RateTo > 0:
@@ -426,7 +483,9 @@ func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard ben
 	out := cmd.OutOrStdout()
 	name := backendLabel(target)
 	octx, cancel := context.WithTimeout(ctx, benchOpenTimeout)
+	quiet := sayEvery(out, benchProgressEvery, func(since time.Duration) string { return fmt.Sprintf("%s: opening, %s so far", name, since) })
 	tgt, err := provision.Open(octx, target, provision.WithDriver(o.driver), provision.WithDirectSender())
+	quiet()
 	cancel()
 	if err != nil {
 		return &exitError{code: exitUsage, msg: err.Error()}
@@ -469,7 +528,7 @@ func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard ben
 		if limit.Ops == 0 && limit.Duration == 0 { // this shard's part of --ops is nothing
 			so.Outcome = bench.Outcome{Result: bench.Result{Backend: name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
 		} else {
-			so.Outcome = benchOne(ctx, env, c, limit)
+			so.Outcome = benchOne(ctx, out, env, c, limit)
 			so.Measures = so.Raw
 		}
 		res.Outcomes = append(res.Outcomes, so)
@@ -505,6 +564,10 @@ It refuses shards of different runs, workloads or settings and a shard given twi
 names the shards that are missing (exit 2). Exit 1 when a shard's run of a workload failed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stop := sayEvery(cmd.OutOrStdout(), benchProgressEvery, func(since time.Duration) string {
+				return fmt.Sprintf("conform bench merge: reading and merging %s, %s so far", counted(len(args), "path"), since)
+			})
+			defer stop()
 			shards, err := bench.ReadShardFiles(args)
 			if err != nil {
 				return usageErr("%v", err)
