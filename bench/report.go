@@ -20,8 +20,12 @@ type Report struct {
 	Duration time.Duration `json:"duration_ns"`
 	Seed     uint64        `json:"seed"`
 	Large    bool          `json:"large"`
-	Backends []BackendRun  `json:"backends"`
-	Outcomes []Outcome     `json:"outcomes"`
+	// Repeats is how many measured runs each workload had on each backend.
+	Repeats int `json:"repeats,omitempty"`
+	// Machine is how busy the machine was at the start and the end.
+	Machine  *Machine     `json:"machine,omitempty"`
+	Backends []BackendRun `json:"backends"`
+	Outcomes []Outcome    `json:"outcomes"`
 }
 
 // BackendRun describes one backend of a comparison; Error is set when it could not be opened.
@@ -39,7 +43,11 @@ type Outcome struct {
 	Result
 	// Loading is the workload's load phase, before its warm-up and measured run.
 	Loading *LoadPhase `json:"loading,omitempty"`
-	Error   string     `json:"error,omitempty"`
+	// Repeats are the throughputs (ops/s) of the workload's repeated runs, whose sum the
+	// Result is (CombineRepeats); Interval is their mean's 95% interval, from MinRepeats on.
+	Repeats  []float64 `json:"repeats_ops_per_sec,omitempty"`
+	Interval *Interval `json:"ops_per_sec_interval,omitempty"`
+	Error    string    `json:"error,omitempty"`
 }
 
 // LoadPhase is what a workload's loading did: the entities it wrote and how long it took,
@@ -108,6 +116,12 @@ func (r *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
 	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results. ")
 	fmt.Fprintf(&b, "A throttle is a 429, 503 or 500 OperationTimedOut answer, retried as the SDKs retry it, never an error.\n\n")
+	if r.Repeats > 1 {
+		fmt.Fprintf(&b, "Each workload ran %d times on each backend; ops/s is their mean with its 95%% interval (Student's t), the other figures are over all the runs.\n\n", r.Repeats)
+	}
+	if r.Machine != nil {
+		fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine.Words())
+	}
 	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
 	for _, be := range r.Backends {
 		if be.Error != "" {
@@ -130,6 +144,7 @@ func (r *Report) Markdown() []byte {
 	b.WriteString(strings.Repeat("---:|", 5*len(backends)+max(0, len(backends)-1)))
 	b.WriteString("\n")
 	var failures, notes []string
+	noRatio := false
 	for _, c := range r.caseNames() {
 		fmt.Fprintf(&b, "| %s |", mdCell(c))
 		for _, n := range backends {
@@ -141,7 +156,7 @@ func (r *Report) Markdown() []byte {
 				b.WriteString(" failed | | | | |")
 				failures = append(failures, fmt.Sprintf("- %s on %s: %s", c, n, o.Error))
 			default:
-				fmt.Fprintf(&b, " %s | %s | %s | %s | %d / %d |", num(o.OpsPerSec), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors, o.Throttles)
+				fmt.Fprintf(&b, " %s | %s | %s | %s | %d / %d |", opsCell(o), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors, o.Throttles)
 			}
 			if ok && o.Note != "" && !contains(notes, o.Note) {
 				notes = append(notes, o.Note)
@@ -150,13 +165,23 @@ func (r *Report) Markdown() []byte {
 		first, fok := r.outcome(backends[0], c)
 		for _, n := range backends[min(1, len(backends)):] {
 			o, ok := r.outcome(n, c)
-			if fok && ok && first.Error == "" && o.Error == "" && o.OpsPerSec > 0 {
-				fmt.Fprintf(&b, " %.2f× |", first.OpsPerSec/o.OpsPerSec)
-			} else {
+			if !fok || !ok || first.Error != "" || o.Error != "" {
 				b.WriteString(" |")
+				continue
 			}
+			ratio, known := ratioOf(first, o)
+			if !known {
+				b.WriteString(" no interval |")
+				noRatio = true
+				continue
+			}
+			fmt.Fprintf(&b, " %s |", ratio)
 		}
 		b.WriteString("\n")
+	}
+	if noRatio {
+		fmt.Fprintf(&b, "\nA ratio is given only with its interval: it needs %d or more runs of each workload on each backend (conform bench --repeats %d). "+
+			"One short run per backend can differ from the next by a factor of several on a shared machine.\n", MinRepeats, MinRepeats)
 	}
 	b.WriteString(phasesTable(r.Outcomes))
 	var paced []pacedRow
@@ -374,4 +399,29 @@ func phasesTable(outcomes []Outcome) string {
 			o.Loading.RequestsPerStep, o.Steps, o.Requests, o.Elapsed.Seconds())
 	}
 	return b.String()
+}
+
+// opsCell is an outcome's throughput: with repeats, the mean and its 95% interval.
+func opsCell(o Outcome) string {
+	if o.Interval != nil {
+		return fmt.Sprintf("%s (%s–%s)", num(o.Interval.Mean), num(math.Max(0, o.Interval.Low)), num(o.Interval.High))
+	}
+	return num(o.OpsPerSec)
+}
+
+// ratioOf is a's throughput over b's with its interval, "1.23× (1.10–1.40×)", and false
+// when either lacks an interval (fewer than MinRepeats runs).
+func ratioOf(a, b Outcome) (string, bool) {
+	if a.Interval == nil || b.Interval == nil {
+		return "", false
+	}
+	r, ok := RatioInterval(*a.Interval, *b.Interval)
+	if !ok {
+		return "", false
+	}
+	s := fmt.Sprintf("%.2f× (%.2f–%.2f×)", r.Mean, r.Low, r.High)
+	if r.Low <= 1 && r.High >= 1 {
+		s += " no difference shown"
+	}
+	return s, true
 }

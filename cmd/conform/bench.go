@@ -44,6 +44,7 @@ type benchOptions struct {
 	targetRate  string
 	arrivalRate string
 	maxWorkers  int
+	repeats     int
 }
 
 // benchOutDefault is where bench and bench merge write without --out: a directory of its
@@ -115,6 +116,7 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.IntVar(&o.ops, "ops", 0, "requests per workload, over all shards (instead of --duration): each workload runs as many steps as make about that many requests, by its warm-up (a point read is one request, a table scan one per page)")
 	f.StringVar(&o.targetRate, "target-rate", "", "operations per second per shard for each workload, R or a ramp R1:R2 over the run (default: as fast as the backend answers)")
 	f.StringVar(&o.arrivalRate, "arrival-rate", "", "open model: start operations at R per second (or a ramp R1:R2) per shard, whatever the workers are doing")
+	f.IntVar(&o.repeats, "repeats", 1, fmt.Sprintf("measured runs of each workload on each backend; from %d on, ops/s and the ratios between backends come with 95%% intervals (no ratio is printed without one)", bench.MinRepeats))
 	f.IntVar(&o.maxWorkers, "max-workers", bench.DefaultMaxWorkers, "with --arrival-rate: the most workers a workload grows to; arrivals beyond are dropped and counted")
 	cmd.AddCommand(benchMergeCmd())
 	return cmd
@@ -198,11 +200,17 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if o.maxWorkers < 1 {
 		return usageErr("--max-workers must be positive")
 	}
+	if o.repeats < 1 || o.repeats > 100 {
+		return usageErr("--repeats must be from 1 to 100")
+	}
 	shard, sharded, err := benchShard(o)
 	if err != nil {
 		return err
 	}
 	if sharded {
+		if o.repeats != 1 {
+			return usageErr("a shard runs each workload once; repeat a sharded run by running it again")
+		}
 		if len(targets) != 1 {
 			return usageErr("a shard benchmarks one backend; %d given", len(targets))
 		}
@@ -250,7 +258,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	}
 	fmt.Fprintf(out, "conform bench: %s × %s, %s each%s, seed %d (replay with --seed %d)\n",
 		counted(len(cases), "workload"), counted(len(targets), "backend"), describeLimit(limit), measuring, o.seed, o.seed)
-	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large}
+	machine := bench.ThisMachine()
+	fmt.Fprintf(out, "machine at the start: %s\n", machine.Words())
+	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large, Repeats: o.repeats, Machine: &machine}
 	unavailable, failed := false, false
 	for _, t := range targets {
 		name := backendLabel(t)
@@ -273,7 +283,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 			if ctx.Err() != nil {
 				break
 			}
-			oc := benchOne(ctx, out, env, c, limit)
+			oc := benchOne(ctx, out, env, c, limit, o.repeats)
 			rep.Outcomes = append(rep.Outcomes, oc)
 			printOutcome(out, oc)
 			if oc.Error != "" {
@@ -283,6 +293,13 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		if err := tgt.Close(); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "conform: stop %s: %v\n", name, err)
 		}
+	}
+	machine.LoadEnd, _ = bench.LoadAverage()
+	if machine.Busy() || machine.LoadEnd > 0 {
+		fmt.Fprintf(out, "machine: %s\n", machine.Words())
+	}
+	if o.repeats < bench.MinRepeats && len(targets) > 1 {
+		fmt.Fprintf(out, "no ratio between backends without an interval: that needs --repeats %d or more\n", bench.MinRepeats)
 	}
 	if err := rep.WriteFiles(o.out); err != nil {
 		return &exitError{code: exitInternal, msg: err.Error()}
@@ -342,9 +359,9 @@ func sayEvery(w io.Writer, interval time.Duration, line func(since time.Duration
 // benchOne prepares, runs and cleans up one workload on one backend, and prints to w its
 // load phase (entities and time) when loaded and, every benchProgressEvery, what it is
 // doing. With limit.Ops, the run takes about limit.Ops requests (bench.Load.StepsFor).
-func benchOne(ctx context.Context, w io.Writer, env *bench.Env, c bench.Case, limit bench.Limit) bench.Outcome {
+func benchOne(ctx context.Context, w io.Writer, env *bench.Env, c bench.Case, limit bench.Limit, repeats int) bench.Outcome {
 	oc := bench.Outcome{Result: bench.Result{Backend: env.Name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Minute+limit.Duration)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Minute+time.Duration(max(1, repeats))*limit.Duration)
 	defer cancel()
 	progress := &bench.Progress{}
 	penv := *env
@@ -382,9 +399,25 @@ func benchOne(ctx context.Context, w io.Writer, env *bench.Env, c bench.Case, li
 		sized = fmt.Sprintf("; %d requests are %d steps of %.3g %s each", requests, limit.Ops, load.RequestsPerStep(), map[bool]string{true: "request", false: "requests"}[load.RequestsPerStep() == 1])
 	}
 	fmt.Fprintf(w, "  %-52s loaded %d entities in %s%s\n", c.Name(), oc.Loading.Entities, oc.Loading.Elapsed.Round(time.Millisecond), sized)
-	res, err := load.Run(pctx, limit, nil)
-	oc.Result = res
-	if err != nil {
+	var (
+		runs    []bench.Result
+		lastErr error
+	)
+	for range max(1, repeats) {
+		res, err := load.Run(pctx, limit, nil)
+		runs = append(runs, res)
+		oc.Repeats = append(oc.Repeats, res.OpsPerSec)
+		if lastErr = err; err != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	oc.Result = bench.CombineRepeats(runs)
+	if len(oc.Repeats) < 2 {
+		oc.Repeats = nil
+	} else if iv, ok := bench.MeanInterval(oc.Repeats); ok {
+		oc.Interval = &iv
+	}
+	if err := lastErr; err != nil {
 		oc.Error = err.Error()
 		var we *bench.WrongResultError
 		if errors.As(err, &we) {
@@ -400,8 +433,17 @@ func printOutcome(w io.Writer, oc bench.Outcome) {
 		fmt.Fprintf(w, "  %-52s FAILED: %s\n", oc.Case, oc.Error)
 		return
 	}
-	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d%s\n",
-		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles, pacedWords(oc.Summary))
+	fmt.Fprintf(w, "  %-52s %8.0f ops/s %9.0f entities/s  p50 %8.1f µs  p99 %9.1f µs  errors %d  throttles %d%s%s\n",
+		oc.Case, oc.OpsPerSec, oc.EntitiesPerSec, oc.Latency.P50, oc.Latency.P99, oc.Errors, oc.Throttles, pacedWords(oc.Summary), repeatWords(oc))
+}
+
+// repeatWords is what repeated runs add to a workload's line: the mean ops/s with its 95%
+// interval over the runs; "" for one run.
+func repeatWords(oc bench.Outcome) string {
+	if oc.Interval == nil {
+		return ""
+	}
+	return fmt.Sprintf("  (%d runs: mean %.0f ops/s, 95%% interval %.0f to %.0f)", len(oc.Repeats), oc.Interval.Mean, oc.Interval.Low, oc.Interval.High)
 }
 
 // pacedWords is what a paced or open run adds to a workload's line: the p99 from the
@@ -528,7 +570,7 @@ func runShard(ctx context.Context, cmd *cobra.Command, o benchOptions, shard ben
 		if limit.Ops == 0 && limit.Duration == 0 { // this shard's part of --ops is nothing
 			so.Outcome = bench.Outcome{Result: bench.Result{Backend: name, Case: c.Name(), Family: c.Family, Params: c.Params, Note: c.Note}}
 		} else {
-			so.Outcome = benchOne(ctx, out, env, c, limit)
+			so.Outcome = benchOne(ctx, out, env, c, limit, 1)
 			so.Measures = so.Raw
 		}
 		res.Outcomes = append(res.Outcomes, so)

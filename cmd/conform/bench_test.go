@@ -24,6 +24,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--backend", "reference", "--arrival-rate", "0"}, "--arrival-rate must be positive"},
 		{[]string{"bench", "--backend", "reference", "--arrival-rate", "fast"}, "--arrival-rate: rate"},
 		{[]string{"bench", "--backend", "reference", "--arrival-rate", "10", "--max-workers", "0"}, "--max-workers must be positive"},
+		{[]string{"bench", "--backend", "reference", "--repeats", "0"}, "--repeats must be from 1 to 100"},
+		{[]string{"bench", "--backend", "reference", "--shard", "0/2", "--run-id", "r", "--repeats", "3"}, "a shard runs each workload once"},
 	} {
 		_, stderr, code := conform(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -182,5 +184,25 @@ func TestBenchOpenModel(t *testing.T) {
 	}
 	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Intended == nil || rep.Outcomes[0].Offered == 0 {
 		t.Fatalf("outcomes %+v", rep.Outcomes)
+	}
+}
+
+// TestBenchRepeats runs a workload three times: its line and bench.md give the mean ops/s
+// with its interval, and the machine's load is said at the start.
+func TestBenchRepeats(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference,reference-http", "--workloads", "PointGet", "--duration", "100ms", "--repeats", "3", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if strings.Count(out, "(3 runs: mean ") != 2 || !strings.Contains(out, "machine at the start: ") {
+		t.Errorf("output:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "ran 3 times") || !strings.Contains(string(md), "× (") || strings.Contains(string(md), "no interval") {
+		t.Errorf("bench.md gives no ratio with its interval:\n%s", md)
 	}
 }

@@ -32,7 +32,7 @@ func TestBenchWorkloadSaysWhatItDoes(t *testing.T) {
 	var out lockedBuffer
 	env := &bench.Env{Backend: slowLoads{reference.New()}, Name: "slow", Seed: 1, Workers: 2, Quick: true}
 	c := bench.CasesOf("PointGet", false)[0]
-	oc := benchOne(context.Background(), &out, env, c, bench.Limit{Ops: 200})
+	oc := benchOne(context.Background(), &out, env, c, bench.Limit{Ops: 200}, 1)
 	if oc.Error != "" {
 		t.Fatal(oc.Error)
 	}
