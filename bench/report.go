@@ -26,6 +26,8 @@ type Report struct {
 	Machine  *Machine     `json:"machine,omitempty"`
 	Backends []BackendRun `json:"backends"`
 	Outcomes []Outcome    `json:"outcomes"`
+	// Growth holds the growth family's runs, one per backend (RunGrowth).
+	Growth []GrowthResult `json:"growth,omitempty"`
 }
 
 // BackendRun describes one backend of a comparison; Error is set when it could not be opened.
@@ -184,6 +186,7 @@ func (r *Report) Markdown() []byte {
 			"One short run per backend can differ from the next by a factor of several on a shared machine.\n", MinRepeats, MinRepeats)
 	}
 	b.WriteString(phasesTable(r.Outcomes))
+	b.WriteString(growthTable(r.Growth))
 	var paced []pacedRow
 	for _, o := range r.Outcomes {
 		if o.Error == "" {
@@ -286,6 +289,9 @@ func (r *Report) SVG() []byte {
 	groupH := len(backends)*barH + groupGp
 	height := top + len(cases)*groupH + bottom
 	width := labelW + 2*panelW + gap + 60
+	growth, growthH := r.growthChart(width)
+	barsH := height
+	height += growthH
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
@@ -376,6 +382,9 @@ func (r *Report) SVG() []byte {
 	for ci, c := range cases {
 		y := top + ci*groupH + len(backends)*barH/2 + 4
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", labelW-8, y, html.EscapeString(c))
+	}
+	if growthH > 0 {
+		fmt.Fprintf(&b, `<svg x="0" y="%d" width="%d" height="%d">`+"\n%s</svg>\n", barsH, width, growthH, growth)
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
