@@ -25,6 +25,7 @@ var (
 	flagWorkloads = flag.String("workloads", "", "workloads to run, as conform bench --workloads takes them (comma-separated groups ops, ycsb, ycsb-default, guide, families, case names or globs); default: all")
 	flagRate      = flag.String("target-rate", "", "pace each run at R operations per second (or a ramp R1:R2), as conform bench --target-rate: adds the latencies from the intended start")
 	flagArrival   = flag.String("arrival-rate", "", "open model: start operations at R per second (or R1:R2) whatever the workers are doing, as conform bench --arrival-rate")
+	flagGrowth    = flag.String("growth-sizes", "1000,10000", "BenchmarkGrowth's table sizes, comma-separated (conform bench --workloads growth grows to 10000,100000,1000000)")
 	flagCeiling   = flag.Bool("ceiling", false, "BenchmarkSDKCeiling (the reference server and a do-nothing server through aztables, client processes of its own): runs by default only when the reference is among the backends; -ceiling runs it with any, -ceiling=false never")
 )
 
@@ -63,7 +64,7 @@ func TestMain(m *testing.M) {
 		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
 	}
 	flag.Parse()
-	if *flagWorkloads != "" && len(Select(Catalog(*flagLarge), strings.Split(*flagWorkloads, ","))) == 0 {
+	if rest, growth := SplitGrowth(strings.Split(*flagWorkloads, ",")); *flagWorkloads != "" && !growth && len(Select(Catalog(*flagLarge), rest)) == 0 {
 		fmt.Fprintf(os.Stderr, "bench: -workloads %s selects no case (conform bench --list shows them)\n", *flagWorkloads)
 		os.Exit(2)
 	}
@@ -278,3 +279,74 @@ func BenchmarkLogTail(b *testing.B)         { benchFamily(b, "LogTail") }
 func BenchmarkDataSeries(b *testing.B)      { benchFamily(b, "DataSeries") }
 func BenchmarkHotPartition(b *testing.B)    { benchFamily(b, "HotPartition") }
 func BenchmarkLookup(b *testing.B)          { benchFamily(b, "Lookup") }
+
+// BenchmarkGrowth grows one table per backend through -growth-sizes entities and, at each
+// size, runs each of the growth family's operations for b.N requests:
+// Growth/backend=NAME/entities=N reports each operation's p50 and p99, the load's time and,
+// for a backend in this process, its heap per entity.
+func BenchmarkGrowth(b *testing.B) {
+	if *flagWorkloads != "" {
+		if _, growth := SplitGrowth(strings.Split(*flagWorkloads, ",")); !growth {
+			b.Skipf("-workloads %s does not name %s", *flagWorkloads, GrowthGroup)
+		}
+	}
+	sizes, err := ParseGrowthSizes(*flagGrowth)
+	if err != nil {
+		b.Fatalf("-growth-sizes: %v", err)
+	}
+	for _, name := range backendNames() {
+		b.Run("backend="+displayName(name), func(b *testing.B) {
+			t := target(b, name, *flagDriver)
+			env := &Env{Backend: t.Backend, Name: displayName(name), Seed: seed, Workers: *flagWorkers, ServerInProcess: ServerInProcess(name)}
+			var memory func() uint64
+			if env.ServerInProcess {
+				memory = HeapBytes
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+			g, err := NewGrower(ctx, env, memory)
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_ = g.Close(ctx)
+			}()
+			for _, n := range sizes {
+				var grown *GrowthStep
+				b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
+					b.StopTimer()
+					ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+					defer cancel()
+					if grown == nil {
+						step, err := g.Grow(ctx, n)
+						if err != nil {
+							b.Fatalf("%d entities: %s", n, step.Stopped)
+						}
+						grown = &step
+					}
+					step := *grown
+					step.Ops = nil
+					b.StartTimer()
+					if err := g.Measure(ctx, &step, b.N, time.Time{}); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					for _, op := range step.Ops {
+						if op.Stopped != "" {
+							b.Fatalf("%s: %s", op.Operation, op.Stopped)
+						}
+						unit := strings.ReplaceAll(op.Operation, " ", "-")
+						b.ReportMetric(op.Latency.P50, unit+"-p50-µs")
+						b.ReportMetric(op.Latency.P99, unit+"-p99-µs")
+					}
+					b.ReportMetric(step.LoadElapsed.Seconds(), "load-s")
+					if step.BytesPerEntity > 0 {
+						b.ReportMetric(step.BytesPerEntity, "bytes/entity")
+					}
+				})
+			}
+		})
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
@@ -100,6 +103,37 @@ func (s GrowthStep) Op(name string) (GrowthOp, bool) {
 	return GrowthOp{}, false
 }
 
+// GrowthGroup is the workload pattern that selects the growth family (`conform bench
+// --workloads growth`, go test -bench Growth -args -workloads growth).
+const GrowthGroup = "growth"
+
+// SplitGrowth takes the growth family's pattern out of patterns: the other patterns, and
+// whether growth was among them.
+func SplitGrowth(patterns []string) (rest []string, growth bool) {
+	for _, p := range patterns {
+		if strings.EqualFold(strings.TrimSpace(p), GrowthGroup) || strings.EqualFold(strings.TrimSpace(p), GrowthFamily) {
+			growth = true
+			continue
+		}
+		rest = append(rest, p)
+	}
+	return rest, growth
+}
+
+// ParseGrowthSizes reads a comma list of entity counts ("10000,100000" or "1e4,1e5").
+func ParseGrowthSizes(v string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || x != math.Trunc(x) || x > 1e9 {
+			return nil, fmt.Errorf("growth step %q: want a whole number of entities, e.g. 10000 or 1e4", f)
+		}
+		sizes = append(sizes, int(x))
+	}
+	return sizes, ValidateGrowthSizes(sizes)
+}
+
 // ValidateGrowthSizes checks that sizes increase and each is at least 1,000.
 func ValidateGrowthSizes(sizes []int) error {
 	if len(sizes) == 0 {
@@ -147,7 +181,9 @@ func NewGrower(ctx context.Context, env *Env, memory func() uint64) (*Grower, er
 }
 
 // Close deletes the table.
-func (g *Grower) Close(ctx context.Context) error { return g.unmeasured.Backend.DeleteTable(ctx, g.table) }
+func (g *Grower) Close(ctx context.Context) error {
+	return g.unmeasured.Backend.DeleteTable(ctx, g.table)
+}
 
 func (g *Grower) dataset() dataset {
 	return dataset{records: g.loaded, partitions: growthPartitions, payload: growthPayload}

@@ -45,6 +45,10 @@ type benchOptions struct {
 	arrivalRate string
 	maxWorkers  int
 	repeats     int
+	// The growth family (--workloads growth).
+	growthSizes    string
+	growthRequests int
+	growthBudget   time.Duration
 }
 
 // benchOutDefault is where bench and bench merge write without --out: a directory of its
@@ -64,9 +68,12 @@ func benchCmd() *cobra.Command {
 bench.json and bench.svg (throughput and p99 per workload) into --out.
 
 Workloads (--workloads, repeatable or comma-separated): a group (ops, ycsb, ycsb-default,
-guide), a family (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
+guide, growth), a family (PointGet, YCSB, HotPartition, ...), a case name or a glob over case names
 ("YCSB/workload=A/*"). Default: all %d (--list prints them). ycsb is YCSB A-F under each of
 three key distributions, ycsb-default the six under YCSB's own (zipfian, latest for D).
+growth, never part of the default, grows one table through --growth-sizes entities and at
+each size measures a point read, a range query, an upsert and a batch (and, for a backend
+in this process, its memory per entity); a size past --growth-budget is stopped and said.
 
 Backends: reference, reference-http, azurite, azurite-legacy, azurite-docker, or any
 endpoint as NAME=env:VARIABLE (the connection string read from the environment) or
@@ -117,6 +124,9 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.StringVar(&o.targetRate, "target-rate", "", "operations per second per shard for each workload, R or a ramp R1:R2 over the run (default: as fast as the backend answers)")
 	f.StringVar(&o.arrivalRate, "arrival-rate", "", "open model: start operations at R per second (or a ramp R1:R2) per shard, whatever the workers are doing")
 	f.IntVar(&o.repeats, "repeats", 1, fmt.Sprintf("measured runs of each workload on each backend; from %d on, ops/s and the ratios between backends come with 95%% intervals (no ratio is printed without one)", bench.MinRepeats))
+	f.StringVar(&o.growthSizes, "growth-sizes", "", "with --workloads growth: the entity counts the table grows through, comma-separated (default 10000,100000,1000000; --large adds 10000000)")
+	f.IntVar(&o.growthRequests, "growth-requests", 2000, "with --workloads growth: requests of each operation at each size")
+	f.DurationVar(&o.growthBudget, "growth-budget", 10*time.Minute, "with --workloads growth: the most one size may take, loading included; a size past it is stopped and the larger ones are not run")
 	f.IntVar(&o.maxWorkers, "max-workers", bench.DefaultMaxWorkers, "with --arrival-rate: the most workers a workload grows to; arrivals beyond are dropped and counted")
 	cmd.AddCommand(benchMergeCmd())
 	return cmd
@@ -149,15 +159,32 @@ func backendLabel(target string) string {
 
 func runBench(cmd *cobra.Command, o benchOptions) error {
 	out := cmd.OutOrStdout()
-	cases := bench.Select(bench.Catalog(o.large), splitList(o.workloads))
-	if len(cases) == 0 {
-		return usageErr("--workloads %s selects no workload (see conform bench --list)", strings.Join(o.workloads, ","))
+	patterns, growth := bench.SplitGrowth(splitList(o.workloads))
+	var cases []bench.Case
+	if !growth || len(patterns) > 0 {
+		cases = bench.Select(bench.Catalog(o.large), patterns)
+		if len(cases) == 0 {
+			return usageErr("--workloads %s selects no workload (see conform bench --list)", strings.Join(o.workloads, ","))
+		}
+	}
+	growthSizes := bench.GrowthSizes(o.large)
+	if o.growthSizes != "" {
+		var err error
+		if growthSizes, err = bench.ParseGrowthSizes(o.growthSizes); err != nil {
+			return usageErr("--growth-sizes: %v", err)
+		}
+	}
+	if o.growthRequests < 1 || o.growthBudget <= 0 {
+		return usageErr("--growth-requests and --growth-budget must be positive")
 	}
 	if o.list {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "WORKLOAD\tGROUP")
 		for _, c := range cases {
 			fmt.Fprintf(tw, "%s\t%s\n", c.Name(), strings.Join(c.Tags, ","))
+		}
+		if growth || len(o.workloads) == 0 {
+			fmt.Fprintf(tw, "%s/entities=%s\t%s\n", bench.GrowthFamily, joinInts(growthSizes), bench.GrowthGroup+" (only when named)")
 		}
 		return tw.Flush()
 	}
@@ -208,6 +235,9 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		return err
 	}
 	if sharded {
+		if growth {
+			return usageErr("a shard does not run the growth family; run it without --shard")
+		}
 		if o.repeats != 1 {
 			return usageErr("a shard runs each workload once; repeat a sharded run by running it again")
 		}
@@ -288,6 +318,14 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 			printOutcome(out, oc)
 			if oc.Error != "" {
 				failed = true
+			}
+		}
+		if growth && ctx.Err() == nil {
+			g := benchGrowth(ctx, out, env, bench.GrowthConfig{Sizes: growthSizes, Requests: o.growthRequests, Budget: o.growthBudget})
+			rep.Growth = append(rep.Growth, g)
+			if g.Error != "" {
+				failed = true
+				fmt.Fprintf(out, "  growth FAILED: %s\n", g.Error)
 			}
 		}
 		if err := tgt.Close(); err != nil {
@@ -425,6 +463,33 @@ func benchOne(ctx context.Context, w io.Writer, env *bench.Env, c bench.Case, li
 		}
 	}
 	return oc
+}
+
+// benchGrowth runs the growth family on env's backend, a line per size as it goes and
+// every benchProgressEvery while it loads or measures. A backend that runs in this process
+// has its memory per entity measured.
+func benchGrowth(ctx context.Context, w io.Writer, env *bench.Env, cfg bench.GrowthConfig) bench.GrowthResult {
+	progress := &bench.Progress{}
+	genv := *env
+	genv.Progress = progress
+	if env.ServerInProcess {
+		cfg.Memory = bench.HeapBytes
+	}
+	fmt.Fprintf(w, "  %s: a table grown to %s entities, %d requests of each operation at each size, at most %s a size\n",
+		bench.GrowthFamily, joinInts(cfg.Sizes), cfg.Requests, cfg.Budget)
+	defer sayEvery(w, benchProgressEvery, func(since time.Duration) string {
+		return fmt.Sprintf("  %s ... %s so far, %d entities written, %d operations done", bench.GrowthFamily, since, progress.Loaded(), progress.Steps())
+	})()
+	return bench.RunGrowth(ctx, &genv, cfg, func(line string) { fmt.Fprintf(w, "  %s, %s\n", bench.GrowthFamily, line) })
+}
+
+// joinInts is "10000,100000".
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
 }
 
 // printOutcome prints one workload's line, under its backend's (describeBackend).

@@ -206,3 +206,36 @@ func TestBenchRepeats(t *testing.T) {
 		t.Errorf("bench.md gives no ratio with its interval:\n%s", md)
 	}
 }
+
+// TestBenchGrowth runs the growth family at two small sizes on the reference: a line per
+// size, bench.md's table and bench.json's steps with the memory per entity.
+func TestBenchGrowth(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,2000",
+		"--growth-requests", "30", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "Growth, 2000 entities:  point read p50") || !strings.Contains(out, "bytes/entity") {
+		t.Errorf("output:\n%s", out)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 0 || len(rep.Growth) != 1 || len(rep.Growth[0].Steps) != 2 || rep.Growth[0].Steps[1].BytesPerEntity <= 0 {
+		t.Fatalf("bench.json: %d outcomes, growth %+v", len(rep.Outcomes), rep.Growth)
+	}
+	for _, args := range [][]string{
+		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,500"},
+		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "ten"},
+	} {
+		if _, stderr, code := conform(t, args...); code != exitUsage || !strings.Contains(stderr, "--growth-sizes") {
+			t.Errorf("conform %v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
