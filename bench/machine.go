@@ -52,7 +52,10 @@ func (m Machine) Words() string {
 	if m.LoadStart == 0 && m.LoadEnd == 0 {
 		return fmt.Sprintf("%d CPUs, load average unknown", m.CPUs)
 	}
-	s := fmt.Sprintf("%d CPUs, load average %.2f at the start and %.2f at the end", m.CPUs, m.LoadStart, m.LoadEnd)
+	s := fmt.Sprintf("%d CPUs, load average %.2f at the start", m.CPUs, m.LoadStart)
+	if m.LoadEnd > 0 {
+		s += fmt.Sprintf(" and %.2f at the end", m.LoadEnd)
+	}
 	if m.Busy() {
 		s += ": busy, other work competed for the CPUs, so these figures compare poorly with a quiet machine's"
 	}

@@ -286,8 +286,14 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if limit.Ops == 0 {
 		measuring = fmt.Sprintf(" (%v of measuring, and each workload's loading)", time.Duration(len(cases)*len(targets))*limit.Duration)
 	}
-	fmt.Fprintf(out, "conform bench: %s × %s, %s each%s, seed %d (replay with --seed %d)\n",
-		counted(len(cases), "workload"), counted(len(targets), "backend"), describeLimit(limit), measuring, o.seed, o.seed)
+	selection := fmt.Sprintf("%s × %s, %s each%s", counted(len(cases), "workload"), counted(len(targets), "backend"), describeLimit(limit), measuring)
+	switch {
+	case growth && len(cases) == 0:
+		selection = fmt.Sprintf("the growth family on %s", counted(len(targets), "backend"))
+	case growth:
+		selection += ", then the growth family"
+	}
+	fmt.Fprintf(out, "conform bench: %s, seed %d (replay with --seed %d)\n", selection, o.seed, o.seed)
 	machine := bench.ThisMachine()
 	fmt.Fprintf(out, "machine at the start: %s\n", machine.Words())
 	rep := &bench.Report{Generated: time.Now().UTC(), Duration: o.duration, Seed: o.seed, Large: o.large, Repeats: o.repeats, Machine: &machine}
