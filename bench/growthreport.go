@@ -141,3 +141,19 @@ func (r *Report) growthChart(width int) (string, int) {
 	}
 	return b.String(), height
 }
+
+// growthOnlySVG is bench.svg of a run of the growth family alone: its legend and chart.
+func (r *Report) growthOnlySVG() []byte {
+	const width, legendH = 1220, 30
+	chart, h := r.growthChart(width)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, h+legendH, width, h+legendH)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, h+legendH)
+	fmt.Fprintf(&b, `<svg x="0" y="0" width="%d" height="%d">`+"\n%s</svg>\n", width, h, chart)
+	for i, be := range r.Backends {
+		x := 10 + i*150
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, h+8, palette[i%len(palette)], x+16, h+18, html.EscapeString(be.Name))
+	}
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}

@@ -277,6 +277,9 @@ var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#
 func (r *Report) SVG() []byte {
 	cases := r.caseNames()
 	backends := r.ranBackends()
+	if len(cases) == 0 && len(r.Growth) > 0 {
+		return r.growthOnlySVG()
+	}
 	const (
 		labelW  = 360
 		panelW  = 360
