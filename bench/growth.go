@@ -59,6 +59,9 @@ type GrowthConfig struct {
 	// Memory, when set, returns how many bytes the backend holds now: the heap of this
 	// process, for a reference that runs in it.
 	Memory func() uint64
+	// Restart, when set, restarts the backend from its data directory after each step and
+	// returns how long the restart took (the reference with --growth-data).
+	Restart func(ctx context.Context) (time.Duration, error)
 }
 
 // GrowthOp is one operation measured at one step.
@@ -80,6 +83,9 @@ type GrowthStep struct {
 	Ops         []GrowthOp    `json:"operations"`
 	// BytesPerEntity is the backend's memory per entity (GrowthConfig.Memory), 0 unknown.
 	BytesPerEntity float64 `json:"bytes_per_entity,omitempty"`
+	// Restart is how long the backend took to restart from its data after the step
+	// (GrowthConfig.Restart), 0 when not measured.
+	Restart time.Duration `json:"restart_ns,omitempty"`
 	// Stopped says why the step did not finish within its budget.
 	Stopped string `json:"stopped,omitempty"`
 }
@@ -288,6 +294,11 @@ func RunGrowth(ctx context.Context, env *Env, cfg GrowthConfig, say func(string)
 		if err != nil {
 			res.Error = fmt.Sprintf("%d entities: %v", n, err)
 		}
+		if cfg.Restart != nil && res.Error == "" {
+			if step.Restart, err = cfg.Restart(ctx); err != nil {
+				res.Error = fmt.Sprintf("%d entities: restart: %v", n, err)
+			}
+		}
 		res.Steps = append(res.Steps, step)
 		say(growthStepWords(step))
 		if step.Stopped != "" || res.Error != "" {
@@ -305,6 +316,9 @@ func growthStepWords(s GrowthStep) string {
 	}
 	if s.BytesPerEntity > 0 {
 		line += fmt.Sprintf("  %.0f bytes/entity", s.BytesPerEntity)
+	}
+	if s.Restart > 0 {
+		line += fmt.Sprintf("  restarted in %s", s.Restart.Round(time.Millisecond))
 	}
 	if s.Stopped != "" {
 		line += "  " + s.Stopped

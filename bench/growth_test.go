@@ -15,12 +15,14 @@ import (
 func TestGrowthMeasuresEachStep(t *testing.T) {
 	env := &Env{Backend: reference.New(), Name: "reference", Seed: 2, Workers: 2}
 	var lines []string
-	res := RunGrowth(context.Background(), env, GrowthConfig{Sizes: []int{1000, 3000}, Requests: 40, Budget: time.Minute, Memory: HeapBytes},
+	restarts := 0
+	restart := func(context.Context) (time.Duration, error) { restarts++; return 5 * time.Millisecond, nil }
+	res := RunGrowth(context.Background(), env, GrowthConfig{Sizes: []int{1000, 3000}, Requests: 40, Budget: time.Minute, Memory: HeapBytes, Restart: restart},
 		func(s string) { lines = append(lines, s) })
 	if res.Error != "" {
 		t.Fatal(res.Error)
 	}
-	if len(res.Steps) != 2 || res.Steps[0].Loaded != 1000 || res.Steps[1].Loaded != 2000 {
+	if len(res.Steps) != 2 || res.Steps[0].Loaded != 1000 || res.Steps[1].Loaded != 2000 || restarts != 2 || res.Steps[1].Restart != 5*time.Millisecond {
 		t.Fatalf("steps %+v", res.Steps)
 	}
 	for _, s := range res.Steps {
@@ -43,7 +45,7 @@ func TestGrowthMeasuresEachStep(t *testing.T) {
 	}
 	rep := Report{Backends: []BackendRun{{Name: "reference"}}, Growth: []GrowthResult{res}}
 	md := string(rep.Markdown())
-	for _, want := range []string{"## Cost as the data grows", "| reference | 3,000 |", "bytes per entity"} {
+	for _, want := range []string{"## Cost as the data grows", "| reference | 3,000 |", "bytes per entity", "| 0.01 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("bench.md lacks %q:\n%s", want, md)
 		}
@@ -51,6 +53,11 @@ func TestGrowthMeasuresEachStep(t *testing.T) {
 	svg := string(rep.SVG())
 	if !strings.Contains(svg, "cost as the data grows") || strings.Count(svg, "<polyline") < 8 {
 		t.Errorf("bench.svg draws no growth panels (%d lines)", strings.Count(svg, "<polyline"))
+	}
+	// Beside workloads' bars, the growth panels come below them.
+	rep.Outcomes = []Outcome{{Result: Result{Backend: "reference", Case: "PointGet/x=1", Summary: Summary{Requests: 1, OpsPerSec: 10, Latency: Latency{P99: 5}}}}}
+	if svg := string(rep.SVG()); !strings.Contains(svg, "throughput and p99") || !strings.Contains(svg, "cost as the data grows") {
+		t.Error("bench.svg of workloads and the growth family lacks one of them")
 	}
 }
 

@@ -19,17 +19,18 @@ func growthTable(runs []GrowthResult) string {
 	fmt.Fprintf(&b, "Each backend's table was loaded in steps (%d partitions, %d-byte payloads); at each step every operation ran for the requests asked, "+
 		"within the step's budget of %s, its loading included. A step that exceeded its budget was stopped and the larger ones not run. "+
 		"Latencies are service times in µs; a range query reads %d rows of one partition, a batch upserts up to %d entities of one partition. "+
-		"Bytes per entity are this process's heap after a collection, over the entities, where the backend runs in it.\n\n",
+		"Bytes per entity are this process's heap after a collection, over the entities, where the backend runs in it; "+
+		"restart is how long the reference took to reopen its data directory after the step (--growth-data).\n\n",
 		growthPartitions, growthPayload, runs[0].Budget, rangeRows, 100)
 	b.WriteString("![cost against size, log axes](" + ReportSVG + ")\n\n")
 	b.WriteString("| backend | entities | load s |")
 	for _, op := range growthOperations {
 		fmt.Fprintf(&b, " %s p50 µs | %s p99 µs |", op, op)
 	}
-	b.WriteString(" bytes per entity | stopped |\n|---|---:|---:|" + strings.Repeat("---:|", 2*len(growthOperations)) + "---:|---|\n")
+	b.WriteString(" bytes per entity | restart s | stopped |\n|---|---:|---:|" + strings.Repeat("---:|", 2*len(growthOperations)) + "---:|---:|---|\n")
 	for _, r := range runs {
 		if r.Error != "" && len(r.Steps) == 0 {
-			fmt.Fprintf(&b, "| %s | | |%s | failed: %s |\n", mdCell(r.Backend), strings.Repeat(" |", 2*len(growthOperations)), mdCell(r.Error))
+			fmt.Fprintf(&b, "| %s | | |%s | | failed: %s |\n", mdCell(r.Backend), strings.Repeat(" |", 2*len(growthOperations)), mdCell(r.Error))
 			continue
 		}
 		for _, s := range r.Steps {
@@ -45,10 +46,14 @@ func growthTable(runs []GrowthResult) string {
 			if s.BytesPerEntity > 0 {
 				bpe = num(s.BytesPerEntity)
 			}
-			fmt.Fprintf(&b, " %s | %s |\n", bpe, mdCell(s.Stopped))
+			restart := ""
+			if s.Restart > 0 {
+				restart = fmt.Sprintf("%.2f", s.Restart.Seconds())
+			}
+			fmt.Fprintf(&b, " %s | %s | %s |\n", bpe, restart, mdCell(s.Stopped))
 		}
 		if r.Error != "" {
-			fmt.Fprintf(&b, "| %s | | |%s | failed: %s |\n", mdCell(r.Backend), strings.Repeat(" |", 2*len(growthOperations)), mdCell(r.Error))
+			fmt.Fprintf(&b, "| %s | | |%s | | failed: %s |\n", mdCell(r.Backend), strings.Repeat(" |", 2*len(growthOperations)), mdCell(r.Error))
 		}
 	}
 	return b.String()

@@ -108,27 +108,31 @@ func TestAnUnpacedRunHasNoIntendedLatency(t *testing.T) {
 	}
 }
 
-// In an open run a stalled read holds one worker; the other arrivals start on time on
-// other workers, which the run adds.
+// In an open run a stalled read holds one worker; the other arrivals start on other
+// workers, which the run adds, instead of waiting behind it.
 func TestAnOpenRunStartsArrivalsWhateverTheWorkersDo(t *testing.T) {
 	b := &stalling{Backend: reference.New(), stallAt: 5, stall: time.Second}
 	l := preparedPointGet(t, b, 1)
 	const ops = 300
-	res, err := l.Run(context.Background(), Limit{Ops: ops, Rate: 300, Open: true, MaxWorkers: 16}, nil)
+	// A cap far above need: a busy machine may keep finished workers from taking the next
+	// arrival at once, and that is not what this test is about.
+	res, err := l.Run(context.Background(), Limit{Ops: ops, Rate: 300, Open: true, MaxWorkers: 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Offered != ops || res.Dropped != 0 || res.Steps != ops {
 		t.Fatalf("offered %d, dropped %d, steps %d: want all %d started", res.Offered, res.Dropped, res.Steps, ops)
 	}
-	if res.Workers < 2 || res.Workers > 16 {
-		t.Fatalf("%d workers: the run should have added one beside the stalled one, up to 16", res.Workers)
+	if res.Workers < 2 {
+		t.Fatalf("%d workers: the run should have added one beside the stalled one", res.Workers)
 	}
 	if res.Intended == nil || res.Intended.Max < 900_000 {
 		t.Fatalf("intended-start latencies %+v miss the stalled read", res.Intended)
 	}
-	if res.Late > ops/4 {
-		t.Fatalf("%d of %d arrivals started late although workers were free", res.Late, ops)
+	// Waiting behind the stalled worker, as a closed run does, would put the median near
+	// half a second.
+	if res.Intended.P50 > 250_000 {
+		t.Fatalf("intended-start p50 %v µs: arrivals waited behind the stalled read", res.Intended.P50)
 	}
 }
 

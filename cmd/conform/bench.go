@@ -19,6 +19,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tableconform/conform/bench"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/persist"
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/mutant"
@@ -49,6 +51,7 @@ type benchOptions struct {
 	growthSizes    string
 	growthRequests int
 	growthBudget   time.Duration
+	growthData     string
 }
 
 // benchOutDefault is where bench and bench merge write without --out: a directory of its
@@ -127,6 +130,7 @@ results or failed too often; 2 for a usage error or a backend that cannot be ope
 	f.StringVar(&o.growthSizes, "growth-sizes", "", "with --workloads growth: the entity counts the table grows through, comma-separated (default 10000,100000,1000000; --large adds 10000000)")
 	f.IntVar(&o.growthRequests, "growth-requests", 2000, "with --workloads growth: requests of each operation at each size")
 	f.DurationVar(&o.growthBudget, "growth-budget", 10*time.Minute, "with --workloads growth: the most one size may take, loading included; a size past it is stopped and the larger ones are not run")
+	f.StringVar(&o.growthData, "growth-data", "", "with --workloads growth and --backend reference: keep the growth table in a data directory made under DIR (as conform serve --data) and measure the reference's restart from it after each size")
 	f.IntVar(&o.maxWorkers, "max-workers", bench.DefaultMaxWorkers, "with --arrival-rate: the most workers a workload grows to; arrivals beyond are dropped and counted")
 	cmd.AddCommand(benchMergeCmd())
 	return cmd
@@ -176,6 +180,11 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	}
 	if o.growthRequests < 1 || o.growthBudget <= 0 {
 		return usageErr("--growth-requests and --growth-budget must be positive")
+	}
+	if o.growthData != "" {
+		if t := splitList(o.backends); !growth || len(t) != 1 || t[0] != provision.Reference {
+			return usageErr("--growth-data measures the reference's restart: it needs --workloads growth and --backend reference alone")
+		}
 	}
 	if o.list {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -327,7 +336,19 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 			}
 		}
 		if growth && ctx.Err() == nil {
-			g := benchGrowth(ctx, out, env, bench.GrowthConfig{Sizes: growthSizes, Requests: o.growthRequests, Budget: o.growthBudget})
+			cfg := bench.GrowthConfig{Sizes: growthSizes, Requests: o.growthRequests, Budget: o.growthBudget}
+			genv := env
+			if o.growthData != "" {
+				store, err := openGrowthStore(o.growthData)
+				if err != nil {
+					return usageErr("--growth-data: %v", err)
+				}
+				defer store.close()
+				copied := *env
+				copied.Backend, cfg.Restart = store, store.restart
+				genv = &copied
+			}
+			g := benchGrowth(ctx, out, genv, cfg)
 			rep.Growth = append(rep.Growth, g)
 			if g.Error != "" {
 				failed = true
@@ -487,6 +508,54 @@ func benchGrowth(ctx context.Context, w io.Writer, env *bench.Env, cfg bench.Gro
 		return fmt.Sprintf("  %s ... %s so far, %d entities written, %d operations done", bench.GrowthFamily, since, progress.Loaded(), progress.Steps())
 	})()
 	return bench.RunGrowth(ctx, &genv, cfg, func(line string) { fmt.Fprintf(w, "  %s, %s\n", bench.GrowthFamily, line) })
+}
+
+// growthStore is the reference kept in a data directory for the growth family's restart
+// times: an api.Backend whose store restart replaces.
+type growthStore struct {
+	api.Backend
+	store *persist.Store
+	dir   string
+}
+
+// openGrowthStore makes a fresh data directory under parent and opens the reference in it.
+func openGrowthStore(parent string) (*growthStore, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(parent, "growth-")
+	if err != nil {
+		return nil, err
+	}
+	s := &growthStore{dir: dir}
+	if s.store, err = persist.Open(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	s.Backend = s.store
+	return s, nil
+}
+
+// restart closes the store and opens it again from its directory, returning how long the
+// opening took: the reference's restart from --data.
+func (s *growthStore) restart(context.Context) (time.Duration, error) {
+	if err := s.store.Close(); err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	store, err := persist.Open(s.dir)
+	if err != nil {
+		return 0, err
+	}
+	took := time.Since(began)
+	s.store, s.Backend = store, store
+	return took, nil
+}
+
+// close closes the store and removes its directory.
+func (s *growthStore) close() {
+	_ = s.store.Close()
+	_ = os.RemoveAll(s.dir)
 }
 
 // joinInts is "10000,100000".

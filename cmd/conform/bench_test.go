@@ -233,9 +233,38 @@ func TestBenchGrowth(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,500"},
 		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "ten"},
+		{"bench", "--backend", "reference-http", "--workloads", "growth", "--growth-data", dir},
 	} {
-		if _, stderr, code := conform(t, args...); code != exitUsage || !strings.Contains(stderr, "--growth-sizes") {
+		if _, stderr, code := conform(t, args...); code != exitUsage || !strings.Contains(stderr, args[len(args)-2]) {
 			t.Errorf("conform %v: exit %d, %s", args, code, stderr)
 		}
+	}
+}
+
+// TestBenchGrowthRestart keeps the growth table in a data directory and measures the
+// reference's restart from it after each size; the directory is removed afterwards.
+func TestBenchGrowthRestart(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,2000",
+		"--growth-requests", "20", "--growth-data", data, "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if strings.Count(out, "restarted in ") != 2 {
+		t.Errorf("output:\n%s", out)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Growth) != 1 || len(rep.Growth[0].Steps) != 2 || rep.Growth[0].Steps[1].Restart <= 0 {
+		t.Fatalf("growth %+v", rep.Growth)
+	}
+	if left, _ := os.ReadDir(data); len(left) != 0 {
+		t.Errorf("the data directory was left behind: %v", left)
 	}
 }
