@@ -55,6 +55,10 @@ func TestRatioComesWithItsInterval(t *testing.T) {
 	if md := string(noisy.Markdown()); !strings.Contains(md, "no difference shown") {
 		t.Errorf("a ratio whose interval holds 1 is not marked:\n%s", md)
 	}
+	wild := &Report{Repeats: 3, Backends: backends, Outcomes: []Outcome{outcome("a", 1900, 2000, 2100), outcome("b", 10, 1000, 3000)}}
+	if md := string(wild.Markdown()); !strings.Contains(md, "| too noisy |") || strings.Contains(md, "no interval") {
+		t.Errorf("a ratio over an interval reaching zero is not refused as too noisy:\n%s", md)
+	}
 	if (Machine{CPUs: 16, LoadStart: 2, LoadEnd: 3}).Busy() || !(Machine{CPUs: 2, LoadEnd: 2}).Busy() {
 		t.Error("Busy")
 	}

@@ -146,7 +146,7 @@ func (r *Report) Markdown() []byte {
 	b.WriteString(strings.Repeat("---:|", 5*len(backends)+max(0, len(backends)-1)))
 	b.WriteString("\n")
 	var failures, notes []string
-	noRatio := false
+	noRatio, tooNoisy := false, false
 	for _, c := range r.caseNames() {
 		fmt.Fprintf(&b, "| %s |", mdCell(c))
 		for _, n := range backends {
@@ -172,9 +172,14 @@ func (r *Report) Markdown() []byte {
 				continue
 			}
 			ratio, known := ratioOf(first, o)
-			if !known {
+			switch {
+			case !known && (first.Interval == nil || o.Interval == nil):
 				b.WriteString(" no interval |")
 				noRatio = true
+				continue
+			case !known:
+				b.WriteString(" too noisy |")
+				tooNoisy = true
 				continue
 			}
 			fmt.Fprintf(&b, " %s |", ratio)
@@ -184,6 +189,9 @@ func (r *Report) Markdown() []byte {
 	if noRatio {
 		fmt.Fprintf(&b, "\nA ratio is given only with its interval: it needs %d or more runs of each workload on each backend (conform bench --repeats %d). "+
 			"One short run per backend can differ from the next by a factor of several on a shared machine.\n", MinRepeats, MinRepeats)
+	}
+	if tooNoisy {
+		b.WriteString("\nA ratio marked too noisy has no bound: the runs of its second backend disagree so much that their interval reaches zero. Run longer (--duration) or more times (--repeats).\n")
 	}
 	b.WriteString(phasesTable(r.Outcomes))
 	b.WriteString(growthTable(r.Growth))

@@ -202,7 +202,9 @@ func TestBenchRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "ran 3 times") || !strings.Contains(string(md), "× (") || strings.Contains(string(md), "no interval") {
+	// On a busy machine three 100 ms runs can disagree too much for any bound: then the
+	// ratio is refused as too noisy, never printed bare.
+	if !strings.Contains(string(md), "ran 3 times") || !strings.Contains(string(md), "× (") && !strings.Contains(string(md), "too noisy") || strings.Contains(string(md), "no interval") {
 		t.Errorf("bench.md gives no ratio with its interval:\n%s", md)
 	}
 }
