@@ -441,6 +441,9 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	if limit.Ops <= 0 && limit.Duration <= 0 {
 		return Result{}, fmt.Errorf("%s: a run needs a number of operations or a duration", l.Case.Name())
 	}
+	if limit.Open && !limit.paced() {
+		return Result{}, fmt.Errorf("%s: an open run needs an arrival rate", l.Case.Name())
+	}
 	t.StopTimer()
 	l.runs++
 	bound := limit.Ops
@@ -452,9 +455,6 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 		if n > 0 && (bound <= 0 || n < bound) {
 			bound = n
 		}
-	}
-	if limit.Open && !limit.paced() {
-		return Result{}, fmt.Errorf("%s: an open run needs an arrival rate", l.Case.Name())
 	}
 	nw := l.Workers()
 	meter := NewMeter()
