@@ -42,6 +42,9 @@ type MergedOutcome struct {
 	// ThrottlingFrom is where throttling started: the first second whose answers were at
 	// least OnsetShare throttles. Nil when none was.
 	ThrottlingFrom *Onset `json:"throttling_from,omitempty"`
+	// Loading is the shards' load phase: the entities they wrote together and the longest
+	// shard's load time.
+	Loading *LoadPhase `json:"loading,omitempty"`
 	// Errors of shards whose run of this workload failed, as "shard I: ...".
 	Failures []string `json:"failures,omitempty"`
 	Note     string   `json:"note,omitempty"`
@@ -97,6 +100,13 @@ func Merge(shards []ShardResults) (*Merged, error) {
 				continue
 			}
 			mo.Family, mo.Params, mo.Note = o.Family, o.Params, o.Note
+			if o.Loading != nil {
+				if mo.Loading == nil {
+					mo.Loading = &LoadPhase{RequestsPerStep: o.Loading.RequestsPerStep}
+				}
+				mo.Loading.Entities += o.Loading.Entities
+				mo.Loading.Elapsed = max(mo.Loading.Elapsed, o.Loading.Elapsed)
+			}
 			if o.Error != "" {
 				mo.Failures = append(mo.Failures, fmt.Sprintf("shard %d: %s", s.Run.Shard.Index, o.Error))
 			}
@@ -224,6 +234,11 @@ func (m *Merged) Markdown() []byte {
 			notes = append(notes, o.Note)
 		}
 	}
+	var phases []Outcome
+	for _, o := range m.Outcomes {
+		phases = append(phases, Outcome{Result: Result{Case: o.Case, Backend: m.Run.Backend.Name, Steps: o.Steps, Summary: o.Summary}, Loading: o.Loading})
+	}
+	b.WriteString(phasesTable(phases))
 	var paced []pacedRow
 	for _, o := range m.Outcomes {
 		paced = append(paced, pacedRow{workload: o.Case, s: o.Summary})

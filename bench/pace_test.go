@@ -186,8 +186,9 @@ func TestIntendedLatenciesMergeAcrossShards(t *testing.T) {
 		w.drop(start)
 		raw := m.Raw()
 		res := Result{Case: "PointGet/x", Family: "PointGet", Steps: 100, Started: start, Summary: raw.Summary(time.Second)}
+		loading := &LoadPhase{Entities: 1000, Elapsed: time.Duration(i+1) * time.Second, RequestsPerStep: 1}
 		s := ShardResults{Format: ShardFormat, Run: ShardRun{RunID: "r1", Shard: Shard{i, 2}, Workloads: []string{"PointGet/x"}, Backend: BackendRun{Name: "b"}, Ops: 200, TargetRate: 100},
-			Started: start, Finished: start.Add(time.Second), Outcomes: []ShardOutcome{{Outcome: Outcome{Result: res}, Measures: raw}}}
+			Started: start, Finished: start.Add(time.Second), Outcomes: []ShardOutcome{{Outcome: Outcome{Result: res, Loading: loading}, Measures: raw}}}
 		if _, err := s.Write(dir); err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +208,10 @@ func TestIntendedLatenciesMergeAcrossShards(t *testing.T) {
 	if o.Intended == nil || o.Intended.P99 < 290_000 || o.Latency.P99 > 100_000 {
 		t.Fatalf("intended %+v, service %+v: shard 1's 300 ms delays are lost", o.Intended, o.Latency)
 	}
-	if md := string(m.Markdown()); !strings.Contains(md, "intended") || !strings.Contains(md, "dropped") {
+	if o.Loading == nil || o.Loading.Entities != 2000 || o.Loading.Elapsed != 2*time.Second {
+		t.Fatalf("merged load phase %+v: want both shards' 2,000 entities and the longer 2 s", o.Loading)
+	}
+	if md := string(m.Markdown()); !strings.Contains(md, "intended") || !strings.Contains(md, "dropped") || !strings.Contains(md, "| PointGet/x | b | 2000 | 2.00 |") {
 		t.Fatalf("bench.md of a paced merge names neither intended-start latency nor dropped steps:\n%s", md)
 	}
 	svg := string(m.SVG())

@@ -411,7 +411,7 @@ func phasesTable(outcomes []Outcome) string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("\n## Load and run phases\n\nEach workload loads its data, warms up (unmeasured), then runs; only the run is measured. " +
+			b.WriteString("\n## Load and run phases\n\nEach workload loads its data, warms up (unmeasured), then runs; only the run is measured (over shards: the entities they loaded together, the longest shard's load). " +
 				"Requests per step are the warm-up's: one for a point read, one per page for a scan.\n\n" +
 				"| workload | backend | entities loaded | load s | requests per step | run steps | run requests | run s |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 		}
