@@ -10,8 +10,8 @@ import (
 // latency from the intended start is YCSB's "Intended-" measurement and wrk2's corrected
 // latency (docs/BENCHMARKS.md).
 const (
-	ServiceTimeName = "service time (YCSB's measurement, wrk2's uncorrected latency)"
-	IntendedName    = "latency from the intended start (YCSB's Intended-, wrk2's corrected latency)"
+	ServiceTimeName = "YCSB's plain measurement, wrk2's uncorrected latency"
+	IntendedName    = "YCSB's Intended- measurement, wrk2's corrected latency"
 )
 
 // pacedRow is one workload of a paced or open run in the intended-start table.
@@ -37,7 +37,7 @@ func intendedTable(rows []pacedRow) string {
 			b.WriteString("\n## Latency from the intended start\n\n")
 			fmt.Fprintf(&b, "A paced or open run meant each step to start at a set time. The service time is measured from when a request was sent: "+
 				"it leaves out the wait of a step that started late because earlier ones were slow (coordinated omission). "+
-				"The latency from the intended start counts that wait. Service time: %s; intended: %s. "+
+				"The latency from the intended start counts that wait. The service time is %s; the latency from the intended start is %s. "+
 				"A step is late when it started more than %s after its intended start; dropped when an open run found every worker busy at its cap.\n\n", ServiceTimeName, IntendedName, LateAfter)
 			b.WriteString("| workload |")
 			if withBackend {

@@ -764,8 +764,8 @@ names the shards that are missing (exit 2). Exit 1 when a shard's run of a workl
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "conform bench merge: run %s on %s, %d shards\n", m.Run.RunID, m.Run.Backend.Name, m.Run.Shard.Count)
 			for _, oc := range m.Outcomes {
-				fmt.Fprintf(out, "  %-58s %9d requests %10.0f ops/s  p50 %8.1f µs  p99 %9.1f µs  p99.9 %9.1f µs  errors %d  throttles %d\n",
-					oc.Case, oc.Requests, oc.OpsPerSec, oc.Latency.P50, oc.Latency.P99, oc.Latency.P999, oc.Errors, oc.Throttles)
+				fmt.Fprintf(out, "  %-58s %9d requests %10.0f ops/s  p50 %8.1f µs  p99 %9.1f µs  p99.9 %9.1f µs  errors %d  throttles %d%s\n",
+					oc.Case, oc.Requests, oc.OpsPerSec, oc.Latency.P50, oc.Latency.P99, oc.Latency.P999, oc.Errors, oc.Throttles, pacedWords(oc.Summary))
 			}
 			fmt.Fprintf(out, "wrote %s/%s, %s and %s\n", outDir, bench.ReportMarkdown, bench.ReportJSON, bench.ReportSVG)
 			if m.Failed() {
