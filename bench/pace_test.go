@@ -270,3 +270,22 @@ func TestStepsForSizesByRequestsPerStep(t *testing.T) {
 		}
 	}
 }
+
+// An open run's arrivals can ramp: every step of the ramp is offered, started or dropped.
+func TestAnOpenRunRamps(t *testing.T) {
+	b := &stalling{Backend: reference.New()}
+	l := preparedPointGet(t, b, 1)
+	const ops = 300
+	res, err := l.Run(context.Background(), Limit{Ops: ops, Rate: 200, RateTo: 800, Open: true, MaxWorkers: 1000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Offered != ops || res.Steps+res.Dropped != ops || res.Intended == nil {
+		t.Fatalf("offered %d, started %d, dropped %d, intended %+v", res.Offered, res.Steps, res.Dropped, res.Intended)
+	}
+	// At 200 rising to 800 a second, the 300 arrivals are due within 0.6 s, not the 1.5 s
+	// 200 a second would take.
+	if last := (Limit{Ops: ops, Rate: 200, RateTo: 800}).startOf(ops - 1); last < 550*time.Millisecond || last > 600*time.Millisecond {
+		t.Fatalf("the last arrival is due at %v", last)
+	}
+}
