@@ -527,18 +527,21 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 					if bound > 0 && n > int64(bound) {
 						break
 					}
+					var at time.Time
 					if limit.paced() {
-						at := start.Add(limit.startOf(n - 1))
+						at = start.Add(limit.startOf(n - 1))
 						if !pace(ctx, at, deadline) {
 							break
 						}
-						w.measured.intend(at, time.Now())
 					}
 					if !deadline.IsZero() && time.Now().After(deadline) {
 						break
 					}
 					if ctx.Err() != nil {
 						break
+					}
+					if limit.paced() {
+						w.measured.intend(at, time.Now())
 					}
 					if step(w) {
 						break
