@@ -150,13 +150,8 @@ func (p *Progress) Loaded() int64 { return p.loaded.Load() }
 // Steps is how many steps the runs have taken so far, warm-up included.
 func (p *Progress) Steps() int64 { return p.steps.Load() }
 
-// Reset starts the counts again, for the next workload.
-func (p *Progress) Reset() {
-	p.loaded.Store(0)
-	p.steps.Store(0)
-}
-
-// countingLoads is a backend that counts in p the entities inserted or upserted through it.
+// countingLoads is a backend that counts in p the entities written through it by inserts
+// and transactions, as loading writes them.
 type countingLoads struct {
 	api.Backend
 	p *Progress
