@@ -187,7 +187,8 @@ lint: vet
 mutation:
 	$(GO) run ./cmd/mutation --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) --out mutation-report
 
-## bench: the default benchmark set (28 cases, 6 runs each) against each of BENCH_BACKENDS,
+## bench: the default benchmark set (28 cases, 6 runs each, and the growth family at 10^3 and
+## 10^4 entities; BENCH_GROWTH_SIZES for more) against each of BENCH_BACKENDS,
 ## compared with benchstat, then the SDK ceiling: 6 to 8 minutes here, a line at least every
 ## 30 s, the full output in bench/results/<time>/. BENCH_WORKLOADS=all runs the 40 cases
 ## (11 minutes); scripts/bench.sh names the other variables.

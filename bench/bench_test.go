@@ -23,6 +23,9 @@ var (
 	flagWorkers   = flag.Int("workers", 0, "workers per case (default: each case's own, 8 for most)")
 	flagSeed      = flag.Uint64("seed", 0, "seed of the workers' random choices (0: a fresh one, printed)")
 	flagWorkloads = flag.String("workloads", "", "workloads to run, as conform bench --workloads takes them (comma-separated groups ops, ycsb, ycsb-default, guide, families, case names or globs); default: all")
+	flagRate      = flag.String("target-rate", "", "pace each run at R operations per second (or a ramp R1:R2), as conform bench --target-rate: adds the latencies from the intended start")
+	flagArrival   = flag.String("arrival-rate", "", "open model: start operations at R per second (or R1:R2) whatever the workers are doing, as conform bench --arrival-rate")
+	flagGrowth    = flag.String("growth-sizes", "1000,10000", "BenchmarkGrowth's table sizes, comma-separated (conform bench --workloads growth grows to 10000,100000,1000000)")
 	flagCeiling   = flag.Bool("ceiling", false, "BenchmarkSDKCeiling (the reference server and a do-nothing server through aztables, client processes of its own): runs by default only when the reference is among the backends; -ceiling runs it with any, -ceiling=false never")
 )
 
@@ -34,13 +37,40 @@ const runTimeout = 5 * time.Minute
 
 var seed uint64
 
+// benchLimit is the pace of every run (-target-rate, -arrival-rate); its Ops is set per run.
+var benchLimit Limit
+
+// limitFromFlags reads -target-rate and -arrival-rate, which exclude each other.
+func limitFromFlags(target, arrival string) (Limit, error) {
+	if target != "" && arrival != "" {
+		return Limit{}, fmt.Errorf("-target-rate (closed model) and -arrival-rate (open model) exclude each other")
+	}
+	if arrival != "" {
+		from, to, err := ParseRate(arrival)
+		if err != nil || from <= 0 {
+			return Limit{}, fmt.Errorf("-arrival-rate %q: want a positive R or R1:R2", arrival)
+		}
+		return Limit{Rate: from, RateTo: to, Open: true}, nil
+	}
+	from, to, err := ParseRate(target)
+	if err != nil {
+		return Limit{}, fmt.Errorf("-target-rate: %w", err)
+	}
+	return Limit{Rate: from, RateTo: to}, nil
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(SDKLoadEnv) != "" { // a load client of BenchmarkSDKCeiling
 		os.Exit(RunSDKLoadChild(os.Stdin, os.Stdout))
 	}
 	flag.Parse()
-	if *flagWorkloads != "" && len(Select(Catalog(*flagLarge), strings.Split(*flagWorkloads, ","))) == 0 {
+	if rest, growth := SplitGrowth(strings.Split(*flagWorkloads, ",")); *flagWorkloads != "" && !growth && len(Select(Catalog(*flagLarge), rest)) == 0 {
 		fmt.Fprintf(os.Stderr, "bench: -workloads %s selects no case (conform bench --list shows them)\n", *flagWorkloads)
+		os.Exit(2)
+	}
+	var err error
+	if benchLimit, err = limitFromFlags(*flagRate, *flagArrival); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(2)
 	}
 	seed = *flagSeed
@@ -198,7 +228,9 @@ func runCase(b *testing.B, env *Env, c Case) {
 			}
 			load = l
 		}
-		res, err := load.Run(ctx, Limit{Ops: b.N}, b)
+		limit := benchLimit
+		limit.Ops = b.N
+		res, err := load.Run(ctx, limit, b)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -220,6 +252,13 @@ func reportMetrics(b *testing.B, s Summary) {
 	if s.CPUPerOp > 0 {
 		b.ReportMetric(s.CPUPerOp, s.CPUMetric())
 	}
+	if s.Intended != nil { // a paced or open run (-target-rate, -arrival-rate)
+		b.ReportMetric(s.Intended.P50, "intended-p50-µs")
+		b.ReportMetric(s.Intended.P99, "intended-p99-µs")
+		b.ReportMetric(s.Intended.P999, "intended-p99.9-µs")
+		b.ReportMetric(float64(s.Late), "late")
+		b.ReportMetric(float64(s.Dropped), "dropped")
+	}
 }
 
 func BenchmarkPointGet(b *testing.B)        { benchFamily(b, "PointGet") }
@@ -240,3 +279,74 @@ func BenchmarkLogTail(b *testing.B)         { benchFamily(b, "LogTail") }
 func BenchmarkDataSeries(b *testing.B)      { benchFamily(b, "DataSeries") }
 func BenchmarkHotPartition(b *testing.B)    { benchFamily(b, "HotPartition") }
 func BenchmarkLookup(b *testing.B)          { benchFamily(b, "Lookup") }
+
+// BenchmarkGrowth grows one table per backend through -growth-sizes entities and, at each
+// size, runs each of the growth family's operations for b.N requests:
+// Growth/backend=NAME/entities=N reports each operation's p50 and p99, the load's time and,
+// for a backend in this process, its heap per entity.
+func BenchmarkGrowth(b *testing.B) {
+	if *flagWorkloads != "" {
+		if _, growth := SplitGrowth(strings.Split(*flagWorkloads, ",")); !growth {
+			b.Skipf("-workloads %s does not name %s", *flagWorkloads, GrowthGroup)
+		}
+	}
+	sizes, err := ParseGrowthSizes(*flagGrowth)
+	if err != nil {
+		b.Fatalf("-growth-sizes: %v", err)
+	}
+	for _, name := range backendNames() {
+		b.Run("backend="+displayName(name), func(b *testing.B) {
+			t := target(b, name, *flagDriver)
+			env := &Env{Backend: t.Backend, Name: displayName(name), Seed: seed, Workers: *flagWorkers, ServerInProcess: ServerInProcess(name)}
+			var memory func() uint64
+			if env.ServerInProcess {
+				memory = HeapBytes
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+			g, err := NewGrower(ctx, env, memory)
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_ = g.Close(ctx)
+			}()
+			for _, n := range sizes {
+				var grown *GrowthStep
+				b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
+					b.StopTimer()
+					ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+					defer cancel()
+					if grown == nil {
+						step, err := g.Grow(ctx, n)
+						if err != nil {
+							b.Fatalf("%d entities: %s", n, step.Stopped)
+						}
+						grown = &step
+					}
+					step := *grown
+					step.Ops = nil
+					b.StartTimer()
+					if err := g.Measure(ctx, &step, b.N, time.Time{}); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					for _, op := range step.Ops {
+						if op.Stopped != "" {
+							b.Fatalf("%s: %s", op.Operation, op.Stopped)
+						}
+						unit := strings.ReplaceAll(op.Operation, " ", "-")
+						b.ReportMetric(op.Latency.P50, unit+"-p50-µs")
+						b.ReportMetric(op.Latency.P99, unit+"-p99-µs")
+					}
+					b.ReportMetric(step.LoadElapsed.Seconds(), "load-s")
+					if step.BytesPerEntity > 0 {
+						b.ReportMetric(step.BytesPerEntity, "bytes/entity")
+					}
+				})
+			}
+		})
+	}
+}

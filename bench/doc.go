@@ -13,6 +13,12 @@
 // merged at the end of a run. The decorator retries throttling answers as the Azure SDKs do
 // (throttle.go) and counts them per kind, per second and per partition, never as errors.
 //
+// A run can be paced (Limit.Rate, a closed model) or open (Limit.Open: steps start at their
+// time on idle or added workers, dropped at the cap); either way each request is recorded
+// from its intended start too (intended.go, docs/BENCHMARKS.md), beside its service time.
+// machine.go gives repeated runs their intervals and says how busy the machine was; the
+// growth family (growth.go) loads one table in steps and measures four operations at each.
+//
 // A run can be one shard of many (shard.go): each shard runs every workload in tables of
 // its own and writes its raw measures (raw.go: encoded HdrHistograms, counts, series); Merge
 // (merge.go) adds a run's shards up into one report.

@@ -48,7 +48,12 @@ func newHistogram() *hdrhistogram.Histogram {
 
 // tally is what one worker measured for one kind of request.
 type tally struct {
+	// hist holds service times: from when a request was sent to its answer (YCSB's plain
+	// measurement, wrk2's "uncorrected" latency). intended, kept only in paced and open
+	// runs, holds latencies from when the request should have been sent (YCSB's
+	// "Intended-" measurement, wrk2's corrected latency): see Measured.
 	hist     *hdrhistogram.Histogram
+	intended *hdrhistogram.Histogram
 	requests int64
 	entities int64
 	errors   int64
@@ -60,10 +65,23 @@ type tally struct {
 
 // Second is what all workers completed in one second of a run (counted from the run's
 // start): requests, throttling answers and errors.
+//
+// In paced and open runs, Offered counts the steps whose intended start fell in that
+// second, and Dropped those of them that never started (open model, every worker busy).
 type Second struct {
 	Requests  int64 `json:"requests"`
 	Throttles int64 `json:"throttles,omitempty"`
 	Errors    int64 `json:"errors,omitempty"`
+	Offered   int64 `json:"offered,omitempty"`
+	Dropped   int64 `json:"dropped,omitempty"`
+}
+
+func (s *Second) add(o Second) {
+	s.Requests += o.Requests
+	s.Throttles += o.Throttles
+	s.Errors += o.Errors
+	s.Offered += o.Offered
+	s.Dropped += o.Dropped
 }
 
 // PartitionTally is what one partition answered: requests and throttling answers.
@@ -91,7 +109,14 @@ const maxPartitions = 1024
 type Meter struct {
 	workers []*Measured
 	start   time.Time
+	// intended makes the workers keep latencies from the intended start beside service
+	// times (RecordIntended).
+	intended bool
 }
+
+// RecordIntended makes the meter's workers keep, beside each request's service time, its
+// latency from its intended start, as Measured describes. Call it before the run starts.
+func (m *Meter) RecordIntended() { m.intended = true }
 
 // NewMeter returns an empty meter whose per-second series start now.
 func NewMeter() *Meter { return &Meter{start: time.Now()} }
@@ -114,6 +139,7 @@ func (m *Meter) Raw() RawMeasures {
 	perKind := map[Kind]*tally{}
 	var series []Second
 	parts := map[string]*PartitionTally{}
+	var offered, late, dropped int64
 	for _, w := range m.workers {
 		for k := range w.tallies {
 			t := w.tallies[k]
@@ -126,6 +152,12 @@ func (m *Meter) Raw() RawMeasures {
 				perKind[Kind(k)] = agg
 			}
 			agg.hist.Merge(t.hist)
+			if t.intended != nil {
+				if agg.intended == nil {
+					agg.intended = newHistogram()
+				}
+				agg.intended.Merge(t.intended)
+			}
 			agg.requests += t.requests
 			agg.entities += t.entities
 			agg.errors += t.errors
@@ -136,10 +168,11 @@ func (m *Meter) Raw() RawMeasures {
 			for len(series) <= i {
 				series = append(series, Second{})
 			}
-			series[i].Requests += sec.Requests
-			series[i].Throttles += sec.Throttles
-			series[i].Errors += sec.Errors
+			series[i].add(sec)
 		}
+		offered += w.offered
+		late += w.late
+		dropped += w.dropped
 		for pk, pt := range w.partitions {
 			agg := parts[pk]
 			if agg == nil {
@@ -153,9 +186,10 @@ func (m *Meter) Raw() RawMeasures {
 	var r RawMeasures
 	for k, t := range perKind {
 		r.Kinds = append(r.Kinds, RawKind{Kind: k.String(), Requests: t.requests, Entities: t.entities, Errors: t.errors,
-			Throttles: t.throttles, GaveUp: t.gaveUp, hist: t.hist})
+			Throttles: t.throttles, GaveUp: t.gaveUp, hist: t.hist, intended: t.intended})
 	}
 	sortKinds(r.Kinds)
+	r.Offered, r.Late, r.Dropped = offered, late, dropped
 	r.Series = series
 	for _, pt := range parts {
 		r.Partitions = append(r.Partitions, *pt)
@@ -197,9 +231,16 @@ func (r RawMeasures) Summary(elapsed time.Duration) Summary {
 	var s Summary
 	s.Elapsed = elapsed
 	all := newHistogram()
+	var allIntended *hdrhistogram.Histogram
 	for _, k := range r.Kinds {
 		h := k.Histogram()
 		s.Kinds = append(s.Kinds, kindSummary(k, h, elapsed))
+		if k.intended != nil {
+			if allIntended == nil {
+				allIntended = newHistogram()
+			}
+			allIntended.Merge(k.intended)
+		}
 		s.Requests += k.Requests
 		s.Entities += k.Entities
 		s.Errors += k.Errors
@@ -208,6 +249,11 @@ func (r RawMeasures) Summary(elapsed time.Duration) Summary {
 		all.Merge(h)
 	}
 	s.Latency = latencyOf(all)
+	if allIntended != nil {
+		l := latencyOf(allIntended)
+		s.Intended = &l
+	}
+	s.Offered, s.Late, s.Dropped = r.Offered, r.Late, r.Dropped
 	if secs := elapsed.Seconds(); secs > 0 {
 		s.OpsPerSec = float64(s.Requests) / secs
 		s.EntitiesPerSec = float64(s.Entities) / secs
@@ -218,6 +264,10 @@ func (r RawMeasures) Summary(elapsed time.Duration) Summary {
 func kindSummary(k RawKind, h *hdrhistogram.Histogram, elapsed time.Duration) KindSummary {
 	ks := KindSummary{Kind: k.Kind, Requests: k.Requests, Entities: k.Entities, Errors: k.Errors, Throttles: k.Throttles,
 		GaveUp: k.GaveUp, Latency: latencyOf(h)}
+	if k.intended != nil {
+		l := latencyOf(k.intended)
+		ks.Intended = &l
+	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		ks.OpsPerSec = float64(k.Requests) / secs
 	}
@@ -256,7 +306,10 @@ type KindSummary struct {
 	Throttles int64   `json:"throttles,omitempty"`
 	GaveUp    int64   `json:"gave_up_throttled,omitempty"`
 	OpsPerSec float64 `json:"ops_per_sec"`
-	Latency   Latency `json:"latency"`
+	// Latency is the service time; Intended, in paced and open runs, the latency from the
+	// intended start (Measured).
+	Latency  Latency  `json:"latency"`
+	Intended *Latency `json:"intended_latency,omitempty"`
 }
 
 // Summary is what a run measured: every request of every worker, merged.
@@ -272,7 +325,20 @@ type Summary struct {
 	GaveUp         int64   `json:"gave_up_throttled,omitempty"`
 	OpsPerSec      float64 `json:"ops_per_sec"`
 	EntitiesPerSec float64 `json:"entities_per_sec"`
-	Latency        Latency `json:"latency"`
+	// Latency is the service time of the requests: from when each was sent to its answer
+	// (YCSB's measurement, wrk2's "uncorrected" latency).
+	Latency Latency `json:"latency"`
+	// Intended, set for paced (Limit.Rate) and open (Limit.Open) runs, is the latency from
+	// each step's intended start (YCSB's "Intended-" measurement, wrk2's corrected latency):
+	// a step that starts late because earlier ones were slow is charged its wait, which
+	// Latency leaves out (coordinated omission).
+	Intended *Latency `json:"intended_latency,omitempty"`
+	// Offered counts the steps a paced or open run meant to start; Late those that started
+	// more than LateAfter after their intended start; Dropped those an open run could not
+	// start because every worker, up to Limit.MaxWorkers, was busy.
+	Offered int64 `json:"offered,omitempty"`
+	Late    int64 `json:"late,omitempty"`
+	Dropped int64 `json:"dropped,omitempty"`
 	// CPUPerOp is the CPU time this process spent per request, in microseconds, and CPUScope
 	// says what it counts: CPUClient, or CPUClientServer when the server runs in this
 	// process (reference, reference-http). Unlike throughput it does not depend on how much
@@ -309,6 +375,11 @@ func (s *Summary) CPUMetric() string { return s.CPUScope + "-cpu-µs/op" }
 // request, the entities returned by a query and the operations of a batch. A throttling
 // answer is retried as the SDKs retry (retryPolicy) and counted as a throttle; the latency
 // recorded is the whole call's, retries and waits included, as an application sees it.
+//
+// When its meter records intended latencies (RecordIntended), each request is also
+// recorded from its intended start: the first request of a step from the step's intended
+// start (set by the runner through intend), the step's later requests from when they were
+// sent, since they follow the first without waiting. Both histograms hold every request.
 type Measured struct {
 	inner      api.Backend
 	meter      *Meter
@@ -316,6 +387,51 @@ type Measured struct {
 	tallies    [numKinds]*tally
 	series     []Second
 	partitions map[string]*PartitionTally
+	// intended is the intended start of the step under way, until its first request.
+	intended time.Time
+	// Step counts of paced and open runs (Summary.Offered, Late, Dropped).
+	offered, late, dropped int64
+}
+
+// LateAfter is how far past its intended start a step may start before it counts as late.
+const LateAfter = 10 * time.Millisecond
+
+// intend records that the next step was meant to start at intended and starts now: it
+// is offered in intended's second, and late when now is more than LateAfter past it.
+func (m *Measured) intend(intended, now time.Time) {
+	m.intended = intended
+	m.offered++
+	m.second(intended).Offered++
+	if now.Sub(intended) > LateAfter {
+		m.late++
+	}
+}
+
+// drop records a step meant to start at intended that never started.
+func (m *Measured) drop(intended time.Time) {
+	m.offered++
+	m.dropped++
+	sec := m.second(intended)
+	sec.Offered++
+	sec.Dropped++
+}
+
+// tallyOf returns the worker's tally of kind k, creating it.
+func (m *Measured) tallyOf(k Kind) *tally {
+	t := m.tallies[k]
+	if t == nil {
+		t = &tally{hist: newHistogram()}
+		if m.meter != nil && m.meter.intended {
+			t.intended = newHistogram()
+		}
+		m.tallies[k] = t
+	}
+	return t
+}
+
+// clampNanos is d in nanoseconds within the histograms' bounds.
+func clampNanos(d time.Duration) int64 {
+	return max(histMinNanos, min(d.Nanoseconds(), histMaxNanos))
 }
 
 var _ api.Backend = (*Measured)(nil)
@@ -325,14 +441,16 @@ var _ api.Backend = (*Measured)(nil)
 // not an error.
 func (m *Measured) record(k Kind, pk string, start time.Time, entities int, err error) {
 	now := time.Now()
-	d := now.Sub(start).Nanoseconds()
-	t := m.tallies[k]
-	if t == nil {
-		t = &tally{hist: newHistogram()}
-		m.tallies[k] = t
+	t := m.tallyOf(k)
+	_ = t.hist.RecordValue(clampNanos(now.Sub(start))) // in range by construction
+	if t.intended != nil {
+		from := start
+		if !m.intended.IsZero() && m.intended.Before(start) {
+			from = m.intended
+		}
+		m.intended = time.Time{}
+		_ = t.intended.RecordValue(clampNanos(now.Sub(from)))
 	}
-	d = max(histMinNanos, min(d, histMaxNanos))
-	_ = t.hist.RecordValue(d) // in range by construction
 	t.requests++
 	sec := m.second(now)
 	sec.Requests++
@@ -350,11 +468,7 @@ func (m *Measured) record(k Kind, pk string, start time.Time, entities int, err 
 
 // throttled files one throttling answer to a request of kind k on partition pk.
 func (m *Measured) throttled(k Kind, pk string) {
-	t := m.tallies[k]
-	if t == nil {
-		t = &tally{hist: newHistogram()}
-		m.tallies[k] = t
-	}
+	t := m.tallyOf(k)
 	t.throttles++
 	m.second(time.Now()).Throttles++
 	m.partition(pk).Throttles++

@@ -42,6 +42,9 @@ type MergedOutcome struct {
 	// ThrottlingFrom is where throttling started: the first second whose answers were at
 	// least OnsetShare throttles. Nil when none was.
 	ThrottlingFrom *Onset `json:"throttling_from,omitempty"`
+	// Loading is the shards' load phase: the entities they wrote together and the longest
+	// shard's load time.
+	Loading *LoadPhase `json:"loading,omitempty"`
 	// Errors of shards whose run of this workload failed, as "shard I: ...".
 	Failures []string `json:"failures,omitempty"`
 	Note     string   `json:"note,omitempty"`
@@ -97,6 +100,13 @@ func Merge(shards []ShardResults) (*Merged, error) {
 				continue
 			}
 			mo.Family, mo.Params, mo.Note = o.Family, o.Params, o.Note
+			if o.Loading != nil {
+				if mo.Loading == nil {
+					mo.Loading = &LoadPhase{RequestsPerStep: o.Loading.RequestsPerStep}
+				}
+				mo.Loading.Entities += o.Loading.Entities
+				mo.Loading.Elapsed = max(mo.Loading.Elapsed, o.Loading.Elapsed)
+			}
 			if o.Error != "" {
 				mo.Failures = append(mo.Failures, fmt.Sprintf("shard %d: %s", s.Run.Shard.Index, o.Error))
 			}
@@ -192,6 +202,10 @@ func (m *Merged) Markdown() []byte {
 		fmt.Fprintf(&b, "each shard ran each workload for %s", r.Duration)
 	}
 	switch {
+	case r.Open && r.TargetRateTo > 0:
+		fmt.Fprintf(&b, ", each shard's arrivals ramped from %s to %s operations/s (open model, up to %d workers)", num(r.TargetRate), num(r.TargetRateTo), r.MaxWorkers)
+	case r.Open:
+		fmt.Fprintf(&b, ", arrivals at %s operations/s per shard (open model, up to %d workers)", num(r.TargetRate), r.MaxWorkers)
 	case r.TargetRate > 0 && r.TargetRateTo > 0:
 		fmt.Fprintf(&b, ", each shard's pace ramped from %s to %s operations/s", num(r.TargetRate), num(r.TargetRateTo))
 	case r.TargetRate > 0:
@@ -220,6 +234,16 @@ func (m *Merged) Markdown() []byte {
 			notes = append(notes, o.Note)
 		}
 	}
+	var phases []Outcome
+	for _, o := range m.Outcomes {
+		phases = append(phases, Outcome{Result: Result{Case: o.Case, Backend: m.Run.Backend.Name, Steps: o.Steps, Summary: o.Summary}, Loading: o.Loading})
+	}
+	b.WriteString(phasesTable(phases))
+	var paced []pacedRow
+	for _, o := range m.Outcomes {
+		paced = append(paced, pacedRow{workload: o.Case, s: o.Summary})
+	}
+	b.WriteString(intendedTable(paced))
 	b.WriteString("\n## Most throttled partitions\n\n")
 	listed := false
 	for _, o := range m.Outcomes {
@@ -278,7 +302,7 @@ func (m *Merged) SVG() []byte {
 		x0 := left
 		peak := int64(1)
 		for _, s := range o.Series {
-			peak = max(peak, s.Requests, s.Throttles)
+			peak = max(peak, s.Requests, s.Throttles, s.Offered)
 		}
 		axes(&b, x0, py, panelW, panelH, "per second over the run (s)", num(float64(peak)))
 		if n := len(o.Series); n > 0 {
@@ -296,6 +320,7 @@ func (m *Merged) SVG() []byte {
 				}
 				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", series.colour, strings.Join(pts, " "))
 			}
+			offeredLine(&b, o.Series, x0, py, panelW, panelH, peak)
 			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555555">%d</text>`+"\n", x0+panelW, py+panelH+14, n)
 			if t := o.ThrottlingFrom; t != nil {
 				x := float64(x0) + float64(t.Second)*step
@@ -310,7 +335,15 @@ func (m *Merged) SVG() []byte {
 			v    float64
 		}{{"p50", o.Latency.P50}, {"p99", o.Latency.P99}, {"p99.9", o.Latency.P999}}
 		hi := math.Max(o.Latency.P999, 1)
-		axes(&b, x0, py, panelW, panelH, "latency, µs", "")
+		if o.Intended != nil {
+			hi = math.Max(hi, o.Intended.P999)
+			intendedBars(&b, *o.Intended, x0, py, panelW, hi)
+		}
+		latencyTitle := "latency, µs"
+		if o.Intended != nil {
+			latencyTitle = "latency, µs: service time (filled), from the intended start (outlined)"
+		}
+		axes(&b, x0, py, panelW, panelH, latencyTitle, "")
 		for j, p := range pcts {
 			y := py + 10 + j*32
 			w := p.v / hi * (panelW - 70)
@@ -350,4 +383,40 @@ func shortLabel(s string) string {
 		return string(r[:21]) + "..."
 	}
 	return s
+}
+
+// offeredLine draws, over a per-second panel of a paced or open run whose scale is peak,
+// the steps offered per second (dashed) beside the requests completed, and marks the
+// seconds with dropped steps; it draws nothing for an unpaced run.
+func offeredLine(b *strings.Builder, series []Second, x0, py, panelW, panelH int, peak int64) {
+	var offered int64
+	for _, s := range series {
+		offered = max(offered, s.Offered)
+	}
+	if offered == 0 {
+		return
+	}
+	scale := float64(panelH) / float64(peak)
+	step := float64(panelW) / float64(max(len(series)-1, 1))
+	var pts []string
+	for j, s := range series {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", float64(x0)+float64(j)*step, float64(py+panelH)-float64(s.Offered)*scale))
+		if s.Dropped > 0 {
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="%d" r="2.5" fill="%s"><title>second %d: %d of %d offered steps dropped</title></circle>`+"\n",
+				float64(x0)+float64(j)*step, py+panelH-3, palette[3], j, s.Dropped, s.Offered)
+		}
+	}
+	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3" points="%s"><title>steps offered per second</title></polyline>`+"\n", palette[2], strings.Join(pts, " "))
+	fmt.Fprintf(b, `<text x="%d" y="%d" fill="%s">offered (dashed)</text>`+"\n", x0+4, py+12, palette[2])
+}
+
+// intendedBars draws, in a latency panel scaled to hi, the percentiles from the intended
+// start as outlined bars beside the service-time bars.
+func intendedBars(b *strings.Builder, l Latency, x0, py, panelW int, hi float64) {
+	for j, v := range []float64{l.P50, l.P99, l.P999} {
+		y := py + 10 + j*32 + 19
+		w := v / hi * float64(panelW-70)
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.1f" height="8" fill="none" stroke="%s"><title>from the intended start: %s µs</title></rect><text x="%.1f" y="%d" font-size="9">%s intended</text>`+"\n",
+			x0+40, y, w, palette[4], num(v), float64(x0+44)+w, y+8, num(v))
+	}
 }

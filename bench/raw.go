@@ -14,6 +14,10 @@ type RawMeasures struct {
 	Kinds      []RawKind        `json:"kinds"`
 	Series     []Second         `json:"per_second"`
 	Partitions []PartitionTally `json:"partitions,omitempty"`
+	// Steps offered, started late and dropped by a paced or open run (Summary).
+	Offered int64 `json:"offered,omitempty"`
+	Late    int64 `json:"late,omitempty"`
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // RawKind is one kind of request: its counts and its latency histogram (nanoseconds) in
@@ -27,8 +31,12 @@ type RawKind struct {
 	Throttles int64  `json:"throttles"`
 	GaveUp    int64  `json:"gave_up_throttled"`
 	Encoded   string `json:"histogram"`
+	// IntendedEncoded is the histogram of latencies from the intended start, in paced and
+	// open runs (Summary.Intended), encoded as Encoded is.
+	IntendedEncoded string `json:"intended_histogram,omitempty"`
 
-	hist *hdrhistogram.Histogram
+	hist     *hdrhistogram.Histogram
+	intended *hdrhistogram.Histogram
 }
 
 // Histogram returns the kind's latency histogram (an empty one when it has none).
@@ -48,6 +56,13 @@ func (r *RawMeasures) Encode() error {
 			return fmt.Errorf("encode the %s histogram: %w", k.Kind, err)
 		}
 		k.Encoded = string(b)
+		if k.intended != nil {
+			b, err := k.intended.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			if err != nil {
+				return fmt.Errorf("encode the %s intended-start histogram: %w", k.Kind, err)
+			}
+			k.IntendedEncoded = string(b)
+		}
 	}
 	return nil
 }
@@ -65,6 +80,16 @@ func (r *RawMeasures) Decode() error {
 			return fmt.Errorf("the %s histogram holds %d requests, its count says %d", k.Kind, h.TotalCount(), k.Requests)
 		}
 		k.hist = h
+		if k.IntendedEncoded != "" {
+			h, err := decodeHistogram(k.IntendedEncoded)
+			if err != nil {
+				return fmt.Errorf("the %s intended-start histogram: %w", k.Kind, err)
+			}
+			if h.TotalCount() != k.Requests {
+				return fmt.Errorf("the %s intended-start histogram holds %d requests, its count says %d", k.Kind, h.TotalCount(), k.Requests)
+			}
+			k.intended = h
+		}
 	}
 	return nil
 }
@@ -118,15 +143,22 @@ func (r *RawMeasures) Add(o RawMeasures, offset int) {
 		k.Throttles += ok.Throttles
 		k.GaveUp += ok.GaveUp
 		k.hist.Merge(ok.Histogram())
+		if ok.intended != nil {
+			if k.intended == nil {
+				k.intended = newHistogram()
+			}
+			k.intended.Merge(ok.intended)
+		}
 	}
+	r.Offered += o.Offered
+	r.Late += o.Late
+	r.Dropped += o.Dropped
 	for i, sec := range o.Series {
 		j := min(max(0, i+offset), MaxSeconds-1)
 		for len(r.Series) <= j {
 			r.Series = append(r.Series, Second{})
 		}
-		r.Series[j].Requests += sec.Requests
-		r.Series[j].Throttles += sec.Throttles
-		r.Series[j].Errors += sec.Errors
+		r.Series[j].add(sec)
 	}
 	byName := map[string]int{}
 	for i, p := range r.Partitions {

@@ -20,8 +20,14 @@ type Report struct {
 	Duration time.Duration `json:"duration_ns"`
 	Seed     uint64        `json:"seed"`
 	Large    bool          `json:"large"`
-	Backends []BackendRun  `json:"backends"`
-	Outcomes []Outcome     `json:"outcomes"`
+	// Repeats is how many measured runs each workload had on each backend.
+	Repeats int `json:"repeats,omitempty"`
+	// Machine is how busy the machine was at the start and the end.
+	Machine  *Machine     `json:"machine,omitempty"`
+	Backends []BackendRun `json:"backends"`
+	Outcomes []Outcome    `json:"outcomes"`
+	// Growth holds the growth family's runs, one per backend (RunGrowth).
+	Growth []GrowthResult `json:"growth,omitempty"`
 }
 
 // BackendRun describes one backend of a comparison; Error is set when it could not be opened.
@@ -37,7 +43,21 @@ type BackendRun struct {
 // Outcome is one workload on one backend: its result, or why it has none.
 type Outcome struct {
 	Result
-	Error string `json:"error,omitempty"`
+	// Loading is the workload's load phase, before its warm-up and measured run.
+	Loading *LoadPhase `json:"loading,omitempty"`
+	// Repeats are the throughputs (ops/s) of the workload's repeated runs, whose sum the
+	// Result is (CombineRepeats); Interval is their mean's 95% interval, from MinRepeats on.
+	Repeats  []float64 `json:"repeats_ops_per_sec,omitempty"`
+	Interval *Interval `json:"ops_per_sec_interval,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// LoadPhase is what a workload's loading did: the entities it wrote and how long it took,
+// and then how many requests one step of the workload took in its warm-up.
+type LoadPhase struct {
+	Entities        int64         `json:"entities"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
+	RequestsPerStep float64       `json:"requests_per_step,omitempty"`
 }
 
 // Report file names.
@@ -98,6 +118,12 @@ func (r *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "Generated %s. Each workload ran for %s per backend (seed %d%s). An operation is one request; ", r.Generated.UTC().Format(time.RFC3339), r.Duration, r.Seed, map[bool]string{true: ", large data sets", false: ""}[r.Large])
 	fmt.Fprintf(&b, "latencies are per request, in microseconds, from per-worker HdrHistograms. Every run checked a sample of its results. ")
 	fmt.Fprintf(&b, "A throttle is a 429, 503 or 500 OperationTimedOut answer, retried as the SDKs retry it, never an error.\n\n")
+	if r.Repeats > 1 {
+		fmt.Fprintf(&b, "Each workload ran %d times on each backend; ops/s is their mean with its 95%% interval (Student's t), the other figures are over all the runs.\n\n", r.Repeats)
+	}
+	if r.Machine != nil {
+		fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine.Words())
+	}
 	b.WriteString("| backend | kind | version | driver | endpoint |\n|---|---|---|---|---|\n")
 	for _, be := range r.Backends {
 		if be.Error != "" {
@@ -120,6 +146,7 @@ func (r *Report) Markdown() []byte {
 	b.WriteString(strings.Repeat("---:|", 5*len(backends)+max(0, len(backends)-1)))
 	b.WriteString("\n")
 	var failures, notes []string
+	noRatio, tooNoisy := false, false
 	for _, c := range r.caseNames() {
 		fmt.Fprintf(&b, "| %s |", mdCell(c))
 		for _, n := range backends {
@@ -131,7 +158,7 @@ func (r *Report) Markdown() []byte {
 				b.WriteString(" failed | | | | |")
 				failures = append(failures, fmt.Sprintf("- %s on %s: %s", c, n, o.Error))
 			default:
-				fmt.Fprintf(&b, " %s | %s | %s | %s | %d / %d |", num(o.OpsPerSec), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors, o.Throttles)
+				fmt.Fprintf(&b, " %s | %s | %s | %s | %d / %d |", opsCell(o), num(o.EntitiesPerSec), num(o.Latency.P50), num(o.Latency.P99), o.Errors, o.Throttles)
 			}
 			if ok && o.Note != "" && !contains(notes, o.Note) {
 				notes = append(notes, o.Note)
@@ -140,14 +167,41 @@ func (r *Report) Markdown() []byte {
 		first, fok := r.outcome(backends[0], c)
 		for _, n := range backends[min(1, len(backends)):] {
 			o, ok := r.outcome(n, c)
-			if fok && ok && first.Error == "" && o.Error == "" && o.OpsPerSec > 0 {
-				fmt.Fprintf(&b, " %.2f× |", first.OpsPerSec/o.OpsPerSec)
-			} else {
+			if !fok || !ok || first.Error != "" || o.Error != "" {
 				b.WriteString(" |")
+				continue
 			}
+			ratio, known := ratioOf(first, o)
+			switch {
+			case !known && (first.Interval == nil || o.Interval == nil):
+				b.WriteString(" no interval |")
+				noRatio = true
+				continue
+			case !known:
+				b.WriteString(" too noisy |")
+				tooNoisy = true
+				continue
+			}
+			fmt.Fprintf(&b, " %s |", ratio)
 		}
 		b.WriteString("\n")
 	}
+	if noRatio {
+		fmt.Fprintf(&b, "\nA ratio is given only with its interval: it needs %d or more runs of each workload on each backend (conform bench --repeats %d). "+
+			"One short run per backend can differ from the next by a factor of several on a shared machine.\n", MinRepeats, MinRepeats)
+	}
+	if tooNoisy {
+		b.WriteString("\nA ratio marked too noisy has no bound: the runs of its second backend disagree so much that their interval reaches zero. Run longer (--duration) or more times (--repeats).\n")
+	}
+	b.WriteString(phasesTable(r.Outcomes))
+	b.WriteString(growthTable(r.Growth))
+	var paced []pacedRow
+	for _, o := range r.Outcomes {
+		if o.Error == "" {
+			paced = append(paced, pacedRow{workload: o.Case, backend: o.Backend, s: o.Summary})
+		}
+	}
+	b.WriteString(intendedTable(paced))
 	if len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range notes {
@@ -231,6 +285,9 @@ var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#
 func (r *Report) SVG() []byte {
 	cases := r.caseNames()
 	backends := r.ranBackends()
+	if len(cases) == 0 && len(r.Growth) > 0 {
+		return r.growthOnlySVG()
+	}
 	const (
 		labelW  = 360
 		panelW  = 360
@@ -243,6 +300,9 @@ func (r *Report) SVG() []byte {
 	groupH := len(backends)*barH + groupGp
 	height := top + len(cases)*groupH + bottom
 	width := labelW + 2*panelW + gap + 60
+	growth, growthH := r.growthChart(width)
+	barsH := height
+	height += growthH
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
@@ -255,16 +315,34 @@ func (r *Report) SVG() []byte {
 		title string
 		value func(o Outcome) float64
 		x0    int
+		// intended, when set, is the value from the intended start, drawn as an outline.
+		intended func(o Outcome) float64
+	}
+	intendedP99 := func(o Outcome) float64 {
+		if o.Intended == nil {
+			return 0
+		}
+		return o.Intended.P99
+	}
+	p99Title := "p99 latency, µs (shorter is better)"
+	for _, o := range r.Outcomes {
+		if o.Intended != nil {
+			p99Title = "p99 latency, µs: service time (bar), from the intended start (dashed)"
+			break
+		}
 	}
 	panels := []metric{
-		{"throughput, ops/s (longer is better)", func(o Outcome) float64 { return o.OpsPerSec }, labelW},
-		{"p99 latency, µs (shorter is better)", func(o Outcome) float64 { return o.Latency.P99 }, labelW + panelW + gap},
+		{"throughput, ops/s (longer is better)", func(o Outcome) float64 { return o.OpsPerSec }, labelW, nil},
+		{p99Title, func(o Outcome) float64 { return o.Latency.P99 }, labelW + panelW + gap, intendedP99},
 	}
 	for _, p := range panels {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, o := range r.Outcomes {
 			if v := p.value(o); o.Error == "" && v > 0 {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+			if p.intended != nil && o.Error == "" && p.intended(o) > 0 {
+				hi = math.Max(hi, p.intended(o))
 			}
 		}
 		if math.IsInf(lo, 1) {
@@ -301,6 +379,12 @@ func (r *Report) SVG() []byte {
 					continue
 				}
 				w := math.Max(1, scale(v))
+				if p.intended != nil {
+					if iv := p.intended(o); iv > 0 {
+						fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="none" stroke="%s" stroke-dasharray="2,2"><title>%s on %s, from the intended start: %s</title></rect>`+"\n",
+							p.x0, y, math.Max(1, scale(iv)), barH-1, palette[bi%len(palette)], html.EscapeString(c), html.EscapeString(n), num(iv))
+					}
+				}
 				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s on %s: %s</title></rect>`+"\n",
 					p.x0, y, w, barH-1, palette[bi%len(palette)], html.EscapeString(c), html.EscapeString(n), num(v))
 			}
@@ -310,6 +394,54 @@ func (r *Report) SVG() []byte {
 		y := top + ci*groupH + len(backends)*barH/2 + 4
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", labelW-8, y, html.EscapeString(c))
 	}
+	if growthH > 0 {
+		fmt.Fprintf(&b, `<svg x="0" y="%d" width="%d" height="%d">`+"\n%s</svg>\n", barsH, width, growthH, growth)
+	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// phasesTable renders the load and run phases of each workload apart: the entities its
+// loading wrote and how long that took, the requests one step took in its warm-up, and
+// the measured run's steps, requests and time. Empty when no workload was loaded.
+func phasesTable(outcomes []Outcome) string {
+	var b strings.Builder
+	for _, o := range outcomes {
+		if o.Loading == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n## Load and run phases\n\nEach workload loads its data, warms up (unmeasured), then runs; only the run is measured (over shards: the entities they loaded together, the longest shard's load). " +
+				"Requests per step are the warm-up's: one for a point read, one per page for a scan.\n\n" +
+				"| workload | backend | entities loaded | load s | requests per step | run steps | run requests | run s |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.2f | %.3g | %d | %d | %.2f |\n", mdCell(o.Case), mdCell(o.Backend), o.Loading.Entities, o.Loading.Elapsed.Seconds(),
+			o.Loading.RequestsPerStep, o.Steps, o.Requests, o.Elapsed.Seconds())
+	}
+	return b.String()
+}
+
+// opsCell is an outcome's throughput: with repeats, the mean and its 95% interval.
+func opsCell(o Outcome) string {
+	if o.Interval != nil {
+		return fmt.Sprintf("%s (%s–%s)", num(o.Interval.Mean), num(math.Max(0, o.Interval.Low)), num(o.Interval.High))
+	}
+	return num(o.OpsPerSec)
+}
+
+// ratioOf is a's throughput over b's with its interval, "1.23× (1.10–1.40×)", and false
+// when either lacks an interval (fewer than MinRepeats runs).
+func ratioOf(a, b Outcome) (string, bool) {
+	if a.Interval == nil || b.Interval == nil {
+		return "", false
+	}
+	r, ok := RatioInterval(*a.Interval, *b.Interval)
+	if !ok {
+		return "", false
+	}
+	s := fmt.Sprintf("%.2f× (%.2f–%.2f×)", r.Mean, r.Low, r.High)
+	if r.Low <= 1 && r.High >= 1 {
+		s += " no difference shown"
+	}
+	return s, true
 }

@@ -133,6 +133,44 @@ type Env struct {
 	// Quick shrinks every data set to a few hundred entities, keeping the case names: for
 	// tests of the workloads themselves, never for measurement.
 	Quick bool
+	// Progress, when set, counts the entities loaded and the steps run, for progress lines.
+	Progress *Progress
+}
+
+// Progress counts what a workload has done so far, read by another goroutine for progress
+// lines: the entities its loading wrote and the steps its runs took.
+type Progress struct {
+	loaded atomic.Int64
+	steps  atomic.Int64
+}
+
+// Loaded is how many entities the loading has written so far.
+func (p *Progress) Loaded() int64 { return p.loaded.Load() }
+
+// Steps is how many steps the runs have taken so far, warm-up included.
+func (p *Progress) Steps() int64 { return p.steps.Load() }
+
+// countingLoads is a backend that counts in p the entities written through it by inserts
+// and transactions, as loading writes them.
+type countingLoads struct {
+	api.Backend
+	p *Progress
+}
+
+func (c countingLoads) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	out, err := c.Backend.InsertEntity(ctx, table, e)
+	if err == nil {
+		c.p.loaded.Add(1)
+	}
+	return out, err
+}
+
+func (c countingLoads) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	res, err := c.Backend.SubmitBatch(ctx, table, ops)
+	if err == nil {
+		c.p.loaded.Add(int64(len(ops)))
+	}
+	return res, err
 }
 
 // workload is a prepared case.
@@ -154,8 +192,11 @@ type Worker struct {
 	Ctx   context.Context
 	Table string
 
+	measured *Measured
 	steps    int64
 	writes   int64
+	failed   int64
+	firstErr error
 	checks   []func(ctx context.Context, b api.Backend) error
 	choosers map[Distribution]chooser
 }
@@ -217,6 +258,8 @@ type Load struct {
 	table    string
 	wl       *workload
 	runs     int
+	// requestsPerStep is how many requests a step took in the warm-up (0 before it).
+	requestsPerStep float64
 }
 
 // Prepare creates the case's table on env's backend and loads its data. ctx bounds the
@@ -228,6 +271,9 @@ func Prepare(ctx context.Context, env *Env, c Case) (*Load, error) {
 	measured := env.Backend
 	unmeasured := *env
 	unmeasured.Backend = retrying{env.Backend}
+	if env.Progress != nil {
+		unmeasured.Backend = countingLoads{unmeasured.Backend, env.Progress}
+	}
 	env = &unmeasured
 	table := newTableName()
 	if err := env.Backend.CreateTable(ctx, table); err != nil {
@@ -259,11 +305,30 @@ func (l *Load) WarmupOps() int { return 8 * l.Workers() }
 // Warm runs the load for WarmupOps operations, unmeasured, as a run before the first
 // measured one; its results are checked like any run's.
 func (l *Load) Warm(ctx context.Context) error {
-	_, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
+	res, err := l.Run(ctx, Limit{Ops: l.WarmupOps()}, nil)
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	if res.Steps > 0 {
+		l.requestsPerStep = float64(res.Requests) / float64(res.Steps)
+	}
 	return nil
+}
+
+// RequestsPerStep is how many requests a step of the load took in its warm-up: 1 for a
+// point read, the pages of a scan, a read and a write for a read-modify-write. It is 0
+// before Warm.
+func (l *Load) RequestsPerStep() float64 { return l.requestsPerStep }
+
+// StepsFor is how many steps make about requests requests (at least one), by the warm-up's
+// requests per step; before Warm, one step per request. `conform bench --ops` counts
+// requests, so that a table scan of many pages and a point read get the same number of
+// requests, not of steps.
+func (l *Load) StepsFor(requests int) int {
+	if l.requestsPerStep <= 1 {
+		return max(1, requests)
+	}
+	return max(1, int(math.Round(float64(requests)/l.requestsPerStep)))
 }
 
 // Workers returns how many workers a run of the load uses.
@@ -284,12 +349,29 @@ func (l *Load) Workers() int {
 // run. With RateTo too, the pace ramps linearly from Rate to RateTo over the run (its
 // Duration, else the time its Ops take at the mean rate), so that one run shows the rate
 // where throttling starts.
+//
+// A paced run is a closed model: a worker takes the next step only when its last one is
+// done, so a slow backend delays later steps (they are counted late) and the offered load
+// falls to what the workers complete. Open makes it an open model (`conform bench
+// --arrival-rate`, k6's arrival-rate executors): step n is started at its intended time
+// whatever the workers are doing, by an idle worker or a new one, up to MaxWorkers
+// (DefaultMaxWorkers when zero); a step that finds every worker busy at the cap is
+// dropped and counted. Either way the run records each request's latency from its
+// intended start beside its service time (Summary.Intended).
 type Limit struct {
-	Ops      int
-	Duration time.Duration
-	Rate     float64
-	RateTo   float64
+	Ops        int
+	Duration   time.Duration
+	Rate       float64
+	RateTo     float64
+	Open       bool
+	MaxWorkers int
 }
+
+// DefaultMaxWorkers is the most workers an open run grows to unless Limit.MaxWorkers says.
+const DefaultMaxWorkers = 256
+
+// paced reports whether the run's steps have intended starts.
+func (l Limit) paced() bool { return l.Rate > 0 }
 
 // startOf is when step n (from 0) may start, counted from the run's start, under the
 // limit's pace; zero when the run is not paced.
@@ -354,6 +436,9 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	if limit.Ops <= 0 && limit.Duration <= 0 {
 		return Result{}, fmt.Errorf("%s: a run needs a number of operations or a duration", l.Case.Name())
 	}
+	if limit.Open && !limit.paced() {
+		return Result{}, fmt.Errorf("%s: an open run needs an arrival rate", l.Case.Name())
+	}
 	t.StopTimer()
 	l.runs++
 	bound := limit.Ops
@@ -368,20 +453,54 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	}
 	nw := l.Workers()
 	meter := NewMeter()
-	workers := make([]*Worker, nw)
-	for i := range workers {
+	if limit.paced() {
+		meter.RecordIntended()
+	}
+	var workers []*Worker
+	newWorker := func() *Worker {
+		i := len(workers)
 		seed := l.env.Seed ^ fnv64(uint64(l.runs)<<20|uint64(i))
-		workers[i] = &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: meter.Worker(l.measured), Ctx: ctx, Table: l.table}
+		m := meter.Worker(l.measured)
+		w := &Worker{ID: i, Rand: mrand.New(mrand.NewPCG(seed, uint64(i))), B: m, measured: m, Ctx: ctx, Table: l.table}
+		workers = append(workers, w)
+		return w
+	}
+	for range nw {
+		newWorker()
 	}
 	var (
-		issued   atomic.Int64
 		stop     atomic.Bool
 		mu       sync.Mutex
 		wrongErr error
-		firstErr error
-		failed   int64
 		wg       sync.WaitGroup
 	)
+	// step runs one step on w and reports whether the run must stop (a wrong result).
+	progress := l.env.Progress
+	step := func(w *Worker) bool {
+		err := l.wl.step(w)
+		w.steps++
+		if progress != nil {
+			progress.steps.Add(1)
+		}
+		if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
+			return false
+		}
+		var we *WrongResultError
+		if errors.As(err, &we) {
+			mu.Lock()
+			if wrongErr == nil {
+				wrongErr = err
+			}
+			mu.Unlock()
+			stop.Store(true)
+			return true
+		}
+		w.failed++
+		if w.firstErr == nil {
+			w.firstErr = err
+		}
+		return false
+	}
 	var deadline time.Time
 	t.ResetTimer()
 	t.StartTimer()
@@ -390,61 +509,56 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 	if limit.Duration > 0 {
 		deadline = start.Add(limit.Duration)
 	}
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var myFailed int64
-			var myFirst error
-			for !stop.Load() {
-				n := issued.Add(1)
-				if bound > 0 && n > int64(bound) {
-					break
-				}
-				if limit.Rate > 0 && !pace(ctx, start.Add(limit.startOf(n-1)), deadline) {
-					break
-				}
-				if !deadline.IsZero() && time.Now().After(deadline) {
-					break
-				}
-				if ctx.Err() != nil {
-					break
-				}
-				err := l.wl.step(w)
-				w.steps++
-				if err == nil || Throttled(err) { // a throttled step is counted by the meter, never as a failure
-					continue
-				}
-				var we *WrongResultError
-				if errors.As(err, &we) {
-					mu.Lock()
-					if wrongErr == nil {
-						wrongErr = err
+	if limit.Open {
+		nw = l.arrive(ctx, limit, bound, start, deadline, workers[:nw], newWorker, step, &stop, &wg)
+	} else {
+		var issued atomic.Int64
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					n := issued.Add(1)
+					if bound > 0 && n > int64(bound) {
+						break
 					}
-					mu.Unlock()
-					stop.Store(true)
-					break
+					var at time.Time
+					if limit.paced() {
+						at = start.Add(limit.startOf(n - 1))
+						if !pace(ctx, at, deadline) {
+							break
+						}
+					}
+					if !deadline.IsZero() && time.Now().After(deadline) {
+						break
+					}
+					if ctx.Err() != nil {
+						break
+					}
+					if limit.paced() {
+						w.measured.intend(at, time.Now())
+					}
+					if step(w) {
+						break
+					}
 				}
-				myFailed++
-				if myFirst == nil {
-					myFirst = err
-				}
-			}
-			mu.Lock()
-			failed += myFailed
-			if firstErr == nil {
-				firstErr = myFirst
-			}
-			mu.Unlock()
-		}()
+			}()
+		}
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	t.StopTimer()
 
-	var steps int64
+	var (
+		steps, failed int64
+		firstErr      error
+	)
 	for _, w := range workers {
 		steps += w.steps
+		failed += w.failed
+		if firstErr == nil {
+			firstErr = w.firstErr
+		}
 	}
 	raw := meter.Raw()
 	res := Result{Backend: l.env.Name, Case: l.Case.Name(), Family: l.Case.Family, Params: l.Case.Params,
@@ -463,6 +577,66 @@ func (l *Load) Run(ctx context.Context, limit Limit, t Timer) (Result, error) {
 		return res, fmt.Errorf("%s: run interrupted after %d operations: %w", l.Case.Name(), steps, ctx.Err())
 	}
 	return res, nil
+}
+
+// arrive runs an open run (Limit.Open): it starts step n at its intended time on an idle
+// worker, or on a new one while there are fewer than the cap, and drops it otherwise. It
+// returns, with the number of workers it ran, when the arrivals end (bound steps offered,
+// the deadline, ctx done or stop); the caller waits on wg for the steps under way.
+func (l *Load) arrive(ctx context.Context, limit Limit, bound int, start, deadline time.Time, initial []*Worker,
+	newWorker func() *Worker, step func(*Worker) bool, stop *atomic.Bool, wg *sync.WaitGroup) (workers int) {
+	type arrival struct{ at time.Time }
+	arrivals := make(chan arrival) // unbuffered: a send succeeds only on an idle worker
+	defer close(arrivals)
+	maxWorkers := limit.MaxWorkers
+	if maxWorkers <= 0 {
+		maxWorkers = DefaultMaxWorkers
+	}
+	maxWorkers = max(maxWorkers, len(initial))
+	dispatcher := newWorker().measured // counts the dropped steps; never runs one
+	running := 0
+	serve := func(w *Worker, first *arrival) {
+		running++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if first != nil {
+				w.measured.intend(first.at, time.Now())
+				if step(w) {
+					return
+				}
+			}
+			for a := range arrivals {
+				if stop.Load() {
+					continue // drain: the run is over
+				}
+				w.measured.intend(a.at, time.Now())
+				if step(w) {
+					return
+				}
+			}
+		}()
+	}
+	for _, w := range initial {
+		serve(w, nil)
+	}
+	for n := int64(0); bound <= 0 || n < int64(bound); n++ {
+		at := start.Add(limit.startOf(n))
+		if stop.Load() || !pace(ctx, at, deadline) {
+			break
+		}
+		select {
+		case arrivals <- arrival{at}:
+			continue
+		default:
+		}
+		if running < maxWorkers {
+			serve(newWorker(), &arrival{at})
+			continue
+		}
+		dispatcher.drop(at)
+	}
+	return running
 }
 
 // verify runs the read-backs the workers queued, through the unmeasured backend.

@@ -212,8 +212,11 @@ type ShardRun struct {
 	Duration     time.Duration `json:"duration_ns,omitempty"`
 	TargetRate   float64       `json:"target_rate,omitempty"`
 	TargetRateTo float64       `json:"target_rate_to,omitempty"`
-	Workers      int           `json:"workers,omitempty"`
-	Large        bool          `json:"large,omitempty"`
+	// Open says the rates are arrival rates (Limit.Open), on up to MaxWorkers workers.
+	Open       bool `json:"open,omitempty"`
+	MaxWorkers int  `json:"max_workers,omitempty"`
+	Workers    int  `json:"workers,omitempty"`
+	Large      bool `json:"large,omitempty"`
 }
 
 // differs says how o differs from r as a run (not as a shard), or "" when it does not.
@@ -227,7 +230,7 @@ func (r ShardRun) differs(o ShardRun) string {
 		return "other workloads"
 	case r.Backend.Name != o.Backend.Name:
 		return fmt.Sprintf("backend %q, not %q", o.Backend.Name, r.Backend.Name)
-	case r.Ops != o.Ops || r.Duration != o.Duration || r.TargetRate != o.TargetRate || r.TargetRateTo != o.TargetRateTo || r.Workers != o.Workers || r.Large != o.Large || r.Seed != o.Seed:
+	case r.Ops != o.Ops || r.Duration != o.Duration || r.TargetRate != o.TargetRate || r.TargetRateTo != o.TargetRateTo || r.Open != o.Open || r.MaxWorkers != o.MaxWorkers || r.Workers != o.Workers || r.Large != o.Large || r.Seed != o.Seed:
 		return "other settings (operations, duration, target rate, workers, data size or seed)"
 	}
 	return ""

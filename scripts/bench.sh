@@ -9,9 +9,12 @@
 #
 # Environment:
 #   BENCH_WORKLOADS  the workloads, as conform bench --workloads takes them; default
-#                    "ops,ycsb-default,guide": the single operations, YCSB A-F under YCSB's own
-#                    distribution each, the design guide's cases (28 of 40). "all" runs the 40,
-#                    YCSB under all three distributions (about half as long again).
+#                    "ops,ycsb-default,guide,growth": the single operations, YCSB A-F under YCSB's own
+#                    distribution each, the design guide's cases (28 of 40), and the growth
+#                    family at BENCH_GROWTH_SIZES. "all" runs the 40, YCSB under all three
+#                    distributions (about half as long again), without growth.
+#   BENCH_GROWTH_SIZES  the growth family's table sizes (default 1000,10000; the full family
+#                    is 10000,100000,1000000, and 10000000 with enough memory)
 #   BENCHTIME        time per run of a case (default 300ms)
 #   BENCH_COUNT      runs of each case (default 6: benchstat's 95% intervals need 6)
 #   BENCH            benchmark regexp (default .)
@@ -25,7 +28,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 backends="${1:-${BENCH_BACKENDS:-reference,reference-http,azurite}}"
-workloads="${BENCH_WORKLOADS:-ops,ycsb-default,guide}"
+workloads="${BENCH_WORKLOADS:-ops,ycsb-default,guide,growth}"
+growth_sizes="${BENCH_GROWTH_SIZES:-1000,10000}"
 benchtime="${BENCHTIME:-300ms}"
 count="${BENCH_COUNT:-6}"
 pattern="${BENCH:-.}"
@@ -88,6 +92,18 @@ progress() {
   done
 }
 
+# growth_table: from benchmark output on standard input, the first BenchmarkGrowth line of each
+# size as "entities=N  point-read-p99-µs X ...  bytes/entity Y".
+growth_table() {
+  awk '/^BenchmarkGrowth\// {
+    split($1, parts, "/"); size = parts[3]; sub(/-[0-9]+$/, "", size)
+    if (seen[size]++) next
+    line = "   " size
+    for (i = 3; i < NF; i += 2) if ($(i + 1) ~ /p99-µs$|bytes\/entity|load-s/) line = line "  " $(i + 1) " " $i
+    print line
+  }'
+}
+
 run() { # run NAME ARGS...: one benchmark binary run, its output kept in $out/NAME.txt
   local name="$1" t0=$SECONDS
   shift
@@ -108,12 +124,17 @@ remote=()
 for b in "${list[@]}"; do
   [ -n "$b" ] || continue
   name="${b%%=*}" # NAME of NAME=CONNECTION_STRING; the connection string is never saved
-  if run "$name" -test.bench "$pattern" -ceiling=false -workloads "$workloads" -backend "$b"; then
+  if run "$name" -test.bench "$pattern" -ceiling=false -workloads "$workloads" -growth-sizes "$growth_sizes" -backend "$b"; then
     files+=("$out/$name.txt")
     [ "$name" = reference ] || remote+=("$name")
     echo
     echo "== $name: throughput, ops/s (median ± 95% interval of $count runs; latencies and CPU in $out/$name.txt)"
     tables "$out/benchstat-$name.txt" -filter '.unit:ops/s' -ignore /backend,/gomaxprocs "$name=$out/$name.txt" || status=1
+    if grep -q '^BenchmarkGrowth/' "$out/$name.txt"; then
+      echo
+      echo "== $name: cost as the data grows, p99 µs per operation (the first run of each size; all in $out/$name.txt)"
+      growth_table <"$out/$name.txt"
+    fi
   else
     echo "bench.sh: the benchmarks failed on $name (output kept in $out/$name.txt)" >&2
     status=1

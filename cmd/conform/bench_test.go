@@ -20,6 +20,12 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--backend", "reference", "--backend", "reference"}, "given twice"},
 		{[]string{"bench", "--backend", "reference", "--duration", "0s"}, "--duration must be positive"},
 		{[]string{"bench", "--backend", "reference", "--driver", "grpc"}, "--driver must be"},
+		{[]string{"bench", "--backend", "reference", "--target-rate", "100", "--arrival-rate", "100"}, "exclude each other"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "0"}, "--arrival-rate must be positive"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "fast"}, "--arrival-rate: rate"},
+		{[]string{"bench", "--backend", "reference", "--arrival-rate", "10", "--max-workers", "0"}, "--max-workers must be positive"},
+		{[]string{"bench", "--backend", "reference", "--repeats", "0"}, "--repeats must be from 1 to 100"},
+		{[]string{"bench", "--backend", "reference", "--shard", "0/2", "--run-id", "r", "--repeats", "3"}, "a shard runs each workload once"},
 	} {
 		_, stderr, code := conform(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -145,5 +151,122 @@ func TestBenchChecksEveryBackendFirst(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("--backend %s: %s was written", tc.backend, dir)
 		}
+	}
+}
+
+// TestBenchOpenModel runs a workload at an arrival rate: its line and bench.md give the
+// latency from the intended start beside the service time, and the operations offered,
+// late and dropped.
+func TestBenchOpenModel(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "PointGet",
+		"--duration", "300ms", "--arrival-rate", "200", "--max-workers", "4", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "arrivals at 200/s on up to 4 workers") || !strings.Contains(out, "intended-start p99") || !strings.Contains(out, "dropped") {
+		t.Errorf("output:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "## Latency from the intended start") || !strings.Contains(string(md), "wrk2's corrected latency") {
+		t.Errorf("bench.md has no intended-start table:\n%s", md)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Intended == nil || rep.Outcomes[0].Offered == 0 {
+		t.Fatalf("outcomes %+v", rep.Outcomes)
+	}
+}
+
+// TestBenchRepeats runs a workload three times: its line and bench.md give the mean ops/s
+// with its interval, and the machine's load is said at the start.
+func TestBenchRepeats(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference,reference-http", "--workloads", "PointGet", "--duration", "100ms", "--repeats", "3", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if strings.Count(out, "(3 runs: mean ") != 2 || !strings.Contains(out, "machine at the start: ") {
+		t.Errorf("output:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// On a busy machine three 100 ms runs can disagree too much for any bound: then the
+	// ratio is refused as too noisy, never printed bare.
+	if !strings.Contains(string(md), "ran 3 times") || !strings.Contains(string(md), "× (") && !strings.Contains(string(md), "too noisy") || strings.Contains(string(md), "no interval") {
+		t.Errorf("bench.md gives no ratio with its interval:\n%s", md)
+	}
+}
+
+// TestBenchGrowth runs the growth family at two small sizes on the reference: a line per
+// size, bench.md's table and bench.json's steps with the memory per entity.
+func TestBenchGrowth(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,2000",
+		"--growth-requests", "30", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "Growth, 2000 entities:  point read p50") || !strings.Contains(out, "bytes/entity") {
+		t.Errorf("output:\n%s", out)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 0 || len(rep.Growth) != 1 || len(rep.Growth[0].Steps) != 2 || rep.Growth[0].Steps[1].BytesPerEntity <= 0 {
+		t.Fatalf("bench.json: %d outcomes, growth %+v", len(rep.Outcomes), rep.Growth)
+	}
+	for _, args := range [][]string{
+		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,500"},
+		{"bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "ten"},
+		{"bench", "--backend", "reference-http", "--workloads", "growth", "--growth-data", dir},
+	} {
+		if _, stderr, code := conform(t, args...); code != exitUsage || !strings.Contains(stderr, args[len(args)-2]) {
+			t.Errorf("conform %v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// TestBenchGrowthRestart keeps the growth table in a data directory and measures the
+// reference's restart from it after each size; the directory is removed afterwards.
+func TestBenchGrowthRestart(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	out, stderr, code := conform(t, "bench", "--backend", "reference", "--workloads", "growth", "--growth-sizes", "1000,2000",
+		"--growth-requests", "20", "--growth-data", data, "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if strings.Count(out, "restarted in ") != 2 {
+		t.Errorf("output:\n%s", out)
+	}
+	var rep bench.Report
+	js, err := os.ReadFile(filepath.Join(dir, bench.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Growth) != 1 || len(rep.Growth[0].Steps) != 2 || rep.Growth[0].Steps[1].Restart <= 0 {
+		t.Fatalf("growth %+v", rep.Growth)
+	}
+	if left, _ := os.ReadDir(data); len(left) != 0 {
+		t.Errorf("the data directory was left behind: %v", left)
 	}
 }

@@ -47,7 +47,26 @@ var (
 
 func (c *framingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	for _, ch := range p[:n] {
+	c.scan(p[:n])
+	return n, err
+}
+
+// scan notes the header names at the start of each line of b. Once a line's first bytes
+// rule out both names (or its first len(c.line) bytes are in), the rest of the line cannot
+// change what is noted, and scan skips to its end.
+func (c *framingConn) scan(b []byte) {
+	for i := 0; i < len(b); i++ {
+		ch := b[i]
+		if ch != '\n' && ch != '\r' && c.lineLen > 0 && !c.mayName() {
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				c.lineAt += len(b) - i
+				return
+			}
+			c.lineAt += j
+			i += j
+			ch = '\n'
+		}
 		switch ch {
 		case '\n':
 			if c.lineAt == 0 || c.lineAt == 1 && c.lineLen == 0 { // "\n" or "\r\n": the section ends
@@ -60,24 +79,32 @@ func (c *framingConn) Read(p []byte) (int, error) {
 			continue
 		}
 		c.lineAt++
-		if c.lineLen < len(c.line) {
-			if 'A' <= ch && ch <= 'Z' {
-				ch += 'a' - 'A'
-			}
-			c.line[c.lineLen] = ch
-			c.lineLen++
-			switch {
-			case c.lineLen == len(prefixCL) && bytes.Equal(c.line[:c.lineLen], prefixCL):
-				c.hasCL = true
-			case c.lineLen == len(prefixTE) && bytes.Equal(c.line[:c.lineLen], prefixTE):
-				c.hasTE = true
-			}
-			if c.hasCL && c.hasTE {
-				c.both.Store(true)
-			}
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		c.line[c.lineLen] = ch
+		c.lineLen++
+		switch {
+		case c.lineLen == len(prefixCL) && bytes.Equal(c.line[:c.lineLen], prefixCL):
+			c.hasCL = true
+		case c.lineLen == len(prefixTE) && bytes.Equal(c.line[:c.lineLen], prefixTE):
+			c.hasTE = true
+		}
+		if c.hasCL && c.hasTE {
+			c.both.Store(true)
 		}
 	}
-	return n, err
+}
+
+// mayName reports whether the current line's bytes so far can still begin one of the
+// two header names: fewer than len(c.line) bytes, which are a prefix of either.
+func (c *framingConn) mayName() bool {
+	if c.lineLen >= len(c.line) {
+		return false
+	}
+	got := c.line[:c.lineLen]
+	return c.lineLen <= len(prefixCL) && bytes.Equal(got, prefixCL[:c.lineLen]) ||
+		bytes.Equal(got, prefixTE[:c.lineLen])
 }
 
 type framingKey struct{}
