@@ -64,7 +64,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
 				for _, e := range hours {
 					h := int(e.Properties[fixtures.PropHour].Int())
-					Expect(e.RowKey).To(Equal(fixtures.HourRowKey(h)))
+					Expect(e).To(HaveEntityKey(scenario.Key(id, fixtures.HourRowKey(h))), "hour %d of employee %s", h, id)
 					Expect(got).To(HaveProperty(fixtures.HourProperty(h), e.Properties[fixtures.PropMessageCount]), "hour %d of employee %s", h, id)
 				}
 			}
