@@ -140,6 +140,12 @@ func RequireRoundTrip(ctx context.Context, f *framework.F, b api.Backend, table 
 			gomega.Expect(err).To(matchers.SucceedOnBackend(), "delete the probe entity")
 		})
 	}
+	// The spec may read its table by queries: the probes must be gone from them too.
+	f.Requires("modify.delete.removes", "queries no longer return the deleted probe entities of the round-trip precondition", func() {
+		left, err := matchers.QueryAll(ctx, b, table, api.Query{Filter: "PartitionKey eq '" + probePartition + "'"}, MaxPages)
+		gomega.Expect(err).To(matchers.SucceedOnBackend(), "query the probes' partition after their delete")
+		gomega.Expect(left.Entities()).To(gomega.BeEmpty(), "a query of the probes' partition after their delete")
+	})
 }
 
 // RuleDeleteRemoves is the rule whose subject is a deleted entity being gone, from reads
