@@ -28,6 +28,7 @@ var _ = framework.Describe("Design for data modification", func(f *framework.F) 
 	f.DescribeTable("modify.point.isolation", "changes only the entity the keys address",
 		func(ctx context.Context, writeRule string, op func(context.Context, api.Backend, string) error, exists bool, want *api.Entity) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // the neighbours share the addressed RowKey
 			others := neighbours()
 			for _, e := range others {
 				mustInsert(ctx, b, table, e)

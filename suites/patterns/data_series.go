@@ -54,6 +54,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 	Context("with one entity per employee holding 24 hourly counts", func() {
 		f.It("pattern.data-series.one-entity", "returns the whole series to one point query, equal to the 24 per-hour entities", func(ctx context.Context) {
 			b, perHour, series := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
+			scenario.RequireKeyIdentity(ctx, f, b, series) // one series entity of one day in each employee's partition
 			scenario.Load(ctx, b, perHour, fixtures.MessageStatsPerHour(0))
 			scenario.Load(ctx, b, series, fixtures.MessageStatsSeries(0))
 			for _, id := range fixtures.StatsEmployees(0) {

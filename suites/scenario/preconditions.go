@@ -148,6 +148,43 @@ func RequireRoundTrip(ctx context.Context, f *framework.F, b api.Backend, table 
 	})
 }
 
+// RuleKeyIdentity is the rule whose subject is an entity being identified by its table,
+// PartitionKey and RowKey together: the same RowKey in two partitions names two entities.
+const RuleKeyIdentity = "entities.key.identity"
+
+// RequireKeyIdentity is the precondition of a spec that reads by Get Entity entities that
+// share a RowKey with entities of other partitions (a neighbour, an employee moved between
+// departments, one Department entity in each partition): two probe entities with one
+// RowKey in two partitions each read back as themselves (RuleKeyIdentity). A backend whose
+// point reads go by RowKey alone would otherwise fail such a spec on the entity of another
+// partition although what the spec is about worked. The probes are removed again, from
+// reads and from queries.
+func RequireKeyIdentity(ctx context.Context, f *framework.F, b api.Backend, table string) {
+	ginkgo.GinkgoHelper()
+	var probes []api.Entity
+	for i, pk := range []string{probePartition, probePartition + "-2"} {
+		probes = append(probes, api.NewEntity(pk, "identity", map[string]api.Value{"ConformIdentityProbe": api.Int32(int32(i))}))
+	}
+	f.Requires(RuleKeyIdentity, "read back two entities of one RowKey in two partitions, each as itself", func() {
+		for _, p := range probes {
+			_, err := b.InsertEntity(ctx, table, p)
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "insert the probe entity (%q, %q)", p.PartitionKey, p.RowKey)
+		}
+		for _, p := range probes {
+			got, err := b.GetEntity(ctx, table, p.PartitionKey, p.RowKey, nil)
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "read back the probe entity (%q, %q)", p.PartitionKey, p.RowKey)
+			gomega.Expect(got).To(matchers.MatchEntity(p), "the probe entity (%q, %q)", p.PartitionKey, p.RowKey)
+		}
+	})
+	f.Requires(RuleDeleteRemoves, "delete the probe entities of the key identity precondition", func() {
+		for _, p := range probes {
+			err := b.DeleteEntity(ctx, table, p.PartitionKey, p.RowKey, api.IfMatchAny)
+			gomega.Expect(err).To(matchers.SucceedOnBackend(), "delete the probe entity (%q, %q)", p.PartitionKey, p.RowKey)
+		}
+	})
+	RequireDeleted(ctx, f, b, table, matchers.Keys(probes)...)
+}
+
 // RuleDeleteRemoves is the rule whose subject is a deleted entity being gone, from reads
 // and from queries.
 const RuleDeleteRemoves = "modify.delete.removes"
