@@ -20,3 +20,17 @@ func TestMapKeyLiteralsFoldsTheKeysAFilterComparesWith(t *testing.T) {
 		}
 	}
 }
+
+func TestSystemNamesAnyCaseSpellsOnlyTheSystemNames(t *testing.T) {
+	cases := map[string]string{
+		"partitionkey eq 'p' and ROWKEY ge 'rowkey'":  "PartitionKey eq 'p' and RowKey ge 'rowkey'",
+		"timestamp lt datetime'2020-01-01T00:00:00Z'": "Timestamp lt datetime'2020-01-01T00:00:00Z'",
+		"Rank eq 3 and name ne 'partitionkey'":        "Rank eq 3 and name ne 'partitionkey'",
+		"PartitionKey eq 'p'":                         "PartitionKey eq 'p'",
+	}
+	for in, want := range cases {
+		if got := systemNamesAnyCase(in); got != want {
+			t.Errorf("systemNamesAnyCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
