@@ -185,6 +185,19 @@ func RequireKeyIdentity(ctx context.Context, f *framework.F, b api.Backend, tabl
 	RequireDeleted(ctx, f, b, table, matchers.Keys(probes)...)
 }
 
+// InsertRule is the rule whose subject is inserting an entity with key k into a table that
+// holds the entities of earlier: a key that differs from one of earlier only in letter case
+// names a new entity where keys are case-sensitive (matchers.RuleKeyCase); any other key is
+// modify.insert.stores'.
+func InsertRule(k api.Key, earlier []api.Key) string {
+	for _, e := range earlier {
+		if e != k && strings.EqualFold(e.PartitionKey, k.PartitionKey) && strings.EqualFold(e.RowKey, k.RowKey) {
+			return matchers.RuleKeyCase
+		}
+	}
+	return "modify.insert.stores"
+}
+
 // RuleDeleteRemoves is the rule whose subject is a deleted entity being gone, from reads
 // and from queries.
 const RuleDeleteRemoves = "modify.delete.removes"
