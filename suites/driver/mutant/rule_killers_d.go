@@ -1,0 +1,45 @@
+package mutant
+
+import (
+	"github.com/tableconform/conform/reference/api"
+)
+
+// Faults of the design guide's patterns that, before issue 30, only keys-case-folded,
+// point-reads-by-rowkey and scan-first-partition-only made fail, through a step the
+// patterns' specs take on the way: each cuts a corner only on the queries the patterns make,
+// so that the pattern's own subject (the entities its query returns, properties included) is
+// what fails.
+
+var (
+	_ = define(Mutant{
+		Name:        "partition-range-drops-property",
+		Description: "answers a query of one partition bounded on RowKey from below and above (PartitionKey eq, RowKey ge and lt) with each entity's last-named property dropped",
+		Breaks: []string{"pattern.impl.range-query", "pattern.compound-key.range", "pattern.inter-index.range", "pattern.intra-index.range",
+			"pattern.log-data.hour-partition", "pattern.prepend-append.spread", "rel.heterogeneous.rowkey-prefix", "rel.one-to-one.key-convention"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if q.Select != nil || !comparesWith(q.Filter, "PartitionKey", "eq") ||
+				!comparesWith(q.Filter, "RowKey", "ge") || !comparesWith(q.Filter, "RowKey", "lt") {
+				return
+			}
+			mapEntities(p.Entities, dropLastNamed)
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "point-query-drops-property",
+		Description: "answers a query for one entity by both keys (PartitionKey eq and RowKey eq) with the last-named property dropped from an entity of five or more",
+		Breaks:      []string{"pattern.intra-index.point-query", "rel.one-to-many.denormalized"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if q.Select != nil || !comparesWith(q.Filter, "PartitionKey", "eq") || !comparesWith(q.Filter, "RowKey", "eq") {
+				return
+			}
+			mapEntities(p.Entities, func(e *api.Entity) {
+				if len(e.Properties) >= 5 {
+					dropLastNamed(e)
+				}
+			})
+		}}
+	}, hooks{})
+)
