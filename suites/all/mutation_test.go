@@ -943,8 +943,6 @@ var awaitingAMutant = map[string]string{
 	"pattern.large-entities.blob-pointer":  blamedOnly,
 	"pattern.large-entities.inline-limit":  blamedOnly,
 	"query.filter.syntax.message":          recordsOnly,
-	"rel.heterogeneous.type-property":      blamedOnly,
-	"rel.inheritance.entity-type":          blamedOnly,
 	"rel.join-in-client":                   blamedOnly,
 	"rel.move.two-steps":                   blamedOnly,
 	"rel.one-to-many.same-partition":       blamedOnly,

@@ -42,4 +42,17 @@ var (
 			})
 		}}
 	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "entity-type-query-drops-property",
+		Description: "answers a query filtered on EntityType with each entity's last-named property dropped, as a store that projects typed entities onto the columns it knows for their type",
+		Breaks:      []string{"rel.heterogeneous.type-property", "rel.inheritance.entity-type"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if q.Select != nil || !comparesWith(q.Filter, "EntityType", "eq") {
+				return
+			}
+			mapEntities(p.Entities, dropLastNamed)
+		}}
+	}, hooks{})
 )
