@@ -1,8 +1,31 @@
 package mutant
 
 import (
+	"context"
+	"strings"
+
 	"github.com/tableconform/conform/reference/api"
 )
+
+// prefixDelete deletes, with each entity, the entities of the same RowKey whose
+// PartitionKey begins with the deleted one's.
+type prefixDelete struct{ api.Backend }
+
+func (m *prefixDelete) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if err := m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch); err != nil {
+		return err
+	}
+	p, err := m.Backend.QueryEntities(ctx, table, api.Query{Filter: "RowKey eq '" + strings.ReplaceAll(rk, "'", "''") + "'"})
+	if err != nil {
+		return nil
+	}
+	for _, e := range p.Entities {
+		if e.PartitionKey != pk && strings.HasPrefix(e.PartitionKey, pk) {
+			_ = m.Backend.DeleteEntity(ctx, table, e.PartitionKey, rk, api.IfMatchAny)
+		}
+	}
+	return nil
+}
 
 // Faults of the design guide's patterns that, before issue 30, only keys-case-folded,
 // point-reads-by-rowkey and scan-first-partition-only made fail, through a step the
@@ -55,4 +78,10 @@ var (
 			mapEntities(p.Entities, dropLastNamed)
 		}}
 	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "delete-by-key-prefix",
+		Description: "deletes with an entity the entities of the same RowKey whose PartitionKey begins with its own, as a delete run over a key range that forgot the partition's upper bound",
+		Breaks:      []string{"modify.point.isolation"},
+	}, func(b api.Backend) api.Backend { return &prefixDelete{Backend: b} }, hooks{})
 )
