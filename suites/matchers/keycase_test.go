@@ -20,7 +20,8 @@ func (foldingStore) InsertEntity(_ context.Context, _ string, e api.Entity) (api
 	return e, nil
 }
 
-// noted captures the preconditions matchers note while a spec is tracked.
+// trackSpec tracks a recorder over foldingStore as the running spec's and returns the rules
+// of the preconditions that matchers note meanwhile.
 func trackSpec(t *testing.T) (*record.Recorder, *[]string) {
 	t.Helper()
 	var notes []string
