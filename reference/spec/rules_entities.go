@@ -31,7 +31,7 @@ func init() {
 			Text:   "An empty RowKey MAY be accepted; if it is, the entity MUST read back with that key, and if not, the refusal MUST be a 400 (the choice is recorded).",
 			Source: SrcDataModel + "#rowkey-property"},
 		Rule{ID: "entities.key.case-sensitive", Level: Must, Area: AreaEntities, Evidence: []Fact{doc("1.2")},
-			Text:     "Keys MUST be compared with their letter case: keys that differ only in case name distinct entities.",
+			Text:     "Keys MUST be stored and compared with their letter case: an entity reads back under the keys it was written with, and keys that differ only in case name distinct entities.",
 			Source:   SrcDataModel + "#partitionkey-property",
 			Sections: []string{dmSecAbout}},
 		Rule{ID: "entities.key.identity", Level: Must, Area: AreaEntities, Evidence: []Fact{doc("E-design-guide")},

@@ -101,19 +101,23 @@ func init() {
 			Text:   "An Edm.Int64 property SHOULD compare numerically with an Int32 literal, and an Edm.Double property with Int32 and Int64 literals.",
 			Source: SrcQueryingTables},
 		// The documentation says only that constants must have the property's type for valid
-		// results (EVIDENCE.md 3.2, 11.8): what Storage answers otherwise is open, so both
-		// rules are MAYs that record the answer (they were MUSTs until issue 20;
-		// docs/EVIDENCE.md, "Rule levels and their evidence").
+		// results (EVIDENCE.md 3.2, 11.8): what Storage answers otherwise is open, so
+		// query.compare.mismatch is a MAY that records the answer (a MUST until issue 20).
+		// query.compare.missing asserts what reported live answers show, eq, and ne with a
+		// String literal, leaving the entity out (E-filter-missing-property, traffic; a MAY
+		// from issue 20 to issue 30), and records the other operators and literal types
+		// (docs/EVIDENCE.md, "Rule levels and their evidence").
 		Rule{ID: "query.compare.mismatch", Level: May, Area: AreaQuery,
 			Text:   "A property compared with a literal of another EDM type (outside numeric widening) MAY select the entity or not, and the query MAY be refused with 400; the answer is recorded (the reference answers as if the property sorted below the literal: eq, gt and ge false; ne, lt and le true).",
 			Source: SrcQueryingTables,
 			Evidence: []Fact{{Cite: "E-compare-open", Strength: Open, Note: "comparing values of different types is not documented"},
 				{Cite: "EVIDENCE.md 11.8", Strength: Open}}},
-		Rule{ID: "query.compare.missing", Level: May, Area: AreaQuery,
-			Text:   "A comparison on a property the entity does not have MAY leave the entity out or select it (ne included), and the query MAY be refused with 400; the answer is recorded (the reference leaves it out for every operator).",
+		Rule{ID: "query.compare.missing", Level: Must, Area: AreaQuery,
+			Text:   "A comparison with eq, or with ne and a String literal, on a property the entity does not have MUST leave the entity out (E-filter-missing-property); with the other operators and literal types the entity MAY be left out or selected, or the query refused with 400, and the answer is recorded (the reference leaves it out for every operator).",
 			Source: SrcQueryingTables,
-			Evidence: []Fact{{Cite: "E-compare-open", Strength: Open, Note: "a property the entity lacks is not documented"},
-				{Cite: "EVIDENCE.md 11.8", Strength: Open}}},
+			Evidence: []Fact{{Cite: "E-filter-missing-property", Strength: Traffic, Note: "eq, and ne with a String literal, on a property the entity lacks leave the entity out"},
+				{Cite: "E-compare-open", Strength: Open, Recorded: true, Note: "the other operators and literal types on a property the entity lacks are not documented"},
+				{Cite: "EVIDENCE.md 11.8", Strength: Open, Recorded: true}}},
 
 		// Boolean structure.
 		Rule{ID: "query.logic.precedence", Level: Must, Area: AreaQuery, Evidence: []Fact{doc("3.1")},
@@ -166,7 +170,7 @@ func init() {
 			Text:   "Operators MUST be written in lower case: EQ, And, NOT and similar spellings MUST fail with 400 InvalidInput.",
 			Source: SrcQueryingTables},
 		Rule{ID: "query.filter.case.properties", Level: Must, Area: AreaQuery,
-			Text:   "Property names in a filter MUST match case-sensitively: a differently cased name is a property the entity does not have, which eq, and ne with a String literal, leave out (E-filter-missing-property).",
+			Text:   "Property names in a filter MUST match case-sensitively: a differently cased name is a property the entity does not have, which eq, and ne with a String literal, leave out (query.compare.missing's subject, a precondition here).",
 			Source: SrcQueryingTables,
 			Evidence: []Fact{{Cite: "EVIDENCE.md 3.1", Strength: Doc, Note: "everything in a filter is case-sensitive"},
 				{Cite: "E-filter-missing-property", Strength: Traffic, Note: "eq, and ne with a String literal, on a property the entity lacks leave the entity out"}}},

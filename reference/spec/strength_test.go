@@ -67,7 +67,7 @@ func TestLevelOutrunsEvidenceCatchesAMustOnAnOpenFact(t *testing.T) {
 			t.Errorf("%s %s on %v: flagged %v, want %v", c.rule.ID, c.rule.Level, c.rule.Facts(), got, c.flags)
 		}
 	}
-	for _, id := range []string{"query.compare.mismatch", "query.compare.missing", "protocol.version.invalid", "query.top.negative"} {
+	for _, id := range []string{"query.compare.mismatch", "protocol.version.invalid", "query.top.negative"} {
 		r, _ := LookupRule(id)
 		r.Level = Must
 		if r.LevelOutrunsEvidence() == "" {

@@ -9,7 +9,6 @@ package spec
 // TestUnbreakableNamesRules checks that every id names a rule.
 var unbreakable = map[string]string{
 	"query.compare.mismatch": "A MAY on open evidence: its spec records any selection and any 400 refusal the backend answers, so only a server error fails it, which no decorator answers to these filters alone.",
-	"query.compare.missing":  "A MAY on open evidence: its spec records any selection and any 400 refusal the backend answers, so only a server error fails it, which no decorator answers to these filters alone.",
 	"auth.anonymous":         "Its spec sends the request without credentials through its own HTTP client, around the backend's driver and any decorator, so only the service itself decides the answer.",
 	"batch.table.single":     "Its spec sends a hand-made multipart transaction naming two tables over raw HTTP, which the Backend interface cannot express (SubmitBatch takes one table), so no decorator of that interface sees the request.",
 	"batch.changeset.single": "Its spec sends a hand-made multipart transaction with two changesets over raw HTTP, which the Backend interface cannot express (SubmitBatch takes one list of operations), so no decorator of that interface sees the request.",

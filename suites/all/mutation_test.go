@@ -924,12 +924,28 @@ func TestCatalogueCoverage(t *testing.T) {
 // other rules' preconditions), so no fault can fail it without being a mis-blame.
 const recordsOnly = "a MAY rule whose spec only records which allowed answer came; its other steps are preconditions of other rules"
 
+// blamedOnly is why a rule of awaitingAMutant has no mutant: the mutants that made it fail
+// did so only through a step its spec took on the way (a key read back in another letter
+// case, the entity of another partition from a point read, a scan that stopped short), which
+// now blocks the spec instead (issue 30); no mutant breaks the rule's own subject yet.
+const blamedOnly = "its only killers failed it through a precondition of another rule, which now blocks it; no mutant breaks its own subject yet"
+
 // awaitingAMutant lists the rules with specs that no mutant makes fail, each with why: open
 // work that TestCatalogueCoverage logs instead of failing on, and fails on once a mutant
 // makes the rule fail (strike it then), so the list only shrinks.
 var awaitingAMutant = map[string]string{
-	"query.filter.syntax.message": recordsOnly,
-	"service.cors.vary":           recordsOnly,
+	"pattern.denormalization.point-query":  blamedOnly,
+	"pattern.eventual.converges":           blamedOnly,
+	"pattern.high-volume-delete.new-name":  blamedOnly,
+	"pattern.index-entities.external-list": blamedOnly,
+	"pattern.intra-index.partial-copy":     blamedOnly,
+	"pattern.large-entities.blob-pointer":  blamedOnly,
+	"pattern.large-entities.inline-limit":  blamedOnly,
+	"query.filter.syntax.message":          recordsOnly,
+	"rel.join-in-client":                   blamedOnly,
+	"rel.move.two-steps":                   blamedOnly,
+	"rel.one-to-many.same-partition":       blamedOnly,
+	"service.cors.vary":                    recordsOnly,
 }
 
 func countUnbreakable() int {

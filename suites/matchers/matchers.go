@@ -223,7 +223,8 @@ func (m *matchEntity) NegatedFailureMessage(any) string {
 }
 
 type haveKeys struct {
-	want []api.Key
+	want    []api.Key
+	keyCase string // RuleKeyCase when the keys differ only by letter case
 }
 
 // HaveKeys succeeds when a []api.Entity holds exactly the entities with the given keys, in
@@ -235,6 +236,7 @@ func (m *haveKeys) Match(actual any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("HaveKeys expects []api.Entity, got %T", actual)
 	}
+	m.keyCase, _ = keysCaseRule(m.want, Keys(es), true)
 	if len(es) != len(m.want) {
 		return false, nil
 	}
@@ -254,10 +256,36 @@ func (m *haveKeys) FailureMessage(actual any) string {
 		}
 		fmt.Fprintf(&want, "(%q,%q)", k.PartitionKey, k.RowKey)
 	}
-	return fmt.Sprintf("want the entities [%s] in that order, got %s", want.String(), KeyList(actual.([]api.Entity)))
+	return noteKeyCaseFault(m.keyCase, fmt.Sprintf("want the entities [%s] in that order, got %s", want.String(), KeyList(actual.([]api.Entity))))
 }
 
 func (m *haveKeys) NegatedFailureMessage(any) string { return "expected other entities" }
+
+type haveKey struct {
+	want    api.Key
+	keyCase string // RuleKeyCase when the key differs only by letter case
+}
+
+// HaveEntityKey succeeds when an api.Entity has the given PartitionKey and RowKey.
+func HaveEntityKey(k api.Key) types.GomegaMatcher { return &haveKey{want: k} }
+
+func (m *haveKey) Match(actual any) (bool, error) {
+	e, ok := entityOf(actual)
+	if !ok {
+		return false, fmt.Errorf("HaveEntityKey expects api.Entity, got %T", actual)
+	}
+	m.keyCase, _ = keysCaseRule([]api.Key{m.want}, []api.Key{e.Key()}, true)
+	return e.Key() == m.want, nil
+}
+
+func (m *haveKey) FailureMessage(actual any) string {
+	e, _ := entityOf(actual)
+	return noteKeyCaseFault(m.keyCase, fmt.Sprintf("want the entity (%q,%q), got (%q,%q)", m.want.PartitionKey, m.want.RowKey, e.PartitionKey, e.RowKey))
+}
+
+func (m *haveKey) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("expected an entity other than (%q,%q)", m.want.PartitionKey, m.want.RowKey)
+}
 
 // WrittenOnly returns e without the custom properties the running spec never wrote
 // (record.WrittenByRunningSpec); outside a spec, e itself. Whether such a member may come back

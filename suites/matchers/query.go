@@ -3,6 +3,7 @@ package matchers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/onsi/gomega/types"
@@ -16,6 +17,7 @@ import (
 type consistOfKeys struct {
 	want                        []api.Key
 	missing, unexpected, repeat []api.Key
+	keyCase                     string // RuleKeyCase when the keys differ only by letter case
 }
 
 // ConsistOfKeys succeeds when a []api.Entity holds exactly the entities with the given keys,
@@ -49,7 +51,12 @@ func (m *consistOfKeys) Match(actual any) (bool, error) {
 			m.missing = append(m.missing, k)
 		}
 	}
-	return len(m.missing) == 0 && len(m.unexpected) == 0 && len(m.repeat) == 0, nil
+	ok = len(m.missing) == 0 && len(m.unexpected) == 0 && len(m.repeat) == 0
+	m.keyCase = ""
+	if !ok {
+		m.keyCase, _ = keysCaseRule(m.want, Keys(es), false)
+	}
+	return ok, nil
 }
 
 func (m *consistOfKeys) FailureMessage(actual any) string {
@@ -63,12 +70,69 @@ func (m *consistOfKeys) FailureMessage(actual any) string {
 	if len(m.repeat) > 0 {
 		parts = append(parts, "returned more than once "+renderKeys(m.repeat))
 	}
-	return fmt.Sprintf("the rule expects exactly the entities %s, each once; got %s: %s",
-		renderKeys(m.want), KeyList(actual.([]api.Entity)), strings.Join(parts, "; "))
+	return noteKeyCaseFault(m.keyCase, fmt.Sprintf("the rule expects exactly the entities %s, each once; got %s: %s",
+		renderKeys(m.want), KeyList(actual.([]api.Entity)), strings.Join(parts, "; ")))
 }
 
 func (m *consistOfKeys) NegatedFailureMessage(any) string {
 	return "expected other entities than " + renderKeys(m.want)
+}
+
+type containKeys struct {
+	want, missing []api.Key
+	keyCase       string // RuleKeyCase when each missing key came back in another letter case
+}
+
+// ContainKeys succeeds when a []api.Entity holds the entities with the given keys, among any
+// others.
+func ContainKeys(keys ...api.Key) types.GomegaMatcher { return &containKeys{want: keys} }
+
+func (m *containKeys) Match(actual any) (bool, error) {
+	es, ok := actual.([]api.Entity)
+	if !ok {
+		return false, fmt.Errorf("ContainKeys expects []api.Entity, got %T", actual)
+	}
+	got := make(map[api.Key]bool, len(es))
+	for _, e := range es {
+		got[e.Key()] = true
+	}
+	m.missing, m.keyCase = nil, ""
+	for _, k := range m.want {
+		if !got[k] {
+			m.missing = append(m.missing, k)
+		}
+	}
+	if len(m.missing) == 0 {
+		return true, nil
+	}
+	// The missing keys came back in another letter case when each pairs with its own entity
+	// of es under a key that is not itself wanted (caseFolded).
+	wanted := make(map[api.Key]bool, len(m.want))
+	for _, k := range m.want {
+		wanted[k] = true
+	}
+	taken := map[api.Key]bool{}
+	m.keyCase = RuleKeyCase
+	for _, k := range m.missing {
+		i := slices.IndexFunc(es, func(e api.Entity) bool {
+			return !wanted[e.Key()] && !taken[e.Key()] && caseFolded(k, e.Key())
+		})
+		if i < 0 {
+			m.keyCase = ""
+			break
+		}
+		taken[es[i].Key()] = true
+	}
+	return false, nil
+}
+
+func (m *containKeys) FailureMessage(actual any) string {
+	return noteKeyCaseFault(m.keyCase, fmt.Sprintf("the rule expects the entities %s among those returned; got %s: missing %s",
+		renderKeys(m.want), KeyList(actual.([]api.Entity)), renderKeys(m.missing)))
+}
+
+func (m *containKeys) NegatedFailureMessage(any) string {
+	return "expected the entities not to include " + renderKeys(m.want)
 }
 
 func renderKeys(keys []api.Key) string {

@@ -35,11 +35,16 @@ const RuleOwnProperties = "entities.schema.heterogeneous"
 
 // roundTripRule returns the rule a comparison that differs from want only by round-trip
 // faults is blocked by, and false when any difference is another (EntityDiff's differences).
+// Keys come back in another letter case (keycase.go) are such a fault too, and name
+// RuleKeyCase first.
 func roundTripRule(want, got api.Entity) (string, bool) {
-	if want.PartitionKey != got.PartitionKey || want.RowKey != got.RowKey {
-		return "", false
-	}
 	rule := ""
+	if want.Key() != got.Key() {
+		if !caseFolded(want.Key(), got.Key()) {
+			return "", false
+		}
+		rule = RuleKeyCase
+	}
 	for _, n := range api.UnionPropertyNames(want, got) {
 		w, inWant := want.Properties[n]
 		g, inGot := got.Properties[n]
@@ -155,31 +160,31 @@ func textForms(v api.Value) []string {
 // noteRoundTripFault announces, for a comparison about to fail with message, the
 // round-trip rule that blocks it (rule; "" when none).
 func noteRoundTripFault(rule, message string) string {
-	if rule != "" {
+	switch rule {
+	case "":
+	case RuleKeyCase:
+		noteKeyCaseFault(rule, message)
+	default:
 		record.NotePrecondition(rule, roundTripStep, message)
 	}
 	return message
 }
 
-// entitiesRoundTripRule is roundTripRule over entities paired by key: every wanted entity
-// came back once, nothing else did, and each that differs differs only by round-trip faults.
+// entitiesRoundTripRule is roundTripRule over entities paired by key (pairByKey: a key come
+// back in another letter case pairs with the wanted one): every wanted entity came back
+// once, nothing else did, and each that differs differs only by round-trip faults.
 func entitiesRoundTripRule(want, got []api.Entity) (string, bool) {
-	if len(want) != len(got) {
+	paired, ok := pairByKey(Keys(want), Keys(got))
+	if !ok {
 		return "", false
 	}
 	byKey := make(map[api.Key]api.Entity, len(got))
 	for _, g := range got {
 		byKey[g.Key()] = g
 	}
-	if len(byKey) != len(got) {
-		return "", false
-	}
 	rule := ""
-	for _, w := range want {
-		g, ok := byKey[w.Key()]
-		if !ok {
-			return "", false
-		}
+	for i, w := range want {
+		g := byKey[paired[i]]
 		if len(EntityDiff(w, g)) == 0 {
 			continue
 		}
@@ -187,7 +192,7 @@ func entitiesRoundTripRule(want, got []api.Entity) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		if rule == "" {
+		if rule == "" || r == RuleKeyCase {
 			rule = r
 		}
 	}

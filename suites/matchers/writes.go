@@ -63,6 +63,31 @@ func readPartition(ctx context.Context, b api.Backend, table, pk string) ([]api.
 	return ReadQuery(ctx, b, table, q, fmt.Sprintf("query of partition %q of table %s", pk, table))
 }
 
+// ReadTableAndPartitions returns every entity of table that a scan of the whole table
+// (ReadTable) returns, and besides those every entity of the partitions of want that a
+// query of each returns: a scan that stops short is query.table-scan's failure, not that of
+// a rule about writes, whose specs read their table back with it.
+func ReadTableAndPartitions(ctx context.Context, b api.Backend, table string, want ...api.Entity) ([]api.Entity, error) {
+	got, err := ReadTable(ctx, b, table)
+	if err != nil {
+		return got, err
+	}
+	seen := map[api.Key]bool{}
+	for _, e := range got {
+		seen[e.Key()] = true
+	}
+	for _, pk := range partitionsOf(want) {
+		part, _ := readPartition(ctx, b, table, pk) // a partition query that fails adds nothing to the scan
+		for _, e := range part {
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				got = append(got, e)
+			}
+		}
+	}
+	return got, nil
+}
+
 type holdExactly struct {
 	ctx       context.Context
 	b         api.Backend
@@ -84,25 +109,9 @@ func (m *holdExactly) Match(actual any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("HoldExactly expects a table name, got %T", actual)
 	}
-	got, err := ReadTable(m.ctx, m.b, table)
+	got, err := ReadTableAndPartitions(m.ctx, m.b, table, m.want...)
 	if err != nil {
 		return false, fmt.Errorf("reading table %s to compare its entities: %s", table, describeOutcome(err))
-	}
-	// A query of each partition the rule expects entities in adds what the scan of the
-	// whole table missed: a scan that stops short is query.table-scan's failure, not that
-	// of a rule about writes, whose specs read their table back with this matcher.
-	seen := map[api.Key]bool{}
-	for _, e := range got {
-		seen[e.Key()] = true
-	}
-	for _, pk := range partitionsOf(m.want) {
-		part, _ := readPartition(m.ctx, m.b, table, pk) // a partition query that fails adds nothing to the scan
-		for _, e := range part {
-			if !seen[e.Key()] {
-				seen[e.Key()] = true
-				got = append(got, e)
-			}
-		}
 	}
 	m.diff = StateDiff(m.want, got)
 	m.roundTrip = ""

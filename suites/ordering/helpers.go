@@ -53,26 +53,26 @@ func loadKeys(ctx context.Context, f *framework.F, keys []api.Key) string {
 	for i, k := range keys {
 		es[i] = api.NewEntity(k.PartitionKey, k.RowKey, map[string]api.Value{"I": api.Int32(int32(i))})
 	}
-	for _, e := range es {
-		f.Requires(insertRule(e.Key()), fmt.Sprintf("insert the entity %s of the spec's %d", e, len(es)), func() {
+	for i, e := range es {
+		f.Requires(insertRule(e.Key(), matchers.Keys(es[:i])), fmt.Sprintf("insert the entity %s of the spec's %d", e, len(es)), func() {
 			Expect(matchers.InsertAll(ctx, f.Backend(), table, e)).To(matchers.SucceedOnBackend())
 		})
 	}
 	return table
 }
 
-// insertRule is the rule whose subject is storing an entity with key k: an empty
-// PartitionKey is entities.key.empty-partition-key's, an empty RowKey the subject of
-// ordering.empty-row-key itself (it SHOULD be accepted; entities.key.empty-row-key leaves
-// the refusal open), any other key modify.insert.stores'.
-func insertRule(k api.Key) string {
+// insertRule is the rule whose subject is storing an entity with key k after the entities
+// of earlier: an empty PartitionKey is entities.key.empty-partition-key's, an empty RowKey
+// the subject of ordering.empty-row-key itself (it SHOULD be accepted;
+// entities.key.empty-row-key leaves the refusal open), any other key scenario.InsertRule's.
+func insertRule(k api.Key, earlier []api.Key) string {
 	switch {
 	case k.PartitionKey == "":
 		return "entities.key.empty-partition-key"
 	case k.RowKey == "":
 		return "ordering.empty-row-key"
 	}
-	return "modify.insert.stores"
+	return scenario.InsertRule(k, earlier)
 }
 
 // expectOrder inserts want in a shuffled order, queries q to its end and expects exactly
@@ -124,7 +124,7 @@ func requireEmptyRowKeyKept(ctx context.Context, f *framework.F) {
 	GinkgoHelper()
 	table := f.NewTable(ctx)
 	e := api.NewEntity("a", "", map[string]api.Value{"I": api.Int32(0)})
-	f.Requires(insertRule(e.Key()), "insert an entity with an empty RowKey", func() {
+	f.Requires(insertRule(e.Key(), nil), "insert an entity with an empty RowKey", func() {
 		Expect(matchers.InsertAll(ctx, f.Backend(), table, e)).To(matchers.SucceedOnBackend())
 	})
 	f.Requires("entities.key.empty-row-key", "query the entity with an empty RowKey back with its key", func() {

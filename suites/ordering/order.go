@@ -167,9 +167,11 @@ var _ = framework.Describe("Sort data in Table storage", func(f *framework.F) {
 		for _, pk := range []string{"A", "B", "b", "c"} {
 			want = append(want, rowKeys(pk, "a", "m", "z")...)
 		}
-		f.Requires("modify.insert.stores", "insert the spec's entities", func() {
-			Expect(InsertAll(ctx, f.Backend(), table, all...)).To(SucceedOnBackend())
-		})
+		for i, e := range all {
+			f.Requires(insertRule(e.Key(), Keys(all[:i])), fmt.Sprintf("insert the entity %s of the spec's %d", e, len(all)), func() {
+				Expect(InsertAll(ctx, f.Backend(), table, e)).To(SucceedOnBackend())
+			})
+		}
 		var got []api.Entity
 		f.Requires("query.compare.string", "the filter Tag eq 'keep' selects the tagged entities", func() {
 			got = scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: "Tag eq 'keep'"}, len(all)).Entities()

@@ -54,6 +54,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 	Context("with one entity per employee holding 24 hourly counts", func() {
 		f.It("pattern.data-series.one-entity", "returns the whole series to one point query, equal to the 24 per-hour entities", func(ctx context.Context) {
 			b, perHour, series := f.Backend(), f.NewTable(ctx), f.NewTable(ctx)
+			scenario.RequireKeyIdentity(ctx, f, b, series) // one series entity of one day in each employee's partition
 			scenario.Load(ctx, b, perHour, fixtures.MessageStatsPerHour(0))
 			scenario.Load(ctx, b, series, fixtures.MessageStatsSeries(0))
 			for _, id := range fixtures.StatsEmployees(0) {
@@ -64,7 +65,7 @@ var _ = framework.Describe("Data series pattern", func(f *framework.F) {
 				Expect(hours).To(HaveLen(fixtures.HoursPerDay))
 				for _, e := range hours {
 					h := int(e.Properties[fixtures.PropHour].Int())
-					Expect(e.RowKey).To(Equal(fixtures.HourRowKey(h)))
+					Expect(e).To(HaveEntityKey(scenario.Key(id, fixtures.HourRowKey(h))), "hour %d of employee %s", h, id)
 					Expect(got).To(HaveProperty(fixtures.HourProperty(h), e.Properties[fixtures.PropMessageCount]), "hour %d of employee %s", h, id)
 				}
 			}

@@ -170,6 +170,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		f.It("pattern.index-entities.same-partition-add", "stores the new employee and lists it in the index in one transaction", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.RequireTransactions(ctx, f, b, table)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // a Jones index entity in more than one partition
 			emps := loadSameDeptIndex(ctx, b, table)
 			added := newJones("000152", "Nina")
 			Expect(addWithSameDeptIndex(ctx, b, table, added, nil)).To(SucceedOnBackend())
@@ -189,6 +190,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		f.It("pattern.index-entities.same-partition-stale", "refuses a transaction built on a stale index entity with 412 and stores neither entity", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.RequireTransactions(ctx, f, b, table)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // a Jones index entity in more than one partition
 			emps := loadSameDeptIndex(ctx, b, table)
 			before := idsWith(emps, "Sales", "Jones")
 			stale := scenario.MustGet(ctx, b, table, "Sales", "Jones")
@@ -214,6 +216,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 		f.It("pattern.index-entities.same-partition-concurrent", "ends with every employee added by concurrent updaters listed exactly once", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.RequireTransactions(ctx, f, b, table)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // a Jones index entity in more than one partition
 			emps := loadSameDeptIndex(ctx, b, table)
 			const updaters = 6
 			var added []fixtures.Employee
@@ -259,6 +262,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 			f.It("pattern.index-entities.same-partition-rename", "moves the id from the old name's list to the new one's with the employee", func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				scenario.RequireTransactions(ctx, f, b, table)
+				scenario.RequireKeyIdentity(ctx, f, b, table)
 				emps := loadSameDeptIndex(ctx, b, table)
 				Expect(rename(ctx, b, table, false)).To(SucceedOnBackend())
 				ben, _ := fixtures.FindEmployee(emps, "000150")
@@ -271,6 +275,7 @@ var _ = framework.Describe("Index entities pattern", func(f *framework.F) {
 			f.It("pattern.index-entities.same-partition-rename", "changes none of the three entities when one index entity is stale", func(ctx context.Context) {
 				b, table := f.Backend(), f.NewTable(ctx)
 				scenario.RequireTransactions(ctx, f, b, table)
+				scenario.RequireKeyIdentity(ctx, f, b, table)
 				emps := loadSameDeptIndex(ctx, b, table)
 				requireStaleRefused(f, rename(ctx, b, table, true))
 				ben, _ := fixtures.FindEmployee(emps, "000150")

@@ -17,9 +17,11 @@ import (
 func tableWith(ctx context.Context, f *framework.F, es ...api.Entity) string {
 	GinkgoHelper()
 	table := f.NewTable(ctx)
-	f.Requires("modify.insert.stores", fmt.Sprintf("load the spec's %d entities", len(es)), func() {
-		Expect(matchers.InsertAll(ctx, f.Backend(), table, es...)).To(matchers.SucceedOnBackend(), "loading the spec's entities")
-	})
+	for i, e := range es {
+		f.Requires(scenario.InsertRule(e.Key(), matchers.Keys(es[:i])), fmt.Sprintf("load the entity %s of the spec's %d", e, len(es)), func() {
+			Expect(matchers.InsertAll(ctx, f.Backend(), table, e)).To(matchers.SucceedOnBackend(), "loading the spec's entities")
+		})
+	}
 	return table
 }
 

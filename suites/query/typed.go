@@ -94,28 +94,32 @@ var _ = framework.Describe("Query Entities $filter typed semantics", func(f *fra
 		"Flag": api.Bool(true), "When": when, "Id": id, "Blob": api.Binary([]byte{3}),
 	})
 	without := api.NewEntity("p", "without", map[string]api.Value{"Other": api.String("x")})
-	f.DescribeTable("query.compare.missing", "on a property the entity lacks selects it or not, or refuses the query with 400, and records which",
-		func(ctx context.Context, filter string, _ bool) {
+	f.DescribeTable("query.compare.missing", "on a property the entity lacks leaves it out for eq and for ne with a String literal, and records the other answers",
+		func(ctx context.Context, filter string, leftOut bool) {
 			table := tableWith(ctx, f, withAll, without)
-			// The entity with the property is judged by the other rules; this one records what
+			// The entity with the property is judged by the other rules; this one judges what
 			// becomes of the entity without it (the reference leaves it out).
-			f.Choice("filter "+filter+" over an entity without the property",
-				selection(ctx, f, table, filter, false, 2, without.Key()))
+			got := selection(ctx, f, table, filter, false, 2, without.Key())
+			f.Choice("filter "+filter+" over an entity without the property", got)
+			if leftOut {
+				// Reported live answers (E-filter-missing-property).
+				Expect(got).To(HavePrefix("left out"), "filter %q over an entity without the property", filter)
+			}
 		},
 		Entry("for eq", "Rank eq 3", true),
-		Entry("for ne", "Rank ne 4", true),
-		Entry("for gt", "Rank gt 2", true),
-		Entry("for ge", "Rank ge 3", true),
-		Entry("for lt", "Rank lt 4", true),
-		Entry("for le", "Rank le 3", true),
+		Entry("for ne", "Rank ne 4", false),
+		Entry("for gt", "Rank gt 2", false),
+		Entry("for ge", "Rank ge 3", false),
+		Entry("for lt", "Rank lt 4", false),
+		Entry("for le", "Rank le 3", false),
 		Entry("for ne with a String literal", "Name ne 'zzz'", true),
-		Entry("for ne with an Int64 literal", "Big ne 4L", true),
-		Entry("for ne with a Double literal", "Ratio ne 4.5", true),
-		Entry("for ne with a Boolean literal", "Flag ne false", true),
-		Entry("for ne with a DateTime literal", "When ne datetime'2021-01-01T00:00:00Z'", true),
-		Entry("for ne with a Guid literal", "Id ne guid'78260b3f-beab-45e2-b900-33e2b442e724'", true),
-		Entry("for ne with a Binary literal", "Blob ne X'04'", true),
-		Entry("for lt with a String literal", "Name lt 'zzz'", true),
+		Entry("for ne with an Int64 literal", "Big ne 4L", false),
+		Entry("for ne with a Double literal", "Ratio ne 4.5", false),
+		Entry("for ne with a Boolean literal", "Flag ne false", false),
+		Entry("for ne with a DateTime literal", "When ne datetime'2021-01-01T00:00:00Z'", false),
+		Entry("for ne with a Guid literal", "Id ne guid'78260b3f-beab-45e2-b900-33e2b442e724'", false),
+		Entry("for ne with a Binary literal", "Blob ne X'04'", false),
+		Entry("for lt with a String literal", "Name lt 'zzz'", false),
 		Entry("for a property that no entity has", "Nothing ne 1", false),
 	)
 })

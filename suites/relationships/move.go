@@ -88,6 +88,7 @@ var _ = framework.Describe("Moving an entity between partitions", func(f *framew
 	f.DescribeTable("rel.move.two-steps", "ends with the employee in the new partition only",
 		func(ctx context.Context, stop moveStop) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // the employee's RowKey in both partitions
 			before, after, kwok := kwokMoved()
 			scenario.Load(ctx, b, table, before)
 			err := moveEmployee(ctx, b, table, "Sales", "000010", "Marketing", stop)

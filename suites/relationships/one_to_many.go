@@ -60,6 +60,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 		f.It("rel.one-to-many.count-in-batch", "keeps EmployeeCount equal to the employees when a transaction adds one", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
 			scenario.RequireTransactions(ctx, f, b, table)
+			scenario.RequireKeyIdentity(ctx, f, b, table) // a Department entity in each partition
 			emps := fixtures.EmployeeRecords(0)
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)
@@ -80,6 +81,7 @@ var _ = framework.Describe("One-to-many relationships", func(f *framework.F) {
 
 		f.It("rel.one-to-many.count-in-batch", "leaves EmployeeCount unchanged when the employee already exists", func(ctx context.Context) {
 			b, table := f.Backend(), f.NewTable(ctx)
+			scenario.RequireKeyIdentity(ctx, f, b, table)
 			emps := fixtures.EmployeeRecords(0)
 			scenario.Load(ctx, b, table, append(fixtures.Employees(0), fixtures.Departments(0)...))
 			dept := scenario.MustGet(ctx, b, table, "Sales", fixtures.DepartmentRowKey)

@@ -11,11 +11,13 @@ import (
 	"unicode"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/odata"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/wire"
 )
 
-// keyMapper changes the keys of every entity a client names, and of what comes back.
+// keyMapper changes the keys of every entity a client names, the key values a query's
+// filter compares PartitionKey and RowKey with among them, and the keys of what comes back.
 type keyMapper struct {
 	api.Backend
 	in  func(string) string
@@ -55,6 +57,7 @@ func (m *keyMapper) GetEntity(ctx context.Context, table, pk, rk string, sel []s
 }
 
 func (m *keyMapper) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	q.Filter = mapKeyLiterals(q.Filter, m.in)
 	p, err := m.Backend.QueryEntities(ctx, table, q)
 	mapEntities(p.Entities, m.entityOut)
 	return p, err
@@ -69,6 +72,38 @@ func (m *keyMapper) SubmitBatch(ctx context.Context, table string, ops []api.Bat
 	rs, err := m.Backend.SubmitBatch(ctx, table, in)
 	mapResults(rs, m.entityOut)
 	return rs, err
+}
+
+// mapKeyLiterals applies fn to the value of every string literal that filter compares
+// PartitionKey or RowKey with ("PartitionKey eq 'Sales'", "'b' le RowKey"), leaving the rest
+// of the filter as it was written. It reads the filter with the service's own lexer
+// (odata.Tokens).
+func mapKeyLiterals(filter string, fn func(string) string) string {
+	toks := odata.Tokens(filter)
+	isKey := func(t odata.Token) bool { return t.Text == "PartitionKey" || t.Text == "RowKey" }
+	var b strings.Builder
+	last := 0
+	for i := 0; i+2 < len(toks); i++ {
+		l, op, r := toks[i], toks[i+1], toks[i+2]
+		if !isComparison(op.Text) {
+			continue
+		}
+		lit := r
+		switch {
+		case isKey(l) && isStringLiteral(r.Text):
+		case isKey(r) && isStringLiteral(l.Text):
+			lit = l
+		default:
+			continue
+		}
+		value := strings.ReplaceAll(lit.Text[1:len(lit.Text)-1], "''", "'")
+		b.WriteString(filter[last:lit.Start])
+		b.WriteString("'" + strings.ReplaceAll(fn(value), "'", "''") + "'")
+		last = lit.End
+		i += 2
+	}
+	b.WriteString(filter[last:])
+	return b.String()
 }
 
 // propertyNameRule answers a write whose property names break a rule of the mutant's own.
@@ -129,9 +164,13 @@ var (
 	_ = define(Mutant{
 		Name:        "keys-case-folded",
 		Description: "stores and looks up keys in lower case, so keys that differ only in case name one entity",
-		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive", "pattern.index-entities.same-partition-concurrent"},
-		Areas:       []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
+		Breaks:      []string{"entities.key.case-sensitive", "modify.keys.case-sensitive"},
+		AlsoFails: map[string]string{
+			"batch.keys.case-sensitive": "the RowKeys row, ROW and Row of one transaction fold to one key, so the transaction names one entity three times and is refused",
+		},
+		Areas: []spec.Area{spec.AreaPatterns, spec.AreaRelationships},
 	}, func(b api.Backend) api.Backend {
+		// A query is a lookup too: the key values its filter compares are folded as well.
 		return &keyMapper{Backend: b, in: strings.ToLower}
 	}, hooks{})
 

@@ -9,7 +9,9 @@
 // on: a call still unanswered after its retries, or an answer to a retry after an attempt
 // that may have been carried out, makes a failed spec inconclusive; such marked calls outlive
 // a long history. It notes the property names a spec writes (WrittenByRunningSpec), so that
-// an entity comparison judges only what its spec wrote.
+// an entity comparison judges only what its spec wrote, and the keys it writes
+// (KeyMayHaveBeenWrittenByRunningSpec), so that a key come back in another letter case is
+// told from another entity of the spec's.
 //
 // It imports only the standard library, reference/api, reference/spec and suites/driver.
 package record

@@ -101,6 +101,12 @@ type history struct {
 	// readBack holds, by property name, the values that came back in an answer before the
 	// spec sent them (a write that copies an entity read back does not make them its own).
 	readBack map[string]map[api.Value]bool
+	// keys holds the keys of the entities the spec sent through the api, but those that came
+	// back in an answer before it sent them (keysRead: a write that copies an entity read
+	// back does not make its key the spec's own); rawWrites is whether it also wrote
+	// entities over raw HTTP, whose keys are not noted.
+	keys, keysRead map[api.Key]bool
+	rawWrites      bool
 }
 
 // maxNotedValues bounds the distinct values noted for one property name.
@@ -143,6 +149,12 @@ func (r *history) noteRead(es ...api.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range es {
+		if !r.keys[e.Key()] {
+			if r.keysRead == nil {
+				r.keysRead = map[api.Key]bool{}
+			}
+			r.keysRead[e.Key()] = true
+		}
 		for n := range e.Properties {
 			if !r.written[n] {
 				if r.stray == nil {
@@ -176,6 +188,12 @@ func (r *history) noteEntity(e api.Entity) {
 	r.noteWritten(names...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.keys == nil {
+		r.keys = map[api.Key]bool{}
+	}
+	if !r.keysRead[e.Key()] {
+		r.keys[e.Key()] = true
+	}
 	if r.values == nil {
 		r.values = map[api.Key]map[string]map[api.Value]bool{}
 	}
@@ -242,6 +260,9 @@ func (r *history) noteJSONBody(req *http.Request) {
 	default:
 		return
 	}
+	r.mu.Lock()
+	r.rawWrites = true
+	r.mu.Unlock()
 	if req.GetBody == nil {
 		return
 	}
@@ -322,6 +343,25 @@ func MayHaveBeenWrittenByRunningSpec(key api.Key, name string, v api.Value) bool
 		return true
 	}
 	return h.MayHaveWritten(key, name, v)
+}
+
+// MayHaveWrittenKey reports whether the spec may have written an entity with key: it sent
+// one through the api, or it wrote entities over raw HTTP, whose keys are not noted.
+func (r *history) MayHaveWrittenKey(key api.Key) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rawWrites || r.keys[key]
+}
+
+// KeyMayHaveBeenWrittenByRunningSpec reports whether the running spec may have written an
+// entity with key (Recorder.MayHaveWrittenKey); outside a tracked spec it is true: nothing
+// says it did not.
+func KeyMayHaveBeenWrittenByRunningSpec(key api.Key) bool {
+	h := running.Load()
+	if h == nil {
+		return true
+	}
+	return h.MayHaveWrittenKey(key)
 }
 
 // Unwrap returns the wrapped backend.

@@ -209,3 +209,33 @@ func TestARaw500IsRetriedAndAPersistentOneIsRead(t *testing.T) {
 		t.Fatalf("a persistent 500 is the answer the spec reads, unmarked: status %d, calls %+v", resp.StatusCode, calls)
 	}
 }
+
+// lowerKeys answers every insert with the entity under its keys in lower case.
+type lowerKeys struct{ api.Backend }
+
+func (lowerKeys) InsertEntity(_ context.Context, _ string, e api.Entity) (api.Entity, error) {
+	e.PartitionKey, e.RowKey = strings.ToLower(e.PartitionKey), strings.ToLower(e.RowKey)
+	return e, nil
+}
+
+func TestKeysOfAnEntityCopiedFromAnAnswerAreNotTheSpecsOwn(t *testing.T) {
+	r := New(lowerKeys{})
+	ctx := context.Background()
+	sent := api.NewEntity("Sales", "Jones", nil)
+	got, err := r.InsertEntity(ctx, "t", sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.InsertEntity(ctx, "copies", got); err != nil { // a copy of what came back
+		t.Fatal(err)
+	}
+	if !r.MayHaveWrittenKey(sent.Key()) {
+		t.Errorf("the key the spec sent is not noted as written")
+	}
+	if r.MayHaveWrittenKey(got.Key()) {
+		t.Errorf("the key that came back in an answer, then copied, is noted as the spec's own")
+	}
+	if r.MayHaveWrittenKey(api.Key{PartitionKey: "other", RowKey: "r"}) {
+		t.Errorf("a key the spec never wrote is noted as written")
+	}
+}
