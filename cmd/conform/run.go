@@ -665,8 +665,8 @@ func rerunCell(c report.Cell) bool {
 func reusableArgument(arg string) string {
 	name, value, ok := strings.Cut(arg, "=")
 	switch {
-	case !ok:
-		return arg
+	case !ok, provision.StartsServer(arg):
+		return arg // a name, or a description that holds no secret (a key only as key=env:VARIABLE)
 	case strings.HasPrefix(value, provision.EnvPrefix) && !strings.ContainsAny(value, ";= "):
 		return name + "=" + value
 	}

@@ -29,11 +29,17 @@ var ErrDockerUnavailable = errors.New("no Docker engine is reachable")
 type DockerUnavailableError struct {
 	// Tried lists the Docker hosts that were tried.
 	Tried []string
+	// Backend names the backend that needed the engine ("" for azurite-docker).
+	Backend string
 }
 
 func (e *DockerUnavailableError) Error() string {
+	backend := e.Backend
+	if backend == "" {
+		backend = AzuriteDocker
+	}
 	return fmt.Sprintf("%s: %s (tried %s); start Docker or set DOCKER_HOST to run it",
-		AzuriteDocker, ErrDockerUnavailable, strings.Join(e.Tried, ", "))
+		backend, ErrDockerUnavailable, strings.Join(e.Tried, ", "))
 }
 
 // Is makes errors.Is(err, ErrDockerUnavailable) true.
@@ -79,7 +85,7 @@ var ErrDockerImageMissing = errors.New("the image is not on the Docker engine")
 // checkLocalImage fails with ErrDockerImageMissing when conform runs inside a container and
 // the engine at host does not hold image. Elsewhere, and where the engine cannot be asked,
 // testcontainers pulls what is missing.
-func checkLocalImage(ctx context.Context, host, image string) error {
+func checkLocalImage(ctx context.Context, host, backend, image string) error {
 	if _, err := os.Stat(insideContainerMarker); err != nil {
 		return nil
 	}
@@ -87,8 +93,12 @@ func checkLocalImage(ctx context.Context, host, image string) error {
 	if err != nil || status != http.StatusNotFound {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: %s (inside a container conform does not pull from a registry; build it with scripts/azurite-image.sh)",
-		AzuriteDocker, ErrDockerImageMissing, image)
+	hint := "load it into the engine"
+	if backend == AzuriteDocker {
+		hint = "build it with scripts/azurite-image.sh"
+	}
+	return fmt.Errorf("%s: %w: %s (inside a container conform does not pull from a registry; %s)",
+		backend, ErrDockerImageMissing, image, hint)
 }
 
 // checkDockerHost refuses to let testcontainers pick a host by itself inside a container.
@@ -129,7 +139,7 @@ func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLocalImage(ctx, host, cfg.dockerImage); err != nil {
+	if err := checkLocalImage(ctx, host, AzuriteDocker, cfg.dockerImage); err != nil {
 		return nil, err
 	}
 	defer func() {

@@ -12,7 +12,8 @@ const rootEnv = "CONFORM_ROOT"
 
 // findRoot returns the repository root: the one configured, $CONFORM_ROOT, the nearest
 // directory above the working directory with go.mod and package.json, or the root this
-// file was compiled from.
+// file was compiled from unless that is read-only (a binary built by `go install` was
+// compiled from Go's module cache, where nothing can be installed).
 func findRoot(configured string) (string, error) {
 	if configured != "" {
 		return checkRoot(configured)
@@ -30,11 +31,8 @@ func findRoot(configured string) (string, error) {
 			}
 		}
 	}
-	if _, file, _, ok := runtime.Caller(0); ok {
-		dir := filepath.Join(filepath.Dir(file), "..", "..")
-		if isRoot(dir) {
-			return filepath.Clean(dir), nil
-		}
+	if dir := compiledRoot(); dir != "" {
+		return dir, nil
 	}
 	return "", errors.New("cannot find the repository root (a directory with go.mod and package.json); set " + rootEnv)
 }
@@ -57,4 +55,18 @@ func isRoot(dir string) bool {
 		}
 	}
 	return true
+}
+
+// compiledRoot returns the writable repository root this file was compiled from, or "".
+var compiledRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	dir := filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm()&0o200 == 0 || !isRoot(dir) {
+		return ""
+	}
+	return dir
 }
