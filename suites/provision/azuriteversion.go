@@ -26,7 +26,7 @@ const CacheDirEnv = "CONFORM_CACHE_DIR"
 var azuriteVersionPattern = regexp.MustCompile(`^3\.[0-9]+\.[0-9]+$`)
 
 // progressInterval is the longest an npm install goes without a progress line.
-const progressInterval = 20 * time.Second
+var progressInterval = 20 * time.Second
 
 // CacheDir returns conform's cache directory: configured, else $CONFORM_CACHE_DIR, else
 // os.UserCacheDir()/conform.
