@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tableconform/conform/suites/report"
+)
+
+// TestRunExecBackendStartsAndStopsALocalServer runs the tables area against `conform serve`
+// started by conform itself through NAME=exec:COMMAND: it conforms, the server's output is
+// kept beside the report, the run says how to repeat it, and the server is gone afterwards.
+func TestRunExecBackendStartsAndStopsALocalServer(t *testing.T) {
+	out := t.TempDir()
+	backend := "local=exec:" + conformBin + " serve --addr 127.0.0.1:{port}"
+	stdout, stderr, code := conform(t, "run", "--backend", backend, "--label-filter", "area:tables", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	serverLog, err := os.ReadFile(filepath.Join(out, "raw", "local.server.log"))
+	if err != nil || !strings.Contains(string(serverLog), "DefaultEndpointsProtocol") {
+		t.Errorf("the server's output beside the report: %q, %v", serverLog, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Backends) != 1 || rep.Backends[0].Name != "local" || rep.Backends[0].Kind != "exec" {
+		t.Fatalf("backends %+v", rep.Backends)
+	}
+	if !strings.Contains(string(b), "--backend local=exec:") {
+		t.Errorf("report.json does not give the command that repeats the run with the same server")
+	}
+}
+
+func TestMalformedBackendFormsExitTwoWithOneLine(t *testing.T) {
+	for _, tc := range []struct{ backend, want string }{
+		{"azurite@latest", "not an Azurite 3.x release"},
+		{"azurite@2.7.1", "azurite-legacy"},
+		{"me=exec:conform serve", "{port}"},
+		{"me=image:conform:local,colour=red", `unknown image option "colour"`},
+		{"me=image:conform:local,key=plain", "env:VARIABLE"},
+	} {
+		_, stderr, code := conform(t, "run", "--backend", tc.backend, "--out", t.TempDir())
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("--backend %s: exit %d, stderr %q; want exit 2 and one line saying %q", tc.backend, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestStartedBackendsRunInOneProcessAndCanBeRepeated(t *testing.T) {
+	for _, b := range []string{"me=exec:serve --addr 127.0.0.1:{port}", "me=image:conform:local,key=env:K"} {
+		if n := parallelFor(b, 0); n != localParallel {
+			t.Errorf("parallelFor(%q) = %d, want %d: each process would start a server of its own", b, n, localParallel)
+		}
+		if got := reusableArgument(b); got != b {
+			t.Errorf("reusableArgument(%q) = %q: a description without a secret can be given again", b, got)
+		}
+	}
+	if got := reusableArgument("me=DefaultEndpointsProtocol=http;AccountKey=abc"); got != "" {
+		t.Errorf("a connection string is reusable: %q", got)
+	}
+}
