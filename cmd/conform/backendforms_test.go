@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -66,5 +67,51 @@ func TestStartedBackendsRunInOneProcessAndCanBeRepeated(t *testing.T) {
 	}
 	if got := reusableArgument("me=DefaultEndpointsProtocol=http;AccountKey=abc"); got != "" {
 		t.Errorf("a connection string is reusable: %q", got)
+	}
+}
+
+// writeSyntheticReport writes a report.json of one backend with one rule ending as o.
+func writeSyntheticReport(t *testing.T, name, version string, o report.Outcome) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := report.Report{Schema: report.Schema, Conform: "v0.9.0",
+		Backends: []report.Backend{{Info: driver.Info{Name: name, Kind: "azurite", Version: version, Driver: "rest"}, Profile: "azure", Verdict: "conforms"}},
+		Rules: []report.RuleRow{{ID: "tables.name.charset", Level: "MUST", Area: "tables", Text: "Table names are letters and digits.",
+			Cells: []report.Cell{{Outcome: o, Specs: []report.SpecResult{{Text: "an underscore", Outcome: o, Failure: "it was accepted, but the rule wants it refused with 400 InvalidInput"}}}}}}}
+	if err := report.WriteDir(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMatrixOfPublishedRuns(t *testing.T) {
+	older := writeSyntheticReport(t, "azurite@3.29.0", "3.29.0", report.Fail)
+	newer := writeSyntheticReport(t, "azurite", "3.35.0", report.Pass)
+	if _, stderr, code := conform(t, "matrix", newer, older, "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "publish it first with conform report --publish") {
+		t.Errorf("unpublished runs: exit %d, %q", code, stderr)
+	}
+	for _, dir := range []string{older, newer} {
+		if _, stderr, code := conform(t, "report", "--publish", dir); code != 0 {
+			t.Fatalf("publish %s: exit %d: %s", dir, code, stderr)
+		}
+	}
+	out := t.TempDir()
+	stdout, stderr, code := conform(t, "matrix", newer, older, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Matrix of 2 runs (azurite@3.29.0, azurite@3.35.0): 1 of 1 rules differ") {
+		t.Errorf("stdout %q", stdout)
+	}
+	for _, f := range []string{"matrix.html", "matrix.md", "matrix.json"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || !strings.Contains(string(b), "passes since 3.35.0") {
+			t.Errorf("%s does not say where the rule changed: %v", f, err)
+		}
+	}
+	for _, args := range [][]string{{"matrix"}, {"matrix", newer, "--format", "pdf"}, {"matrix", t.TempDir()}} {
+		if _, stderr, code := conform(t, args...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("conform %v: exit %d, %q; want exit 2 and one line", args, code, stderr)
+		}
 	}
 }
