@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
 )
@@ -113,5 +114,18 @@ func TestMatrixOfPublishedRuns(t *testing.T) {
 		if _, stderr, code := conform(t, args...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("conform %v: exit %d, %q; want exit 2 and one line", args, code, stderr)
 		}
+	}
+}
+
+// TestAzuriteVersionFindsItsBaselineByVersion: azurite@VERSION is of kind azurite, so the
+// baseline of its version applies, and a version without one is told which exist.
+func TestAzuriteVersionFindsItsBaselineByVersion(t *testing.T) {
+	b, file, note, err := fixtures.FindBaseline("", "azurite@3.35.0", "azurite", "3.35.0")
+	if err != nil || file != "azurite-3.35.0.json" || len(b.Expected) == 0 || note != "" {
+		t.Errorf("azurite@3.35.0: file %s, %d entries, note %q, %v; want Azurite 3.35.0's baseline", file, len(b.Expected), note, err)
+	}
+	_, _, note, err = fixtures.FindBaseline("", "azurite@3.29.0", "azurite", "3.29.0")
+	if err != nil || !strings.Contains(note, "3.29.0") || !strings.Contains(note, "azurite-3.35.0.json") {
+		t.Errorf("azurite@3.29.0: note %q, %v; want a line naming the baselines that exist", note, err)
 	}
 }
