@@ -87,7 +87,7 @@ func openAzurite(ctx context.Context, cfg config, em emulator) (*Target, error) 
 		em.args = versionArgs(pkgDir)
 	}
 	if _, err := os.Stat(filepath.Join(pkgDir, em.entry)); err != nil {
-		return nil, fmt.Errorf("Azurite %s has no table service (no %s in %s)", version, filepath.ToSlash(em.entry), pkgDir)
+		return nil, fmt.Errorf("this Azurite (%s) has no table service (no %s in %s; it came in 3.12.0)", version, filepath.ToSlash(em.entry), pkgDir)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

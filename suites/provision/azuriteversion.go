@@ -53,7 +53,7 @@ func azuriteVersionOf(target string) (version string, ok bool, err error) {
 	}
 	switch {
 	case strings.HasPrefix(version, "2."):
-		return "", true, fmt.Errorf("Azurite %s is of the 2.x line: use %s (Azurite %s)", version, AzuriteLegacy, azuriteLegacy.version)
+		return "", true, fmt.Errorf("%s is of Azurite's 2.x line: use %s (Azurite %s)", version, AzuriteLegacy, azuriteLegacy.version)
 	case !azuriteVersionPattern.MatchString(version):
 		return "", true, fmt.Errorf("%q is not an Azurite 3.x release (want %sMAJOR.MINOR.PATCH, e.g. %s%s; `npm view azurite versions` lists them)",
 			version, AzuritePrefix, AzuritePrefix, azuriteCurrent.version)

@@ -253,3 +253,13 @@ func TestOpenAzuriteVersionFromNpm(t *testing.T) {
 	}
 	batchRoundTrip(t, ctx, tg.Backend)
 }
+
+// TestOpenAzuriteVersionWithoutTableService: a 3.x release from before the table service
+// (3.11.0 has only blob and queue) is refused in one line that says so.
+func TestOpenAzuriteVersionWithoutTableService(t *testing.T) {
+	fakeNpm(t, fakeAzuriteInstall()+"rm -r node_modules/azurite/dist/src/table\n")
+	_, err := Open(context.Background(), AzuritePrefix+"3.11.0", WithCacheDir(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "has no table service") || !strings.HasPrefix(err.Error(), "azurite@3.11.0: ") {
+		t.Errorf("got %v", err)
+	}
+}
