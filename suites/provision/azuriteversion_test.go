@@ -211,7 +211,14 @@ func TestOpenAzuriteOutsideACheckoutUsesTheCache(t *testing.T) {
 	old := compiledRoot
 	compiledRoot = func() string { return "" }
 	t.Cleanup(func() { compiledRoot = old })
-	t.Chdir(t.TempDir())
+	// The working directory is another project with go.mod and package.json: not conform's.
+	project := t.TempDir()
+	for f, body := range map[string]string{"go.mod": "module example.com/app\n", "package.json": "{}\n", "package-lock.json": "{}\n"} {
+		if err := os.WriteFile(filepath.Join(project, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(project)
 	t.Setenv(rootEnv, "")
 	cache := t.TempDir()
 	t.Setenv(CacheDirEnv, cache)

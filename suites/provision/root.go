@@ -5,14 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // rootEnv names the repository root explicitly.
 const rootEnv = "CONFORM_ROOT"
 
 // findRoot returns the repository root: the one configured, $CONFORM_ROOT, the nearest
-// directory above the working directory with go.mod and package.json, or the root this
-// file was compiled from unless that is read-only (a binary built by `go install` was
+// directory above the working directory that is a checkout of conform (isCheckout: another
+// project with go.mod and package.json is not), or the root this file was compiled from
+// unless that is read-only (a binary built by `go install` was
 // compiled from Go's module cache, where nothing can be installed).
 func findRoot(configured string) (string, error) {
 	if configured != "" {
@@ -23,7 +25,7 @@ func findRoot(configured string) (string, error) {
 	}
 	if wd, err := os.Getwd(); err == nil {
 		for dir := wd; ; dir = filepath.Dir(dir) {
-			if isRoot(dir) {
+			if isCheckout(dir) {
 				return dir, nil
 			}
 			if filepath.Dir(dir) == dir {
@@ -48,6 +50,27 @@ func checkRoot(dir string) (string, error) {
 	return abs, nil
 }
 
+// conformModule is the module path of conform's go.mod.
+const conformModule = "github.com/tableconform/conform"
+
+// isCheckout reports whether dir is the root of a checkout of conform: isRoot, and its
+// go.mod names conform's module.
+func isCheckout(dir string) bool {
+	if !isRoot(dir) {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == conformModule
+		}
+	}
+	return false
+}
+
 func isRoot(dir string) bool {
 	for _, f := range []string{"go.mod", "package.json"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
@@ -65,7 +88,7 @@ var compiledRoot = func() string {
 	}
 	dir := filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 	st, err := os.Stat(dir)
-	if err != nil || st.Mode().Perm()&0o200 == 0 || !isRoot(dir) {
+	if err != nil || st.Mode().Perm()&0o200 == 0 || !isCheckout(dir) {
 		return ""
 	}
 	return dir
