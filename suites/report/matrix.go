@@ -30,7 +30,8 @@ type Matrix struct {
 
 // MatrixColumn is one published run: implementation@version.
 type MatrixColumn struct {
-	// Label is "implementation@version" (the implementation alone without a version).
+	// Label is "implementation@version" (the implementation alone when its version is not
+	// a release number).
 	Label          string `json:"label"`
 	Implementation string `json:"implementation"`
 	Version        string `json:"version"`
@@ -174,7 +175,7 @@ func BuildMatrix(runs []MatrixRun, generated time.Time) (Matrix, error) {
 			firstOf[impl] = i
 		}
 		label := impl
-		if p.Implementation.Version != "" {
+		if versionLike(p.Implementation.Version) {
 			label += "@" + p.Implementation.Version
 		}
 		cols = append(cols, column{MatrixColumn: MatrixColumn{
@@ -285,6 +286,13 @@ func versionChanges(cols []MatrixColumn, cells []MatrixCell) []MatrixChange {
 	return out
 }
 
+// versionLike reports whether a version reads as a release number ("3.35.0", "v1.2"), so
+// that it belongs in a column's label; others ("conform devel") are shown beside it.
+func versionLike(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	return v != "" && v[0] >= '0' && v[0] <= '9' && !strings.ContainsAny(v, " /")
+}
+
 // compareVersions orders versions by their dot-separated numbers ("3.9.0" before
 // "3.10.0"); parts that are not numbers compare as text, and an empty version comes first.
 func compareVersions(a, b string) int {
@@ -362,28 +370,28 @@ func WriteMatrixMarkdown(w io.Writer, m Matrix) error {
 	differ, total := m.DifferingRules()
 	p("# Azure Table API conformance matrix\n\n")
 	p("%d runs, %d rules; %d rules differ between runs; %d changed between versions of one implementation.\n\n", len(m.Columns), total, differ, m.changeCount())
-	p("| Run | Kind | Profile | Verdict | MUST passed | MUST failed | MUST skipped | conform | Date |\n|---|---|---|---|---:|---:|---:|---|---|\n")
+	p("| Run | Version | Kind | Profile | Verdict | MUST passed | MUST failed | MUST skipped | conform | Date |\n|---|---|---|---|---|---:|---:|---:|---|---|\n")
 	for _, c := range m.Columns {
-		p("| %s | %s | %s | %s | %d | %d | %d | %s | %s |\n", mdEscape(c.Label), mdEscape(c.Kind), mdEscape(c.Profile), mdEscape(c.Verdict),
+		p("| %s | %s | %s | %s | %s | %d | %d | %d | %s | %s |\n", mdEscape(c.Label), mdEscape(c.Version), mdEscape(c.Kind), mdEscape(c.Profile), mdEscape(c.Verdict),
 			c.Must.Passed, c.Must.Failed, c.Must.Skipped, mdEscape(c.ConformVersion), c.Date)
 	}
 	header := func() {
-		p("| Rule | Level |")
+		p("| Rule | Level | Changed |")
 		for _, c := range m.Columns {
 			p(" %s |", mdEscape(c.Label))
 		}
-		p(" Changed |\n|---|---|")
+		p("\n|---|---|---|")
 		for range m.Columns {
 			p("---|")
 		}
-		p("---|\n")
+		p("\n")
 	}
 	row := func(r MatrixRow) {
-		p("| `%s` | %s |", r.ID, r.Level)
+		p("| `%s` | %s | %s |", r.ID, r.Level, mdEscape(r.ChangeWords()))
 		for _, c := range r.Cells {
 			p(" %s |", mdEscape(matrixCellWords(c)))
 		}
-		p(" %s |\n", mdEscape(r.ChangeWords()))
+		p("\n")
 	}
 	if m.changeCount() > 0 {
 		p("\n## Changed between versions\n\n")
@@ -460,6 +468,7 @@ var matrixPage = template.Must(template.New("matrix").Funcs(template.FuncMap{
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1f2328}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #d0d7de;padding:.3em .5em;vertical-align:top;text-align:left}
 th{background:#f6f8fa;position:sticky;top:0}td.num{text-align:right}code{font-size:90%}
+td.cell{font-size:12px;max-width:15em;min-width:6em}td.rule{max-width:22em}td.rule small{color:#656d76}
 td.pass{background:#dafbe1}td.choice{background:#ddf4ff}td.document{background:#fbefff}td.known{background:#fff8c5}
 td.fail{background:#ffebe9;font-weight:600}td.noanswer,td.blocked,td.interrupted{background:#fff1e5}td.skipped,td.leftout,td.absent{color:#656d76}
 tr.differ td:first-child{border-left:4px solid #cf222e}td.changed{font-weight:600}
@@ -467,11 +476,11 @@ details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
 </style></head><body>
 <h1>Azure Table API conformance matrix</h1>
 <p>{{len .Columns}} runs, {{.Total}} rules; {{.Differ}} rules differ between runs (marked red on the left); {{.Changed}} changed between versions of one implementation. Generated {{.Generated.Format "2006-01-02 15:04 UTC"}}. A cell says what the implementation did, as its report says it; the counts are the published documents'.</p>
-<table><tr><th>Run</th><th>Kind</th><th>Profile</th><th>Verdict</th><th>MUST passed</th><th>MUST failed</th><th>MUST skipped</th><th>conform</th><th>Date</th></tr>
-{{range .Columns}}<tr><td><b>{{.Label}}</b></td><td>{{.Kind}}</td><td>{{.Profile}}</td><td>{{.Verdict}}</td><td class="num">{{.Must.Passed}}</td><td class="num">{{.Must.Failed}}</td><td class="num">{{.Must.Skipped}}</td><td>{{.ConformVersion}}</td><td>{{.Date}}</td></tr>
+<table><tr><th>Run</th><th>Version</th><th>Kind</th><th>Profile</th><th>Verdict</th><th>MUST passed</th><th>MUST failed</th><th>MUST skipped</th><th>conform</th><th>Date</th></tr>
+{{range .Columns}}<tr><td><b>{{.Label}}</b></td><td>{{.Version}}</td><td>{{.Kind}}</td><td>{{.Profile}}</td><td>{{.Verdict}}</td><td class="num">{{.Must.Passed}}</td><td class="num">{{.Must.Failed}}</td><td class="num">{{.Must.Skipped}}</td><td>{{.ConformVersion}}</td><td>{{.Date}}</td></tr>
 {{end}}</table>
-{{define "head"}}<tr><th>Rule</th><th>Level</th>{{range .}}<th>{{.Label}}</th>{{end}}<th>Changed</th></tr>{{end}}
-{{define "row"}}<tr{{if .Differ}} class="differ"{{end}}><td><code>{{.ID}}</code><br><small>{{.Text}}</small></td><td>{{.Level}}</td>{{range .Cells}}<td class="{{if eq .Counts "absent"}}absent{{else}}{{group .Outcome}}{{end}}">{{.Words}}</td>{{end}}<td class="changed">{{.ChangeWords}}</td></tr>
+{{define "head"}}<tr><th>Rule</th><th>Level</th><th>Changed</th>{{range .}}<th>{{.Label}}</th>{{end}}</tr>{{end}}
+{{define "row"}}<tr{{if .Differ}} class="differ"{{end}}><td class="rule"><code>{{.ID}}</code><br><small>{{.Text}}</small></td><td>{{.Level}}</td><td class="changed">{{.ChangeWords}}</td>{{range .Cells}}<td class="cell {{if eq .Counts "absent"}}absent{{else}}{{group .Outcome}}{{end}}">{{.Words}}</td>{{end}}</tr>
 {{end}}
 {{if .Changed}}<h2 id="changed">Changed between versions</h2>
 <table>{{template "head" .Columns}}
