@@ -468,7 +468,8 @@ var matrixPage = template.Must(template.New("matrix").Funcs(template.FuncMap{
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1f2328}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #d0d7de;padding:.3em .5em;vertical-align:top;text-align:left}
 th{background:#f6f8fa;position:sticky;top:0}td.num{text-align:right}code{font-size:90%}
-td.cell{font-size:12px;max-width:15em;min-width:6em}td.rule{max-width:22em}td.rule small{color:#656d76}
+td.cell{font-size:12px;width:11em;min-width:7em;overflow-wrap:anywhere}td.rule{min-width:14em;max-width:22em}td.rule small{color:#656d76}
+td.changed{min-width:9em}
 td.pass{background:#dafbe1}td.choice{background:#ddf4ff}td.document{background:#fbefff}td.known{background:#fff8c5}
 td.fail{background:#ffebe9;font-weight:600}td.noanswer,td.blocked,td.interrupted{background:#fff1e5}td.skipped,td.leftout,td.absent{color:#656d76}
 tr.differ td:first-child{border-left:4px solid #cf222e}td.changed{font-weight:600}
