@@ -28,6 +28,15 @@ const (
 	ExecPrefix  = "exec:"
 )
 
+// The kinds (driver.Info.Kind) of the backends conform starts from a description. Such a
+// server lives for the run only, so specs may change its account-wide settings. The
+// baselines of an implementation apply through the name given (azurite=image:... looks up
+// azurite-VERSION.json).
+const (
+	KindImage = "image"
+	KindExec  = "exec"
+)
+
 // PortPlaceholder is replaced, in an exec: command, by the loopback port it must serve on.
 const PortPlaceholder = "{port}"
 
@@ -278,7 +287,7 @@ func startExecOnce(ctx context.Context, cfg config, f startedForm) (*Target, err
 		_ = p.close()
 		return nil, fmt.Errorf("the command %q answers on %s but not as a Table endpoint: %w; log: %s", line, endpoint, err, logPath)
 	}
-	t.Info.Kind = "exec"
+	t.Info.Kind = KindExec
 	t.Close, t.LogPath = p.close, logPath
 	return t, nil
 }
@@ -372,7 +381,7 @@ func openImage(ctx context.Context, cfg config, f startedForm) (t *Target, err e
 	if err != nil {
 		return nil, failed(err)
 	}
-	info := driver.Info{Name: f.name, Kind: imageKind(f.image), Version: imageTag(f.image), Endpoint: endpoint}
+	info := driver.Info{Name: f.name, Kind: KindImage, Version: imageTag(f.image), Endpoint: endpoint}
 	b, info, err := remoteBackend(cfg, cs, info)
 	if err != nil {
 		return nil, failed(err)
@@ -412,20 +421,6 @@ func publishedPort(ctx context.Context, ctr testcontainers.Container, exposed st
 		}
 	}
 	return 0, fmt.Errorf("the engine published no host port for %s", exposed)
-}
-
-// imageKind is the kind of an image: the last element of its repository
-// ("mcr.microsoft.com/azure-storage/azurite:3.35.0" is "azurite"), so that the baselines of
-// that implementation apply.
-func imageKind(ref string) string {
-	repo := ref
-	if i := strings.LastIndex(repo, "@"); i >= 0 {
-		repo = repo[:i]
-	}
-	if tag := imageTag(repo); tag != "" {
-		repo = strings.TrimSuffix(repo, ":"+tag)
-	}
-	return repo[strings.LastIndex(repo, "/")+1:]
 }
 
 // versionLike reports whether s starts like a version number ("3.35.0", "v1.2").

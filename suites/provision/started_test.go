@@ -100,12 +100,6 @@ func TestParseStartedImageOptions(t *testing.T) {
 	if endpoint != "http://acct1.127.0.0.1:32768" || !strings.Contains(cs, "AccountKey=a2V5;") || !strings.Contains(cs, "AccountName=acct1;") {
 		t.Errorf("connection string %q, endpoint %q", cs, endpoint)
 	}
-	if kind := imageKind(f.image); kind != "emu" {
-		t.Errorf("imageKind = %q, want emu", kind)
-	}
-	if kind := imageKind("mcr.microsoft.com/azure-storage/azurite:3.35.0"); kind != "azurite" {
-		t.Errorf("imageKind = %q, want azurite (so that Azurite's baselines apply)", kind)
-	}
 	t.Setenv("IMAGE_KEY", "")
 	if _, _, err := f.connectionString("127.0.0.1", 1); err == nil || !strings.Contains(err.Error(), "IMAGE_KEY") {
 		t.Errorf("an unset key variable: %v", err)
@@ -125,7 +119,7 @@ func TestOpenExecStartsServesAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.Info.Name != "local" || tg.Info.Kind != "exec" || !strings.HasPrefix(tg.Info.Endpoint, "http://127.0.0.1:") {
+	if tg.Info.Name != "local" || tg.Info.Kind != KindExec || !strings.HasPrefix(tg.Info.Endpoint, "http://127.0.0.1:") {
 		t.Errorf("info %+v", tg.Info)
 	}
 	batchRoundTrip(t, ctx, tg.Backend)
@@ -195,7 +189,7 @@ func TestOpenImageServesConformImage(t *testing.T) {
 	}
 	logDir := t.TempDir()
 	tg := openOrSkip(t, ctx, "own=image:"+image+",args=serve --addr 0.0.0.0:10002", WithLogDir(logDir))
-	if tg.Info.Kind != "conform" || tg.Info.Version == "" {
+	if tg.Info.Kind != KindImage || tg.Info.Version == "" {
 		t.Errorf("info %+v", tg.Info)
 	}
 	batchRoundTrip(t, ctx, tg.Backend)
