@@ -64,17 +64,18 @@ var insideContainerMarker = "/.dockerenv"
 // answers; callers skip with its one line) or an error matching ErrDockerHostUnsafe (an
 // engine answers, but testcontainers would dial outside the machine; callers stop).
 func CheckDocker(ctx context.Context) error {
-	_, err := checkDocker(ctx)
+	_, err := checkDocker(ctx, AzuriteDocker)
 	return err
 }
 
-// checkDocker is CheckDocker that also returns the Docker host that answered.
-func checkDocker(ctx context.Context) (host string, err error) {
+// checkDocker is CheckDocker for the backend named backend that also returns the Docker
+// host that answered.
+func checkDocker(ctx context.Context, backend string) (host string, err error) {
 	tried, ok := dockerReachable(ctx)
 	if !ok {
-		return "", &DockerUnavailableError{Tried: tried}
+		return "", &DockerUnavailableError{Tried: tried, Backend: backend}
 	}
-	return tried[len(tried)-1], checkDockerHost()
+	return tried[len(tried)-1], checkDockerHost(backend)
 }
 
 // ErrDockerImageMissing is matched (errors.Is) by the error Open returns for
@@ -102,7 +103,7 @@ func checkLocalImage(ctx context.Context, host, backend, image string) error {
 }
 
 // checkDockerHost refuses to let testcontainers pick a host by itself inside a container.
-func checkDockerHost() error {
+func checkDockerHost(backend string) error {
 	if _, err := os.Stat(insideContainerMarker); err != nil {
 		return nil
 	}
@@ -115,7 +116,7 @@ func checkDockerHost() error {
 		got = fmt.Sprintf("%q", host)
 	}
 	return fmt.Errorf("%s: %w (found %s, %s is %s): export %s=127.0.0.1 when the engine runs on this machine",
-		AzuriteDocker, ErrDockerHostUnsafe, insideContainerMarker, dockerHostOverrideEnv, got, dockerHostOverrideEnv)
+		backend, ErrDockerHostUnsafe, insideContainerMarker, dockerHostOverrideEnv, got, dockerHostOverrideEnv)
 }
 
 func isLoopbackHost(host string) bool {
@@ -135,7 +136,7 @@ const dockerPingTimeout = 2 * time.Second
 // refuses to start unless the ports are reached through loopback (CheckDocker) and the image
 // is already on the engine (checkLocalImage).
 func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
-	host, err := checkDocker(ctx)
+	host, err := checkDocker(ctx, AzuriteDocker)
 	if err != nil {
 		return nil, err
 	}

@@ -114,6 +114,10 @@ func WithCacheDir(dir string) Option { return func(c *config) { c.cacheDir = dir
 // least every 30 seconds while it lasts.
 func WithProgress(say func(line string)) Option { return func(c *config) { c.progress = say } }
 
+// WithStartTimeout bounds how long a started server may take to answer (default 30 s; an
+// exec: command gets at least 3 minutes, for a command that compiles first).
+func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
+
 // WithLogDir names the folder where a server conform starts from a description (image:,
 // exec:) writes its output, NAME.server.log; by default a temporary folder, kept when the
 // server fails to start.

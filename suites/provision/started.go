@@ -296,12 +296,8 @@ func startExecOnce(ctx context.Context, cfg config, f startedForm) (*Target, err
 // and connects to it. Its output is written beside the report when the caller named a
 // folder (WithLogDir), and to a kept file named in the error when it fails to start.
 func openImage(ctx context.Context, cfg config, f startedForm) (t *Target, err error) {
-	host, err := checkDocker(ctx)
+	host, err := checkDocker(ctx, f.name)
 	if err != nil {
-		var de *DockerUnavailableError
-		if errors.As(err, &de) {
-			de.Backend = f.name
-		}
 		return nil, err
 	}
 	if err := checkLocalImage(ctx, host, f.name, f.image); err != nil {

@@ -173,7 +173,7 @@ func TestOpenImageServesConformImage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	host, err := checkDocker(ctx)
+	host, err := checkDocker(ctx, AzuriteDocker)
 	if errors.Is(err, ErrDockerUnavailable) {
 		t.Skip("the image: form needs a Docker engine: " + err.Error())
 	}
@@ -207,11 +207,64 @@ func TestOpenImageWithoutDockerSaysSoInOneLine(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := checkDocker(ctx); err == nil {
+	if _, err := checkDocker(ctx, AzuriteDocker); err == nil {
 		t.Skip("a Docker engine answers on the default socket")
 	}
 	_, err := Open(ctx, "emu=image:example/emu:1.0")
 	if !errors.Is(err, ErrDockerUnavailable) || !strings.HasPrefix(err.Error(), "emu: ") {
 		t.Errorf("got %v, want a one-line error naming the backend emu", err)
+	}
+}
+
+// With an engine answering, the image: form refuses inside a container without a loopback
+// override, in one line that names the backend.
+func TestOpenImageRefusesWithoutLoopbackOverride(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pretendInsideContainer(t, ctx)
+	t.Setenv(dockerHostOverrideEnv, "")
+	tg, err := Open(ctx, "emu=image:example/emu:1.0")
+	if err == nil {
+		tg.Close()
+		t.Fatal("Open started a container without a loopback TESTCONTAINERS_HOST_OVERRIDE inside a container")
+	}
+	if !errors.Is(err, ErrDockerHostUnsafe) || !strings.HasPrefix(err.Error(), "emu: ") || strings.Contains(err.Error(), AzuriteDocker) {
+		t.Errorf("got %v, want one line naming emu", err)
+	}
+}
+
+// TestOpenImageThatExitsKeepsItsLog: an image whose command ends at once (conform's image
+// asked for its version) fails to open, and its output is kept where the error says.
+func TestOpenImageThatExitsKeepsItsLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a container")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	host, err := checkDocker(ctx, "own")
+	if errors.Is(err, ErrDockerUnavailable) {
+		t.Skip("the image: form needs a Docker engine: " + err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := os.Getenv("CONFORM_TEST_IMAGE")
+	if image == "" {
+		image = "conform:local"
+	}
+	if status, err := dockerGet(ctx, host, "/images/"+image+"/json"); err == nil && status == http.StatusNotFound {
+		t.Skipf("the image %s is not on the engine (make image builds it)", image)
+	}
+	logDir := t.TempDir()
+	_, err = Open(ctx, "short=image:"+image+",args=version", WithLogDir(logDir), WithStartTimeout(5*time.Second))
+	if err == nil {
+		t.Fatal("an image that exits at once opened")
+	}
+	logPath := filepath.Join(logDir, "short.server.log")
+	if !strings.Contains(err.Error(), "its log: "+logPath) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q does not name the kept log %s in one line", err, logPath)
+	}
+	if b, rerr := os.ReadFile(logPath); rerr != nil || !strings.Contains(string(b), "commit") {
+		t.Errorf("kept log %q, %v; want the output of conform version", b, rerr)
 	}
 }
