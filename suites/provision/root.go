@@ -14,8 +14,8 @@ const rootEnv = "CONFORM_ROOT"
 // findRoot returns the repository root: the one configured, $CONFORM_ROOT, the nearest
 // directory above the working directory that is a checkout of conform (isCheckout: another
 // project with go.mod and package.json is not), or the root this file was compiled from
-// unless that is read-only (a binary built by `go install` was
-// compiled from Go's module cache, where nothing can be installed).
+// unless that is read-only (a binary built by `go install` was compiled from Go's module
+// cache, where nothing can be installed).
 func findRoot(configured string) (string, error) {
 	if configured != "" {
 		return checkRoot(configured)
