@@ -310,6 +310,9 @@ func openImage(ctx context.Context, cfg config, f startedForm) (t *Target, err e
 	}()
 	runCtx, cancel := context.WithTimeout(ctx, cfg.installTimeout)
 	defer cancel()
+	if cfg.progress != nil {
+		cfg.progress(fmt.Sprintf("starting a container of %s (pulled first when the engine lacks it); waiting for port %d and a first answer", f.image, f.port))
+	}
 	exposed := fmt.Sprintf("%d/tcp", f.port)
 	ctr, err := testcontainers.GenericContainer(runCtx, testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
