@@ -102,6 +102,16 @@ report: deps
 	@echo "make: running the suites (the reference, and Azurite where it starts); progress follows"
 	./bin/conform run --out conform-report
 
+## matrix: the compatibility matrix: the suite against the reference, reference-cosmos and
+## the Azurite versions MATRIX_AZURITE_VERSIONS (from npm, into conform's cache; empty: the
+## span scripts/matrix.sh names, eleven from 3.14.0 to 3.35.0), two at a time, each run
+## published, then conform-matrix/matrix.html (and .md, .json) compares them rule by rule and
+## says where a version changed a rule's outcome.
+MATRIX_AZURITE_VERSIONS ?=
+.PHONY: matrix
+matrix: build
+	MATRIX_AZURITE_VERSIONS='$(MATRIX_AZURITE_VERSIONS)' ./scripts/matrix.sh
+
 # steps runs the make targets $(2) in order, each in a make of its own, stops at the first
 # that fails, and says last, in one line, whether all passed or which failed, exiting with
 # that target's status: "$(1): passed", "$(1): FAILED (vet)".

@@ -3,6 +3,9 @@
 # HTTP) on the host's loopback, and `conform run --backend me=env:CONN` in the container on
 # the host's network, the connection string passed in the environment. Exit status is the
 # container's, that is conform run's (0: conforms to its baseline, 1: does not, 2: cannot run).
+# Then the other way round: conform on the host starts the image as a backend
+# (NAME=image:REF,args=serve ...) through testcontainers-go, and the exit status is the worse
+# of the two runs'.
 #
 #   scripts/image-test.sh [IMAGE]       # default conform:local; needs bin/conform and docker
 set -euo pipefail
@@ -38,4 +41,15 @@ CONN="$conn" timeout --foreground 1200 docker run --rm --network host -e CONN "$
 code=$?
 set -e
 echo "image-test: conform run in $image exited $code after $(($(date +%s) - start)) s"
+
+# The image as a backend conform starts (the image: form); its log goes to raw/own.server.log.
+export TESTCONTAINERS_HOST_OVERRIDE="${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}"
+export TESTCONTAINERS_RYUK_DISABLED="${TESTCONTAINERS_RYUK_DISABLED:-true}"
+start=$(date +%s)
+set +e
+timeout --foreground 1200 ./bin/conform run --backend "own=image:$image,args=serve --addr 0.0.0.0:10002" --out conform-report-image
+image_code=$?
+set -e
+echo "image-test: conform run --backend own=image:$image exited $image_code after $(($(date +%s) - start)) s"
+[ "$image_code" -gt "$code" ] && code=$image_code
 exit $code

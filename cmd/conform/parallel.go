@@ -13,6 +13,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/report"
 )
 
@@ -33,6 +34,8 @@ func parallelFor(backend string, requested int) int {
 	switch {
 	case requested > 0:
 		return min(requested, maxParallel)
+	case provision.StartsServer(backend):
+		return localParallel // each process would start a server of its own
 	case strings.Contains(backend, "="):
 		return endpointParallel
 	}

@@ -195,7 +195,7 @@ func openReplayTarget(ctx context.Context, name string) (replay.Target, func(), 
 		tgt.Name = t.Info.Name
 		return tgt, func() { stop(); _ = t.Close() }, nil
 	}
-	t, err := provision.Open(ctx, name)
+	t, err := provision.Open(ctx, name, provision.WithProgress(func(line string) { fmt.Fprintln(os.Stderr, "conform: "+line) }))
 	if err != nil {
 		return replay.Target{}, nil, err
 	}

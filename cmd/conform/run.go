@@ -87,6 +87,11 @@ any endpoint as NAME=env:VARIABLE (the connection string read from the environme
 it is on no command line) or NAME=CONNECTION_STRING. A +sdk suffix (azurite+sdk,
 mine+sdk=env:VARIABLE) drives the backend through the official Go SDK instead of the raw
 REST driver. Without --backend: reference and, where it can be started, azurite.
+Started by conform and stopped after the run: azurite@VERSION (any published Azurite 3.x,
+installed from npm into conform's cache, $CONFORM_CACHE_DIR),
+NAME=image:REF[,port=P][,account=A][,key=env:VAR][,style=path|host][,args=ARGS] (a
+container image, through testcontainers-go) and NAME=exec:COMMAND (a local server; {port}
+in COMMAND is replaced by a free loopback port).
 
 Environment:
   CONFORM_ALLOW_ACCOUNT_CHANGES=1  also run, against an endpoint that is not the reference
@@ -665,8 +670,8 @@ func rerunCell(c report.Cell) bool {
 func reusableArgument(arg string) string {
 	name, value, ok := strings.Cut(arg, "=")
 	switch {
-	case !ok:
-		return arg
+	case !ok, provision.StartsServer(arg):
+		return arg // a name, or a description that holds no secret (a key only as key=env:VARIABLE)
 	case strings.HasPrefix(value, provision.EnvPrefix) && !strings.ContainsAny(value, ";= "):
 		return name + "=" + value
 	}

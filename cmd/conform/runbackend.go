@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -117,7 +118,12 @@ func runOneBackend(arg string, o childOptions) int {
 		}
 	}
 	var recorder *replay.Recorder
-	var openOpts []provision.Option
+	// A long start (an npm install) says what it does; a started server's output is kept
+	// beside the raw result.
+	openOpts := []provision.Option{
+		provision.WithProgress(func(line string) { emit(event{Kind: "note", Text: line}) }),
+		provision.WithLogDir(filepath.Dir(o.rawOut)),
+	}
 	if o.record != "" {
 		var err error
 		if recorder, err = replay.NewRecorder(o.record, rest.NewTransport()); err != nil {

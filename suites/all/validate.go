@@ -27,6 +27,16 @@ func Validate(target string) error {
 	}
 	name, conn, hasConn := strings.Cut(target, "=")
 	base, sdk := strings.CutSuffix(name, SDKSuffix)
+	form := base
+	if hasConn {
+		form = base + "=" + conn
+	}
+	if ok, err := provision.ValidateForm(form); ok {
+		if err != nil {
+			return fmt.Errorf("backend %s: %v", name, err)
+		}
+		return nil
+	}
 	if strings.TrimSpace(base) == "" {
 		return fmt.Errorf("backend %q has no name", name)
 	}

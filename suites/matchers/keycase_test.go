@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/record"
 )
 
@@ -26,7 +27,7 @@ func trackSpec(t *testing.T) (*record.Recorder, *[]string) {
 	t.Helper()
 	var notes []string
 	record.SetPreconditionNoter(func(rule, _, _ string) { notes = append(notes, rule) })
-	rec := record.New(foldingStore{})
+	rec := record.NewWithRetry(foldingStore{}, driver.DefaultRetry)
 	record.Track(rec)
 	t.Cleanup(func() {
 		record.Track(nil)

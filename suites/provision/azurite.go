@@ -75,20 +75,19 @@ var azuriteLegacy = emulator{
 }
 
 func openAzurite(ctx context.Context, cfg config, em emulator) (*Target, error) {
-	root, err := findRoot(cfg.root)
+	pkgDir, err := installAzurite(ctx, cfg, em)
 	if err != nil {
 		return nil, err
 	}
-	installCtx, cancel := context.WithTimeout(ctx, cfg.installTimeout)
-	dir, err := ensureInstalled(installCtx, root, em.pkg)
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("install from npm: %w", err)
-	}
-	pkgDir := filepath.Join(dir, "node_modules", "azurite")
 	version, err := packageVersion(pkgDir)
 	if err != nil {
 		return nil, fmt.Errorf("installed package: %w", err)
+	}
+	if em.args == nil {
+		em.args = versionArgs(pkgDir)
+	}
+	if _, err := os.Stat(filepath.Join(pkgDir, em.entry)); err != nil {
+		return nil, fmt.Errorf("this Azurite (%s) has no table service (no %s in %s; it came in 3.12.0)", version, filepath.ToSlash(em.entry), pkgDir)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -116,6 +115,37 @@ func openAzurite(ctx context.Context, cfg config, em emulator) (*Target, error) 
 		}
 	}
 	return &Target{Backend: b, Info: info, Close: proc.close, LogPath: proc.logPath}, nil
+}
+
+// installAzurite installs em unless it is installed and returns its package folder
+// (node_modules/azurite). The pinned lines install from the repository's lock files when
+// conform runs in a checkout; outside one (an installed binary), and for azurite@VERSION,
+// the version is installed from npm into conform's cache directory.
+func installAzurite(ctx context.Context, cfg config, em emulator) (string, error) {
+	installCtx, cancel := context.WithTimeout(ctx, cfg.installTimeout)
+	defer cancel()
+	if em.pkg.name != "" {
+		root, err := findRoot(cfg.root)
+		if err == nil {
+			dir, err := ensureInstalled(installCtx, root, em.pkg)
+			if err != nil {
+				return "", fmt.Errorf("install from npm: %w", err)
+			}
+			return filepath.Join(dir, "node_modules", "azurite"), nil
+		}
+		if cfg.root != "" || os.Getenv(rootEnv) != "" {
+			return "", err // a root named explicitly is never replaced by the cache
+		}
+	}
+	cache, err := CacheDir(cfg.cacheDir)
+	if err != nil {
+		return "", err
+	}
+	dir, err := ensureVersionInstalled(installCtx, cache, em.version, cfg.progress)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "node_modules", "azurite"), nil
 }
 
 func emulatorConnectionString(endpoint string) string {

@@ -29,11 +29,17 @@ var ErrDockerUnavailable = errors.New("no Docker engine is reachable")
 type DockerUnavailableError struct {
 	// Tried lists the Docker hosts that were tried.
 	Tried []string
+	// Backend names the backend that needed the engine ("" for azurite-docker).
+	Backend string
 }
 
 func (e *DockerUnavailableError) Error() string {
+	backend := e.Backend
+	if backend == "" {
+		backend = AzuriteDocker
+	}
 	return fmt.Sprintf("%s: %s (tried %s); start Docker or set DOCKER_HOST to run it",
-		AzuriteDocker, ErrDockerUnavailable, strings.Join(e.Tried, ", "))
+		backend, ErrDockerUnavailable, strings.Join(e.Tried, ", "))
 }
 
 // Is makes errors.Is(err, ErrDockerUnavailable) true.
@@ -58,17 +64,18 @@ var insideContainerMarker = "/.dockerenv"
 // answers; callers skip with its one line) or an error matching ErrDockerHostUnsafe (an
 // engine answers, but testcontainers would dial outside the machine; callers stop).
 func CheckDocker(ctx context.Context) error {
-	_, err := checkDocker(ctx)
+	_, err := checkDocker(ctx, AzuriteDocker)
 	return err
 }
 
-// checkDocker is CheckDocker that also returns the Docker host that answered.
-func checkDocker(ctx context.Context) (host string, err error) {
+// checkDocker is CheckDocker for the backend named backend that also returns the Docker
+// host that answered.
+func checkDocker(ctx context.Context, backend string) (host string, err error) {
 	tried, ok := dockerReachable(ctx)
 	if !ok {
-		return "", &DockerUnavailableError{Tried: tried}
+		return "", &DockerUnavailableError{Tried: tried, Backend: backend}
 	}
-	return tried[len(tried)-1], checkDockerHost()
+	return tried[len(tried)-1], checkDockerHost(backend)
 }
 
 // ErrDockerImageMissing is matched (errors.Is) by the error Open returns for
@@ -79,7 +86,7 @@ var ErrDockerImageMissing = errors.New("the image is not on the Docker engine")
 // checkLocalImage fails with ErrDockerImageMissing when conform runs inside a container and
 // the engine at host does not hold image. Elsewhere, and where the engine cannot be asked,
 // testcontainers pulls what is missing.
-func checkLocalImage(ctx context.Context, host, image string) error {
+func checkLocalImage(ctx context.Context, host, backend, image string) error {
 	if _, err := os.Stat(insideContainerMarker); err != nil {
 		return nil
 	}
@@ -87,12 +94,16 @@ func checkLocalImage(ctx context.Context, host, image string) error {
 	if err != nil || status != http.StatusNotFound {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: %s (inside a container conform does not pull from a registry; build it with scripts/azurite-image.sh)",
-		AzuriteDocker, ErrDockerImageMissing, image)
+	hint := "load it into the engine"
+	if backend == AzuriteDocker {
+		hint = "build it with scripts/azurite-image.sh"
+	}
+	return fmt.Errorf("%s: %w: %s (inside a container conform does not pull from a registry; %s)",
+		backend, ErrDockerImageMissing, image, hint)
 }
 
 // checkDockerHost refuses to let testcontainers pick a host by itself inside a container.
-func checkDockerHost() error {
+func checkDockerHost(backend string) error {
 	if _, err := os.Stat(insideContainerMarker); err != nil {
 		return nil
 	}
@@ -105,7 +116,7 @@ func checkDockerHost() error {
 		got = fmt.Sprintf("%q", host)
 	}
 	return fmt.Errorf("%s: %w (found %s, %s is %s): export %s=127.0.0.1 when the engine runs on this machine",
-		AzuriteDocker, ErrDockerHostUnsafe, insideContainerMarker, dockerHostOverrideEnv, got, dockerHostOverrideEnv)
+		backend, ErrDockerHostUnsafe, insideContainerMarker, dockerHostOverrideEnv, got, dockerHostOverrideEnv)
 }
 
 func isLoopbackHost(host string) bool {
@@ -125,11 +136,11 @@ const dockerPingTimeout = 2 * time.Second
 // refuses to start unless the ports are reached through loopback (CheckDocker) and the image
 // is already on the engine (checkLocalImage).
 func openDocker(ctx context.Context, cfg config) (t *Target, err error) {
-	host, err := checkDocker(ctx)
+	host, err := checkDocker(ctx, AzuriteDocker)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLocalImage(ctx, host, cfg.dockerImage); err != nil {
+	if err := checkLocalImage(ctx, host, AzuriteDocker, cfg.dockerImage); err != nil {
 		return nil, err
 	}
 	defer func() {

@@ -59,6 +59,9 @@ func Names() []Name {
 		{Azurite, "Azurite " + azuriteCurrent.version + " from the repository's npm lock, as a local in-memory process"},
 		{AzuriteLegacy, "the deprecated Azurite " + azuriteLegacy.version + " line from npm, as a local process"},
 		{AzuriteDocker, "Azurite " + azuriteCurrent.version + " in a container through testcontainers (needs a Docker engine)"},
+		{AzuritePrefix + "VERSION", "any published Azurite 3.x, installed from npm into conform's cache directory ($" + CacheDirEnv + ")"},
+		{"NAME=" + ImagePrefix + "REF[,port=P][,account=A][,key=env:VAR][,style=path|host][,args=ARGS]", "any container image that serves the Table API, started through testcontainers (needs a Docker engine)"},
+		{"NAME=" + ExecPrefix + "COMMAND", "any local server, started with " + PortPlaceholder + " in COMMAND replaced by a free loopback port"},
 		{"NAME=CONNECTION_STRING", "any endpoint (Azure Storage, Cosmos DB for Table, another emulator) by its connection string"},
 	}
 }
@@ -75,6 +78,9 @@ type config struct {
 	probeTimeout   time.Duration
 	dockerImage    string
 	httpClient     *http.Client
+	cacheDir       string
+	progress       func(string)
+	logDir         string
 }
 
 func defaults() config {
@@ -99,6 +105,23 @@ func WithDirectSender() Option { return func(c *config) { c.directSender = true 
 // default is $CONFORM_ROOT, else the nearest directory above the working directory that
 // holds go.mod and package.json, else the root this package was built from.
 func WithRoot(dir string) Option { return func(c *config) { c.root = dir } }
+
+// WithCacheDir names conform's cache directory, where azurite@VERSION (and, outside a
+// checkout, the pinned Azurite) is installed; the default is CacheDir("").
+func WithCacheDir(dir string) Option { return func(c *config) { c.cacheDir = dir } }
+
+// WithProgress receives lines that say what a long Open is doing (an npm install), at
+// least every 30 seconds while it lasts.
+func WithProgress(say func(line string)) Option { return func(c *config) { c.progress = say } }
+
+// WithStartTimeout bounds how long a started server may take to answer (default 30 s; an
+// exec: command gets at least 3 minutes, for a command that compiles first).
+func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
+
+// WithLogDir names the folder where a server conform starts from a description (image:,
+// exec:) writes its output, NAME.server.log; by default a temporary folder, kept when the
+// server fails to start.
+func WithLogDir(dir string) Option { return func(c *config) { c.logDir = dir } }
 
 // WithProbeTimeout bounds the first request Open sends to a NAME=CONNECTION_STRING
 // endpoint to check that it answers (default 10 s).
@@ -155,6 +178,18 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 	case AzuriteDocker:
 		t, err = openDocker(ctx, cfg)
 	default:
+		if version, ok, verr := azuriteVersionOf(target); ok {
+			if verr != nil {
+				return nil, &Error{Backend: target, Err: verr}
+			}
+			t, err = openAzurite(ctx, cfg, azuriteAt(version))
+			break
+		}
+		if StartsServer(target) {
+			name = strings.TrimSpace(strings.SplitN(target, "=", 2)[0])
+			t, err = openStarted(ctx, cfg, target)
+			break
+		}
 		n, cs, ok := strings.Cut(target, "=")
 		if !ok || strings.TrimSpace(n) == "" || strings.TrimSpace(cs) == "" {
 			return nil, &Error{Backend: redact(target, target), Err: fmt.Errorf("unknown backend (want one of %s, or NAME=CONNECTION_STRING)", builtinList())}

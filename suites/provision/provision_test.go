@@ -258,7 +258,7 @@ func TestCheckDockerHostInsideContainer(t *testing.T) {
 	insideContainerMarker = marker
 
 	t.Setenv(dockerHostOverrideEnv, "")
-	if err := checkDockerHost(); err != nil {
+	if err := checkDockerHost(AzuriteDocker); err != nil {
 		t.Errorf("outside a container: %v", err)
 	}
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
@@ -267,7 +267,7 @@ func TestCheckDockerHostInsideContainer(t *testing.T) {
 	for host, ok := range map[string]bool{"": false, "10.0.0.1": false, "docker.example": false, "host.docker.internal": false,
 		"127.0.0.1": true, "127.0.0.2": true, "localhost": true, "::1": true, "[::1]": true} {
 		t.Setenv(dockerHostOverrideEnv, host)
-		err := checkDockerHost()
+		err := checkDockerHost(AzuriteDocker)
 		if ok != (err == nil) {
 			t.Errorf("%s=%q: got %v", dockerHostOverrideEnv, host, err)
 			continue

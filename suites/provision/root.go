@@ -5,14 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // rootEnv names the repository root explicitly.
 const rootEnv = "CONFORM_ROOT"
 
 // findRoot returns the repository root: the one configured, $CONFORM_ROOT, the nearest
-// directory above the working directory with go.mod and package.json, or the root this
-// file was compiled from.
+// directory above the working directory that is a checkout of conform (isCheckout: another
+// project with go.mod and package.json is not), or the root this file was compiled from
+// unless that is read-only (a binary built by `go install` was compiled from Go's module
+// cache, where nothing can be installed).
 func findRoot(configured string) (string, error) {
 	if configured != "" {
 		return checkRoot(configured)
@@ -22,7 +25,7 @@ func findRoot(configured string) (string, error) {
 	}
 	if wd, err := os.Getwd(); err == nil {
 		for dir := wd; ; dir = filepath.Dir(dir) {
-			if isRoot(dir) {
+			if isCheckout(dir) {
 				return dir, nil
 			}
 			if filepath.Dir(dir) == dir {
@@ -30,11 +33,8 @@ func findRoot(configured string) (string, error) {
 			}
 		}
 	}
-	if _, file, _, ok := runtime.Caller(0); ok {
-		dir := filepath.Join(filepath.Dir(file), "..", "..")
-		if isRoot(dir) {
-			return filepath.Clean(dir), nil
-		}
+	if dir := compiledRoot(); dir != "" {
+		return dir, nil
 	}
 	return "", errors.New("cannot find the repository root (a directory with go.mod and package.json); set " + rootEnv)
 }
@@ -50,6 +50,27 @@ func checkRoot(dir string) (string, error) {
 	return abs, nil
 }
 
+// conformModule is the module path of conform's go.mod.
+const conformModule = "github.com/tableconform/conform"
+
+// isCheckout reports whether dir is the root of a checkout of conform: isRoot, and its
+// go.mod names conform's module.
+func isCheckout(dir string) bool {
+	if !isRoot(dir) {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == conformModule
+		}
+	}
+	return false
+}
+
 func isRoot(dir string) bool {
 	for _, f := range []string{"go.mod", "package.json"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
@@ -57,4 +78,18 @@ func isRoot(dir string) bool {
 		}
 	}
 	return true
+}
+
+// compiledRoot returns the writable repository root this file was compiled from, or "".
+var compiledRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	dir := filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm()&0o200 == 0 || !isCheckout(dir) {
+		return ""
+	}
+	return dir
 }

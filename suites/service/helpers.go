@@ -108,11 +108,11 @@ func decodeXML(a answer, v any) {
 }
 
 // accountChangesAllowed says whether specs may change account-wide settings of the backend:
-// always on the reference and the emulators, elsewhere only with
-// CONFORM_ALLOW_ACCOUNT_CHANGES=1.
+// always on the reference, the emulators and the servers conform started for the run
+// (kinds "image" and "exec"), elsewhere only with CONFORM_ALLOW_ACCOUNT_CHANGES=1.
 func accountChangesAllowed(f *framework.F) bool {
 	switch f.Info().Kind {
-	case "reference", "reference-http", "reference-cosmos", "azurite", "azurite-legacy", "azurite-docker", "mutant":
+	case "reference", "reference-http", "reference-cosmos", "azurite", "azurite-legacy", "azurite-docker", "mutant", "image", "exec":
 		return true
 	}
 	return os.Getenv("CONFORM_ALLOW_ACCOUNT_CHANGES") == "1"
