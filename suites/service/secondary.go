@@ -66,7 +66,8 @@ var _ = framework.Describe("Secondary location", func(f *framework.F) {
 			Expect(a.status).To(BeNumerically("<", 500), "a write through the secondary location: %s", a)
 			f.Choice("answer to a write through the secondary location", a.outcome())
 
-			// Nothing changed on the primary: the table, its entity and its policies.
+			// Nothing changed on the primary: the table, its entity and, after Set Table ACL, its
+			// policies (read only there, so that a backend without table ACLs is judged on the rest).
 			page, err := b.QueryEntities(ctx, table, api.Query{})
 			if e, ok := driver.AsError(err); ok && e.Status == http.StatusNotFound {
 				Fail(fmt.Sprintf("the table is gone after %s through the secondary location (%v): %s", w.method, err, a))
@@ -77,11 +78,13 @@ var _ = framework.Describe("Secondary location", func(f *framework.F) {
 			Expect(page.Entities).To(HaveLen(1), "the table's entities changed after %s through the secondary location: %s", w.method, a)
 			Expect(page.Entities[0].ETag).To(Equal(kept.ETag), "the entity changed after %s through the secondary location: %s", w.method, a)
 			Expect(page.Entities[0].Properties).To(Equal(kept.Properties), "the entity's properties changed after %s through the secondary location: %s", w.method, a)
-			acl := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, nil, nil)
-			f.Requires("service.acl.empty", "read the table's policies through the primary", func() {
-				Expect(acl.status).To(Equal(http.StatusOK), "Get Table ACL: %s", acl)
-			})
-			Expect(string(acl.body)).NotTo(ContainSubstring("<Id>secondary</Id>"), "Set Table ACL through the secondary location was applied: %s", a)
+			if w.path(table) == aclPath(table) {
+				acl := sendXML(ctx, raw, http.MethodGet, aclPath(table), nil, nil, nil)
+				f.Requires("service.acl.empty", "read the table's policies through the primary", func() {
+					Expect(acl.status).To(Equal(http.StatusOK), "Get Table ACL: %s", acl)
+				})
+				Expect(string(acl.body)).NotTo(ContainSubstring("<Id>secondary</Id>"), "Set Table ACL through the secondary location was applied: %s", a)
+			}
 			if w.method == http.MethodPost && w.path(table) == "Tables" {
 				created := sendXML(ctx, raw, http.MethodGet, fmt.Sprintf("Tables('%sx')", table), nil, jsonWriteHeaders, nil)
 				Expect(created.status).NotTo(Equal(http.StatusOK), "Create Table through the secondary location created the table: %s", a)
