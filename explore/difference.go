@@ -1,0 +1,362 @@
+package explore
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tableconform/conform/explore/gen"
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Difference is one distinct difference: the minimal sequence that shows it, both backends'
+// answers to each of its steps, and where it falls in the catalogue.
+type Difference struct {
+	// Signature tells distinct differences apart: the operation, what differed and the
+	// answers' errors.
+	Signature string `json:"signature"`
+	// Summary says the difference in one line.
+	Summary string `json:"summary"`
+	// Seed is the seed of the sequence that found it: conform explore --seed Seed draws that
+	// sequence first.
+	Seed uint64 `json:"seed"`
+	// Ops is the minimal sequence; Steps its answers, the last one the difference.
+	Ops   []gen.Op     `json:"-"`
+	Steps []StepResult `json:"steps"`
+	// ShrunkFrom is the length of the sequence first found; ShrinkRuns the sequences run to
+	// shrink it.
+	ShrunkFrom int `json:"shrunkFrom"`
+	ShrinkRuns int `json:"shrinkRuns"`
+	// Flaky is set when the difference did not show again on the same sequence, so it was
+	// not shrunk.
+	Flaky bool `json:"flaky,omitempty"`
+	// Area is the catalogue area the difference belongs to; Rule the rule that covers it,
+	// empty when none does; Coverage says so in words.
+	Area     spec.Area `json:"area"`
+	Rule     string    `json:"rule,omitempty"`
+	Coverage string    `json:"coverage"`
+	// Known is set when the explored backend's baseline lists the rule with this answer.
+	Known     bool   `json:"known,omitempty"`
+	KnownNote string `json:"knownNote,omitempty"`
+	// Files are the reproduction's files, relative to the report, once written.
+	Files []string `json:"files,omitempty"`
+}
+
+// Last is the step that differs.
+func (d Difference) Last() StepResult { return d.Steps[len(d.Steps)-1] }
+
+// what classifies how two answers to one step differ.
+func what(s StepResult) string {
+	e, a := s.Explored, s.Against
+	switch {
+	case s.ReadBack:
+		return "stored entities"
+	case e.Error != a.Error:
+		return "status"
+	}
+	for i := 0; i < max(len(e.Lines), len(a.Lines)); i++ {
+		var le, la string
+		if i < len(e.Lines) {
+			le = e.Lines[i]
+		}
+		if i < len(a.Lines) {
+			la = a.Lines[i]
+		}
+		if le == la {
+			continue
+		}
+		switch {
+		case strings.Contains(le, "continuation") || strings.Contains(la, "continuation"):
+			return "continuation"
+		case strings.Contains(le, "ETag") || strings.Contains(la, "ETag"):
+			return "ETag"
+		case strings.HasPrefix(le, "result ") || strings.HasSuffix(le, " results"):
+			return "batch results"
+		case strings.HasPrefix(le, "page ") || strings.HasPrefix(la, "page "):
+			return "page size"
+		case strings.HasPrefix(le, "tables: "):
+			return "tables listed"
+		}
+		return "entities"
+	}
+	return "entities"
+}
+
+var atIndex = regexp.MustCompile(` at operation \d+$`)
+
+// features names what an operation used that a rule may be about.
+func features(op gen.Op) []string {
+	var out []string
+	switch op.Kind {
+	case gen.Query:
+		if op.Query.Filter != "" {
+			out = append(out, "$filter")
+		}
+		if op.Query.Top.IsSet() {
+			out = append(out, "$top")
+		}
+		if op.Query.Select != nil {
+			out = append(out, "$select")
+		}
+	case gen.Get:
+		if op.Select != nil {
+			out = append(out, "$select")
+		}
+	case gen.Upsert, gen.Update:
+		out = append(out, op.Mode.String())
+	case gen.Batch:
+		kinds := map[string]bool{}
+		for _, s := range op.Steps {
+			kinds[s.Kind.String()] = true
+		}
+		for k := range kinds {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+	}
+	return out
+}
+
+// signature is what tells one difference from another.
+func signature(s StepResult) string {
+	kind := "read-back"
+	if !s.ReadBack {
+		kind = string(s.Op.Kind)
+		if f := features(s.Op); len(f) > 0 {
+			kind += "[" + strings.Join(f, ",") + "]"
+		}
+	}
+	sig := kind + " " + what(s)
+	if s.Explored.Error != s.Against.Error {
+		sig += fmt.Sprintf(": %s vs %s", orOK(atIndex.ReplaceAllString(s.Explored.Error, "")), orOK(atIndex.ReplaceAllString(s.Against.Error, "")))
+	}
+	return sig
+}
+
+func orOK(e string) string {
+	if e == "" {
+		return "ok"
+	}
+	return e
+}
+
+func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns int) Difference {
+	steps := run.steps[:run.diffAt+1]
+	d := Difference{Seed: seed, Steps: steps, ShrunkFrom: firstLen, ShrinkRuns: shrinkRuns}
+	for _, s := range steps {
+		if !s.ReadBack {
+			d.Ops = append(d.Ops, s.Op)
+		}
+	}
+	last := d.Last()
+	d.Signature = signature(last)
+	d.Summary = fmt.Sprintf("%s: %s answered %s, %s answered %s", last.Line, x.ExploredName, clip(last.Explored.Text()), x.AgainstName, clip(last.Against.Text()))
+	if last.ReadBack {
+		d.Summary = fmt.Sprintf("after %d operations the tables hold different entities (%s vs %s)", len(d.Ops), x.ExploredName, x.AgainstName)
+	}
+	d.Area, d.Rule = Match(d)
+	if d.Rule != "" {
+		d.Coverage = "rule " + d.Rule + " covers this"
+	} else {
+		d.Coverage = "no rule covers this; area " + string(d.Area)
+	}
+	return d
+}
+
+func clip(s string) string {
+	if len(s) > 240 {
+		return s[:240] + "..."
+	}
+	return s
+}
+
+// areasOf lists the areas a difference on an operation may belong to, the likeliest first.
+func areasOf(op gen.Op, readBack bool, whatDiffered string) []spec.Area {
+	switch op.Kind {
+	case gen.CreateTable, gen.DeleteTable, gen.ListTables:
+		return []spec.Area{spec.AreaTables}
+	case gen.Insert:
+		if readBack {
+			return []spec.Area{spec.AreaModification, spec.AreaEntities, spec.AreaTypes}
+		}
+		return []spec.Area{spec.AreaEntities, spec.AreaTypes, spec.AreaLimits, spec.AreaModification, spec.AreaQuery}
+	case gen.Get:
+		return []spec.Area{spec.AreaEntities, spec.AreaTypes, spec.AreaLimits, spec.AreaModification, spec.AreaQuery}
+	case gen.Upsert, gen.Update, gen.Delete:
+		return []spec.Area{spec.AreaModification, spec.AreaConcurrency, spec.AreaEntities, spec.AreaTypes, spec.AreaLimits}
+	case gen.Batch:
+		return []spec.Area{spec.AreaBatch, spec.AreaLimits}
+	case gen.Query:
+		if whatDiffered == "continuation" || whatDiffered == "page size" {
+			return []spec.Area{spec.AreaPagination, spec.AreaQuery}
+		}
+		return []spec.Area{spec.AreaQuery, spec.AreaOrdering, spec.AreaTypes, spec.AreaPagination}
+	}
+	return []spec.Area{spec.AreaProtocol}
+}
+
+// subject is the operation a difference is about: the step that differs, or, when what the
+// tables hold differs, the last operation that wrote.
+func subject(d Difference) gen.Op {
+	last := d.Last()
+	if !last.ReadBack {
+		return last.Op
+	}
+	for i := len(d.Ops) - 1; i >= 0; i-- {
+		if d.Ops[i].Writes() {
+			return d.Ops[i]
+		}
+	}
+	return gen.Op{}
+}
+
+// words are what a difference is about, each with the spellings rules use.
+func words(d Difference) [][]string {
+	last := d.Last()
+	var out [][]string
+	add := func(w ...string) { out = append(out, w) }
+	for _, c := range []string{last.Explored.Code, last.Against.Code} {
+		if c != "" && c != "malformed" {
+			add(c)
+		}
+	}
+	op := subject(d)
+	switch op.Kind {
+	case gen.Insert:
+		add("insert")
+	case gen.Upsert:
+		add("insert-or-"+op.Mode.String(), "insert or "+op.Mode.String(), "upsert")
+	case gen.Update:
+		add(op.Mode.String())
+		if op.IfMatch != gen.MatchAny {
+			add("etag", "if-match")
+		}
+	case gen.Delete:
+		add("delete")
+		if op.IfMatch == gen.MatchNone {
+			add("if-match")
+		}
+	case gen.Get:
+		add("point", "retrieve", "get")
+	case gen.Batch:
+		add("batch", "transaction")
+		if len(op.Steps) > 100 {
+			add("100 operations", "limit.operations")
+		}
+	case gen.CreateTable:
+		add("create")
+	case gen.DeleteTable:
+		add("delete")
+	case gen.ListTables:
+		add("list", "query tables")
+	}
+	for _, f := range features(op) {
+		switch f {
+		case "$filter":
+			add("filter", "comparison", "compare")
+		case "$top":
+			add("$top", "top")
+		case "$select":
+			add("$select", "select", "projection")
+		default:
+			add(f)
+		}
+	}
+	switch what(last) {
+	case "continuation", "page size":
+		add("continuation", "page")
+	case "ETag":
+		add("etag")
+	case "batch results":
+		add("results")
+	case "stored entities":
+		add("stores", "removes", "keeps", "merges", "replaces")
+	}
+	text := strings.Join(last.Explored.Lines, " ") + " " + strings.Join(last.Against.Lines, " ")
+	for _, t := range api.AllEdmTypes {
+		if strings.Contains(text, t.String()) || strings.Contains(op.String(), t.String()) {
+			add(strings.ToLower(strings.TrimPrefix(t.String(), "Edm.")))
+		}
+	}
+	if strings.Contains(op.String(), "(null)") {
+		add("null")
+	}
+	return out
+}
+
+// Match finds the area of a difference and the rule of the catalogue that covers it, if any:
+// the rule of the likeliest area whose id and text name most of what the difference is about
+// (its error codes, its operation, the query options, the types involved). A rule is named
+// only when it names the error code of a status difference, or, for other differences, the
+// operation and one more of its words.
+func Match(d Difference) (spec.Area, string) {
+	last := d.Last()
+	whatDiffered := what(last)
+	areas := areasOf(subject(d), last.ReadBack, whatDiffered)
+	ws := words(d)
+	codes := map[string]bool{last.Explored.Code: true, last.Against.Code: true}
+	best, bestScore := "", 0
+	for rank, area := range areas {
+		for _, r := range spec.Rules() {
+			if r.Area != area {
+				continue
+			}
+			id, text := strings.ToLower(r.ID), strings.ToLower(r.Text)
+			score, hits, codeHit := 0, 0, false
+			for _, w := range ws {
+				for _, spelling := range w {
+					s := strings.ToLower(spelling)
+					if strings.Contains(id, s) || strings.Contains(text, s) {
+						hits++
+						score += 2
+						if strings.Contains(id, s) {
+							score++
+						}
+						if codes[spelling] {
+							codeHit = true
+							score += 3
+						}
+						break
+					}
+				}
+			}
+			if whatDiffered == "status" && !codeHit {
+				continue
+			}
+			if hits < 2 {
+				continue
+			}
+			score = score*10 - rank
+			if score > bestScore {
+				best, bestScore = r.ID, score
+			}
+		}
+	}
+	if best != "" {
+		r, _ := spec.LookupRule(best)
+		return r.Area, best
+	}
+	return areas[0], ""
+}
+
+// knownDivergence reports whether b lists the difference: an entry for its rule whose
+// answer (status and code, when it records them) is the explored backend's.
+func knownDivergence(b fixtures.Baseline, d Difference) (bool, string) {
+	if d.Rule == "" {
+		return false, ""
+	}
+	got := d.Last().Explored
+	for _, e := range b.Expected {
+		if e.Rule != d.Rule {
+			continue
+		}
+		if e.Code != "" && e.Code != got.Code {
+			continue
+		}
+		return true, fmt.Sprintf("the %s %s baseline lists %s: %s", b.Backend, b.Version, e.Rule, clip(e.Evidence))
+	}
+	return false, ""
+}
