@@ -90,7 +90,14 @@ func setRapidFlag(name, value string) {
 func (x *Explorer) Run(ctx context.Context) Result {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	testingInit.Do(testing.Init) // rapid reads testing.Short, which needs the testing flags
+	testingInit.Do(func() {
+		// rapid reads testing.Short, which needs the testing flags registered and parsed;
+		// outside a test binary no argument is theirs.
+		testing.Init()
+		if !flag.Parsed() {
+			_ = flag.CommandLine.Parse(nil)
+		}
+	})
 	o := x.Options
 	if o.Seed == 0 {
 		o.Seed = 1
