@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tableconform/conform/explore/gen"
@@ -52,10 +53,15 @@ func (d Difference) Last() StepResult { return d.Steps[len(d.Steps)-1] }
 func what(s StepResult) string {
 	e, a := s.Explored, s.Against
 	switch {
-	case s.ReadBack:
-		return "stored entities"
+	case e.Error != a.Error && e.Error != "" && a.Error != "" &&
+		atIndex.ReplaceAllString(e.Error, "") == atIndex.ReplaceAllString(a.Error, ""):
+		return "failed operation index"
 	case e.Error != a.Error:
 		return "status"
+	case sameLinesInAnotherOrder(e.Lines, a.Lines):
+		return "order"
+	case s.ReadBack:
+		return "stored entities"
 	}
 	for i := 0; i < max(len(e.Lines), len(a.Lines)); i++ {
 		var le, la string
@@ -69,6 +75,8 @@ func what(s StepResult) string {
 			continue
 		}
 		switch {
+		case sameKeys(le, la):
+			return "property values"
 		case strings.Contains(le, "continuation") || strings.Contains(la, "continuation"):
 			return "continuation"
 		case strings.Contains(le, "ETag") || strings.Contains(la, "ETag"):
@@ -83,6 +91,32 @@ func what(s StepResult) string {
 		return "entities"
 	}
 	return "entities"
+}
+
+// keysOfLine matches the keys of an entity line (entityLine).
+var keysOfLine = regexp.MustCompile(`\(PartitionKey=("(?:[^"\\]|\\.)*"|absent), RowKey=("(?:[^"\\]|\\.)*"|absent)`)
+
+// sameKeys reports whether two lines show the same entity with other properties.
+func sameKeys(a, b string) bool {
+	ka, kb := keysOfLine.FindString(a), keysOfLine.FindString(b)
+	return ka != "" && ka == kb && a != b
+}
+
+func sameLinesInAnotherOrder(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for i := range a {
+		count[a[i]]++
+		count[b[i]]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 var atIndex = regexp.MustCompile(` at operation \d+$`)
@@ -175,6 +209,12 @@ func clip(s string) string {
 
 // areasOf lists the areas a difference on an operation may belong to, the likeliest first.
 func areasOf(op gen.Op, readBack bool, whatDiffered string) []spec.Area {
+	switch {
+	case whatDiffered == "order" && op.Kind != gen.Batch:
+		return []spec.Area{spec.AreaOrdering, spec.AreaQuery, spec.AreaPagination}
+	case whatDiffered == "property values" && op.Kind != gen.Query:
+		return []spec.Area{spec.AreaTypes, spec.AreaEntities, spec.AreaModification, spec.AreaBatch}
+	}
 	switch op.Kind {
 	case gen.CreateTable, gen.DeleteTable, gen.ListTables:
 		return []spec.Area{spec.AreaTables}
@@ -222,6 +262,14 @@ func words(d Difference) [][]string {
 		if c != "" && c != "malformed" {
 			add(c)
 		}
+	}
+	for _, s := range []int{last.Explored.Status, last.Against.Status} {
+		if s != 0 {
+			add(strconv.Itoa(s))
+		}
+	}
+	if last.Against.Code == "ResourceNotFound" || last.Explored.Code == "ResourceNotFound" {
+		add("missing")
 	}
 	op := subject(d)
 	switch op.Kind {
@@ -272,6 +320,10 @@ func words(d Difference) [][]string {
 		add("etag")
 	case "batch results":
 		add("results")
+	case "order":
+		add("order", "sorted")
+	case "failed operation index":
+		add("index")
 	case "stored entities":
 		add("stores", "removes", "keeps", "merges", "replaces")
 	}
@@ -297,9 +349,14 @@ func Match(d Difference) (spec.Area, string) {
 	whatDiffered := what(last)
 	areas := areasOf(subject(d), last.ReadBack, whatDiffered)
 	ws := words(d)
-	codes := map[string]bool{last.Explored.Code: true, last.Against.Code: true}
+	codes := map[string]bool{last.Explored.Code: true, last.Against.Code: true,
+		strconv.Itoa(last.Explored.Status): true, strconv.Itoa(last.Against.Status): true}
+	delete(codes, "")
+	delete(codes, "0")
 	best, bestScore := "", 0
-	for rank, area := range areas {
+	for _, area := range areas {
+		// The first area with a rule that names the difference decides: the areas come
+		// likeliest first.
 		for _, r := range spec.Rules() {
 			if r.Area != area {
 				continue
@@ -329,10 +386,12 @@ func Match(d Difference) (spec.Area, string) {
 			if hits < 2 {
 				continue
 			}
-			score = score*10 - rank
 			if score > bestScore {
 				best, bestScore = r.ID, score
 			}
+		}
+		if best != "" {
+			break
 		}
 	}
 	if best != "" {

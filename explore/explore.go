@@ -162,7 +162,13 @@ func (x *Explorer) Run(ctx context.Context) Result {
 		return ""
 	}
 	known := map[string]bool{}
-	setRapidFlag("rapid.checks", "1")
+	// One sequence per check, each with its own seed; rapid runs a fifth of its checks
+	// under -short.
+	checks := "1"
+	if testing.Short() {
+		checks = "5"
+	}
+	setRapidFlag("rapid.checks", checks)
 	setRapidFlag("rapid.nofailfile", "true")
 	setRapidFlag("rapid.shrinktime", o.ShrinkTime.String())
 	seqCounter := 0
@@ -194,7 +200,11 @@ func (x *Explorer) Run(ctx context.Context) Result {
 			if !counted {
 				counted = true
 				sequences.Add(1)
-				operations.Add(int64(len(run.steps)))
+				executed := int64(len(run.steps))
+				if run.unanswered != nil {
+					executed++ // the call that got no answer counts too, so that a dead backend ends the run
+				}
+				operations.Add(max(executed, 1))
 				firstLen = len(ops)
 				if run.unanswered != nil {
 					inconclusive.Add(1)
@@ -211,7 +221,12 @@ func (x *Explorer) Run(ctx context.Context) Result {
 			t.Fatalf("the backends differ at step %d", run.diffAt+1)
 		}
 		tb := &quietTB{name: "explore"}
+		before := seqCounter
 		rapid.Check(tb, prop)
+		if seqCounter == before && spent() == "" {
+			res.Stopped = "rapid ran no sequence"
+			break
+		}
 		if last == nil {
 			continue
 		}

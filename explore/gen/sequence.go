@@ -18,9 +18,11 @@ func Filter(c Config) *rapid.Generator[string] {
 func filterAt(t *rapid.T, c Config, depth int) string {
 	kind := 0
 	if depth < 2 {
-		kind = pick(t, "filter", []int{0, 1, 2, 3, 4}, []int{8, 2, 2, 1, 1})
+		kind = pick(t, "filter", []int{0, 1, 2, 3, 4, 5}, []int{16, 4, 4, 2, 2, 1})
 	}
 	switch kind {
+	case 5:
+		return rapid.SampledFrom([]string{"true", "false"}).Draw(t, "constant")
 	case 1:
 		return filterAt(t, c, depth+1) + " and " + filterAt(t, c, depth+1)
 	case 2:
@@ -81,11 +83,11 @@ var batchKinds = []api.BatchOpKind{api.BatchInsert, api.BatchInsertOrReplace, ap
 	api.BatchMerge, api.BatchDelete, api.BatchRetrieve}
 
 // Steps draws the operations of a batch: mostly one to four in one partition, sometimes in
-// two partitions, twice on one entity, a retrieve beside writes, or 100 or 101 operations,
-// all of which the service refuses or answers in its own documented way.
+// two partitions, twice on one entity, a retrieve beside writes, none at all, or 100 or 101
+// operations, all of which the service refuses or answers in its own documented way.
 func Steps(c Config) *rapid.Generator[[]Step] {
 	return rapid.Custom(func(t *rapid.T) []Step {
-		n := rapid.IntRange(1, 4).Draw(t, "steps")
+		n := pick(t, "steps", []int{1, 2, 3, 4, 0}, []int{8, 4, 2, 2, 1})
 		if !c.NoLimits && rapid.IntRange(0, 19).Draw(t, "large") == 19 {
 			n = rapid.SampledFrom([]int{100, 101}).Draw(t, "steps")
 		}
@@ -99,7 +101,7 @@ func Steps(c Config) *rapid.Generator[[]Step] {
 			if n > 10 {
 				e.RowKey = "r" + itoa(i)
 			}
-			s := Step{Kind: pick(t, "kind", batchKinds, []int{4, 3, 3, 2, 2, 2, 1}), Entity: e}
+			s := Step{Kind: pick(t, "kind", batchKinds, []int{4, 4, 4, 2, 2, 3, 2}), Entity: e}
 			switch s.Kind {
 			case api.BatchReplace, api.BatchMerge, api.BatchDelete:
 				s.IfMatch = ETag().Draw(t, "if-match")
