@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,13 +85,28 @@ func what(s StepResult) string {
 		case strings.HasPrefix(le, "result ") || strings.HasSuffix(le, " results"):
 			return "batch results"
 		case strings.HasPrefix(le, "page ") || strings.HasPrefix(la, "page "):
-			return "page size"
+			if slices.Equal(continuationLines(e.Lines), continuationLines(a.Lines)) {
+				return "entities"
+			}
+			return "continuation"
 		case strings.HasPrefix(le, "tables: "):
 			return "tables listed"
 		}
 		return "entities"
 	}
 	return "entities"
+}
+
+// continuationLines are the lines of a query's answer that say whether a page had a
+// continuation.
+func continuationLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasSuffix(l, "continuation") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // keysOfLine matches the keys of an entity line (entityLine).
@@ -230,7 +246,7 @@ func areasOf(op gen.Op, readBack bool, whatDiffered string) []spec.Area {
 	case gen.Batch:
 		return []spec.Area{spec.AreaBatch, spec.AreaLimits}
 	case gen.Query:
-		if whatDiffered == "continuation" || whatDiffered == "page size" {
+		if whatDiffered == "continuation" {
 			return []spec.Area{spec.AreaPagination, spec.AreaQuery}
 		}
 		return []spec.Area{spec.AreaQuery, spec.AreaOrdering, spec.AreaTypes, spec.AreaPagination}
@@ -301,7 +317,11 @@ func words(d Difference) [][]string {
 	case gen.ListTables:
 		add("list", "query tables")
 	}
+	whatDiffered := what(last)
 	for _, f := range features(op) {
+		if whatDiffered == "continuation" && f == "$filter" {
+			continue // the filter chose the entities; the paging is what differs
+		}
 		switch f {
 		case "$filter":
 			add("filter", "comparison", "compare")
@@ -313,15 +333,18 @@ func words(d Difference) [][]string {
 			add(f)
 		}
 	}
-	switch what(last) {
-	case "continuation", "page size":
+	switch whatDiffered {
+	case "continuation":
 		add("continuation", "page")
+	case "property values":
+		add("round-trip", "round trip", "same type", "value")
 	case "ETag":
 		add("etag")
 	case "batch results":
 		add("results")
 	case "order":
 		add("order", "sorted")
+		add("partitionkey", "rowkey", "key")
 	case "failed operation index":
 		add("index")
 	case "stored entities":
@@ -349,14 +372,18 @@ func Match(d Difference) (spec.Area, string) {
 	whatDiffered := what(last)
 	areas := areasOf(subject(d), last.ReadBack, whatDiffered)
 	ws := words(d)
-	codes := map[string]bool{last.Explored.Code: true, last.Against.Code: true,
-		strconv.Itoa(last.Explored.Status): true, strconv.Itoa(last.Against.Status): true}
-	delete(codes, "")
-	delete(codes, "0")
+	// An error code named is strong evidence, a bare status weaker.
+	codes := map[string]int{}
+	for _, a := range []Answer{last.Explored, last.Against} {
+		if a.Code != "" && a.Code != "malformed" {
+			codes[a.Code] = 12
+		}
+		if a.Status != 0 {
+			codes[strconv.Itoa(a.Status)] = 2
+		}
+	}
 	best, bestScore := "", 0
-	for _, area := range areas {
-		// The first area with a rule that names the difference decides: the areas come
-		// likeliest first.
+	for rank, area := range areas {
 		for _, r := range spec.Rules() {
 			if r.Area != area {
 				continue
@@ -372,9 +399,9 @@ func Match(d Difference) (spec.Area, string) {
 						if strings.Contains(id, s) {
 							score++
 						}
-						if codes[spelling] {
+						if w, ok := codes[spelling]; ok {
 							codeHit = true
-							score += 3
+							score += w
 						}
 						break
 					}
@@ -386,12 +413,10 @@ func Match(d Difference) (spec.Area, string) {
 			if hits < 2 {
 				continue
 			}
-			if score > bestScore {
+			// The areas come likeliest first.
+			if score -= 2 * rank; score > bestScore {
 				best, bestScore = r.ID, score
 			}
-		}
-		if best != "" {
-			break
 		}
 	}
 	if best != "" {

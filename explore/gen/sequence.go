@@ -101,7 +101,7 @@ func Steps(c Config) *rapid.Generator[[]Step] {
 			if n > 10 {
 				e.RowKey = "r" + itoa(i)
 			}
-			s := Step{Kind: pick(t, "kind", batchKinds, []int{4, 4, 4, 2, 2, 3, 2}), Entity: e}
+			s := Step{Kind: pick(t, "kind", batchKinds, []int{4, 4, 4, 2, 2, 3, 3}), Entity: e}
 			switch s.Kind {
 			case api.BatchReplace, api.BatchMerge, api.BatchDelete:
 				s.IfMatch = ETag().Draw(t, "if-match")
