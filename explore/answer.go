@@ -91,6 +91,8 @@ func entityLine(e api.Entity) string {
 	}
 	if e.Absent&api.AbsentTimestamp != 0 {
 		b.WriteString(", Timestamp absent")
+	} else if e.Timestamp.IsZero() {
+		b.WriteString(", no Timestamp")
 	}
 	names := e.PropertyNames()
 	for _, n := range names {
@@ -233,8 +235,12 @@ func (s *Side) do(ctx context.Context, op gen.Op) (Answer, error) {
 		if err != nil {
 			return fail(err)
 		}
+		a := Answer{Lines: []string{etagPresence(etag)}}
+		if change := s.etagChange(op.Table, op.Entity.PartitionKey, op.Entity.RowKey, etag); change != "" {
+			a.Lines = append(a.Lines, change)
+		}
 		s.learnETag(op.Table, op.Entity.PartitionKey, op.Entity.RowKey, etag)
-		return Answer{Lines: []string{etagPresence(etag)}}, nil
+		return a, nil
 	case gen.Delete:
 		ifMatch := s.ifMatch(op.Table, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
 		if err := b.DeleteEntity(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey, ifMatch); err != nil {
@@ -256,11 +262,29 @@ func (s *Side) do(ctx context.Context, op gen.Op) (Answer, error) {
 	return Answer{}, fmt.Errorf("%w: unknown operation %q", errUnanswered, op.Kind)
 }
 
+// etagPresence says whether an answer carried an ETag, and in which form (the service's
+// are weak: W/"...").
 func etagPresence(etag string) string {
-	if etag == "" {
+	switch {
+	case etag == "":
 		return "no ETag"
+	case strings.HasPrefix(etag, "W/"):
+		return "ETag"
 	}
-	return "ETag"
+	return "strong ETag"
+}
+
+// etagChange says whether a write's new ETag differs from the one the entity had before,
+// when one was known.
+func (s *Side) etagChange(table int, pk, rk, etag string) string {
+	list := s.etags[etagKey{table, pk, rk}]
+	switch {
+	case etag == "" || len(list) == 0:
+		return ""
+	case list[len(list)-1] == etag:
+		return "the ETag did not change"
+	}
+	return "a new ETag"
 }
 
 func (s *Side) query(ctx context.Context, table int, q gen.QuerySpec) (Answer, error) {

@@ -41,7 +41,11 @@ func filterAt(t *rapid.T, c Config, depth int) string {
 	}
 	name := PropertyName(c).Draw(t, "property")
 	typ := api.AllEdmTypes[rapid.IntRange(0, len(api.AllEdmTypes)-1).Draw(t, "literal type")]
-	return name + " " + op + " " + Literal(TypedValue(Config{NoLimits: true}, typ).Draw(t, "literal"))
+	literal := Literal(TypedValue(Config{NoLimits: true}, typ).Draw(t, "literal"))
+	if rapid.IntRange(0, 7).Draw(t, "literal first") == 7 {
+		return literal + " " + op + " " + name
+	}
+	return name + " " + op + " " + literal
 }
 
 // QuerySpec draws a query: a filter most of the time, sometimes $top (at its edges too) and

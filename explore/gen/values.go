@@ -98,7 +98,7 @@ var PropertyNames = []string{"A", "B", "C", "Num", "Text"}
 // edgeNames are valid and invalid property names: case, underscore, the 255-character limit
 // and one over it, a leading digit, a system property's name, an OData annotation's shape.
 func edgeNames(limits bool) []string {
-	names := []string{"a", "_x", "Étoile", "1a", "a-b", "Timestamp", "odata.etag", "PartitionKey"}
+	names := []string{"a", "_x", "Étoile", "1a", "a-b", "Timestamp", "odata.etag", "PartitionKey", "id", "etag", "ResourceId"}
 	if limits {
 		names = append(names, strings.Repeat("n", spec.MaxPropertyNameLength), strings.Repeat("n", spec.MaxPropertyNameLength+1))
 	}
@@ -161,7 +161,8 @@ func TypedValue(c Config, typ api.EdmType) *rapid.Generator[api.Value] {
 			if !edge {
 				return api.DateTime(time.Date(2020, 1, 1+rapid.IntRange(0, 3).Draw(t, "day"), 0, 0, 0, 0, time.UTC))
 			}
-			return api.DateTime(rapid.SampledFrom([]time.Time{minDateTime, maxDateTime,
+			return api.DateTime(rapid.SampledFrom([]time.Time{minDateTime, maxDateTime, minDateTime.Add(-time.Second),
+				time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
 				time.Date(2020, 1, 1, 0, 0, 0, 100, time.UTC), time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}).Draw(t, "when"))
 		case api.EdmDouble:
 			if !edge {
@@ -194,6 +195,13 @@ func Entity(c Config) *rapid.Generator[api.Entity] {
 		n := rapid.IntRange(0, 4).Draw(t, "properties")
 		for i := 0; i < n; i++ {
 			e.Properties[PropertyName(c).Draw(t, "name")] = Value(c).Draw(t, "value")
+		}
+		if !c.NoLimits && rapid.IntRange(0, 49).Draw(t, "wide") == 49 {
+			// At the limit of custom properties, or one over it.
+			wide := rapid.SampledFrom([]int{spec.MaxCustomProperties, spec.MaxCustomProperties + 1}).Draw(t, "width")
+			for i := len(e.Properties); i < wide; i++ {
+				e.Properties["W"+strconv.Itoa(i)] = api.Int32(int32(i))
+			}
 		}
 		return e
 	})
