@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tableconform/conform/explore/gen"
 	"github.com/tableconform/conform/fixtures"
@@ -203,7 +204,7 @@ func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns
 	}
 	last := d.Last()
 	d.Signature = signature(last)
-	d.Summary = fmt.Sprintf("%s: %s answered %s, %s answered %s", last.Line, x.ExploredName, clip(last.Explored.Text()), x.AgainstName, clip(last.Against.Text()))
+	d.Summary = fmt.Sprintf("%s: %s answered %s, %s answered %s", clip(last.Line), x.ExploredName, clip(last.Explored.Text()), x.AgainstName, clip(last.Against.Text()))
 	if last.ReadBack {
 		d.Summary = fmt.Sprintf("after %d operations the tables hold different entities (%s vs %s)", len(d.Ops), x.ExploredName, x.AgainstName)
 	}
@@ -218,7 +219,11 @@ func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns
 
 func clip(s string) string {
 	if len(s) > 240 {
-		return s[:240] + "..."
+		cut := 240
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut] + "..."
 	}
 	return s
 }
@@ -269,6 +274,49 @@ func subject(d Difference) gen.Op {
 	return gen.Op{}
 }
 
+// topics adds the words for the edges an operation's data reaches: forbidden or oversized
+// keys, unusual property names, values and entities at the limits, empty and oversized
+// batches, $top outside its range.
+func topics(op gen.Op, add func(...string)) {
+	entities := []api.Entity{op.Entity}
+	for _, st := range op.Steps {
+		entities = append(entities, st.Entity)
+	}
+	for _, e := range entities {
+		for _, k := range []string{e.PartitionKey, e.RowKey} {
+			if strings.ContainsAny(k, "/\\#?") || strings.IndexFunc(k, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) >= 0 {
+				add("forbidden", "character")
+			}
+			if len(k) > 500 {
+				add("key.size", "1 kib", "key size")
+			}
+		}
+		if len(e.Properties) > 200 {
+			add("properties.count", "255")
+		}
+		for n, v := range e.Properties {
+			if !slices.Contains(gen.PropertyNames, n) && !strings.HasPrefix(n, "W") {
+				add("property-name", "property name", "name")
+				if len(n) > 200 {
+					add("name.length", "255 characters")
+				}
+			}
+			if len(v.Str) > 30000 {
+				add("string.size", "64 kib", "size")
+			}
+		}
+	}
+	switch {
+	case op.Kind == gen.Batch && len(op.Steps) == 0:
+		add("batch.empty", "no operations", "empty")
+	case op.Kind == gen.Batch && len(op.Steps) > 100:
+		add("limit.operations", "100 operations")
+	}
+	if n, ok := op.Query.Top.Value(); ok && (n < 0 || n > 1000) {
+		add("top.range", "1000", "1,000")
+	}
+}
+
 // words are what a difference is about, each with the spellings rules use.
 func words(d Difference) [][]string {
 	last := d.Last()
@@ -317,6 +365,7 @@ func words(d Difference) [][]string {
 	case gen.ListTables:
 		add("list", "query tables")
 	}
+	topics(op, add)
 	whatDiffered := what(last)
 	for _, f := range features(op) {
 		if whatDiffered == "continuation" && f == "$filter" {
@@ -376,7 +425,7 @@ func Match(d Difference) (spec.Area, string) {
 	codes := map[string]int{}
 	for _, a := range []Answer{last.Explored, last.Against} {
 		if a.Code != "" && a.Code != "malformed" {
-			codes[a.Code] = 12
+			codes[a.Code] = 6
 		}
 		if a.Status != 0 {
 			codes[strconv.Itoa(a.Status)] = 2
@@ -397,7 +446,7 @@ func Match(d Difference) (spec.Area, string) {
 						hits++
 						score += 2
 						if strings.Contains(id, s) {
-							score++
+							score += 4 // a rule's id names its subject
 						}
 						if w, ok := codes[spelling]; ok {
 							codeHit = true

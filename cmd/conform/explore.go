@@ -187,7 +187,8 @@ func recordDifferences(cmd *cobra.Command, against *framework.Target, res *explo
 		d := &res.Differences[i]
 		name := fmt.Sprintf("difference-%d", i+1)
 		rec.Begin(name)
-		_, runErr := explore.RunOne(ctx, b, "cfexplore", res.Config.Tables, d.Ops)
+		// Tables of their own for each difference: a deleted table's name stays taken a while.
+		_, runErr := explore.RunOne(ctx, b, fmt.Sprintf("cfexp%03d", (i+1)%1000), res.Config.Tables, d.Ops)
 		if err := rec.Flush(); err != nil {
 			return err
 		}
