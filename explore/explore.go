@@ -230,7 +230,14 @@ func (x *Explorer) Run(ctx context.Context) Result {
 		if last == nil {
 			continue
 		}
-		d := x.difference(*last, seed, firstLen, shrinkRuns)
+		newSides := func() (*Side, *Side) {
+			seqCounter++
+			prefix := "cf" + o.RunTag + fmt.Sprintf("%04s", strconv.FormatInt(int64(seqCounter%(36*36*36*36)), 36))
+			return &Side{Backend: x.Explored, Tables: tableNames(prefix, 'e', o.Config.Tables), etags: map[etagKey][]string{}},
+				&Side{Backend: x.Against, Tables: tableNames(prefix, 'a', o.Config.Tables), etags: map[etagKey][]string{}}
+		}
+		minimal, runs := dropOperations(ctx, *last, newSides, time.Now().Add(o.ShrinkTime))
+		d := x.difference(minimal, seed, firstLen, shrinkRuns+runs)
 		d.Flaky = tb.flaky
 		known[d.Signature] = true
 		if o.Baseline != nil {
@@ -276,4 +283,40 @@ func (q *quietTB) Errorf(f string, a ...any) {
 	if len(f) >= 14 && f[:14] == "[rapid] flaky " {
 		q.flaky = true
 	}
+}
+
+// dropOperations removes from a differing sequence every operation it can do without while
+// the same difference shows, one at a time, until none can go or the deadline passes. rapid
+// shrinks the values and drops operations too, but an operation whose draws other ones'
+// depend on can outlast its shrinking.
+func dropOperations(ctx context.Context, run sequenceRun, newSides func() (*Side, *Side), deadline time.Time) (sequenceRun, int) {
+	sig := signature(run.steps[run.diffAt])
+	opsOf := func(r sequenceRun) []gen.Op {
+		var ops []gen.Op
+		for _, s := range r.steps[:r.diffAt+1] {
+			if !s.ReadBack {
+				ops = append(ops, s.Op)
+			}
+		}
+		return ops
+	}
+	runs := 0
+	for changed := true; changed; {
+		changed = false
+		ops := opsOf(run)
+		for i := len(ops) - 1; i >= 0 && len(ops) > 1; i-- {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return run, runs
+			}
+			candidate := append(append([]gen.Op{}, ops[:i]...), ops[i+1:]...)
+			explored, against := newSides()
+			r := runOn(ctx, explored, against, candidate)
+			runs++
+			if r.unanswered == nil && r.diffAt >= 0 && signature(r.steps[r.diffAt]) == sig {
+				run, ops, changed = r, opsOf(r), true
+				i = min(i, len(ops))
+			}
+		}
+	}
+	return run, runs
 }

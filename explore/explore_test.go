@@ -21,7 +21,7 @@ func exploreMutant(t *testing.T, name string, ops int) Result {
 		t.Fatalf("no mutant %q", name)
 	}
 	x := &Explorer{Explored: m.Wrap(inproc.New()), Against: inproc.New(), ExploredName: "mutant:" + name, AgainstName: "reference",
-		Options: Options{Seed: 1, Ops: ops, MaxDifferences: 1, ShrinkTime: 5 * time.Second}}
+		Options: Options{Seed: 1, Ops: ops, MaxDifferences: 1, ShrinkTime: 3 * time.Second}}
 	return x.Run(context.Background())
 }
 

@@ -37,8 +37,9 @@ func (c Config) normalized() Config {
 	return c
 }
 
-// pick draws from choices with the given weights: small index, shrinking towards the first
-// choice, which is therefore the most ordinary one.
+// pick draws from choices with the given weights, shrinking towards the first choice, which
+// is therefore the most ordinary one. rapid favours small numbers, so the first choices come
+// about twice as often as their weights say and the last ones less.
 func pick[V any](t *rapid.T, label string, choices []V, weights []int) V {
 	total := 0
 	for _, w := range weights {
