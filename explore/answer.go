@@ -151,7 +151,7 @@ type etagKey struct {
 const neverAnswered = `W/"datetime'2001-01-01T00%3A00%3A00.0000000Z'"`
 
 func (s *Side) learn(table int, e api.Entity) {
-	if e.ETag == "" {
+	if e.ETag == "" || e.Absent&(api.AbsentPartitionKey|api.AbsentRowKey) != 0 {
 		return
 	}
 	s.learnETag(table, e.PartitionKey, e.RowKey, e.ETag)
@@ -252,8 +252,12 @@ func (s *Side) do(ctx context.Context, op gen.Op) (Answer, error) {
 		if err != nil {
 			return fail(err)
 		}
-		s.learn(op.Table, got)
-		return Answer{Lines: []string{entityLine(got), etagPresence(got.ETag)}}, nil
+		a := Answer{Lines: []string{entityLine(got), etagPresence(got.ETag)}}
+		if change := s.etagChange(op.Table, op.Entity.PartitionKey, op.Entity.RowKey, got.ETag); change != "" {
+			a.Lines = append(a.Lines, "since the last answer: "+change)
+		}
+		s.learnETag(op.Table, op.Entity.PartitionKey, op.Entity.RowKey, got.ETag)
+		return a, nil
 	case gen.Query:
 		return s.query(ctx, op.Table, op.Query)
 	case gen.Batch:

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"strings"
+
 	"pgregory.net/rapid"
 
 	"github.com/tableconform/conform/reference/api"
@@ -18,11 +20,18 @@ func Filter(c Config) *rapid.Generator[string] {
 func filterAt(t *rapid.T, c Config, depth int) string {
 	kind := 0
 	if depth < 2 {
-		kind = pick(t, "filter", []int{0, 1, 2, 3, 4, 5}, []int{16, 4, 4, 2, 2, 1})
+		kind = pick(t, "filter", []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{16, 4, 4, 2, 2, 1, 2, 2})
 	}
 	switch kind {
 	case 5:
 		return rapid.SampledFrom([]string{"true", "false"}).Draw(t, "constant")
+	case 6:
+		// A point query: both keys equal.
+		return "PartitionKey eq " + Literal(api.String(PartitionKey(c).Draw(t, "pk"))) +
+			" and RowKey eq " + Literal(api.String(RowKey(c).Draw(t, "rk")))
+	case 7:
+		// and binds more tightly than or, without parentheses.
+		return filterAt(t, c, depth+1) + " or " + filterAt(t, c, depth+1) + " and " + filterAt(t, c, depth+1)
 	case 1:
 		return filterAt(t, c, depth+1) + " and " + filterAt(t, c, depth+1)
 	case 2:
@@ -33,6 +42,9 @@ func filterAt(t *rapid.T, c Config, depth int) string {
 		return PropertyName(c).Draw(t, "bare")
 	}
 	op := rapid.SampledFrom(comparisons).Draw(t, "op")
+	if rapid.IntRange(0, 29).Draw(t, "upper case") == 29 {
+		op = strings.ToUpper(op) // the service knows its operators in lower case only
+	}
 	switch pick(t, "subject", []int{0, 1, 2}, []int{6, 2, 2}) {
 	case 1:
 		return "PartitionKey " + op + " " + Literal(api.String(PartitionKey(c).Draw(t, "pk")))
