@@ -312,6 +312,9 @@ func topics(op gen.Op, add func(...string)) {
 	case op.Kind == gen.Batch && len(op.Steps) > 100:
 		add("limit.operations", "100 operations")
 	}
+	if f := op.Query.Filter; strings.Contains(f, "PartitionKey eq ") && strings.Contains(f, "RowKey eq ") {
+		add("point")
+	}
 	if n, ok := op.Query.Top.Value(); ok && (n < 0 || n > 1000) {
 		add("top.range", "1000", "1,000")
 	}
@@ -412,10 +415,11 @@ func words(d Difference) [][]string {
 }
 
 // Match finds the area of a difference and the rule of the catalogue that covers it, if any:
-// the rule of the likeliest area whose id and text name most of what the difference is about
-// (its error codes, its operation, the query options, the types involved). A rule is named
-// only when it names the error code of a status difference, or, for other differences, the
-// operation and one more of its words.
+// over the areas the operation and what differed make likely (the likeliest first), the rule
+// whose id and text name most of what the difference is about: its error codes and statuses,
+// its operation, the edges its data reaches, the query options, the types involved. A rule
+// is named only when it names two of these, and, for a difference of status, the error code,
+// the status or, in its id, the subject.
 func Match(d Difference) (spec.Area, string) {
 	last := d.Last()
 	whatDiffered := what(last)
@@ -438,17 +442,19 @@ func Match(d Difference) (spec.Area, string) {
 				continue
 			}
 			id, text := strings.ToLower(r.ID), strings.ToLower(r.Text)
-			score, hits, codeHit := 0, 0, false
+			score, hits, codeHit, idHit := 0, 0, false, false
 			for _, w := range ws {
 				for _, spelling := range w {
 					s := strings.ToLower(spelling)
 					if strings.Contains(id, s) || strings.Contains(text, s) {
 						hits++
 						score += 2
+						w, isCode := codes[spelling]
 						if strings.Contains(id, s) {
 							score += 4 // a rule's id names its subject
+							idHit = idHit || !isCode
 						}
-						if w, ok := codes[spelling]; ok {
+						if isCode {
 							codeHit = true
 							score += w
 						}
@@ -456,7 +462,7 @@ func Match(d Difference) (spec.Area, string) {
 					}
 				}
 			}
-			if whatDiffered == "status" && !codeHit {
+			if whatDiffered == "status" && !codeHit && !idHit {
 				continue
 			}
 			if hits < 2 {
