@@ -78,19 +78,13 @@ func TestTheSameSeedRunsTheSameSequences(t *testing.T) {
 	if len(first.Differences) != 1 || len(second.Differences) != 1 {
 		t.Fatalf("differences: %d, then %d", len(first.Differences), len(second.Differences))
 	}
+	// The sequences drawn are the same; how far shrinking gets in its time may not be.
 	a, b := first.Differences[0], second.Differences[0]
-	if a.Seed != b.Seed || a.ShrunkFrom != b.ShrunkFrom || !slices.Equal(lines(a), lines(b)) {
+	if a.Seed != b.Seed || a.ShrunkFrom != b.ShrunkFrom || a.Signature != b.Signature || first.Operations != second.Operations {
 		t.Errorf("two runs of seed 1 differ:\n%s\n%s", a.Script("x", "y", 2), b.Script("x", "y", 2))
 	}
 }
 
-func lines(d Difference) []string {
-	out := make([]string, len(d.Steps))
-	for i, s := range d.Steps {
-		out[i] = s.Line + " => " + s.Explored.Text() + " / " + s.Against.Text()
-	}
-	return out
-}
 
 func TestADifferenceIsMatchedAgainstTheCatalogue(t *testing.T) {
 	res := exploreMutant(t, "merge-as-replace", 3000)
