@@ -85,7 +85,6 @@ func TestTheSameSeedRunsTheSameSequences(t *testing.T) {
 	}
 }
 
-
 func TestADifferenceIsMatchedAgainstTheCatalogue(t *testing.T) {
 	res := exploreMutant(t, "merge-as-replace", 3000)
 	if len(res.Differences) == 0 {
