@@ -81,10 +81,21 @@ func what(s StepResult) string {
 			return "property values"
 		case strings.Contains(le, "continuation") || strings.Contains(la, "continuation"):
 			return "continuation"
+		case strings.HasPrefix(le, "result ") && strings.HasPrefix(la, "result "):
+			fe, fa := strings.Fields(le), strings.Fields(la)
+			switch {
+			case len(fe) > 2 && len(fa) > 2 && fe[2] != fa[2]:
+				return "batch result status"
+			case strings.Contains(le, "(") != strings.Contains(la, "("):
+				return "batch result entity"
+			case strings.Contains(le, "ETag") || strings.Contains(la, "ETag"):
+				return "ETag"
+			}
+			return "batch results"
+		case strings.HasSuffix(le, " results"):
+			return "batch results"
 		case strings.Contains(le, "ETag") || strings.Contains(la, "ETag"):
 			return "ETag"
-		case strings.HasPrefix(le, "result ") || strings.HasSuffix(le, " results"):
-			return "batch results"
 		case strings.HasPrefix(le, "page ") || strings.HasPrefix(la, "page "):
 			if slices.Equal(continuationLines(e.Lines), continuationLines(a.Lines)) {
 				return "entities"
@@ -231,7 +242,7 @@ func clip(s string) string {
 // areasOf lists the areas a difference on an operation may belong to, the likeliest first.
 func areasOf(op gen.Op, readBack bool, whatDiffered string) []spec.Area {
 	switch {
-	case whatDiffered == "order" && op.Kind != gen.Batch:
+	case whatDiffered == "order" && (readBack || op.Kind != gen.Batch):
 		return []spec.Area{spec.AreaOrdering, spec.AreaQuery, spec.AreaPagination}
 	case whatDiffered == "property values" && op.Kind != gen.Query:
 		return []spec.Area{spec.AreaTypes, spec.AreaEntities, spec.AreaModification, spec.AreaBatch}
@@ -368,7 +379,9 @@ func words(d Difference) [][]string {
 	case gen.ListTables:
 		add("list", "query tables")
 	}
-	topics(op, add)
+	// The edges the data reaches and what differed name the subject: they count twice.
+	addTwice := func(w ...string) { out = append(out, w, w) }
+	topics(op, addTwice)
 	whatDiffered := what(last)
 	for _, f := range features(op) {
 		if whatDiffered == "continuation" && f == "$filter" {
@@ -385,22 +398,36 @@ func words(d Difference) [][]string {
 			add(f)
 		}
 	}
+	if last.ReadBack {
+		for _, st := range d.Steps {
+			if st.Op.Kind == gen.Batch && !st.ReadBack && st.Against.Error != "" {
+				addTwice("atomic", "all or none", "rolled back")
+			}
+		}
+	}
+	if f := op.Query.Filter; f == "true" || f == "false" {
+		addTwice("bare-constant", "constant")
+	}
 	switch whatDiffered {
+	case "batch result status":
+		addTwice("insert-status", "status")
+	case "batch result entity":
+		addTwice("retrieve")
 	case "continuation":
-		add("continuation", "page")
+		addTwice("continuation", "page")
 	case "property values":
-		add("round-trip", "round trip", "same type", "value")
+		addTwice("round-trip", "round trip", "same type", "value")
 	case "ETag":
-		add("etag")
+		addTwice("etag")
 	case "batch results":
-		add("results")
+		addTwice("results")
 	case "order":
-		add("order", "sorted")
-		add("partitionkey", "rowkey", "key")
+		addTwice("order", "sorted")
+		addTwice("partitionkey", "rowkey", "key")
 	case "failed operation index":
-		add("index")
+		addTwice("failure.index", "index")
 	case "stored entities":
-		add("stores", "removes", "keeps", "merges", "replaces")
+		addTwice("stores", "removes", "keeps", "merges", "replaces")
 	}
 	text := strings.Join(last.Explored.Lines, " ") + " " + strings.Join(last.Against.Lines, " ")
 	for _, t := range api.AllEdmTypes {
