@@ -144,3 +144,21 @@ func TestEntityLinesTellLongStringsApart(t *testing.T) {
 		t.Errorf("two strings that differ at their end render alike: %s", a)
 	}
 }
+
+// A backend that stops answering ends the run at its operation bound, inconclusive: the calls
+// without an answer count, and no difference is made of them.
+func TestABackendThatStopsAnsweringEndsTheRun(t *testing.T) {
+	m, _ := mutant.Lookup("dies-after-calls")
+	x := &Explorer{Explored: m.Wrap(inproc.New()), Against: inproc.New(), ExploredName: "mutant:dies-after-calls", AgainstName: "reference",
+		Options: Options{Seed: 1, Ops: 200}}
+	done := make(chan Result, 1)
+	go func() { done <- x.Run(context.Background()) }()
+	select {
+	case res := <-done:
+		if len(res.Differences) != 0 || res.Inconclusive == 0 || res.Stopped != "operations spent" {
+			t.Errorf("%d differences, %d inconclusive sequences, stopped: %s; want none, some, operations spent", len(res.Differences), res.Inconclusive, res.Stopped)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end at its operation bound")
+	}
+}
