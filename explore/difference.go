@@ -41,7 +41,8 @@ type Difference struct {
 	Area     spec.Area `json:"area"`
 	Rule     string    `json:"rule,omitempty"`
 	Coverage string    `json:"coverage"`
-	// Known is set when the explored backend's baseline lists the rule with this answer.
+	// Known is set when the explored backend's baseline lists the rule with this answer, or
+	// when the rule that covers it is a MAY rule, which allows either answer.
 	Known     bool   `json:"known,omitempty"`
 	KnownNote string `json:"knownNote,omitempty"`
 	// Files are the reproduction's files, relative to the report, once written.
@@ -220,7 +221,10 @@ func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns
 		d.Summary = fmt.Sprintf("after %d operations the tables hold different entities (%s vs %s)", len(d.Ops), x.ExploredName, x.AgainstName)
 	}
 	d.Area, d.Rule = Match(d)
-	if d.Rule != "" {
+	if r, ok := spec.LookupRule(d.Rule); ok && r.Level == spec.May {
+		d.Coverage = "rule " + d.Rule + " covers this, a MAY rule: either answer is allowed"
+		d.Known, d.KnownNote = true, "the MAY rule "+d.Rule+" allows either answer"
+	} else if d.Rule != "" {
 		d.Coverage = "rule " + d.Rule + " covers this"
 	} else {
 		d.Coverage = "no rule covers this; area " + string(d.Area)
@@ -314,6 +318,9 @@ func topics(op gen.Op, add func(...string)) {
 			}
 			if len(v.Str) > 30000 {
 				add("string.size", "64 kib", "size")
+			}
+			if v.Type == api.EdmDateTime && !v.Null && v.Time().Year() < 1601 {
+				add("before-1601", "1601")
 			}
 		}
 	}

@@ -59,7 +59,8 @@ type Result struct {
 	// Stopped says what ended the run.
 	Stopped     string       `json:"stopped"`
 	Differences []Difference `json:"differences"`
-	// Known counts the differences the baseline lists (they are in Differences, marked).
+	// Known counts the differences the explored backend's baseline lists or a MAY rule
+	// allows (they are in Differences, marked).
 	Known int `json:"known"`
 	// Config is what the sequences drew from.
 	Config gen.Config `json:"config"`
@@ -240,11 +241,11 @@ func (x *Explorer) Run(ctx context.Context) Result {
 		d := x.difference(minimal, seed, firstLen, shrinkRuns+runs)
 		d.Flaky = tb.flaky
 		known[d.Signature] = true
-		if o.Baseline != nil {
+		if o.Baseline != nil && !d.Known {
 			d.Known, d.KnownNote = knownDivergence(*o.Baseline, d)
-			if d.Known {
-				res.Known++
-			}
+		}
+		if d.Known {
+			res.Known++
 		}
 		res.Differences = append(res.Differences, d)
 		found.Add(1)

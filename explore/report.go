@@ -217,7 +217,7 @@ func (r Result) Sentence() string {
 	s := fmt.Sprintf("explored %s against %s: %d sequences, %d operations in %s (%s), %d distinct differences",
 		r.Explored, r.Against, r.Sequences, r.Operations, r.Elapsed.Round(100_000_000), r.Stopped, len(r.Differences))
 	if r.Known > 0 {
-		s += fmt.Sprintf(" (%d known from the baseline, %d new)", r.Known, r.New())
+		s += fmt.Sprintf(" (%d known from the baseline or allowed by a MAY rule, %d new)", r.Known, r.New())
 	}
 	if r.Inconclusive > 0 {
 		s += fmt.Sprintf("; %d sequences ended on a call without an answer", r.Inconclusive)
@@ -240,7 +240,7 @@ func (r Result) WriteMarkdown(w io.Writer) error {
 	for i, d := range r.Differences {
 		known := ""
 		if d.Known {
-			known = "baselined"
+			known = "known"
 		}
 		fmt.Fprintf(&b, "| %d | %s | %d (from %d) | %s | %s | %s |\n", i+1, mdCell(d.Summary), len(d.Ops), d.ShrunkFrom, mdCell(d.Coverage), known, mdCell(strings.Join(d.Files, ", ")))
 	}

@@ -88,3 +88,15 @@ func TestProgressLines(t *testing.T) {
 		t.Errorf("no progress line:\n%s", out.String())
 	}
 }
+
+// A difference that a MAY rule covers is known: the rule allows either answer.
+func TestADifferenceAMayRuleAllowsIsKnown(t *testing.T) {
+	op := gen.Op{Kind: gen.Batch, Steps: []gen.Step{{Kind: api.BatchInsert, Entity: api.NewEntity("p0", "r0", nil)}}}
+	step := StepResult{Op: op, Line: op.String(),
+		Explored: Answer{Lines: []string{"1 results", "result 0: 204 ETag"}},
+		Against:  Answer{Lines: []string{"1 results", "result 0: 201 ETag"}}}
+	d := (&Explorer{ExploredName: "x", AgainstName: "y"}).difference(sequenceRun{steps: []StepResult{step}, diffAt: 0}, 1, 1, 0)
+	if d.Rule != "batch.results.insert-status" || !d.Known || !strings.Contains(d.Coverage, "MAY") {
+		t.Errorf("rule %q, known %v, coverage %q; want batch.results.insert-status, known, a MAY rule", d.Rule, d.Known, d.Coverage)
+	}
+}
