@@ -28,7 +28,7 @@ type Options struct {
 	// both backends' calls counted once, shrinking not counted.
 	Duration time.Duration
 	Ops      int
-	// Config bounds what each sequence draws.
+	// Config bounds what each sequence draws; a zero Tables or MaxOps takes gen.DefaultConfig's.
 	Config gen.Config
 	// ShrinkTime bounds the shrinking of one difference (zero: 20 s).
 	ShrinkTime time.Duration
@@ -109,8 +109,11 @@ func (x *Explorer) Run(ctx context.Context) Result {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 30 * time.Second
 	}
-	if o.Config.Tables == 0 && o.Config.MaxOps == 0 {
-		o.Config = gen.DefaultConfig
+	if o.Config.Tables < 1 {
+		o.Config.Tables = gen.DefaultConfig.Tables
+	}
+	if o.Config.MaxOps < 1 {
+		o.Config.MaxOps = gen.DefaultConfig.MaxOps
 	}
 	if o.RunTag == "" {
 		o.RunTag = strconv.FormatInt(time.Now().UnixNano()%(36*36*36*36), 36)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tableconform/conform/explore/gen"
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver/inproc"
 	"github.com/tableconform/conform/suites/driver/mutant"
@@ -160,5 +161,16 @@ func TestABackendThatStopsAnsweringEndsTheRun(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the run did not end at its operation bound")
+	}
+}
+
+// Options that set only part of the configuration take the defaults for the rest, rather
+// than running sequences on no table.
+func TestAPartialConfigurationTakesTheDefaults(t *testing.T) {
+	x := &Explorer{Explored: inproc.New(), Against: inproc.New(), ExploredName: "a", AgainstName: "b",
+		Options: Options{Seed: 2, Ops: 100, Config: gen.Config{NoLimits: true}}}
+	res := x.Run(context.Background())
+	if res.Config.Tables != gen.DefaultConfig.Tables || res.Sequences == 0 || len(res.Differences) != 0 {
+		t.Errorf("tables %d, %d sequences, %d differences", res.Config.Tables, res.Sequences, len(res.Differences))
 	}
 }

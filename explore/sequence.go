@@ -48,9 +48,16 @@ const callTimeout = 30 * time.Second
 
 // runOn runs ops on both sides, comparing after each operation, and reads both sides' tables
 // back at the end. Both sides' tables are created first and deleted last.
-func runOn(ctx context.Context, explored, against *Side, ops []gen.Op) sequenceRun {
-	run := sequenceRun{diffAt: -1}
+func runOn(ctx context.Context, explored, against *Side, ops []gen.Op) (run sequenceRun) {
+	run = sequenceRun{diffAt: -1}
 	sides := []*Side{explored, against}
+	defer func() {
+		// A backend in process that panics gave no answer; the sequence ends without a
+		// verdict rather than the exploration.
+		if r := recover(); r != nil {
+			run.unanswered = fmt.Errorf("%w: a backend panicked: %v", errUnanswered, r)
+		}
+	}()
 	defer func() {
 		for _, s := range sides {
 			for _, name := range s.Tables {
