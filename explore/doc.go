@@ -2,7 +2,8 @@
 // yet: it runs random operation sequences (drawn by explore/gen) against both, each in its
 // own tables, compares every answer (status, error code, entities and their order,
 // continuation presence, batch results) and what the tables hold afterwards, read back, and
-// shrinks the first difference of each kind to a minimal sequence with pgregory.net/rapid.
+// shrinks the first difference of each kind to a minimal sequence: pgregory.net/rapid shrinks
+// the draws, then the operations the difference does without are dropped one at a time.
 // Each difference is matched against the catalogue (reference/spec) and, when a baseline of
 // the explored backend lists the rule it falls under with the same answer, marked as known.
 //
