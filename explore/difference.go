@@ -42,7 +42,8 @@ type Difference struct {
 	Rule     string    `json:"rule,omitempty"`
 	Coverage string    `json:"coverage"`
 	// Known is set when the explored backend's baseline lists the rule with this answer, or
-	// when the rule that covers it is a MAY rule, which allows either answer.
+	// when the rule that covers it is a MAY rule, which allows either answer (unless one is a
+	// server fault or unreadable).
 	Known     bool   `json:"known,omitempty"`
 	KnownNote string `json:"knownNote,omitempty"`
 	// Files are the reproduction's files, relative to the report, once written.
@@ -221,7 +222,7 @@ func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns
 		d.Summary = fmt.Sprintf("after %d operations the tables hold different entities (%s vs %s)", len(d.Ops), x.ExploredName, x.AgainstName)
 	}
 	d.Area, d.Rule = Match(d)
-	if r, ok := spec.LookupRule(d.Rule); ok && r.Level == spec.May {
+	if r, ok := spec.LookupRule(d.Rule); ok && r.Level == spec.May && !serverFault(last.Explored) && !serverFault(last.Against) {
 		d.Coverage = "rule " + d.Rule + " covers this, a MAY rule: either answer is allowed"
 		d.Known, d.KnownNote = true, "the MAY rule "+d.Rule+" allows either answer"
 	} else if d.Rule != "" {
@@ -231,6 +232,9 @@ func (x *Explorer) difference(run sequenceRun, seed uint64, firstLen, shrinkRuns
 	}
 	return d
 }
+
+// serverFault reports an answer no MAY rule allows: a 5xx or an unreadable answer.
+func serverFault(a Answer) bool { return a.Status >= 500 || a.Code == "malformed" }
 
 func clip(s string) string {
 	if len(s) > 240 {
@@ -343,17 +347,21 @@ func words(d Difference) [][]string {
 	last := d.Last()
 	var out [][]string
 	add := func(w ...string) { out = append(out, w) }
+	sameError := what(last) == "failed operation index" // the code is not what differs
 	for _, c := range []string{last.Explored.Code, last.Against.Code} {
+		if sameError {
+			break
+		}
 		if c != "" && c != "malformed" {
 			add(c)
 		}
 	}
 	for _, s := range []int{last.Explored.Status, last.Against.Status} {
-		if s != 0 {
+		if s != 0 && !sameError {
 			add(strconv.Itoa(s))
 		}
 	}
-	if last.Against.Code == "ResourceNotFound" || last.Explored.Code == "ResourceNotFound" {
+	if !sameError && (last.Against.Code == "ResourceNotFound" || last.Explored.Code == "ResourceNotFound") {
 		add("missing")
 	}
 	op := subject(d)

@@ -100,3 +100,26 @@ func TestADifferenceAMayRuleAllowsIsKnown(t *testing.T) {
 		t.Errorf("rule %q, known %v, coverage %q; want batch.results.insert-status, known, a MAY rule", d.Rule, d.Known, d.Coverage)
 	}
 }
+
+// A server fault is never one of the answers a MAY rule allows.
+func TestAServerFaultIsNotAllowedByAMayRule(t *testing.T) {
+	op := gen.Op{Kind: gen.Batch, Steps: []gen.Step{{Kind: api.BatchInsert, Entity: api.NewEntity("p0", "r0", nil)}}}
+	step := StepResult{Op: op, Line: op.String(),
+		Explored: Answer{Error: "500 InternalError", Status: 500, Code: "InternalError"},
+		Against:  Answer{Lines: []string{"1 results", "result 0: 201 ETag"}}}
+	d := (&Explorer{ExploredName: "x", AgainstName: "y"}).difference(sequenceRun{steps: []StepResult{step}, diffAt: 0}, 1, 1, 0)
+	if d.Known {
+		t.Errorf("a 500 is known: %s", d.Coverage)
+	}
+}
+
+// Errors that differ only in the failed operation are matched by the index, not the code.
+func TestAFailedIndexDifferenceNamesTheIndexRule(t *testing.T) {
+	op := gen.Op{Kind: gen.Batch, Steps: []gen.Step{{Kind: api.BatchMerge, Entity: api.NewEntity("p0", "r0", nil), IfMatch: gen.MatchAny}}}
+	step := StepResult{Op: op, Line: op.String(),
+		Explored: Answer{Error: "404 ResourceNotFound at operation 0", Status: 404, Code: "ResourceNotFound"},
+		Against:  Answer{Error: "404 ResourceNotFound", Status: 404, Code: "ResourceNotFound"}}
+	if _, rule := Match(Difference{Steps: []StepResult{step}, Ops: []gen.Op{op}}); rule != "batch.failure.index" {
+		t.Errorf("Match named %q, want batch.failure.index", rule)
+	}
+}
