@@ -106,7 +106,7 @@ func TestADifferenceIsMatchedAgainstTheCatalogue(t *testing.T) {
 func TestNoRuleNamedWhenNoneCoversTheDifference(t *testing.T) {
 	// An Insert whose answer differs in a way no rule's words name: the area is said, no rule.
 	step := StepResult{Op: opInsert(), Line: "t0 insert", Explored: Answer{Lines: []string{"returned x", "ETag"}}, Against: Answer{Lines: []string{"returned y", "ETag"}}}
-	area, rule := Match(Difference{Steps: []StepResult{step}, Ops: []opAlias{step.Op}})
+	area, rule := Match(Difference{Steps: []StepResult{step}, Ops: []gen.Op{step.Op}})
 	if rule != "" || area == "" {
 		t.Errorf("Match = %q, %q; want an area and no rule", area, rule)
 	}
@@ -117,7 +117,7 @@ func TestAStatusDifferenceNamesTheRuleOfItsCode(t *testing.T) {
 	step := StepResult{Op: op, Line: op.String(),
 		Explored: Answer{Lines: []string{"returned x", "ETag"}},
 		Against:  Answer{Error: "409 EntityAlreadyExists", Status: 409, Code: "EntityAlreadyExists"}}
-	_, rule := Match(Difference{Steps: []StepResult{step}, Ops: []opAlias{op}})
+	_, rule := Match(Difference{Steps: []StepResult{step}, Ops: []gen.Op{op}})
 	if rule != "modify.insert.conflict" {
 		t.Errorf("Match named %q, want modify.insert.conflict", rule)
 	}
@@ -173,4 +173,8 @@ func TestAPartialConfigurationTakesTheDefaults(t *testing.T) {
 	if res.Config.Tables != gen.DefaultConfig.Tables || res.Sequences == 0 || len(res.Differences) != 0 {
 		t.Errorf("tables %d, %d sequences, %d differences", res.Config.Tables, res.Sequences, len(res.Differences))
 	}
+}
+
+func opInsert() gen.Op {
+	return gen.Op{Kind: gen.Insert, Entity: api.NewEntity("p0", "r0", map[string]api.Value{"A": api.Int32(1)})}
 }
