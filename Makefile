@@ -44,7 +44,7 @@ IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test test-all test-packages-short test-packages test-soak test-mutants mutation-matrix deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
+.PHONY: all report test test-all test-packages-short test-packages test-soak test-explore test-mutants mutation-matrix deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
 
@@ -140,7 +140,7 @@ test:
 ## place (MUTANT_STEP=mutation-matrix). The last line says "make test-all: passed" or which
 ## step failed.
 test-all:
-	@$(call steps,make test-all,deps vet test-packages test-soak $(MUTANT_STEP))
+	@$(call steps,make test-all,deps vet test-packages test-soak test-explore $(MUTANT_STEP))
 
 # The steps of test and test-all.
 test-packages-short:
@@ -158,6 +158,10 @@ test-packages:
 test-soak:
 	@echo "make: the soak of conform serve --data under faults"
 	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
+
+test-explore:
+	@echo "make: conform explore against every mutant whose fault lies in what it draws (3000 operations each)"
+	CONFORM_EXPLORE_MUTANTS=all $(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) -run 'TestExploreFindsEveryReachableMutant' ./explore
 
 test-mutants:
 	@echo "make: the mutation test on $(MUTANT_SHARE) mutants chosen by $(MUTANT_SEED) (the whole catalogue against each)"

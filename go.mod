@@ -16,6 +16,7 @@ require (
 	github.com/tidwall/btree v1.8.1
 	go.yaml.in/yaml/v3 v3.0.5
 	k8s.io/api v0.37.2
+	pgregory.net/rapid v1.3.0
 	sigs.k8s.io/yaml v1.6.0
 )
 

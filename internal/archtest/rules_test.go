@@ -171,6 +171,15 @@ var rules = []rule{
 		Why: "the verdict is pure functions over the contract and the baselines: it runs, opens and records nothing",
 	},
 	{
+		Name:      "explore",
+		AppliesTo: func(p string) bool { return under(p, "explore") },
+		Forbids: func(_ string, d dependency) bool {
+			return !d.stdlib() && d.Path != "pgregory.net/rapid" && !own(d, "reference/api", "reference/spec", "fixtures", "suites/driver", "explore") ||
+				driverImplementation(d)
+		},
+		Why: "explore drives backends through the backend interface and draws with rapid: it opens, implements and records none",
+	},
+	{
 		Name:      "drivers",
 		AppliesTo: func(p string) bool { return strings.HasPrefix(p, "suites/driver/") },
 		Forbids: func(p string, d dependency) bool {
