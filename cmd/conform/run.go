@@ -1013,9 +1013,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 	fmt.Fprintf(w, "\nReport: %s (also %s, %s, %s)\n", filepath.Join(dir, report.FileHTML), report.FileMarkdown, report.FileJSON, report.FileJUnit)
 }
 
-// failureLine is the first line of a failure message, with the lines after it when it only
-// announces them ("... differs from what the rule expects:"), cut at 240 characters.
+// failureLine is the first line of a failure message in words (report.FailureInWords:
+// Gomega's blocks become "status 403, expected 401"), with the lines after it when it only
+// announces them ("... differs from what the rule expects:") or when it names the step
+// whose check follows, cut at 240 characters.
 func failureLine(msg string) string {
+	msg, block := report.FailureInWords(msg)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -1023,16 +1026,13 @@ func failureLine(msg string) string {
 		}
 	}
 	var parts []string
-	stepped := 0 // 1 when the first line names the step ("Get Entity after Update and Merge") and the next says what went wrong
 	for i, l := range lines {
 		parts = append(parts, l)
-		gomega := parts[stepped] == "Expected" // Gomega's message: Expected, actual, matcher, expected
-		announces := strings.HasSuffix(l, ":") || l == "Expected" || (gomega && len(parts)-stepped < 4)
-		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == "Expected") {
-			stepped = 1
-			continue
+		announces := strings.HasSuffix(l, ":")
+		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == block) {
+			continue // the step ("Get Entity after Update and Merge"); what went wrong follows
 		}
-		if !announces || len(parts)-stepped == 4 {
+		if !announces {
 			break
 		}
 	}

@@ -66,7 +66,8 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			}
 			c.Specs = append(c.Specs, res)
 			if res.Outcome == Error && len(b.Errors) < 20 {
-				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(res.Failure))
+				words, _ := FailureInWords(res.Failure)
+				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(words))
 			}
 		}
 		for id := range cells {
