@@ -970,6 +970,9 @@ func printRunSummary(w io.Writer, r report.Report, dir string, updatingBaseline 
 	for bi, b := range r.Backends {
 		c := b.Counts
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
+		if b.BaselineNote != "" {
+			fmt.Fprintf(w, "%-16s %s\n", "", b.BaselineNote)
+		}
 		if b.StartError == "" {
 			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
 		}

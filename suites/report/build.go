@@ -83,6 +83,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 		}
 		b.Coverage.Filter = run.Filter
 		b.Confirmation, b.ConfirmationWords = run.Confirmation, run.Confirmation.InWords()
+		b.BaselineNote = run.BaselineNote
 		if !run.StoppedAnswering.IsZero() {
 			b.StoppedAnswering = run.StoppedAnswering.UTC().Format(time.RFC3339)
 		}
