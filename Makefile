@@ -27,7 +27,7 @@ MUTANT_SEED   ?= $(shell date -u +%F)
 # staticcheck must read the Go version go.mod names (0.8.2 reads Go 1.26).
 STATICCHECK_VERSION ?= v0.8.2
 # gotestsum prints a line per package and the closing summary of make test and test-all;
-# internal/testprogress, between it and go test, adds a line whenever 25 s pass without
+# internal/testprogress, between it and go test, adds a line whenever 20 s pass without
 # one, each skip in one line, and the conformance runs' counts per backend.
 GOTESTSUM_VERSION ?= v1.13.0
 PROGRESS      = $(GO) run ./internal/testprogress
@@ -52,13 +52,12 @@ all: test
 # tools: compiles what make test and test-all run the tests through, each step saying what
 # it compiles and a line at least every 30 s (issue 34, item 1: on a fresh clone the first
 # progress line came after 49 s of silence, while gotestsum and the progress filter were
-# compiled by `go run`). The progress filter (standard library only) compiles under a shell
-# heartbeat, gotestsum under the filter's own ticker; `go run` then finds both in Go's build
-# cache. Quick when they are there.
+# compiled by `go run`). Both compile under a shell heartbeat (a line every 20 s, whatever
+# else is said); `go run` then finds them in Go's build cache. Quick when they are there.
 tools:
 	@echo "make: compiling the test tools unless Go's build cache has them: the progress filter (internal/testprogress), then gotestsum $(GOTESTSUM_VERSION) (a minute or more on a fresh clone)"
 	@$(HEARTBEAT) "compiling the progress filter (internal/testprogress)" $(GO) build -o /dev/null ./internal/testprogress
-	@$(PROGRESS) -plain "downloading and compiling gotestsum $(GOTESTSUM_VERSION)" $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --version >/dev/null
+	@$(HEARTBEAT) "downloading and compiling gotestsum $(GOTESTSUM_VERSION)" $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --version >/dev/null
 
 # Builds bin/conform (which downloads the Go modules), then installs the pinned npm packages
 # (Azurite, the JavaScript SDK) with it, through the same installer the tests use
