@@ -29,10 +29,13 @@ STATICCHECK_VERSION ?= v0.8.2
 # deadcode (golang.org/x/tools) lists functions that no program or test of the module reaches.
 DEADCODE_VERSION ?= v0.52.0
 # gotestsum prints a line per package and the closing summary of make test and test-all;
-# internal/testprogress, between it and go test, adds a line whenever 25 s pass without
+# internal/testprogress, between it and go test, adds a line whenever 20 s pass without
 # one, each skip in one line, and the conformance runs' counts per backend.
 GOTESTSUM_VERSION ?= v1.13.0
 PROGRESS      = $(GO) run ./internal/testprogress
+# What runs before the progress filter exists (compiling it) says it is still at work every
+# 20 s (scripts/heartbeat.sh, plain shell).
+HEARTBEAT     = ./scripts/heartbeat.sh
 GOTEST        = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --format standard-quiet --hide-summary skipped \
                 --raw-command -- $(PROGRESS) $(GO) test -json
 # Stamped into the binaries by make build, dist and image (conform version prints them).
@@ -44,9 +47,19 @@ IMAGE         ?= conform:local
 # The version install-check serves HEAD as.
 INSTALL_CHECK_VERSION ?= v0.1.0
 
-.PHONY: all report test test-all test-packages-short test-packages test-soak test-explore test-mutants mutation-matrix deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
+.PHONY: all tools report test test-all test-packages-short test-packages test-soak test-explore test-mutants mutation-matrix deps browser build install-check dist image image-test azurite-image lint vet bench fuzz serve clean browser-report mutation
 
 all: test
+
+# tools: compiles what make test and test-all run the tests through, each step saying what
+# it compiles and a line at least every 30 s (issue 34, item 1: on a fresh clone the first
+# progress line came after 49 s of silence, while gotestsum and the progress filter were
+# compiled by `go run`). Both compile under a shell heartbeat (a line every 20 s, whatever
+# else is said); `go run` then finds them in Go's build cache. Quick when they are there.
+tools:
+	@echo "make: compiling the test tools unless Go's build cache has them: the progress filter (internal/testprogress), then gotestsum $(GOTESTSUM_VERSION) (a minute or more on a fresh clone)"
+	@$(HEARTBEAT) "compiling the progress filter (internal/testprogress)" $(GO) build -o /dev/null ./internal/testprogress
+	@$(HEARTBEAT) "downloading and compiling gotestsum $(GOTESTSUM_VERSION)" $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION) --version >/dev/null
 
 # Builds bin/conform (which downloads the Go modules), then installs the pinned npm packages
 # (Azurite, the JavaScript SDK) with it, through the same installer the tests use
@@ -131,7 +144,7 @@ steps = for step in $(2); do \
 ## process (Azurite from npm or Docker) can change without any file the cache watches
 ## changing. The last line says "make test: passed" or which step failed.
 test:
-	@$(call steps,make test,deps vet test-packages-short test-soak)
+	@$(call steps,make test,tools deps vet test-packages-short test-soak)
 
 ## test-all: what CI runs: every test without -short, with -race, and the soak; then the
 ## mutation test (the whole catalogue against deliberately wrong backends, one process
@@ -140,7 +153,7 @@ test:
 ## place (MUTANT_STEP=mutation-matrix). The last line says "make test-all: passed" or which
 ## step failed.
 test-all:
-	@$(call steps,make test-all,deps vet test-packages test-soak test-explore $(MUTANT_STEP))
+	@$(call steps,make test-all,tools deps vet test-packages test-soak test-explore $(MUTANT_STEP))
 
 # The steps of test and test-all.
 test-packages-short:
@@ -159,11 +172,11 @@ test-soak:
 	@echo "make: the soak of conform serve --data under faults"
 	CONFORM_SOAK=1 $(PROGRESS) -plain "soaking conform serve --data" $(GO) test -race -count=1 -timeout 5m -run 'TestServeSoak$$' -v ./cmd/conform
 
-test-explore:
+test-explore: tools
 	@echo "make: conform explore against every mutant whose fault lies in what it draws (3000 operations each)"
 	CONFORM_EXPLORE_MUTANTS=all $(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) -run 'TestExploreFindsEveryReachableMutant' ./explore
 
-test-mutants:
+test-mutants: tools
 	@echo "make: the mutation test on $(MUTANT_SHARE) mutants chosen by $(MUTANT_SEED) (the whole catalogue against each)"
 	CONFORM_MUTANTS_SAMPLE=$(MUTANT_SHARE) CONFORM_MUTANTS_SEED=$(MUTANT_SEED) $(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) \
 		-run 'TestMutants|TestCatalogueCoverage' ./suites/all
@@ -174,7 +187,7 @@ test-mutants:
 ## state this run's result (rewrite it with `go test ./suites/all -run TestMutants -update`).
 ## Then the race rules a hundred times against the mutant that races without a lock (about
 ## 2 minutes): each must catch it in 99 of the 100 runs.
-mutation-matrix:
+mutation-matrix: tools
 	@echo "make: the mutation matrix (every mutant against the whole catalogue), then the race rules a hundred times"
 	CONFORM_MUTANTS=1 $(GOTEST) -count=1 -timeout $(TEST_TIMEOUT) \
 		-run 'TestMutants|TestCatalogueCoverage|TestRaceRulesCatchUnlockedReadModifyWrite' ./suites/all

@@ -304,8 +304,16 @@ func (m *Merged) SVG() []byte {
 		for _, s := range o.Series {
 			peak = max(peak, s.Requests, s.Throttles, s.Offered)
 		}
-		axes(&b, x0, py, panelW, panelH, "per second over the run (s)", num(float64(peak)))
-		if n := len(o.Series); n > 0 {
+		if n := len(o.Series); n < minSeriesSeconds {
+			// A run of a second or two has only partial seconds: a line through them
+			// would draw a rate the table contradicts (issue 34, item 15).
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#cccccc"/>`+"\n", x0, py, panelW, panelH)
+			fmt.Fprintf(&b, `<text x="%d" y="%d">too short for a line over time (%d s):</text><text x="%d" y="%d">%s requests/s over the whole run, as in the table</text>`+"\n",
+				x0+8, py+panelH/2-6, n, x0+8, py+panelH/2+10, num(o.OpsPerSec))
+		} else {
+			axes(&b, x0, py, panelW, panelH, "per second over the run (s)", num(float64(peak)))
+		}
+		if n := len(o.Series); n >= minSeriesSeconds {
 			step := float64(panelW) / float64(max(n-1, 1))
 			for _, series := range []struct {
 				colour string
@@ -314,9 +322,6 @@ func (m *Merged) SVG() []byte {
 				var pts []string
 				for j, s := range o.Series {
 					pts = append(pts, fmt.Sprintf("%.1f,%.1f", float64(x0)+float64(j)*step, float64(py+panelH)-float64(series.value(s))/float64(peak)*panelH))
-				}
-				if len(pts) == 1 {
-					pts = append(pts, fmt.Sprintf("%.1f,%s", float64(x0+panelW), strings.Split(pts[0], ",")[1]))
 				}
 				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", series.colour, strings.Join(pts, " "))
 			}
@@ -350,8 +355,13 @@ func (m *Merged) SVG() []byte {
 			fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text><rect x="%d" y="%d" width="%.1f" height="18" fill="%s"/><text x="%.1f" y="%d">%s</text>`+"\n",
 				x0+2, y+13, p.name, x0+40, y, w, palette[1], float64(x0+44)+w, y+13, num(p.v))
 		}
-		// Panel 3: throttled share of the most throttled partitions.
+		// Panel 3: throttled share of the most throttled partitions; one line when no
+		// partition was throttled (a panel of 0.0% bars says nothing).
 		x0 += panelW + gap
+		if !anyThrottled(o.Partitions) {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555555">no partition was throttled</text>`+"\n", x0, py+14)
+			continue
+		}
 		axes(&b, x0, py, panelW, panelH, "throttled share per partition", "100%")
 		shown := 0
 		for _, p := range o.Partitions {
@@ -367,6 +377,20 @@ func (m *Merged) SVG() []byte {
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// minSeriesSeconds is the fewest seconds a workload's series needs for bench.svg to draw
+// it as a line: its first and last seconds are partial, so at least one full one between.
+const minSeriesSeconds = 3
+
+// anyThrottled reports whether any partition had a throttled answer.
+func anyThrottled(ps []PartitionTally) bool {
+	for _, p := range ps {
+		if p.Throttles > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func axes(b *strings.Builder, x, y, w, h int, title, peak string) {

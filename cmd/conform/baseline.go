@@ -28,10 +28,13 @@ func updateBaselines(w io.Writer, dir string, r report.Report) error {
 			}
 			continue
 		}
-		old, file, _, err := fixtures.FindBaseline(dir, b.Name, b.Kind, b.Version)
+		// A baseline of another version (the nearest) is the starting point; the file
+		// written is the backend's own version's.
+		found, err := fixtures.FindBaselineFor(dir, b.Name, b.Kind, b.Version)
 		if err != nil {
 			return err
 		}
+		old, file := found.Baseline, found.Wanted
 		next := nextBaseline(old, r, bi)
 		data, err := next.Marshal()
 		if err != nil {

@@ -38,6 +38,7 @@ func cleanCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("list tables of %s: %v", framework.BackendName(backend), err)
 			}
+			deleted := 0
 			for _, n := range names {
 				if dryRun {
 					fmt.Fprintf(cmd.OutOrStdout(), "would delete %s\n", n)
@@ -48,8 +49,9 @@ func cleanCmd() *cobra.Command {
 					continue
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", n)
+				deleted++
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d tables with prefix %q\n", len(names), prefix)
+			fmt.Fprintln(cmd.OutOrStdout(), cleanSummary(prefix, len(names), deleted, dryRun))
 			return nil
 		},
 	}
@@ -57,6 +59,27 @@ func cleanCmd() *cobra.Command {
 	cmd.Flags().StringVar(&prefix, "prefix", framework.TablePrefix, "table name prefix (must start with \"cf\")")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be deleted")
 	return cmd
+}
+
+// cleanSummary is clean's last line: what it deleted of the tables it found, so that the
+// count never reads as tables that remain (issue 34, item 10: "13 tables with prefix "cf""
+// after deleting them).
+func cleanSummary(prefix string, found, deleted int, dryRun bool) string {
+	tables := func(n int) string {
+		if n == 1 {
+			return "1 table"
+		}
+		return fmt.Sprintf("%d tables", n)
+	}
+	switch {
+	case found == 0:
+		return fmt.Sprintf("no table of conform's with prefix %q: nothing to delete", prefix)
+	case dryRun:
+		return fmt.Sprintf("--dry-run: %s with prefix %q would be deleted; none was", tables(found), prefix)
+	case deleted == found:
+		return fmt.Sprintf("deleted %s with prefix %q, all that were found", tables(found), prefix)
+	}
+	return fmt.Sprintf("deleted %d of %s with prefix %q; %d could not be deleted (said above) and are left", deleted, tables(found), prefix, found-deleted)
 }
 
 // tablesWithPrefix lists conform's own tables whose names start with prefix: it asks the

@@ -110,14 +110,24 @@ func TestFailureLineCarriesWhatItAnnounces(t *testing.T) {
 	if strings.HasSuffix(got, ":") || !strings.Contains(got, "property x: 1, want 2") {
 		t.Errorf("failureLine = %q", got)
 	}
-	if got := failureLine("Expected\n    <int>: 2\nto equal\n    <int>: 1\nmore"); got != "Expected <int>: 2 to equal <int>: 1" {
+	if got := failureLine("Expected\n    <int>: 2\nto equal\n    <int>: 1\nmore"); got != "2, expected 1" {
 		t.Errorf("failureLine of Gomega's message = %q", got)
 	}
 	if got := failureLine("Get Entity after Update and Merge\nthe entity that came back differs from what was stored:\n  property W: want Edm.Boolean(true), got Edm.Int32(1)"); got != "Get Entity after Update and Merge the entity that came back differs from what was stored: property W: want Edm.Boolean(true), got Edm.Int32(1)" {
 		t.Errorf("failureLine of a step before its failure = %q", got)
 	}
-	if got := failureLine("the refusal's Preference-Applied\nExpected\n    <string>: \nto equal\n    <string>: return-no-content\nmore"); got != "the refusal's Preference-Applied Expected <string>: to equal <string>: return-no-content" {
+	if got := failureLine("the refusal's Preference-Applied\nExpected\n    <string>: \nto equal\n    <string>: return-no-content\nmore"); got != "the refusal's Preference-Applied: (empty), expected return-no-content" {
 		t.Errorf("failureLine of Gomega's message after its step = %q", got)
+	}
+	// Gomega's blocks in words (issue 34, item 6), with the exact messages users saw.
+	if got := failureLine("status: <?xml version=\"1.0\"?>\n<Error>\n  <Code>AuthorizationFailure</Code>\n</Error>\nExpected\n    <int>: 403\nto equal\n    <int>: 401"); got != "status 403, expected 401" {
+		t.Errorf("failureLine of a status check = %q", got)
+	}
+	if got := failureLine("Unexpected error:\n    <*driver.TransportError | 0x3813672a4f60>: \n    transport error: GET /cfx(): read tcp: connection reset by peer\n    {Op: \"GET /cfx()\", Err: <*net.OpError | 0x1>{}}\noccurred"); got != "transport error: GET /cfx(): read tcp: connection reset by peer" {
+		t.Errorf("failureLine of an unexpected transport error = %q", got)
+	}
+	if got := failureLine("Get Entity after Update\nstatus\nExpected\n    <int>: 404\nto equal\n    <int>: 200"); got != "Get Entity after Update status 404, expected 200" {
+		t.Errorf("failureLine of a step before a status check = %q", got)
 	}
 	if got := failureLine("expected 409, but it answered 400\nmore"); got != "expected 409, but it answered 400" {
 		t.Errorf("failureLine of a one-line failure = %q", got)

@@ -28,9 +28,10 @@ account) into one report with every backend side by side. A backend named in sev
 reports keeps its last column.
 
 With --diff OLD NEW (each a report directory or a report.json), list per backend the rules
-that got worse, got better, changed their recorded choice, or cannot be compared (an
-outcome that judged nothing, a rule in only one report), as Markdown or JSON (--format) on
-standard output. Exit status 1 when any rule got worse, so that a CI job can fail on
+that got worse, got better, changed their recorded choice, changed only in what the
+baseline expects (the backend did the same), or cannot be compared (an outcome that judged
+nothing, a rule in only one report; more than a few for one reason are said in one line at
+the end), as Markdown or JSON (--format) on standard output. Exit status 1 when any rule got worse, so that a CI job can fail on
 regressions alone; 0 otherwise; 2 for unreadable reports.
 
 With --publish DIR, write DIR/conformance-report.yaml: a small, versioned document an

@@ -593,7 +593,7 @@ func writeRunReport(w io.Writer, p runPlan, rep report.Report) error {
 	if rerun := p.rerunSentence(); rerun != "" {
 		fmt.Fprintf(w, "\n%s\n", rerun)
 	}
-	printSummary(w, rep, p.o.out)
+	printRunSummary(w, rep, p.o.out, p.o.updateBaseline)
 	if p.o.updateBaseline {
 		return updateBaselines(w, p.o.baselineDir, rep)
 	}
@@ -932,19 +932,25 @@ func (p *progress) tally(name string) string {
 	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[report.Fail], c[report.Error], c[report.Blocked])
 }
 
-// done says a backend finished: with its status, or that it was interrupted (the run's own
-// status is then 130, whatever the backend's process said).
+// done says a backend finished, and how when it did not end as a run does: interrupted
+// (the run's own status is then 130, whatever the backend's process said), stopped
+// answering, or its process's status when that is neither 0 nor 1. Statuses 0 and 1 are
+// not shown: 1 says only that a spec failed, perhaps as the baseline expects, and the
+// summary's verdict decides conform's status (issue 34, item 10: "(exit 1)" beside an exit
+// status 0).
 func (p *progress) done(name string, code int, interrupted bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	how := fmt.Sprintf("exit %d", code)
+	how := ""
 	switch {
 	case interrupted:
-		how = "interrupted"
+		how = " (interrupted)"
 	case p.stopped[name]:
-		how = fmt.Sprintf("stopped answering, exit %d", code)
+		how = " (stopped answering)"
+	case code != exitOK && code != exitFailed:
+		how = fmt.Sprintf(" (its process ended with status %d)", code)
 	}
-	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s (%s)\n", name, p.done_[name], p.tally(name),
+	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s%s\n", name, p.done_[name], p.tally(name),
 		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
 
@@ -959,10 +965,19 @@ const (
 // first summaryRulesShown, then how many more), whether every failure is one its baseline
 // expects, the rules left out by policy and why; then where the report is.
 func printSummary(w io.Writer, r report.Report, dir string) {
+	printRunSummary(w, r, dir, false)
+}
+
+// printRunSummary is printSummary for a run that rewrites the baselines when
+// updatingBaseline is true: its unexpected specs do not fail it (verdict.Exit).
+func printRunSummary(w io.Writer, r report.Report, dir string, updatingBaseline bool) {
 	fmt.Fprintln(w)
 	for bi, b := range r.Backends {
 		c := b.Counts
 		fmt.Fprintf(w, "%-16s %s\n", b.Name, b.Verdict)
+		if b.BaselineNote != "" {
+			fmt.Fprintf(w, "%-16s %s\n", "", b.BaselineNote)
+		}
 		if b.StartError == "" {
 			fmt.Fprintf(w, "%-16s rules: %s\n", "", report.BackendCountsInWords(r, bi, false))
 		}
@@ -983,11 +998,7 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 			fmt.Fprintf(w, "%-16s not applicable to the profile: %d\n", "", c.NotApplicable)
 		}
 		if c.Unexpected > 0 {
-			specs := "specs"
-			if c.Unexpected == 1 {
-				specs = "spec"
-			}
-			fmt.Fprintf(w, "%-16s %d %s not as the baseline and the profile expect (each fails the run)\n", "", c.Unexpected, specs)
+			fmt.Fprintf(w, "%-16s %s\n", "", verdict.UnexpectedSentence(c.Unexpected, updatingBaseline))
 		}
 		failing, expected := report.FailingRules(r, bi)
 		for i, f := range failing {
@@ -1018,9 +1029,12 @@ func printSummary(w io.Writer, r report.Report, dir string) {
 	fmt.Fprintf(w, "\nReport: %s (also %s, %s, %s)\n", filepath.Join(dir, report.FileHTML), report.FileMarkdown, report.FileJSON, report.FileJUnit)
 }
 
-// failureLine is the first line of a failure message, with the lines after it when it only
-// announces them ("... differs from what the rule expects:"), cut at 240 characters.
+// failureLine is the first line of a failure message in words (report.FailureInWords:
+// Gomega's blocks become "status 403, expected 401"), with the lines after it when it only
+// announces them ("... differs from what the rule expects:") or when it names the step
+// whose check follows, cut at 240 characters.
 func failureLine(msg string) string {
+	msg, block := report.FailureInWords(msg)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -1028,16 +1042,13 @@ func failureLine(msg string) string {
 		}
 	}
 	var parts []string
-	stepped := 0 // 1 when the first line names the step ("Get Entity after Update and Merge") and the next says what went wrong
 	for i, l := range lines {
 		parts = append(parts, l)
-		gomega := parts[stepped] == "Expected" // Gomega's message: Expected, actual, matcher, expected
-		announces := strings.HasSuffix(l, ":") || l == "Expected" || (gomega && len(parts)-stepped < 4)
-		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == "Expected") {
-			stepped = 1
-			continue
+		announces := strings.HasSuffix(l, ":")
+		if len(parts) == 1 && i+1 < len(lines) && !announces && (strings.HasSuffix(lines[i+1], ":") || lines[i+1] == block) {
+			continue // the step ("Get Entity after Update and Merge"); what went wrong follows
 		}
-		if !announces || len(parts)-stepped == 4 {
+		if !announces {
 			break
 		}
 	}

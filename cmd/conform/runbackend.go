@@ -148,6 +148,7 @@ func runOneBackend(arg string, o childOptions) int {
 		// A backend with a baseline only for other versions is told so, on the terminal.
 		if _, _, note, _ := fixtures.FindBaseline(o.baselineDir, target.Info.Name, target.Info.Kind, target.Info.Version); note != "" {
 			emit(event{Kind: "note", Text: note})
+			run.BaselineNote = note // and in the summary and the report, below the verdict
 		}
 	}
 	if !o.noCorpus {

@@ -180,7 +180,8 @@ var _ = framework.Describe("Retrieve large numbers of entities from a query", fu
 			table := load(ctx, f, es)
 			requireFilter(ctx, f, table, s.filter, es, s.match)
 			r := scenario.MustQueryAll(ctx, f.Backend(), table, api.Query{Filter: s.filter, Top: api.OptionalTop(s.top)}, len(es))
-			Expect(r.Pages[len(r.Pages)-1].Continuation.IsZero()).To(BeTrue())
+			last := r.Pages[len(r.Pages)-1].Continuation
+			Expect(last.IsZero()).To(BeTrue(), "the last of %d pages carries no continuation (it carries %+v)", len(r.Pages), last)
 			scenario.ExpectPagedKeys(f, r, s.want(es), "%s; pages of %v", s, r.PageSizes())
 		},
 		Entry("for pages of three", shape{names: []string{"p"}, sizes: []int{10}, top: 3}),

@@ -66,7 +66,8 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			}
 			c.Specs = append(c.Specs, res)
 			if res.Outcome == Error && len(b.Errors) < 20 {
-				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(res.Failure))
+				words, _ := FailureInWords(res.Failure)
+				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(words))
 			}
 		}
 		for id := range cells {
@@ -82,6 +83,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 		}
 		b.Coverage.Filter = run.Filter
 		b.Confirmation, b.ConfirmationWords = run.Confirmation, run.Confirmation.InWords()
+		b.BaselineNote = run.BaselineNote
 		if !run.StoppedAnswering.IsZero() {
 			b.StoppedAnswering = run.StoppedAnswering.UTC().Format(time.RFC3339)
 		}

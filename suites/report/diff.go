@@ -32,6 +32,9 @@ type BackendDiff struct {
 	// ChangedChoice are the rules whose outcome ranks the same but whose recorded choice (or
 	// outcome of equal rank) changed, e.g. a MAY answer from "refused with 400" to "accepted".
 	ChangedChoice []Change `json:"changedChoice,omitempty"`
+	// BaselineChanged are the rules where the backend did the same and only what its
+	// baseline expects changed (verdict.BaselineEdited): neither better nor worse.
+	BaselineChanged []Change `json:"baselineChanged,omitempty"`
 	// Incomparable are the changes from or to an outcome that judges nothing (no answer,
 	// skipped, not run), and the rules in only one report.
 	Incomparable []Change `json:"cannotCompare,omitempty"`
@@ -83,8 +86,10 @@ func Diff(old, new Report, oldName, newName string) DiffResult {
 			// cells are compared or shown.
 			ch := Change{Rule: row.ID, Level: row.Level, Old: o.Outcome, New: n.Outcome,
 				OldSays: fixtures.MaskRunValues(CellSummary(orow, o)), NewSays: fixtures.MaskRunValues(CellSummary(row, n))}
-			switch verdict.Compare(o.Outcome, n.Outcome, ch.OldSays, ch.NewSays) {
+			switch verdict.Compare(o.Outcome, n.Outcome, fixtures.MaskRunValues(cellDid(orow, o)), fixtures.MaskRunValues(cellDid(row, n))) {
 			case verdict.Same:
+			case verdict.BaselineEdited:
+				bd.BaselineChanged = append(bd.BaselineChanged, ch)
 			case verdict.Incomparable:
 				ch.Why = "nothing was judged in " + map[bool]string{true: oldName, false: newName}[!verdict.Comparable(o.Outcome)]
 				bd.Incomparable = append(bd.Incomparable, ch)
@@ -113,6 +118,21 @@ func Diff(old, new Report, oldName, newName string) DiffResult {
 	return d
 }
 
+// cellDid is what a cell says the backend did (CellSummary without the outcome's word).
+func cellDid(row RuleRow, c Cell) string {
+	says := CellSummary(row, c)
+	word := StyleOf(shownOutcome(c)).Word
+	if says == word {
+		return ""
+	}
+	return strings.TrimPrefix(says, word+": ")
+}
+
+// incomparableRowsShown is how many rules of one reason the Markdown lists in a table
+// before it says them in one line: a filtered run beside a full one leaves hundreds of
+// rules that cannot be compared, which said row by row bury the changes (issue 34, item 10).
+const incomparableRowsShown = 5
+
 // WriteDiffMarkdown writes a comparison for people (and CI job summaries).
 func WriteDiffMarkdown(w io.Writer, d DiffResult) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
@@ -128,7 +148,7 @@ func WriteDiffMarkdown(w io.Writer, d DiffResult) error {
 			p("Backend %s: not compared.\n", b.Missing)
 			continue
 		}
-		if len(b.Worse)+len(b.Better)+len(b.ChangedChoice)+len(b.Incomparable) == 0 {
+		if len(b.Worse)+len(b.Better)+len(b.ChangedChoice)+len(b.BaselineChanged)+len(b.Incomparable) == 0 {
 			p("No change.\n")
 			continue
 		}
@@ -158,9 +178,47 @@ func WriteDiffMarkdown(w io.Writer, d DiffResult) error {
 		list("Got worse", b.Worse)
 		list("Got better", b.Better)
 		list("Changed choice", b.ChangedChoice)
-		list("Cannot be compared", b.Incomparable)
+		list("Baseline changed, the backend did the same", b.BaselineChanged)
+		var listed []Change
+		var summed []string
+		for _, g := range byWhy(b.Incomparable) {
+			if len(g) <= incomparableRowsShown {
+				listed = append(listed, g...)
+				continue
+			}
+			summed = append(summed, fmt.Sprintf("%d rules cannot be compared: %s (%s, …).", len(g), mdEscape(g[0].Why), firstRules(g, 3)))
+		}
+		list("Cannot be compared", listed)
+		for _, line := range summed {
+			p("%s\n", line)
+		}
 	}
 	return nil
+}
+
+// byWhy groups changes by their reason, in the order each reason first comes.
+func byWhy(cs []Change) [][]Change {
+	var groups [][]Change
+	at := map[string]int{}
+	for _, c := range cs {
+		i, ok := at[c.Why]
+		if !ok {
+			i = len(groups)
+			at[c.Why] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	return groups
+}
+
+// firstRules names the first n rules of cs, as code.
+func firstRules(cs []Change, n int) string {
+	var ids []string
+	for _, c := range cs[:min(n, len(cs))] {
+		ids = append(ids, "`"+c.Rule+"`")
+	}
+	return strings.Join(ids, ", ")
 }
 
 func says(o Outcome, words string) string {

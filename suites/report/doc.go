@@ -6,7 +6,8 @@
 // framework attached. SpecState is the one adapter from Ginkgo's state of a spec to the
 // verdict's (left out by the run's filter, not started because the run stopped, and the
 // rest); StoppedBy says whether, and why, a run stopped; Exit is the exit status of the
-// judged report.
+// judged report. FailureInWords is the one place that turns Gomega's formatted failure
+// messages into words ("status 403, expected 401") for cells, summaries and progress.
 //
 // It may import ginkgo's types, reference/spec, fixtures, suites/driver and
 // suites/framework (for the names of report entries and labels) and suites/verdict.

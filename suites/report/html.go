@@ -42,6 +42,8 @@ type backendCard struct {
 	Bar                                           template.HTML
 	// Confirmation is Backend.ConfirmationWords.
 	Confirmation []string
+	// Baseline is Backend.BaselineNote.
+	Baseline string
 }
 
 type areaPicture struct {
@@ -130,7 +132,8 @@ func buildHTMLView(r Report) htmlView {
 		v.Cards = append(v.Cards, backendCard{Name: b.Name, Desc: desc, Verdict: b.Verdict, VerdictClass: vs.Class,
 			StartError: b.StartError, RuleCounts: byLevelInWords(order, backendCountsByLevel(r, bi, false)),
 			SpecCounts: byLevelInWords(order, backendCountsByLevel(r, bi, true)),
-			Bar:        svgBar(rc, len(r.Rules), 100, 10, b.Name+": rules of every level"), Confirmation: b.ConfirmationWords})
+			Bar:        svgBar(rc, len(r.Rules), 100, 10, b.Name+": rules of every level"), Confirmation: b.ConfirmationWords,
+			Baseline: b.BaselineNote})
 	}
 	for _, t := range tallyAreas(r) {
 		a := areaPicture{Area: t.Area, Rules: t.Rules, Differ: t.Differ}
@@ -327,7 +330,7 @@ article pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px;m
 <section id="verdicts">{{range .Cards}}
 <div class="card"><div class="name">{{.Name}}</div><div class="muted">{{.Desc}}</div>
 <div class="v {{.VerdictClass}}">{{if .StartError}}not run: {{.StartError}}{{else}}{{.Verdict}}{{end}}</div>
-{{.Bar}}<div class="counts">rules: {{.RuleCounts}}</div><div class="counts muted">specs: {{.SpecCounts}}</div>{{range .Confirmation}}<div class="counts">{{.}}</div>{{end}}</div>{{end}}
+{{.Bar}}<div class="counts">rules: {{.RuleCounts}}</div><div class="counts muted">specs: {{.SpecCounts}}</div>{{range .Confirmation}}<div class="counts">{{.}}</div>{{end}}{{if .Baseline}}<div class="counts">{{.Baseline}}</div>{{end}}</div>{{end}}
 </section>
 <section id="picture"><h2>Rules per area</h2>
 <table><thead><tr><th>area <span class="muted">(rules of every level)</span></th><th>differ</th>{{range .Cards}}<th>{{.Name}}</th>{{end}}</tr></thead><tbody>

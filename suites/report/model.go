@@ -61,6 +61,9 @@ type Run struct {
 	// it: the specs that ran before are judged, the others did not run.
 	StoppedAnswering time.Time    `json:"stoppedAnswering,omitzero"`
 	Ginkgo           types.Report `json:"ginkgo"`
+	// BaselineNote says when the run was judged against another version's baseline
+	// (fixtures.BaselineChoice.Note): which was looked for, which exist, which was used.
+	BaselineNote string `json:"baselineNote,omitempty"`
 	// Confirmation is what running the failing rules again alone found, when more than one
 	// process ran the backend's specs (ConfirmAlone).
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
@@ -110,6 +113,9 @@ type Backend struct {
 	// StoppedAnswering is when the backend stopped answering (RFC 3339, UTC), when its run
 	// was stopped for it (Run.StoppedAnswering).
 	StoppedAnswering string `json:"stoppedAnswering,omitempty"`
+	// BaselineNote says when the backend was judged against another version's baseline
+	// (Run.BaselineNote); the summary and the report show it below the verdict.
+	BaselineNote string `json:"baselineNote,omitempty"`
 	// FailingFeatures lists the extended features with failing MUST rules.
 	FailingFeatures []string `json:"failingFeatures,omitempty"`
 	// BaselineMet is true when every failure is in the baseline and no entry passed.

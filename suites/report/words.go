@@ -36,7 +36,8 @@ func SpecWords(s SpecResult) string {
 	switch s.Outcome {
 	case Error:
 		// The cell's word says "no answer"; the words say what stopped it, if known.
-		if lines := nonEmptyLines(s.Failure); len(lines) > 0 {
+		failure, _ := FailureInWords(s.Failure)
+		if lines := nonEmptyLines(failure); len(lines) > 0 {
 			return cut(runTableName.ReplaceAllString(lines[0], "<table>"), cellWordsLimit)
 		}
 		return ""
@@ -59,27 +60,24 @@ func SpecWords(s SpecResult) string {
 }
 
 // failureWords reduces a failure message to what the backend did: the answer after "but"
-// ("..., but it failed with 400 InvalidInput") in the words of ChoiceWords, else Gomega's
-// own message ("Expected", the actual value, the matcher's words, the expected value, one
-// per line) after what the spec said it checked, else the first detail of a message that
-// announces its details ("... differs from what the rule expects:"), after the line that
-// names the step when one comes first ("Get Entity after Update and Merge"), else its
-// first line.
+// ("..., but it failed with 400 InvalidInput") in the words of ChoiceWords, else the words
+// of Gomega's own message (FailureInWords: "status 403, expected 401"), after the line that
+// names the step when one comes first, else the first detail of a message that announces
+// its details ("... differs from what the rule expects:"), after the line that names the
+// step when one comes first ("Get Entity after Update and Merge"), else its first line.
 func failureWords(msg string) string {
+	msg, block := FailureInWords(msg)
 	lines := nonEmptyLines(msg)
 	for _, l := range lines {
 		if i := strings.Index(l, ", but "); i >= 0 {
 			return ChoiceWords("answer: " + strings.TrimSpace(l[i+len(", but "):]))
 		}
 	}
-	for i, l := range lines {
-		if l == "Expected" {
-			gomega := strings.Join(lines[i:min(i+4, len(lines))], " ")
-			if what := withoutBody(lines[0]); i > 0 && what != "" {
-				return what + ": " + gomega
-			}
-			return gomega
+	if block != "" {
+		if step := withoutBody(lines[0]); lines[0] != block && step != "" && !strings.HasSuffix(lines[0], ":") {
+			return step + ": " + block
 		}
+		return block
 	}
 	for i, l := range lines {
 		if !strings.HasSuffix(l, ":") {

@@ -169,6 +169,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	}
 	tallies := tallyAreas(r)
 	for bi, b := range r.Backends {
+		if b.BaselineNote != "" {
+			p("\n**%s**: %s\n", mdEscape(b.Name), mdEscape(b.BaselineNote))
+		}
 		if why := PolicySkipSentence(PolicySkippedRules(r, bi)); why != "" {
 			p("\n**%s**: %s\n", mdEscape(b.Name), mdEscape(why))
 		}

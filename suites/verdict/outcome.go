@@ -82,12 +82,30 @@ const (
 	Regressed     Change = "worse"
 	ChangedChoice Change = "changed-choice"
 	Incomparable  Change = "incomparable"
+	// BaselineEdited: the backend did the same both times, and only what its baseline
+	// expects changed (a failure newly listed, a stale entry removed).
+	BaselineEdited Change = "baseline-edited"
 )
 
-// Compare says how a cell changed from old to new, given what each says in words (its
-// outcome and recorded choices, masked of per-run values; equal words are no change): a
-// change from or to an outcome that judges nothing cannot be compared; otherwise a higher
-// rank is worse (a regression), a lower one better, and the same rank is a changed choice.
+// behaviour is what the backend did, apart from what its baseline expects of it: "failed"
+// for a failure, listed or not; "passed" for a pass, expected or not; "" otherwise.
+func behaviour(o Outcome) string {
+	switch o {
+	case Fail, ExpectedFail, Flaky:
+		return "failed"
+	case Pass, UnexpectedPass:
+		return "passed"
+	}
+	return ""
+}
+
+// Compare says how a cell changed from old to new, given what the backend did in each in
+// words (its failure or recorded choices, masked of per-run values, without the outcome's
+// own word; equal words are no change): a change from or to an outcome that judges nothing
+// cannot be compared; a change between a failure and a listed failure with the same words,
+// or between a pass and an unexpected pass, is the baseline's edit, not the backend's
+// (issue 34, item 10: listed as "got better"); otherwise a higher rank is worse (a
+// regression), a lower one better, and the same rank is a changed choice.
 func Compare(old, new Outcome, oldWords, newWords string) Change {
 	if old == new && oldWords == newWords {
 		return Same
@@ -96,6 +114,8 @@ func Compare(old, new Outcome, oldWords, newWords string) Change {
 	switch {
 	case !o.comparable || !n.comparable:
 		return Incomparable
+	case old != new && behaviour(old) != "" && behaviour(old) == behaviour(new) && (behaviour(old) == "passed" || oldWords == newWords):
+		return BaselineEdited
 	case n.rank > o.rank:
 		return Regressed
 	case n.rank < o.rank:

@@ -164,6 +164,7 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 		return Verdict{Kind: KindNotRun, Sentence: "not run"}
 	}
 	cov := Coverage{Filter: b.Filter}
+	stoppedEarly := b.Interrupted || b.StoppedAnswering != ""
 	features := map[string]bool{}
 	for _, rc := range cells {
 		r, c := rc.Rule, rc.Cell
@@ -175,9 +176,13 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 		if core {
 			cov.Core.MustRules++
 		}
-		if !c.Selected {
+		if !c.Selected && (b.Filter != "" || !stoppedEarly) {
 			continue
 		}
+		// An unfiltered run selects every rule: one whose specs never ran because the run
+		// stopped first (no process of it reported them) is not judged, not left out of a
+		// selection (issue 34, item 10: "the verdict covers only the selection" on an
+		// unfiltered, interrupted run).
 		cov.Selected++
 		if core {
 			cov.Core.Selected++
@@ -394,6 +399,21 @@ func Exit(backends []Tally, updatingBaseline bool) int {
 		return ExitInconclusive
 	}
 	return ExitOK
+}
+
+// UnexpectedSentence says how many specs were not as the baseline and the profile expect
+// and what that does to the run, as Exit decides it: each fails the run, except in a run
+// that rewrites the baselines (--update-baseline), which records them instead (issue 34,
+// item 10: "each fails the run" above an exit status 0).
+func UnexpectedSentence(n int, updatingBaseline bool) string {
+	specs := fmt.Sprintf("%d specs", n)
+	if n == 1 {
+		specs = "1 spec"
+	}
+	if updatingBaseline {
+		return specs + " not as the baseline and the profile expect: --update-baseline rewrites the baseline to expect them, so they do not fail this run"
+	}
+	return specs + " not as the baseline and the profile expect (each fails the run)"
 }
 
 // Replay is what ReplayExit reads of a replay.

@@ -300,6 +300,10 @@ func TestJudge(t *testing.T) {
 		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms", ""},
 		{"issue 31, item 2: cut by the suite timeout", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{Interrupted: true, StoppedBy: []string{"Suite Timeout Elapsed"}}, KindStopped,
 			"interrupted (Suite Timeout Elapsed): the run stopped before its end; so far conforms on 1 of 2 applicable MUST rules", ""},
+		{"issue 34, item 10: unfiltered, interrupted before some rules' specs were reported", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: NotRun})}, Backend{Interrupted: true}, KindStopped,
+			"so far conforms on 1 of 2 applicable MUST rules; 1 applicable MUST rules not judged", "selection"},
+		{"issue 34, item 10: unfiltered, stopped answering before some rules' specs were reported", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: NotRun})}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z"}, Inconclusive,
+			"conforms on 1 of 2 applicable MUST rules", "selection"},
 		{"not started", nil, Backend{StartError: "refused"}, KindNotRun, "not run", ""},
 		{"issue 31: stopped answering", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z", Errors: []string{"b: EOF"}}, Inconclusive,
 			"inconclusive: the backend stopped answering at 2026-01-02T03:04:05Z, so its run stopped before its end; so far", "not run"},
@@ -405,7 +409,13 @@ func TestCompare(t *testing.T) {
 		{Pass, Pass, "pass", "pass", Same},
 		{Pass, Fail, "", "", Regressed},
 		{Fail, Pass, "", "", Improved},
-		{ExpectedFail, Fail, "", "", Regressed},
+		{ExpectedFail, Fail, "refused with 400 InvalidInput", "server error 500", Regressed},
+		// Issue 34, item 10: the backend did the same; only its baseline changed.
+		{ExpectedFail, Fail, "refused with 400 InvalidInput", "refused with 400 InvalidInput", BaselineEdited},
+		{Fail, ExpectedFail, "refused with 400 InvalidInput", "refused with 400 InvalidInput", BaselineEdited},
+		{Fail, Flaky, "accepted", "accepted", BaselineEdited},
+		{UnexpectedPass, Pass, "passed, where the baseline expects a failure", "", BaselineEdited},
+		{Fail, ExpectedFail, "refused with 400 InvalidInput", "server error 500", Improved},
 		{Info, Info, "refused with 400", "accepted", ChangedChoice},
 		{Pass, Error, "", "", Incomparable},
 		{Blocked, Pass, "", "", Incomparable},
@@ -457,5 +467,20 @@ func TestCosmosCatalogueDecisions(t *testing.T) {
 		if d := Decide(c.r, r.Level, exp, nil); d.Outcome != c.outcome {
 			t.Errorf("%s, %+v: %s (%s), want %s", c.rule, c.r, d.Outcome, d.Why, c.outcome)
 		}
+	}
+}
+
+// The summary's line about unexpected specs says what Exit does with them: they fail the
+// run, except in a run that rewrites the baselines (issue 34, item 10).
+func TestUnexpectedSentenceAgreesWithExit(t *testing.T) {
+	for _, updating := range []bool{false, true} {
+		fails := Exit([]Tally{{Kind: DoesNotConform, Unexpected: 2}}, updating) != ExitOK
+		says := UnexpectedSentence(2, updating)
+		if strings.Contains(says, "each fails the run") != fails || !strings.HasPrefix(says, "2 specs not as the baseline") {
+			t.Errorf("updating the baseline %v: exit fails %v, the summary says %q", updating, fails, says)
+		}
+	}
+	if got := UnexpectedSentence(1, false); !strings.HasPrefix(got, "1 spec not") {
+		t.Errorf("one spec: %q", got)
 	}
 }
