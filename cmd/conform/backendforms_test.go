@@ -10,6 +10,7 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // TestRunExecBackendStartsAndStopsALocalServer runs the tables area against `conform serve`
@@ -39,7 +40,7 @@ func TestRunExecBackendStartsAndStopsALocalServer(t *testing.T) {
 	}
 	// A server started for the run is conform's own: its account-wide settings may change.
 	for _, row := range rep.Rules {
-		if row.ID == "service.properties.roundtrip" && row.Cells[0].Outcome != report.Pass {
+		if row.ID == "service.properties.roundtrip" && row.Cells[0].Outcome != verdict.Pass {
 			t.Errorf("service.properties.roundtrip on a started server: %s, want pass", row.Cells[0].Outcome)
 		}
 	}
@@ -78,7 +79,7 @@ func TestStartedBackendsRunInOneProcessAndCanBeRepeated(t *testing.T) {
 }
 
 // writeSyntheticReport writes a report.json of one backend with one rule ending as o.
-func writeSyntheticReport(t *testing.T, name, version string, o report.Outcome) string {
+func writeSyntheticReport(t *testing.T, name, version string, o verdict.Outcome) string {
 	t.Helper()
 	dir := t.TempDir()
 	r := report.Report{Schema: report.Schema, Conform: "v0.9.0",
@@ -92,8 +93,8 @@ func writeSyntheticReport(t *testing.T, name, version string, o report.Outcome) 
 }
 
 func TestMatrixOfPublishedRuns(t *testing.T) {
-	older := writeSyntheticReport(t, "azurite@3.29.0", "3.29.0", report.Fail)
-	newer := writeSyntheticReport(t, "azurite", "3.35.0", report.Pass)
+	older := writeSyntheticReport(t, "azurite@3.29.0", "3.29.0", verdict.Fail)
+	newer := writeSyntheticReport(t, "azurite", "3.35.0", verdict.Pass)
 	if _, stderr, code := conform(t, "matrix", newer, older, "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "publish it first with conform report --publish") {
 		t.Errorf("unpublished runs: exit %d, %q", code, stderr)
 	}

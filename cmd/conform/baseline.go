@@ -10,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // updateBaselines rewrites each backend's baseline from a run made without baselines
@@ -80,15 +81,15 @@ func nextBaseline(old fixtures.Baseline, r report.Report, bi int) fixtures.Basel
 				continue
 			}
 			switch s.Outcome {
-			case report.Error, report.Interrupted, report.Skipped, report.NotRun:
+			case verdict.Error, verdict.Interrupted, verdict.Skipped, verdict.NotRun:
 				continue
-			case report.Fail:
+			case verdict.Fail:
 				e := fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure)}
 				if s.Signature != nil {
 					e.Signature = *s.Signature
 				}
 				next.Expected = append(next.Expected, e)
-			case report.Blocked:
+			case verdict.Blocked:
 				e := fixtures.ExpectedFailure{Rule: row.ID, Spec: s.Text, Evidence: evidence(s.Failure), Blocked: s.BlockedBy}
 				if s.Signature != nil {
 					e.Signature = *s.Signature

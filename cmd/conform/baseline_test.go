@@ -13,6 +13,7 @@ import (
 	"github.com/tableconform/conform/fixtures"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Under a label filter, --update-baseline changes only the entries of the specs it ran:
@@ -21,14 +22,14 @@ func TestUpdateBaselineUnderAFilterChangesOnlyWhatRan(t *testing.T) {
 	sig := fixtures.Signature{Status: 400, Code: "InvalidInput"}
 	rep := report.Report{
 		Backends: []report.Backend{{Info: driver.Info{Name: "emu", Kind: "emu", Version: "1"},
-			Coverage: report.Coverage{Filter: "area:batch"}}},
+			Coverage: verdict.Coverage{Filter: "area:batch"}}},
 		Rules: []report.RuleRow{
 			{ID: "batch.a", Cells: []report.Cell{{Specs: []report.SpecResult{
-				{Text: "fails now", Outcome: report.Fail, Failure: "but it answered 400 InvalidInput", Signature: &sig},
-				{Text: "passes now", Outcome: report.Pass},
+				{Text: "fails now", Outcome: verdict.Fail, Failure: "but it answered 400 InvalidInput", Signature: &sig},
+				{Text: "passes now", Outcome: verdict.Pass},
 			}}}},
 			{ID: "query.b", Cells: []report.Cell{{Specs: []report.SpecResult{
-				{Text: "left out", Outcome: report.Skipped, SkipReason: "left out by the label filter or the run's selection"},
+				{Text: "left out", Outcome: verdict.Skipped, SkipReason: "left out by the label filter or the run's selection"},
 			}}}},
 		},
 	}
@@ -167,7 +168,7 @@ func TestRerunFailedReusesTheEarlierBackends(t *testing.T) {
 		rep := report.Report{Schema: report.Schema, Rules: []report.RuleRow{{ID: "batch.atomic"}}}
 		for _, n := range names {
 			rep.Backends = append(rep.Backends, report.Backend{Info: driver.Info{Name: n}})
-			rep.Rules[0].Cells = append(rep.Rules[0].Cells, report.Cell{Outcome: report.Fail})
+			rep.Rules[0].Cells = append(rep.Rules[0].Cells, report.Cell{Outcome: verdict.Fail})
 		}
 		f, err := os.Create(filepath.Join(dir, report.FileJSON))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // blameRun runs conform against a mutant that lacks a whole feature, over the rules named,
@@ -35,17 +36,17 @@ func TestNoBatchBlocksNeverPasses(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1\n%s", code, out)
 	}
-	if c := cells["batch.all-kinds"]; c.Outcome != report.Fail {
+	if c := cells["batch.all-kinds"]; c.Outcome != verdict.Fail {
 		t.Errorf("batch.all-kinds: %s, want fail", c.Outcome)
 	}
 	for _, id := range blocked {
 		c := cells[id]
-		if c.Outcome != report.Blocked {
+		if c.Outcome != verdict.Blocked {
 			t.Errorf("%s: %s, want blocked", id, c.Outcome)
 			continue
 		}
 		for _, s := range c.Specs {
-			if s.Outcome == report.Blocked && s.BlockedBy != "batch.all-kinds" {
+			if s.Outcome == verdict.Blocked && s.BlockedBy != "batch.all-kinds" {
 				t.Errorf("%s %q: blocked by %s, want batch.all-kinds", id, s.Text, s.BlockedBy)
 			}
 		}
@@ -61,22 +62,22 @@ func TestInt64LiteralsBlameTheirRule(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1\n%s", code, out)
 	}
-	if c := cells["query.compare.int64"]; c.Outcome != report.Fail {
+	if c := cells["query.compare.int64"]; c.Outcome != verdict.Fail {
 		t.Errorf("query.compare.int64: %s, want fail", c.Outcome)
 	}
-	if c := cells["query.logic.precedence"]; c.Outcome != report.Pass {
+	if c := cells["query.logic.precedence"]; c.Outcome != verdict.Pass {
 		t.Errorf("query.logic.precedence: %s, want pass: its filters compare no Int64", c.Outcome)
 	}
 	for _, id := range []string{"query.logic.parentheses"} {
 		c := cells[id]
-		if c.Outcome != report.Blocked || c.Against {
+		if c.Outcome != verdict.Blocked || c.Against {
 			t.Errorf("%s: %s (against %v), want blocked", id, c.Outcome, c.Against)
 		}
 		for _, s := range c.Specs {
 			switch {
-			case s.Outcome == report.Pass && !strings.Contains(s.Text, "3L"):
+			case s.Outcome == verdict.Pass && !strings.Contains(s.Text, "3L"):
 				// a filter without an Int64 literal is judged
-			case s.Outcome != report.Blocked || s.BlockedBy != "query.compare.int64":
+			case s.Outcome != verdict.Blocked || s.BlockedBy != "query.compare.int64":
 				t.Errorf("%s %q: %s by %q, want blocked by query.compare.int64", id, s.Text, s.Outcome, s.BlockedBy)
 			case !strings.Contains(s.Failure, "Int64 literals are not supported"):
 				t.Errorf("%s %q: the evidence does not show the refusal: %q", id, s.Text, s.Failure)
@@ -93,9 +94,9 @@ func TestIgnoredPreferBlamesOnlyThePreferRules(t *testing.T) {
 	prefer := map[string]bool{"protocol.insert.prefer-no-content": true, "protocol.insert.prefer-content": true}
 	for id, c := range cells {
 		switch {
-		case prefer[id] && c.Outcome != report.Fail:
+		case prefer[id] && c.Outcome != verdict.Fail:
 			t.Errorf("%s: %s, want fail", id, c.Outcome)
-		case !prefer[id] && (c.Against || c.Outcome == report.Fail):
+		case !prefer[id] && (c.Against || c.Outcome == verdict.Fail):
 			t.Errorf("%s: %s, but the backend only ignores Prefer", id, c.Outcome)
 		}
 	}
@@ -113,11 +114,11 @@ func TestRefusedSASBlocksNeverPasses(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1\n%s", code, out)
 	}
-	if c := cells["auth.sas.permission.read"]; c.Outcome != report.Fail {
+	if c := cells["auth.sas.permission.read"]; c.Outcome != verdict.Fail {
 		t.Errorf("auth.sas.permission.read: %s, want fail", c.Outcome)
 	}
 	for _, id := range blocked {
-		if c := cells[id]; c.Outcome != report.Blocked || c.Against {
+		if c := cells[id]; c.Outcome != verdict.Blocked || c.Against {
 			t.Errorf("%s: %s, want blocked by auth.sas.permission.read", id, c.Outcome)
 		}
 	}

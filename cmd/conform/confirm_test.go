@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // After a run of several processes, every rule that failed is run again alone: against a
@@ -50,7 +51,7 @@ func TestFailuresOfSeveralProcessesAreConfirmedAlone(t *testing.T) {
 	var failing []string
 	for _, row := range rep.Rules {
 		cells[row.ID] = row.Cells[0]
-		if row.Level == "MUST" && row.Cells[0].Outcome == report.Fail {
+		if row.Level == "MUST" && row.Cells[0].Outcome == verdict.Fail {
 			failing = append(failing, row.ID)
 		}
 	}
@@ -89,7 +90,7 @@ func TestFailuresOfSeveralProcessesAreConfirmedAlone(t *testing.T) {
 func TestSummaryBoundsTheDifferencesFoundAlone(t *testing.T) {
 	c := &report.Confirmation{Processes: 8}
 	for i := range summaryRulesShown + 5 {
-		c.Rules = append(c.Rules, report.Confirmed{Rule: fmt.Sprintf("rule.%d", i), Shared: report.Fail, Alone: report.Pass, Blamed: true})
+		c.Rules = append(c.Rules, report.Confirmed{Rule: fmt.Sprintf("rule.%d", i), Shared: verdict.Fail, Alone: verdict.Pass, Blamed: true})
 	}
 	r := report.Report{Backends: []report.Backend{{Info: driver.Info{Name: "endpoint"}, Confirmation: c, ConfirmationWords: c.InWords()}}}
 	var buf bytes.Buffer

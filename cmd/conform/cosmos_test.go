@@ -12,6 +12,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // `conform list --profile cosmos` lists exactly the rules where Cosmos DB does not answer
@@ -80,11 +81,11 @@ func runFailures(t *testing.T, backend, profile string) (failing, notApplicable 
 	}
 	for _, row := range rep.Rules {
 		switch o := row.Cells[0].Outcome; {
-		case o == report.NotApplicable:
+		case o == verdict.NotApplicable:
 			notApplicable = append(notApplicable, row.ID)
-		case o == report.Pass || o == report.Info || o == report.DocumentedDiff:
+		case o == verdict.Pass || o == verdict.Info || o == verdict.DocumentedDiff:
 			// A documented difference is the profile's answer: it passes.
-		case o == report.Skipped || o == report.NotRun:
+		case o == verdict.Skipped || o == verdict.NotRun:
 			t.Errorf("%s on %s: %s", row.ID, backend, o)
 		default:
 			failing = append(failing, row.ID)
@@ -197,7 +198,7 @@ func TestServeCosmosFlavor(t *testing.T) {
 // whose subject the loss is: issue 30), never inert as "not applicable"; one that only
 // reverses each page's order answers as Cosmos may.
 func TestCosmosProfileJudgesTheEntitiesOfOrderingRules(t *testing.T) {
-	outcomes := func(backend string) map[string]report.Outcome {
+	outcomes := func(backend string) map[string]verdict.Outcome {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "report")
 		_, stderr, code := conform(t, "run", "--backend", backend, "--profile", "cosmos", "--label-filter", "area:ordering", "--no-corpus", "--out", dir)
@@ -212,7 +213,7 @@ func TestCosmosProfileJudgesTheEntitiesOfOrderingRules(t *testing.T) {
 		if err := json.Unmarshal(raw, &rep); err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]report.Outcome{}
+		out := map[string]verdict.Outcome{}
 		for _, row := range rep.Rules {
 			out[row.ID] = row.Cells[0].Outcome
 		}
@@ -220,13 +221,13 @@ func TestCosmosProfileJudgesTheEntitiesOfOrderingRules(t *testing.T) {
 	}
 	lossy := outcomes("mutant:continuation-skips-one@reference-cosmos")
 	for _, id := range []string{"ordering.across-pages", "ordering.across-partitions"} {
-		if lossy[id] != report.Blocked && lossy[id] != report.Fail {
+		if lossy[id] != verdict.Blocked && lossy[id] != verdict.Fail {
 			t.Errorf("%s against a backend that loses entities between pages: %s, want blocked (by pagination.exactly-once) or fail", id, lossy[id])
 		}
 	}
 	reversed := outcomes("mutant:reverse-page-order@reference-cosmos")
 	for _, id := range []string{"ordering.key-order", "ordering.filtered", "ordering.across-partitions"} {
-		if reversed[id] != report.DocumentedDiff {
+		if reversed[id] != verdict.DocumentedDiff {
 			t.Errorf("%s against a backend that reverses each page: %s, want a documented difference", id, reversed[id])
 		}
 	}

@@ -93,7 +93,7 @@ func TestExitReturnsOnlyDocumentedStatuses(t *testing.T) {
 	for _, s := range verdict.ExitStatuses {
 		known[s.Code] = true
 	}
-	for _, tallies := range [][]verdict.Tally{{}, {{Unexpected: 1}}, {{Kind: verdict.KindNotRun}}, {{Errors: 1}}, {{Kind: verdict.KindStopped}}, {{BaselineProblems: 1}}} {
+	for _, tallies := range [][]verdict.Tally{{}, {{Unexpected: 1}}, {{Kind: verdict.KindNotRun}}, {{Errors: 1}}, {{Kind: verdict.KindInterrupted}}, {{BaselineProblems: 1}}} {
 		if code := verdict.Exit(tallies, false); !known[code] {
 			t.Errorf("Exit(%+v) = %d, not in the table", tallies, code)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // faultKind is what the injecting proxy does to one exchange.
@@ -127,7 +128,7 @@ func TestRunUnderFaultsIsNeverAFailure(t *testing.T) {
 				for _, row := range r.Rules {
 					for _, cell := range row.Cells {
 						for _, s := range cell.Specs {
-							if s.Outcome == report.Error {
+							if s.Outcome == verdict.Error {
 								errs = append(errs, fmt.Sprintf("%s: %.300s", row.ID, s.Failure))
 							}
 						}
@@ -143,9 +144,9 @@ func TestRunUnderFaultsIsNeverAFailure(t *testing.T) {
 				if r, err := report.ReadJSON(filepath.Join(out, report.FileJSON)); err == nil {
 					for _, row := range r.Rules {
 						for _, cell := range row.Cells {
-							if cell.Outcome == report.Fail || cell.Outcome == report.Blocked {
+							if cell.Outcome == verdict.Fail || cell.Outcome == verdict.Blocked {
 								for _, s := range cell.Specs {
-									if s.Outcome == report.Fail || s.Outcome == report.Blocked {
+									if s.Outcome == verdict.Fail || s.Outcome == verdict.Blocked {
 										t.Logf("%s %s: %s: %.600s", s.Outcome, row.ID, s.Text, s.Failure)
 									}
 								}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // A backend's last progress line never shows its process's status 1 (a spec failed, maybe
@@ -26,7 +27,7 @@ func TestProgressFinishedLineShowsNoStatusTheVerdictContradicts(t *testing.T) {
 		var buf bytes.Buffer
 		p := newProgress(&buf)
 		p.start("x", 1)
-		p.event("x", event{Kind: "spec", Outcome: string(report.ExpectedFail)})
+		p.event("x", event{Kind: "spec", Outcome: string(verdict.ExpectedFail)})
 		p.done("x", c.code, c.interrupted)
 		if out := buf.String(); !strings.Contains(out, c.want) || strings.Contains(out, c.never) {
 			t.Errorf("status %d: %q, want %q and never %q", c.code, out, c.want, c.never)

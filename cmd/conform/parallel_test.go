@@ -13,6 +13,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // The shards of a backend together hold every rule the filter selects, each once; the
@@ -130,7 +131,7 @@ func TestParallelRunGivesTheOutcomesOfOneProcess(t *testing.T) {
 	}
 	srv := startServeProcess(t)
 	for _, backend := range []string{"served=env:CONFORM_TEST_SERVED", "mutant:batch-not-atomic"} {
-		outcomes := map[int]map[string]report.Outcome{}
+		outcomes := map[int]map[string]verdict.Outcome{}
 		verdicts := map[int]string{}
 		for _, n := range []int{1, 4} {
 			out := t.TempDir()

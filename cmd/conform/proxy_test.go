@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // TestSuiteThroughReverseProxiesGivesTheDirectOutcomes runs the whole suite against one
@@ -106,7 +107,7 @@ func TestSuiteThroughReverseProxiesGivesTheDirectOutcomes(t *testing.T) {
 		if b.Counts.Errors > 0 {
 			for _, row := range rep.Rules {
 				for _, s := range row.Cells[bi].Specs {
-					if s.Outcome == report.Error {
+					if s.Outcome == verdict.Error {
 						t.Logf("%s error: %s %s: %s", b.Name, row.ID, s.Text, firstLine(s.Failure))
 					}
 				}
@@ -116,8 +117,8 @@ func TestSuiteThroughReverseProxiesGivesTheDirectOutcomes(t *testing.T) {
 }
 
 // specOutcomes maps rule and spec text to its outcome on backend bi.
-func specOutcomes(r report.Report, bi int) map[string]report.Outcome {
-	m := map[string]report.Outcome{}
+func specOutcomes(r report.Report, bi int) map[string]verdict.Outcome {
+	m := map[string]verdict.Outcome{}
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[bi].Specs {
 			m[row.ID+" | "+s.Text] = s.Outcome

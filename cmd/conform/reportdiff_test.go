@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // diffReport writes a one-backend report directory whose three rules have the given cells.
@@ -28,16 +29,16 @@ func diffReport(t *testing.T, a, b report.Cell, c report.Cell) string {
 	return dir
 }
 
-func choice(o report.Outcome, chosen string) report.Cell {
+func choice(o verdict.Outcome, chosen string) report.Cell {
 	return report.Cell{Outcome: o, Specs: []report.SpecResult{{Text: "s", Outcome: o, Choices: []string{"answer: " + chosen}}}}
 }
 
 // TestReportDiff compares two reports that differ in one rule each way: one got worse, one
 // got better, one changed its recorded choice. The worse one makes the exit status 1.
 func TestReportDiff(t *testing.T) {
-	pass, fail := report.Cell{Outcome: report.Pass}, report.Cell{Outcome: report.Fail}
-	old := diffReport(t, pass, fail, choice(report.Info, "400 InvalidInput"))
-	cur := diffReport(t, fail, pass, choice(report.Info, "it succeeded"))
+	pass, fail := report.Cell{Outcome: verdict.Pass}, report.Cell{Outcome: verdict.Fail}
+	old := diffReport(t, pass, fail, choice(verdict.Info, "400 InvalidInput"))
+	cur := diffReport(t, fail, pass, choice(verdict.Info, "it succeeded"))
 
 	out, stderr, code := conform(t, "report", "--diff", old, cur)
 	if code != 1 || !strings.Contains(stderr, "1 rule(s) got worse: azurite (1)") {
@@ -63,12 +64,12 @@ func TestReportDiff(t *testing.T) {
 	}
 
 	// Only improvements: exit 0.
-	better := diffReport(t, pass, pass, choice(report.Info, "400 InvalidInput"))
+	better := diffReport(t, pass, pass, choice(verdict.Info, "400 InvalidInput"))
 	if out, _, code := conform(t, "report", "--diff", old, better); code != 0 || !strings.Contains(out, "No regression.") {
 		t.Fatalf("improvement only: exit %d\n%s", code, out)
 	}
 	// Nothing judged on one side: listed, never a regression.
-	errored := diffReport(t, report.Cell{Outcome: report.Error}, fail, choice(report.Info, "400 InvalidInput"))
+	errored := diffReport(t, report.Cell{Outcome: verdict.Error}, fail, choice(verdict.Info, "400 InvalidInput"))
 	if out, _, code := conform(t, "report", "--diff", old, errored); code != 0 || !strings.Contains(out, "### Cannot be compared (1)") {
 		t.Fatalf("errored: exit %d\n%s", code, out)
 	}

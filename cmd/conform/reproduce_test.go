@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // The "Reproduce with" line of a --rerun-failed report runs what that report re-ran (the
@@ -25,9 +26,9 @@ func TestRerunFailedReproducesWhatItRan(t *testing.T) {
 	}
 	rep := report.Report{Schema: report.Schema, Backends: []report.Backend{{Info: driver.Info{Name: "reference"}}},
 		Rules: []report.RuleRow{
-			{ID: "batch.atomic", Cells: []report.Cell{{Outcome: report.Fail}}},
-			{ID: "batch.empty", Cells: []report.Cell{{Outcome: report.Pass}}},
-			{ID: "tables.create.conflict", Cells: []report.Cell{{Outcome: report.Blocked}}},
+			{ID: "batch.atomic", Cells: []report.Cell{{Outcome: verdict.Fail}}},
+			{ID: "batch.empty", Cells: []report.Cell{{Outcome: verdict.Pass}}},
+			{ID: "tables.create.conflict", Cells: []report.Cell{{Outcome: verdict.Blocked}}},
 		}}
 	f, err := os.Create(filepath.Join(dir, report.FileJSON))
 	if err != nil {

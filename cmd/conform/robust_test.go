@@ -29,6 +29,7 @@ import (
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
 	"github.com/tableconform/conform/suites/scenario"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // serveProcess is a running `conform serve`.
@@ -424,7 +425,7 @@ func TestRunEndsAgainstMisbehavingBackends(t *testing.T) {
 					t.Errorf("exit %d but the report shows no failed spec: %+v", code, r.Backends)
 				}
 				// Timeouts alone are no answer: inconclusive, never a rule failure.
-				if code == exitInconclusive && (r.Backends[0].VerdictKind != report.Inconclusive || r.Backends[0].Counts.Failed != 0) {
+				if code == exitInconclusive && (r.Backends[0].VerdictKind != verdict.Inconclusive || r.Backends[0].Counts.Failed != 0) {
 					t.Errorf("exit 3 but the verdict is %q", r.Backends[0].Verdict)
 				}
 			default:

@@ -512,7 +512,7 @@ func retriable(run report.Run, s types.SpecReport) bool {
 	}
 	for _, l := range s.Labels() {
 		if r, ok := spec.LookupRule(l); ok {
-			return report.SpecOutcome(s, run.Filter, r, run.Profile).Outcome == report.Error
+			return report.SpecOutcome(s, run.Filter, r, run.Profile).Outcome == verdict.Error
 		}
 	}
 	return false
@@ -654,11 +654,11 @@ func failedRules(r report.Report) (ids, backends []string) {
 // rerunCell reports whether --rerun-failed runs a cell's rule again.
 func rerunCell(c report.Cell) bool {
 	switch c.Outcome {
-	case report.Fail, report.Error, report.UnexpectedPass, report.Blocked, report.Interrupted:
+	case verdict.Fail, verdict.Error, verdict.UnexpectedPass, verdict.Blocked, verdict.Interrupted:
 		return true
 	}
 	for _, s := range c.Specs {
-		if s.Decision.Selected && (s.Outcome == report.NotRun || s.Outcome == report.Interrupted) {
+		if s.Decision.Selected && (s.Outcome == verdict.NotRun || s.Outcome == verdict.Interrupted) {
 			return true
 		}
 	}
@@ -816,7 +816,7 @@ type progress struct {
 	now     func() time.Time
 	total   map[string]int
 	done_   map[string]int
-	counts  map[string]map[report.Outcome]int
+	counts  map[string]map[verdict.Outcome]int
 	step    map[string]int
 	began   map[string]time.Time
 	parts   map[string]int // processes expected to announce their totals
@@ -825,7 +825,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[report.Outcome]int{},
+	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[verdict.Outcome]int{},
 		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}, stopped: map[string]bool{}}
 }
 
@@ -849,7 +849,7 @@ func (p *progress) note(name, text string) {
 }
 
 // liveShown are the outcomes progress prints as they happen.
-var liveShown = map[report.Outcome]string{report.Fail: "FAIL", report.Error: "ERROR", report.Blocked: "BLOCKED", report.UnexpectedPass: "UNEXPECTED PASS"}
+var liveShown = map[verdict.Outcome]string{verdict.Fail: "FAIL", verdict.Error: "ERROR", verdict.Blocked: "BLOCKED", verdict.UnexpectedPass: "UNEXPECTED PASS"}
 
 func (p *progress) event(name string, e event) {
 	p.mu.Lock()
@@ -894,9 +894,9 @@ func (p *progress) event(name string, e event) {
 	case "spec":
 		p.done_[name]++
 		if p.counts[name] == nil {
-			p.counts[name] = map[report.Outcome]int{}
+			p.counts[name] = map[verdict.Outcome]int{}
 		}
-		o := report.Outcome(e.Outcome)
+		o := verdict.Outcome(e.Outcome)
 		p.counts[name][o]++
 		if word, ok := liveShown[o]; ok && !p.stopped[name] {
 			// Once the backend stopped answering, its last specs' errors are that, said once.
@@ -929,7 +929,7 @@ func (p *progress) timing(name string) string {
 // tally renders the problem counts of a backend as the summary names them.
 func (p *progress) tally(name string) string {
 	c := p.counts[name]
-	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[report.Fail], c[report.Error], c[report.Blocked])
+	return fmt.Sprintf("%d failed, %d errors, %d blocked", c[verdict.Fail], c[verdict.Error], c[verdict.Blocked])
 }
 
 // done says a backend finished, and how when it did not end as a run does: interrupted

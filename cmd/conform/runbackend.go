@@ -25,6 +25,7 @@ import (
 	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/replay"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // childBackendEnv carries the backend argument to the process that runs it, so that a
@@ -230,7 +231,7 @@ func runOneBackend(arg string, o childOptions) int {
 		}
 		emit(e)
 		adoptStop()
-		if watch.spec(report.Outcome(e.Outcome)) {
+		if watch.spec(verdict.Outcome(e.Outcome)) {
 			if err := probeAnswer(target.Backend); err != nil {
 				at := time.Now()
 				watch.stop(at)

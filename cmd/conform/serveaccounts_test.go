@@ -13,6 +13,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // serveLines starts conform serve with args and returns the connection strings it prints
@@ -123,8 +124,8 @@ func TestParseServeAccountRefusesWithoutShowingTheKey(t *testing.T) {
 func TestPublishWarnsOfAnEmptyVersion(t *testing.T) {
 	dir := t.TempDir()
 	rep := report.Report{Schema: report.Schema, Conform: "v9", Backends: []report.Backend{
-		{Info: driver.Info{Name: "served", Kind: "endpoint", Driver: "rest"}, Verdict: "conforms", VerdictKind: report.Conforms},
-	}, Rules: []report.RuleRow{{ID: "batch.a", Area: "batch", Level: "MUST", Cells: []report.Cell{{Outcome: report.Pass}}}}}
+		{Info: driver.Info{Name: "served", Kind: "endpoint", Driver: "rest"}, Verdict: "conforms", VerdictKind: verdict.Conforms},
+	}, Rules: []report.RuleRow{{ID: "batch.a", Area: "batch", Level: "MUST", Cells: []report.Cell{{Outcome: verdict.Pass}}}}}
 	if err := report.WriteDir(dir, rep); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
-	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // stoppedAnsweringAfter is how many specs in a row must get no answer before the backend
@@ -48,13 +48,13 @@ type answerWatch struct {
 // spec notes the outcome of a spec that ran, and reports whether stoppedAnsweringAfter
 // specs in a row have now got no answer (the backend is then to be probed; the count
 // starts again). A spec that was not run (left out, skipped) changes nothing.
-func (w *answerWatch) spec(o report.Outcome) bool {
+func (w *answerWatch) spec(o verdict.Outcome) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch o {
-	case report.Skipped, report.NotRun, "":
+	case verdict.Skipped, verdict.NotRun, "":
 		return false
-	case report.Error:
+	case verdict.Error:
 		w.unanswered++
 		if n, ok := appendByte(w.shared); ok {
 			w.unanswered = n

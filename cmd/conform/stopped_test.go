@@ -23,19 +23,20 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 func TestAnswerWatchCountsSpecsInARowWithoutAnswer(t *testing.T) {
 	var w answerWatch
 	for range stoppedAnsweringAfter - 1 {
-		if w.spec(report.Error) {
+		if w.spec(verdict.Error) {
 			t.Fatal("probed before stoppedAnsweringAfter specs in a row got no answer")
 		}
 	}
-	w.spec(report.Pass) // an answer starts the count again
-	w.spec(report.Skipped)
+	w.spec(verdict.Pass) // an answer starts the count again
+	w.spec(verdict.Skipped)
 	for i := range stoppedAnsweringAfter {
-		if probe := w.spec(report.Error); probe != (i == stoppedAnsweringAfter-1) {
+		if probe := w.spec(verdict.Error); probe != (i == stoppedAnsweringAfter-1) {
 			t.Fatalf("after %d unanswered specs in a row: probe %v", i+1, probe)
 		}
 	}
@@ -45,7 +46,7 @@ func TestAnswerWatchCountsSpecsInARowWithoutAnswer(t *testing.T) {
 	at := time.Now()
 	w.stop(at)
 	for range 2 * stoppedAnsweringAfter {
-		if w.spec(report.Error) {
+		if w.spec(verdict.Error) {
 			t.Fatal("probed again after the backend was found stopped")
 		}
 	}
@@ -131,10 +132,10 @@ func TestABackendKilledMidRunStopsItsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := r.Backends[0]
-	if b.StartError != "" || b.VerdictKind == report.VerdictNotRun {
+	if b.StartError != "" || b.VerdictKind == verdict.KindNotRun {
 		t.Fatalf("the backend is %q (%s): it started, and what ran must be judged", b.Verdict, b.StartError)
 	}
-	if b.Counts.Passed == 0 || b.StoppedAnswering == "" || b.VerdictKind != report.Inconclusive || !strings.Contains(b.Verdict, "stopped answering at "+b.StoppedAnswering) {
+	if b.Counts.Passed == 0 || b.StoppedAnswering == "" || b.VerdictKind != verdict.Inconclusive || !strings.Contains(b.Verdict, "stopped answering at "+b.StoppedAnswering) {
 		t.Errorf("report: %d passed, stopped answering %q, verdict %s %q; want the passes before the kill kept and an inconclusive verdict saying when it stopped",
 			b.Counts.Passed, b.StoppedAnswering, b.VerdictKind, b.Verdict)
 	}
@@ -191,7 +192,7 @@ func TestRunBehindAProxyAnswering500NowAndThenIsNeverAFailure(t *testing.T) {
 	}
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[0].Specs {
-			if s.Outcome == report.Fail || s.Outcome == report.Blocked {
+			if s.Outcome == verdict.Fail || s.Outcome == verdict.Blocked {
 				t.Errorf("%s %s: %s: %.300s", s.Outcome, row.ID, s.Text, s.Failure)
 			}
 		}
@@ -206,14 +207,14 @@ func TestProgressSaysOnceThatABackendStoppedAnswering(t *testing.T) {
 	p.start("x", 2)
 	p.event("x", event{Kind: "total", Total: 50})
 	p.event("x", event{Kind: "total", Total: 50})
-	p.event("x", event{Kind: "spec", Outcome: string(report.Error), Rule: "a.rule", Text: "a spec", Failure: "EOF"})
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.Error), Rule: "a.rule", Text: "a spec", Failure: "EOF"})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for range 2 {
 		p.event("x", event{Kind: "stopped", Text: at.Format(time.RFC3339Nano), Failure: "connection refused"})
 		p.event("x", event{Kind: "tables-left", Text: "cfabc", Rule: "x=env:X"})
 	}
 	for range 10 {
-		p.event("x", event{Kind: "spec", Outcome: string(report.Error), Rule: "a.rule", Text: "a spec", Failure: "EOF"})
+		p.event("x", event{Kind: "spec", Outcome: string(verdict.Error), Rule: "a.rule", Text: "a spec", Failure: "EOF"})
 	}
 	p.done("x", exitInconclusive, false)
 	out := buf.String()

@@ -25,17 +25,17 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 	}}
 	for i := range 25 {
 		rep.Rules = append(rep.Rules, report.RuleRow{ID: fmt.Sprintf("area.rule%02d", i), Level: "MUST", Cells: []report.Cell{
-			{Outcome: report.Fail, Specs: []report.SpecResult{{Outcome: report.Fail, Failure: "the rule expects the backend to fail with 409, but it succeeded"}}},
-			{Outcome: report.ExpectedFail, Specs: []report.SpecResult{{Outcome: report.ExpectedFail, Evidence: "answers 400"}}},
+			{Outcome: verdict.Fail, Specs: []report.SpecResult{{Outcome: verdict.Fail, Failure: "the rule expects the backend to fail with 409, but it succeeded"}}},
+			{Outcome: verdict.ExpectedFail, Specs: []report.SpecResult{{Outcome: verdict.ExpectedFail, Evidence: "answers 400"}}},
 		}})
 	}
 	rep.Rules = append(rep.Rules, report.RuleRow{ID: "area.should", Level: "SHOULD", Cells: []report.Cell{
-		{Outcome: report.Pass, Specs: []report.SpecResult{{Outcome: report.Pass}}},
-		{Outcome: report.ExpectedFail, Specs: []report.SpecResult{{Outcome: report.ExpectedFail, Evidence: "answers 400"}}},
+		{Outcome: verdict.Pass, Specs: []report.SpecResult{{Outcome: verdict.Pass}}},
+		{Outcome: verdict.ExpectedFail, Specs: []report.SpecResult{{Outcome: verdict.ExpectedFail, Evidence: "answers 400"}}},
 	}})
 	rep.Rules = append(rep.Rules, report.RuleRow{ID: "service.cors.actual-headers", Level: "MUST", Cells: []report.Cell{
-		{Outcome: report.Skipped, Specs: []report.SpecResult{{Outcome: report.Skipped, Decision: verdict.Decision{Outcome: report.Skipped, Selected: true}, SkipReason: "changes account-wide settings: set CONFORM_ALLOW_ACCOUNT_CHANGES=1 to run it against this endpoint"}}},
-		{Outcome: report.Pass},
+		{Outcome: verdict.Skipped, Specs: []report.SpecResult{{Outcome: verdict.Skipped, Decision: verdict.Decision{Outcome: verdict.Skipped, Selected: true}, SkipReason: "changes account-wide settings: set CONFORM_ALLOW_ACCOUNT_CHANGES=1 to run it against this endpoint"}}},
+		{Outcome: verdict.Pass},
 	}})
 	var buf bytes.Buffer
 	printSummary(&buf, rep, "out")
@@ -70,9 +70,9 @@ func TestSummaryListsFailingRulesAndSaysWhy(t *testing.T) {
 func TestPublishWritesTheVersionedDocument(t *testing.T) {
 	dir := t.TempDir()
 	rep := report.Report{Schema: report.Schema, Conform: "v9", Backends: []report.Backend{
-		{Info: driver.Info{Name: "mine", Kind: "endpoint", Version: "X/1", Driver: "rest"}, Verdict: "conforms", VerdictKind: report.Conforms},
+		{Info: driver.Info{Name: "mine", Kind: "endpoint", Version: "X/1", Driver: "rest"}, Verdict: "conforms", VerdictKind: verdict.Conforms},
 		{Info: driver.Info{Name: "other", Kind: "azurite"}},
-	}, Rules: []report.RuleRow{{ID: "batch.a", Area: "batch", Level: "MUST", Cells: []report.Cell{{Outcome: report.Pass}, {Outcome: report.Fail}}}}}
+	}, Rules: []report.RuleRow{{ID: "batch.a", Area: "batch", Level: "MUST", Cells: []report.Cell{{Outcome: verdict.Pass}, {Outcome: verdict.Fail}}}}}
 	if err := report.WriteDir(dir, rep); err != nil {
 		t.Fatal(err)
 	}

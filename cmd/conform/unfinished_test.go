@@ -15,6 +15,7 @@ import (
 	"github.com/tableconform/conform/suites/driver/rest"
 	"github.com/tableconform/conform/suites/framework"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // unfinishedFilter selects a few rules whose specs run in about a second on the reference.
@@ -42,7 +43,7 @@ func TestSuiteTimeoutNeverExitsZeroAndRerunFailedRunsWhatItLeft(t *testing.T) {
 		t.Fatalf("a run cut by its suite timeout: exit %d, want %d\n%s", code, exitInterrupted, stderr)
 	}
 	b := onlyBackendOf(t, cut)
-	if b.VerdictKind != report.VerdictStopped || !slices.Contains(b.StoppedBy, "Suite Timeout Elapsed") || b.Counts.NotRun == 0 ||
+	if b.VerdictKind != verdict.KindInterrupted || !slices.Contains(b.StoppedBy, "Suite Timeout Elapsed") || b.Counts.NotRun == 0 ||
 		b.Counts.Passed != 0 || b.Coverage.Selected == 0 || b.Coverage.Selected != b.Coverage.Unjudged {
 		t.Fatalf("a run cut by its suite timeout: %s %q %+v %+v", b.VerdictKind, b.Verdict, b.Counts, b.Coverage)
 	}
@@ -52,7 +53,7 @@ func TestSuiteTimeoutNeverExitsZeroAndRerunFailedRunsWhatItLeft(t *testing.T) {
 	if _, stderr, code := conform(t, "run", "--rerun-failed", cut, "--label-filter", "modify.insert.stores", "--no-corpus", "--out", some); code != exitInterrupted {
 		t.Fatalf("a rerun of one rule of a run that did not finish: exit %d, want %d\n%s", code, exitInterrupted, stderr)
 	}
-	if b := onlyBackendOf(t, some); b.VerdictKind != report.VerdictStopped || b.Counts.NotRun == 0 || b.Counts.Passed == 0 {
+	if b := onlyBackendOf(t, some); b.VerdictKind != verdict.KindInterrupted || b.Counts.NotRun == 0 || b.Counts.Passed == 0 {
 		t.Fatalf("a rerun of one rule: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
 	}
 
@@ -63,7 +64,7 @@ func TestSuiteTimeoutNeverExitsZeroAndRerunFailedRunsWhatItLeft(t *testing.T) {
 		t.Fatalf("a rerun of everything the run left: exit %d\n%s\n%s", code, out, stderr)
 	}
 	b = onlyBackendOf(t, whole)
-	if b.Interrupted || b.VerdictKind != report.ConformsOn || b.Counts.NotRun != 0 || b.Counts.Interrupted != 0 || b.Counts.Passed == 0 ||
+	if b.Interrupted || b.VerdictKind != verdict.ConformsOn || b.Counts.NotRun != 0 || b.Counts.Interrupted != 0 || b.Counts.Passed == 0 ||
 		b.Coverage.Passed != b.Coverage.Selected {
 		t.Fatalf("after the rerun: %s %q %+v %+v", b.VerdictKind, b.Verdict, b.Counts, b.Coverage)
 	}
@@ -82,7 +83,7 @@ func TestSuiteTimeoutInAnyPartNeverExitsZero(t *testing.T) {
 	if !strings.Contains(stderr, "retry 1 of 1") {
 		t.Errorf("--retry-errors did not rerun the specs not started:\n%s", stderr)
 	}
-	if b := onlyBackendOf(t, dir); b.VerdictKind != report.VerdictStopped || b.Counts.NotRun == 0 {
+	if b := onlyBackendOf(t, dir); b.VerdictKind != verdict.KindInterrupted || b.Counts.NotRun == 0 {
 		t.Fatalf("%s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
 	}
 }
@@ -92,8 +93,8 @@ func TestSuiteTimeoutInAnyPartNeverExitsZero(t *testing.T) {
 // would leave stands, and so does its exit status.
 func TestRerunFailedOfARunStoppedAfterItsSpecsIsNotNothing(t *testing.T) {
 	dir := t.TempDir()
-	rep := report.Report{Schema: report.Schema, Rules: []report.RuleRow{{ID: "batch.atomic", Cells: []report.Cell{{Outcome: report.Pass}}}},
-		Backends: []report.Backend{{Info: driver.Info{Name: "reference"}, Interrupted: true, StoppedBy: []string{"Interrupted by User"}, VerdictKind: report.VerdictStopped}}}
+	rep := report.Report{Schema: report.Schema, Rules: []report.RuleRow{{ID: "batch.atomic", Cells: []report.Cell{{Outcome: verdict.Pass}}}},
+		Backends: []report.Backend{{Info: driver.Info{Name: "reference"}, Interrupted: true, StoppedBy: []string{"Interrupted by User"}, VerdictKind: verdict.KindInterrupted}}}
 	f, err := os.Create(filepath.Join(dir, report.FileJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestInterruptOfTheBackendProcessAloneNeverExitsZero(t *testing.T) {
 		t.Fatalf("exit %v, want %d\n%s", waitErr, exitInterrupted, output.String())
 	}
 	rep := onlyBackendOf(t, cut)
-	if rep.VerdictKind != report.VerdictStopped || !slices.Contains(rep.StoppedBy, "Interrupted by User") || rep.Counts.NotRun+rep.Counts.Interrupted == 0 {
+	if rep.VerdictKind != verdict.KindInterrupted || !slices.Contains(rep.StoppedBy, "Interrupted by User") || rep.Counts.NotRun+rep.Counts.Interrupted == 0 {
 		t.Fatalf("after the backend's interrupt: %s %q %+v", rep.VerdictKind, rep.Verdict, rep.Counts)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // A mistake in what to run is one line and exit 2, before any backend starts and before
@@ -53,7 +54,7 @@ func backendWith(c report.Counts) report.Report {
 func TestExitStatusSeparatesInconclusiveFromFailures(t *testing.T) {
 	code := func(rep report.Report, interrupted bool) int {
 		if interrupted {
-			rep.Backends[0].VerdictKind = report.VerdictStopped
+			rep.Backends[0].VerdictKind = verdict.KindInterrupted
 		}
 		err := exitStatus(runPlan{}, rep, exitOK)
 		var ee *exitError
@@ -94,9 +95,9 @@ func TestProgressAgreesWithTheSummary(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf)
 	p.event("x", event{Kind: "total", Total: 3})
-	p.event("x", event{Kind: "spec", Outcome: string(report.Error), Failure: "unexpected EOF"})
-	p.event("x", event{Kind: "spec", Outcome: string(report.Skipped), Failure: "capability missing"})
-	p.event("x", event{Kind: "spec", Outcome: string(report.ExpectedFail)})
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.Error), Failure: "unexpected EOF"})
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.Skipped), Failure: "capability missing"})
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.ExpectedFail)})
 	p.done("x", 0, false)
 	if !strings.Contains(buf.String(), "finished: 3 specs, 0 failed, 1 errors, 0 blocked") {
 		t.Fatalf("progress:\n%s", buf.String())
@@ -110,16 +111,16 @@ func TestUpdateBaselineNeverRecordsTransportErrors(t *testing.T) {
 	rep := report.Report{
 		Backends: []report.Backend{{Info: driver.Info{Name: "emu", Kind: "emu", Version: "1"}}},
 		Rules: []report.RuleRow{{ID: "r", Cells: []report.Cell{{Specs: []report.SpecResult{
-			{Text: "fails", Outcome: report.Fail, Failure: "expected 409, but it answered 400 InvalidInput", Signature: &sig},
-			{Text: "no answer, new", Outcome: report.Error, Failure: "unexpected EOF"},
-			{Text: "no answer, listed", Outcome: report.Error, Failure: "context deadline exceeded"},
-			{Text: "flaky", Outcome: report.Pass},
-			{Text: "passes now", Outcome: report.Pass},
-			{Text: "blocked", Outcome: report.Blocked, BlockedBy: "modify.insert.stores", Failure: "blocked by modify.insert.stores: load", Signature: &sig},
-			{Text: "documented", Outcome: report.DocumentedDiff},
-			{Text: "left out", Outcome: report.Skipped},
+			{Text: "fails", Outcome: verdict.Fail, Failure: "expected 409, but it answered 400 InvalidInput", Signature: &sig},
+			{Text: "no answer, new", Outcome: verdict.Error, Failure: "unexpected EOF"},
+			{Text: "no answer, listed", Outcome: verdict.Error, Failure: "context deadline exceeded"},
+			{Text: "flaky", Outcome: verdict.Pass},
+			{Text: "passes now", Outcome: verdict.Pass},
+			{Text: "blocked", Outcome: verdict.Blocked, BlockedBy: "modify.insert.stores", Failure: "blocked by modify.insert.stores: load", Signature: &sig},
+			{Text: "documented", Outcome: verdict.DocumentedDiff},
+			{Text: "left out", Outcome: verdict.Skipped},
 		}}}}, {ID: "other", Cells: []report.Cell{{Specs: []report.SpecResult{
-			{Text: "not in this run", Outcome: report.Skipped}, // left out by the run's filter
+			{Text: "not in this run", Outcome: verdict.Skipped}, // left out by the run's filter
 		}}}}},
 	}
 	old := fixtures.Baseline{Backend: "emu", Version: "1", Expected: []fixtures.ExpectedFailure{

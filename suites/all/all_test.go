@@ -13,6 +13,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 
 	"github.com/tableconform/conform/suites/all"
 	"github.com/tableconform/conform/suites/driver/mutant"
@@ -76,17 +77,17 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 			c.retried++
 		}
 		switch report.SpecOutcome(s, r.SuiteConfig.LabelFilter, rule, profile).Outcome {
-		case report.Pass, report.Info:
+		case verdict.Pass, verdict.Info:
 			if s.NumAttempts > 1 {
 				c.flaky++
 			} else {
 				c.passed++
 			}
-		case report.ExpectedFail, report.DocumentedDiff:
+		case verdict.ExpectedFail, verdict.DocumentedDiff:
 			c.expected++
-		case report.Flaky:
+		case verdict.Flaky:
 			c.flaky++
-		case report.Skipped, report.Partial:
+		case verdict.Skipped, verdict.Partial:
 			c.skipped++
 		default:
 			c.failed++

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver/mutant"
-	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // TestFailuresAreBlamedOnTheRuleBroken runs the whole suite (but the specs that wait for a
@@ -132,7 +132,7 @@ func isCore(id string) bool {
 // when they need it (a pass would have measured nothing).
 type ruleOutcome struct {
 	mutant, rule string
-	want         report.Outcome
+	want         verdict.Outcome
 	// blockedBy, when set, is the rule every blocked spec must name.
 	blockedBy string
 }
@@ -141,80 +141,80 @@ type ruleOutcome struct {
 // with the outcome it must have now (issue 30, items 5, 6 and 8).
 var independentRules = []ruleOutcome{
 	// A backend that cannot compare an Int64 still shows how it groups and and or.
-	{"int64-literals-refused", "query.logic.precedence", report.Pass, ""},
+	{"int64-literals-refused", "query.logic.precedence", verdict.Pass, ""},
 	// Storing an empty PartitionKey is the subject of the entities' rule, which fails on the
 	// same backend, not of modify.insert.stores, which passes there.
-	{"empty-partition-key-refused", "ordering.empty-partition-key", report.Blocked, "entities.key.empty-partition-key"},
+	{"empty-partition-key-refused", "ordering.empty-partition-key", verdict.Blocked, "entities.key.empty-partition-key"},
 	// A backend that refuses every service SAS neither passes nor fails the rules whose specs
 	// judge a refusal or a range: a valid SAS never worked (item 8).
-	{"sas-refused", "auth.sas.range.query", report.Blocked, "auth.sas.permission.read"},
-	{"sas-refused", "auth.sas.range.partition", report.Blocked, "auth.sas.permission.read"},
-	{"sas-refused", "auth.sas.range.row", report.Blocked, "auth.sas.permission.read"},
-	{"sas-refused", "auth.sas.stored-policy-unknown", report.Blocked, "auth.sas.permission.read"},
-	{"sas-refused", "auth.sas.stored-policy-revoked", report.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.range.query", verdict.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.range.partition", verdict.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.range.row", verdict.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.stored-policy-unknown", verdict.Blocked, "auth.sas.permission.read"},
+	{"sas-refused", "auth.sas.stored-policy-revoked", verdict.Blocked, "auth.sas.permission.read"},
 	// A backend that ignores $top and never pages neither passes nor fails the rules about
 	// paging concurrently, resuming or accepting $top=1000 (items 6 and 8).
 	// A backend whose every read gives a new ETag: the refused insert changed nothing, and
 	// the ETag read after it cannot say otherwise (item 7).
-	{"reads-touch-entity", "modify.insert.conflict", report.Pass, ""},
-	{"reads-touch-entity", "concurrency.stale-etag.replace", report.Pass, ""},
-	{"reads-touch-entity", "concurrency.stale-etag.merge", report.Pass, ""},
-	{"reads-touch-entity", "concurrency.stale-etag.delete", report.Pass, ""},
+	{"reads-touch-entity", "modify.insert.conflict", verdict.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.replace", verdict.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.merge", verdict.Pass, ""},
+	{"reads-touch-entity", "concurrency.stale-etag.delete", verdict.Pass, ""},
 	// Nor is a read's ETag compared with a write's where two reads never agree on one.
-	{"reads-touch-entity", "modify.etag.returned-current", report.Blocked, "entities.reads.stable"},
-	{"reads-touch-entity", "entities.etag.present", report.Blocked, "entities.reads.stable"},
-	{"reads-touch-entity", "entities.etag.changes", report.Blocked, "entities.reads.stable"},
+	{"reads-touch-entity", "modify.etag.returned-current", verdict.Blocked, "entities.reads.stable"},
+	{"reads-touch-entity", "entities.etag.present", verdict.Blocked, "entities.reads.stable"},
+	{"reads-touch-entity", "entities.etag.changes", verdict.Blocked, "entities.reads.stable"},
 	// No allowed choice is recorded from a transaction that never worked (item 8).
-	{"batch-unsupported", "batch.changeset.empty", report.Blocked, "batch.all-kinds"},
+	{"batch-unsupported", "batch.changeset.empty", verdict.Blocked, "batch.all-kinds"},
 	// A backend that ignores $select: the rules that only use it to read back are blocked.
-	{"select-ignored", "entities.property.name-case", report.Blocked, "query.select.only"},
-	{"select-ignored", "query.select.types", report.Blocked, "query.select.only"},
-	{"select-ignored", "query.select.filter-independent", report.Blocked, "query.select.only"},
-	{"select-ignored", "pagination.options-resent", report.Blocked, "query.select.only"},
-	{"reverse-page-order", "entities.schema.type-per-entity", report.Pass, ""},
-	{"top-ignored", "pagination.short-pages", report.Blocked, "query.top.limit"},
-	{"top-ignored", "pagination.top-boundary", report.Blocked, "query.top.limit"},
-	{"top-ignored", "query.top.max", report.Blocked, "query.top.limit"},
-	{"top-ignored", "parallel.query.paged", report.Blocked, "query.top.limit"},
-	{"top-ignored", "pagination.resume", report.Blocked, "query.top.limit"},
-	{"top-ignored", "pagination.options-resent", report.Blocked, "query.top.limit"},
-	{"top-ignored", "pattern.impl.saved-continuation", report.Blocked, "query.top.limit"},
+	{"select-ignored", "entities.property.name-case", verdict.Blocked, "query.select.only"},
+	{"select-ignored", "query.select.types", verdict.Blocked, "query.select.only"},
+	{"select-ignored", "query.select.filter-independent", verdict.Blocked, "query.select.only"},
+	{"select-ignored", "pagination.options-resent", verdict.Blocked, "query.select.only"},
+	{"reverse-page-order", "entities.schema.type-per-entity", verdict.Pass, ""},
+	{"top-ignored", "pagination.short-pages", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.top-boundary", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "query.top.max", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "parallel.query.paged", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.resume", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "pagination.options-resent", verdict.Blocked, "query.top.limit"},
+	{"top-ignored", "pattern.impl.saved-continuation", verdict.Blocked, "query.top.limit"},
 	// A Get Entity that serves an older state than a query of the key shows blocks the
 	// specs that read back through it by modify.read-your-writes (issue 30).
-	{"stale-point-reads", "concurrency.current-etag", report.Blocked, "modify.read-your-writes"},
-	{"stale-point-reads", "entities.key.allowed-characters", report.Blocked, "modify.read-your-writes"},
-	{"stale-point-reads", "pattern.denormalization.batch-update", report.Blocked, "modify.read-your-writes"},
-	{"stale-point-reads", "rel.one-to-many.count-in-batch", report.Blocked, "modify.read-your-writes"},
+	{"stale-point-reads", "concurrency.current-etag", verdict.Blocked, "modify.read-your-writes"},
+	{"stale-point-reads", "entities.key.allowed-characters", verdict.Blocked, "modify.read-your-writes"},
+	{"stale-point-reads", "pattern.denormalization.batch-update", verdict.Blocked, "modify.read-your-writes"},
+	{"stale-point-reads", "rel.one-to-many.count-in-batch", verdict.Blocked, "modify.read-your-writes"},
 	// A merge that drops what it does not send blocks the specs that only merge on their way.
-	{"merge-as-replace", "pattern.denormalization.batch-update", report.Blocked, "batch.merge-replace"},
-	{"merge-as-replace", "rel.one-to-many.denormalized-update", report.Blocked, "batch.merge-replace"},
-	{"merge-as-replace", "pattern.wide-entities.batch", report.Blocked, "modify.merge.keeps-omitted"},
+	{"merge-as-replace", "pattern.denormalization.batch-update", verdict.Blocked, "batch.merge-replace"},
+	{"merge-as-replace", "rel.one-to-many.denormalized-update", verdict.Blocked, "batch.merge-replace"},
+	{"merge-as-replace", "pattern.wide-entities.batch", verdict.Blocked, "modify.merge.keeps-omitted"},
 	// Query ETags a write cannot match block the spec that conditions transactions on them.
-	{"query-etags-unescaped", "rel.one-to-many.denormalized-update", report.Blocked, "concurrency.current-etag"},
+	{"query-etags-unescaped", "rel.one-to-many.denormalized-update", verdict.Blocked, "concurrency.current-etag"},
 	// The transaction specs compare the table with the entities they inserted, not with the
 	// insert's answers.
-	{"insert-answers-keys-only", "batch.duplicate-row", report.Pass, ""},
-	{"insert-answers-keys-only", "batch.partition.single", report.Pass, ""},
-	{"insert-answers-keys-only", "batch.limit.operations", report.Pass, ""},
+	{"insert-answers-keys-only", "batch.duplicate-row", verdict.Pass, ""},
+	{"insert-answers-keys-only", "batch.partition.single", verdict.Pass, ""},
+	{"insert-answers-keys-only", "batch.limit.operations", verdict.Pass, ""},
 	// A backend that folds keys to lower case: the specs that read back or query keys with
 	// capital letters are blocked by the key case rule, not failed (issue 30).
-	{"keys-case-folded", "entities.key.allowed-characters", report.Blocked, "entities.key.case-sensitive"},
-	{"keys-case-folded", "pattern.impl.range-query", report.Blocked, "entities.key.case-sensitive"},
-	{"keys-case-folded", "pattern.data-series.one-entity", report.Blocked, "entities.key.case-sensitive"},
-	{"keys-case-folded", "rel.one-to-one.key-convention", report.Blocked, "entities.key.case-sensitive"},
-	{"keys-case-folded", "rel.join-in-client", report.Blocked, "entities.key.case-sensitive"},
+	{"keys-case-folded", "entities.key.allowed-characters", verdict.Blocked, "entities.key.case-sensitive"},
+	{"keys-case-folded", "pattern.impl.range-query", verdict.Blocked, "entities.key.case-sensitive"},
+	{"keys-case-folded", "pattern.data-series.one-entity", verdict.Blocked, "entities.key.case-sensitive"},
+	{"keys-case-folded", "rel.one-to-one.key-convention", verdict.Blocked, "entities.key.case-sensitive"},
+	{"keys-case-folded", "rel.join-in-client", verdict.Blocked, "entities.key.case-sensitive"},
 	// A backend whose point reads go by RowKey alone: the specs whose entities share a
 	// RowKey across partitions are blocked by the key identity rule.
-	{"point-reads-by-rowkey", "modify.point.isolation", report.Blocked, "entities.key.identity"},
-	{"point-reads-by-rowkey", "pattern.denormalization.point-query", report.Blocked, "entities.key.identity"},
-	{"point-reads-by-rowkey", "rel.move.two-steps", report.Blocked, "entities.key.identity"},
+	{"point-reads-by-rowkey", "modify.point.isolation", verdict.Blocked, "entities.key.identity"},
+	{"point-reads-by-rowkey", "pattern.denormalization.point-query", verdict.Blocked, "entities.key.identity"},
+	{"point-reads-by-rowkey", "rel.move.two-steps", verdict.Blocked, "entities.key.identity"},
 	// A backend whose table scans stop after the first partition still shows that a point
 	// write leaves its neighbours alone.
-	{"scan-first-partition-only", "modify.point.isolation", report.Pass, ""},
+	{"scan-first-partition-only", "modify.point.isolation", verdict.Pass, ""},
 	// A backend whose queries keep returning deleted entities: the round-trip probes that
 	// a type change relies on are not left in the spec's queries.
-	{"deleted-entities-in-queries", "types.type-change", report.Blocked, "modify.delete.removes"},
-	{"deleted-entities-in-queries", "entities.schema.type-per-entity", report.Blocked, "modify.delete.removes"},
+	{"deleted-entities-in-queries", "types.type-change", verdict.Blocked, "modify.delete.removes"},
+	{"deleted-entities-in-queries", "entities.schema.type-per-entity", verdict.Blocked, "modify.delete.removes"},
 }
 
 // TestRulesAreJudgedApartFromOtherFeatures runs, per mutant of independentRules, the specs

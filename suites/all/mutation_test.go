@@ -27,6 +27,7 @@ import (
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/driver/mutant"
 	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/MUTANTS.md and testdata/mutants.json from this mutation run")
@@ -98,7 +99,7 @@ type suiteRun struct {
 	filter  string
 	timeout time.Duration
 
-	outcomes map[string]report.Outcome
+	outcomes map[string]verdict.Outcome
 	specs    map[string][]report.SpecResult
 	err      error
 	elapsed  time.Duration
@@ -144,7 +145,7 @@ func runSuite(ctx context.Context, dir string, r *suiteRun) {
 		return
 	}
 	rep := report.Build([]report.Run{{Backend: driver.Info{Name: r.target}, Ginkgo: reports[0]}}, spec.Rules(), report.Meta{})
-	r.outcomes, r.specs = map[string]report.Outcome{}, map[string][]report.SpecResult{}
+	r.outcomes, r.specs = map[string]verdict.Outcome{}, map[string][]report.SpecResult{}
 	for _, row := range rep.Rules {
 		r.outcomes[row.ID] = row.Cells[0].Outcome
 		r.specs[row.ID] = row.Cells[0].Specs
@@ -264,11 +265,11 @@ func timingDependent(id string) bool {
 	return false
 }
 
-func failed(o report.Outcome) bool {
-	return o == report.Fail || o == report.Error || o == report.UnexpectedPass
+func failed(o verdict.Outcome) bool {
+	return o == verdict.Fail || o == verdict.Error || o == verdict.UnexpectedPass
 }
 
-func passed(o report.Outcome) bool { return o == report.Pass || o == report.Info }
+func passed(o verdict.Outcome) bool { return o == verdict.Pass || o == verdict.Info }
 
 // TestMutants runs the suite against every mutant (one process each, two at a time) and
 // checks that each rule a mutant claims to break fails, and that every mutant is caught.
@@ -372,7 +373,7 @@ func TestMutants(t *testing.T) {
 		sort.Strings(res.Killed)
 		if m.Transport {
 			for _, id := range res.Killed {
-				if o := run.outcomes[id]; o != report.Error {
+				if o := run.outcomes[id]; o != verdict.Error {
 					t.Errorf("transport mutant %s: rule %s is reported as %s; a dropped connection or a timeout must be reported as an error, not as a rule failure",
 						m.Name, id, o)
 				}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tableconform/conform/suites/driver/mutant"
-	"github.com/tableconform/conform/suites/report"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // raceCatchRuns is how many times TestRaceRulesCatchUnlockedReadModifyWrite runs the race
@@ -86,7 +86,7 @@ func TestRaceRulesCatchUnlockedReadModifyWrite(t *testing.T) {
 						return
 					}
 					for _, id := range m.Breaks {
-						if r.outcomes[id] == report.Fail {
+						if r.outcomes[id] == verdict.Fail {
 							caught[id]++
 						}
 					}

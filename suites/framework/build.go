@@ -141,7 +141,7 @@ func UnexpectedPasses(r ginkgo.Report, targets []*backendTarget) []string {
 					continue
 				}
 				ran = true
-				if res, ok := ResultOf(s); s.State != types.SpecStatePassed || ok && res.State != verdict.Passed {
+				if res, ok := ResultOf(s); s.State != types.SpecStatePassed || ok && res.State != verdict.StatePassed {
 					failed = true
 				}
 			}

@@ -56,10 +56,10 @@ type BlockedEntry struct {
 func Blocked(rule, step string, err error) {
 	ginkgo.GinkgoHelper()
 	ruleOf(rule) // a blocking rule must exist
-	res, msg := verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, "setting up ("+step+")", err.Error())
+	res, msg := verdict.Result{State: verdict.StateBlocked, BlockedBy: rule}, blockedMessage(rule, "setting up ("+step+")", err.Error())
 	if (driver.Unanswered(err) || record.AfterRetryOfApplied(err)) && !errors.Is(err, driver.ErrNotExpressible) {
 		ginkgo.AddReportEntry(EntryTransport, TransportEntry{Op: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
-		res, msg = verdict.Result{State: verdict.NoAnswer}, fmt.Sprintf("setting up (%s): %v", step, err)
+		res, msg = verdict.Result{State: verdict.StateNoAnswer}, fmt.Sprintf("setting up (%s): %v", step, err)
 	} else {
 		ginkgo.AddReportEntry(EntryBlocked, BlockedEntry{Rule: rule, Step: step, Error: err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	}

@@ -433,7 +433,7 @@ func (f *F) runRule(r spec.Rule, body func()) {
 		}
 	}()
 	body()
-	run.conclude(verdict.Result{State: verdict.Passed}, "", 1)
+	run.conclude(verdict.Result{State: verdict.StatePassed}, "", 1)
 }
 
 // stopSpec ends a spec's body whose failure is expected (the baseline lists it, the
@@ -499,17 +499,17 @@ func failHandler(message string, callerSkip ...int) {
 	}
 	notedRule, notedStep, noted := run.takeNoted(message)
 	if rule, step := run.inPrecondition(); rule != "" {
-		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
+		run.conclude(verdict.Result{State: verdict.StateBlocked, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
 	if rule, step := notedRule, notedStep; noted {
-		run.conclude(verdict.Result{State: verdict.BlockedState, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
+		run.conclude(verdict.Result{State: verdict.StateBlocked, BlockedBy: rule}, blockedMessage(rule, step, message), skip+2)
 		return
 	}
 	run.mu.Lock()
 	check := run.check
 	run.mu.Unlock()
-	run.conclude(verdict.Result{State: verdict.Failed, Check: check}, message, skip+2)
+	run.conclude(verdict.Result{State: verdict.StateFailed, Check: check}, message, skip+2)
 }
 
 // takeNoted returns the precondition noted for the failure with message, and forgets what
@@ -552,17 +552,17 @@ func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 		calls = rec.Calls()
 	}
 	res.Choices = choices
-	if res.State != verdict.Passed {
+	if res.State != verdict.StatePassed {
 		res.Signature, res.Failure = FailureSignature(message, calls), message
 		for _, a := range record.ErrorAnswers(calls) {
 			res.Answers = append(res.Answers, fixtures.Signature{Status: a.Status, Code: a.Code})
 		}
 		switch {
 		case inconclusive(calls):
-			res.State = verdict.NoAnswer
-		case (res.State == verdict.Failed || res.State == verdict.BlockedState) && hasMark(calls, record.MarkNotExpressible):
+			res.State = verdict.StateNoAnswer
+		case (res.State == verdict.StateFailed || res.State == verdict.StateBlocked) && hasMark(calls, record.MarkNotExpressible):
 			// The driver could not send a request the spec (or its precondition) needs.
-			res.State = verdict.NotExpressible
+			res.State = verdict.StateNotExpressible
 		}
 		if rec != nil {
 			ginkgo.AddReportEntry(EntryHistory, rec.History(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
@@ -573,7 +573,7 @@ func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 	ginkgo.AddReportEntry(EntryResult, res, ginkgo.ReportEntryVisibilityNever)
 	d := verdict.Decide(res, run.rule.Level, run.exp, run.entry)
 	switch {
-	case res.State == verdict.NotExpressible:
+	case res.State == verdict.StateNotExpressible:
 		ginkgo.Skip("the driver cannot send this request: "+notExpressibleError(calls), skip+1)
 	case d.Unexpected || d.Outcome == verdict.Error:
 		if message == "" {
@@ -582,7 +582,7 @@ func (run *specRun) conclude(res verdict.Result, message string, skip int) {
 			message = d.Why + ":\n" + message
 		}
 		ginkgo.Fail(message, skip+1)
-	case res.State != verdict.Passed:
+	case res.State != verdict.StatePassed:
 		panic(stopSpec{})
 	}
 }

@@ -61,11 +61,11 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 			count(&b.Counts, res)
 			c := perRule[ruleID]
 			if c == nil {
-				c = &Cell{Outcome: NotRun}
+				c = &Cell{Outcome: verdict.NotRun}
 				perRule[ruleID] = c
 			}
 			c.Specs = append(c.Specs, res)
-			if res.Outcome == Error && len(b.Errors) < 20 {
+			if res.Outcome == verdict.Error && len(b.Errors) < 20 {
 				words, _ := FailureInWords(res.Failure)
 				b.Errors = append(b.Errors, ruleID+": "+firstLineOf(words))
 			}
@@ -73,7 +73,7 @@ func Build(runs []Run, rules []spec.Rule, meta Meta) Report {
 		for id := range cells {
 			c := perRule[id]
 			if c == nil {
-				c = &Cell{Outcome: NotRun}
+				c = &Cell{Outcome: verdict.NotRun}
 			}
 			sort.SliceStable(c.Specs, func(i, j int) bool { return c.Specs[i].Text < c.Specs[j].Text })
 			var d verdict.Decision
@@ -221,28 +221,28 @@ func classify(s types.SpecReport, sel Selection, rule spec.Rule, profile string)
 	res.Decision, res.Outcome = d, d.Outcome
 	var notExpressible framework.TransportEntry
 	switch d.Outcome {
-	case Skipped:
+	case verdict.Skipped:
 		res.SkipReason, res.Failure = skipReason(msg), ""
-		if r.State == verdict.NotExpressible && entryValue(s, framework.EntryNotExpressible, &notExpressible) {
+		if r.State == verdict.StateNotExpressible && entryValue(s, framework.EntryNotExpressible, &notExpressible) {
 			// The driver's client could not send the request (EVIDENCE.md 12): not the backend's.
 			res.SkipReason = "the driver cannot send this request: " + notExpressible.Error
 		}
-	case NotRun:
+	case verdict.NotRun:
 		res.SkipReason, res.Failure = notStarted, ""
-	case Blocked:
+	case verdict.Blocked:
 		res.BlockedBy = r.BlockedBy
 		res.PreviousEvidence = d.Why
-	case DocumentedDiff, NotApplicable:
+	case verdict.DocumentedDiff, verdict.NotApplicable:
 		res.Difference = exp.Difference
-	case ExpectedFail:
+	case verdict.ExpectedFail:
 		res.Evidence = entry.Evidence
-	case Flaky:
+	case verdict.Flaky:
 		res.Notes = append(res.Notes, d.Why)
-	case UnexpectedPass:
+	case verdict.UnexpectedPass:
 		res.PreviousEvidence = entry.Evidence
-	case Fail:
+	case verdict.Fail:
 		res.PreviousEvidence = d.Why
-	case Pass:
+	case verdict.Pass:
 		if d.Why != "" {
 			res.Notes = append(res.Notes, d.Why) // a flaky entry's reason
 		}
@@ -251,7 +251,7 @@ func classify(s types.SpecReport, sel Selection, rule spec.Rule, profile string)
 			res.Notes = append(res.Notes, res.Choices...)
 		}
 	}
-	if res.Failure == "" && r.State != verdict.Passed && d.Outcome != Skipped && d.Outcome != NotRun {
+	if res.Failure == "" && r.State != verdict.StatePassed && d.Outcome != verdict.Skipped && d.Outcome != verdict.NotRun {
 		// An expected failure ended the spec without failing it: its message is the
 		// signature's assertion.
 		res.Failure = r.Failure
@@ -298,42 +298,42 @@ func SpecState(s types.SpecReport, sel Selection) verdict.Result {
 	}
 	switch {
 	case s.State == types.SpecStatePending:
-		return verdict.Result{State: verdict.LeftOut}
+		return verdict.Result{State: verdict.StateLeftOut}
 	case s.State == types.SpecStateSkipped && s.Failure.Message == "" && !sel.Selects(s):
-		return verdict.Result{State: verdict.LeftOut}
+		return verdict.Result{State: verdict.StateLeftOut}
 	case s.State == types.SpecStateSkipped && s.Failure.Message == "":
-		return verdict.Result{State: verdict.NotStarted}
+		return verdict.Result{State: verdict.StateNotStarted}
 	case s.State == types.SpecStateSkipped:
-		return verdict.Result{State: verdict.SkippedState}
+		return verdict.Result{State: verdict.StateSkipped}
 	case s.State == types.SpecStateInterrupted || s.State == types.SpecStateAborted:
-		return verdict.Result{State: verdict.Stopped}
+		return verdict.Result{State: verdict.StateInterrupted}
 	case s.State == types.SpecStateTimedout || s.State == types.SpecStatePanicked:
-		return verdict.Result{State: verdict.NoAnswer, Signature: sig}
+		return verdict.Result{State: verdict.StateNoAnswer, Signature: sig}
 	}
 	if r, ok := framework.ResultOf(s); ok {
-		if r.State == verdict.Passed && s.State.Is(types.SpecStateFailureStates) && len(s.AdditionalFailures) > 0 {
+		if r.State == verdict.StatePassed && s.State.Is(types.SpecStateFailureStates) && len(s.AdditionalFailures) > 0 {
 			// The body passed, then a later node failed: that failure is the spec's.
-			return verdict.Result{State: verdict.Failed, Signature: sig}
+			return verdict.Result{State: verdict.StateFailed, Signature: sig}
 		}
 		return r
 	}
 	switch {
 	case s.State == types.SpecStatePassed:
-		return verdict.Result{State: verdict.Passed}
+		return verdict.Result{State: verdict.StatePassed}
 	case hasEntry(s, framework.EntryTransport):
-		return verdict.Result{State: verdict.NoAnswer, Signature: sig}
+		return verdict.Result{State: verdict.StateNoAnswer, Signature: sig}
 	case entryValue(s, framework.EntryBlocked, &blocked):
-		return verdict.Result{State: verdict.BlockedState, BlockedBy: blocked.Rule, Signature: sig}
+		return verdict.Result{State: verdict.StateBlocked, BlockedBy: blocked.Rule, Signature: sig}
 	case s.State == types.SpecStateFailed && len(s.AdditionalFailures) == 0 && hasEntry(s, framework.EntryNotExpressible):
-		return verdict.Result{State: verdict.NotExpressible}
+		return verdict.Result{State: verdict.StateNotExpressible}
 	}
-	return verdict.Result{State: verdict.Failed, Signature: sig}
+	return verdict.Result{State: verdict.StateFailed, Signature: sig}
 }
 
 // IsLeftOut reports whether the selection left spec s out (SpecState): it is no part of
 // what the run covers.
 func IsLeftOut(s types.SpecReport, sel Selection) bool {
-	return SpecState(s, sel).State == verdict.LeftOut
+	return SpecState(s, sel).State == verdict.StateLeftOut
 }
 
 // entryValue decodes the first entry named name into v and reports whether there was one.
@@ -379,11 +379,11 @@ func count(c *Counts, res SpecResult) {
 	case !res.Decision.Selected:
 		c.SkippedByFilter++
 		return
-	case res.Outcome == Skipped:
+	case res.Outcome == verdict.Skipped:
 		c.Selected++
 		c.SkippedCapability++
 		return
-	case res.Outcome == NotRun:
+	case res.Outcome == verdict.NotRun:
 		c.Selected++
 		c.NotRun++
 		return
@@ -393,39 +393,39 @@ func count(c *Counts, res SpecResult) {
 		c.Unexpected++
 	}
 	switch res.Outcome {
-	case Interrupted:
+	case verdict.Interrupted:
 		c.Interrupted++
 		return
-	case Blocked:
+	case verdict.Blocked:
 		c.Blocked++
 		return
 	}
 	c.Run++
 	switch res.Outcome {
-	case Pass:
+	case verdict.Pass:
 		c.Passed++
-	case Info:
+	case verdict.Info:
 		c.Passed++
 		c.Information++
-	case Flaky:
+	case verdict.Flaky:
 		c.Flaky++
-	case Fail:
+	case verdict.Fail:
 		c.Failed++
-	case Error:
+	case verdict.Error:
 		c.Errors++
-	case ExpectedFail:
+	case verdict.ExpectedFail:
 		c.ExpectedFailures++
-	case UnexpectedPass:
+	case verdict.UnexpectedPass:
 		c.UnexpectedPasses++
-	case DocumentedDiff:
+	case verdict.DocumentedDiff:
 		c.DocumentedDiffs++
-	case NotApplicable:
+	case verdict.NotApplicable:
 		c.NotApplicable++
 	}
 }
 
 // decideCell decides a rule's cell from its specs (verdict.Cell).
-func decideCell(specs []SpecResult) (Outcome, verdict.Decision) {
+func decideCell(specs []SpecResult) (verdict.Outcome, verdict.Decision) {
 	ds := make([]verdict.Decision, len(specs))
 	for i, s := range specs {
 		ds[i] = s.Decision

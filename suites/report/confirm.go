@@ -9,6 +9,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // IsolationRule is the rule a difference between a rule's outcome beside other specs and
@@ -33,47 +34,47 @@ type Confirmation struct {
 
 // Confirmed is one rule's outcome beside other specs (Shared) and alone (Alone).
 type Confirmed struct {
-	Rule   string  `json:"rule"`
-	Shared Outcome `json:"shared"`
-	Alone  Outcome `json:"alone"`
+	Rule   string          `json:"rule"`
+	Shared verdict.Outcome `json:"shared"`
+	Alone  verdict.Outcome `json:"alone"`
 	// Blamed is true when the difference is blamed on IsolationRule (blameIsolation).
 	Blamed bool `json:"blamedOnIsolation,omitempty"`
 }
 
 // confirmOutcomes are the cell outcomes a rule is run again alone for: it failed (whether
 // or not its baseline expects it), was blocked, or got no answer.
-var confirmOutcomes = []Outcome{Fail, ExpectedFail, Blocked, Error}
+var confirmOutcomes = []verdict.Outcome{verdict.Fail, verdict.ExpectedFail, verdict.Blocked, verdict.Error}
 
 // blameIsolation decides whether a rule whose outcome beside other specs was shared and
 // alone is alone shows a fault of isolation: the backend answered differently while other
 // specs ran. A shared failure or block that did not stay as it was alone counts; a shared
 // run that got no answer (a transport fault, throttling) says nothing about the backend's
 // rules, and an alone run that got none or was stopped compares nothing.
-func blameIsolation(shared, alone Outcome) bool {
+func blameIsolation(shared, alone verdict.Outcome) bool {
 	if shared == alone {
 		return false
 	}
 	switch alone {
-	case Error, Interrupted, NotRun, Skipped:
+	case verdict.Error, verdict.Interrupted, verdict.NotRun, verdict.Skipped:
 		return false
 	}
-	return shared == Fail || shared == ExpectedFail || shared == Blocked
+	return shared == verdict.Fail || shared == verdict.ExpectedFail || shared == verdict.Blocked
 }
 
 // outcomeWords are the words of a cell's outcome in a confirmation's sentences.
-func outcomeWords(o Outcome) string {
+func outcomeWords(o verdict.Outcome) string {
 	switch o {
-	case Fail:
+	case verdict.Fail:
 		return "fail"
-	case ExpectedFail:
+	case verdict.ExpectedFail:
 		return "fail (as the baseline expects)"
-	case Error:
+	case verdict.Error:
 		return "no answer"
-	case Pass, Info:
+	case verdict.Pass, verdict.Info:
 		return "pass"
-	case Blocked:
+	case verdict.Blocked:
 		return "blocked"
-	case NotRun:
+	case verdict.NotRun:
 		return "not run"
 	}
 	return string(o)
@@ -123,7 +124,7 @@ func (c Confirmation) Sentence() string {
 		switch {
 		case r.Shared == r.Alone:
 			same++
-		case r.Alone == Pass || r.Alone == Info:
+		case r.Alone == verdict.Pass || r.Alone == verdict.Info:
 			passed++
 		default:
 			other++
@@ -192,9 +193,9 @@ func isolationFailure(c Confirmed, processes int) types.SpecReport {
 }
 
 // ruleOutcomes maps each rule with a spec in run to its cell's outcome.
-func ruleOutcomes(run Run) map[string]Outcome {
+func ruleOutcomes(run Run) map[string]verdict.Outcome {
 	rep := Build([]Run{run}, spec.Rules(), Meta{})
-	out := map[string]Outcome{}
+	out := map[string]verdict.Outcome{}
 	for _, row := range rep.Rules {
 		if len(row.Cells) == 1 && len(row.Cells[0].Specs) > 0 {
 			out[row.ID] = row.Cells[0].Outcome

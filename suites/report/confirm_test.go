@@ -10,6 +10,7 @@ import (
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 func TestIsolationRuleIsInTheCatalogue(t *testing.T) {
@@ -24,23 +25,23 @@ func TestIsolationRuleIsInTheCatalogue(t *testing.T) {
 // and the run alone got another answer.
 func TestBlameIsolation(t *testing.T) {
 	cases := []struct {
-		shared, alone Outcome
+		shared, alone verdict.Outcome
 		blamed        bool
 	}{
-		{Fail, Pass, true},
-		{Fail, Blocked, true},
-		{Blocked, Pass, true},
-		{Blocked, Fail, true},
-		{ExpectedFail, Pass, true},
-		{Fail, Fail, false},        // confirmed alone
-		{Blocked, Blocked, false},  // confirmed alone
-		{Error, Pass, false},       // no answer beside the others: a transport fault, no rule's
-		{Error, Fail, false},       // the same: the failure alone is the rule's own
-		{Fail, Error, false},       // no answer alone compares nothing
-		{Fail, Interrupted, false}, // stopped alone compares nothing
-		{Fail, NotRun, false},      // not run alone compares nothing
-		{Pass, Fail, false},        // a pass beside the others is never run again
-		{ExpectedFail, ExpectedFail, false},
+		{verdict.Fail, verdict.Pass, true},
+		{verdict.Fail, verdict.Blocked, true},
+		{verdict.Blocked, verdict.Pass, true},
+		{verdict.Blocked, verdict.Fail, true},
+		{verdict.ExpectedFail, verdict.Pass, true},
+		{verdict.Fail, verdict.Fail, false},        // confirmed alone
+		{verdict.Blocked, verdict.Blocked, false},  // confirmed alone
+		{verdict.Error, verdict.Pass, false},       // no answer beside the others: a transport fault, no rule's
+		{verdict.Error, verdict.Fail, false},       // the same: the failure alone is the rule's own
+		{verdict.Fail, verdict.Error, false},       // no answer alone compares nothing
+		{verdict.Fail, verdict.Interrupted, false}, // stopped alone compares nothing
+		{verdict.Fail, verdict.NotRun, false},      // not run alone compares nothing
+		{verdict.Pass, verdict.Fail, false},        // a pass beside the others is never run again
+		{verdict.ExpectedFail, verdict.ExpectedFail, false},
 	}
 	for _, c := range cases {
 		if got := blameIsolation(c.shared, c.alone); got != c.blamed {
@@ -51,10 +52,10 @@ func TestBlameIsolation(t *testing.T) {
 
 func TestConfirmationInWords(t *testing.T) {
 	c := &Confirmation{Processes: 8, Rules: []Confirmed{
-		{Rule: "tables.create.listed", Shared: Fail, Alone: Pass, Blamed: true},
-		{Rule: "query.range", Shared: Fail, Alone: Fail},
-		{Rule: "batch.atomic", Shared: Error, Alone: Pass},
-		{Rule: "types.int64.round-trip", Shared: Blocked, Alone: Fail, Blamed: true},
+		{Rule: "tables.create.listed", Shared: verdict.Fail, Alone: verdict.Pass, Blamed: true},
+		{Rule: "query.range", Shared: verdict.Fail, Alone: verdict.Fail},
+		{Rule: "batch.atomic", Shared: verdict.Error, Alone: verdict.Pass},
+		{Rule: "types.int64.round-trip", Shared: verdict.Blocked, Alone: verdict.Fail, Blamed: true},
 	}}
 	got := c.InWords()
 	want := []string{
@@ -118,14 +119,14 @@ func TestConfirmAloneBlamesDifferencesOnIsolation(t *testing.T) {
 	for _, row := range Build([]Run{merged}, spec.Rules(), Meta{}).Rules {
 		cells[row.ID] = row.Cells[0]
 	}
-	for id, want := range map[string]Outcome{"tables.create.listed": Pass, "query.range": Fail, "query.point": Pass, IsolationRule: Fail} {
+	for id, want := range map[string]verdict.Outcome{"tables.create.listed": verdict.Pass, "query.range": verdict.Fail, "query.point": verdict.Pass, IsolationRule: verdict.Fail} {
 		if got := cells[id].Outcome; got != want {
 			t.Errorf("cell of %s = %s, want %s", id, got, want)
 		}
 	}
 	var evidence []string
 	for _, s := range cells[IsolationRule].Specs {
-		if s.Outcome == Fail {
+		if s.Outcome == verdict.Fail {
 			evidence = append(evidence, s.Failure)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // wordsSample is a run with a blocked MUST rule, a MAY rule that recorded an allowed
@@ -79,7 +80,7 @@ func TestOnlyAVerdictWithNothingUnjudgedIsGreen(t *testing.T) {
 	}
 	for _, c := range cases {
 		b := c.r.Backends[0]
-		if b.VerdictKind != ConformsOn {
+		if b.VerdictKind != verdict.ConformsOn {
 			t.Fatalf("%s: %s %q", c.name, b.VerdictKind, b.Verdict)
 		}
 		page := renderHTML(t, c.r)
@@ -192,9 +193,9 @@ func sentenceMatchesCells(r Report, bi int) error {
 		switch {
 		case c.Against:
 			failing++
-		case c.Outcome == Pass || c.Outcome == DocumentedDiff || c.Outcome == UnexpectedPass:
+		case c.Outcome == verdict.Pass || c.Outcome == verdict.DocumentedDiff || c.Outcome == verdict.UnexpectedPass:
 			passed++
-		case c.Outcome == NotApplicable:
+		case c.Outcome == verdict.NotApplicable:
 			notApplicable++
 		}
 	}

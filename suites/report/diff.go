@@ -11,13 +11,13 @@ import (
 
 // Change is one rule's cell on one backend that differs between two reports.
 type Change struct {
-	Rule    string  `json:"rule"`
-	Level   string  `json:"level"`
-	Old     Outcome `json:"old,omitempty"`
-	New     Outcome `json:"new,omitempty"`
-	OldSays string  `json:"oldSays,omitempty"` // the old cell in words (CellSummary)
-	NewSays string  `json:"newSays,omitempty"`
-	Why     string  `json:"why,omitempty"` // why a change cannot be compared
+	Rule    string          `json:"rule"`
+	Level   string          `json:"level"`
+	Old     verdict.Outcome `json:"old,omitempty"`
+	New     verdict.Outcome `json:"new,omitempty"`
+	OldSays string          `json:"oldSays,omitempty"` // the old cell in words (CellSummary)
+	NewSays string          `json:"newSays,omitempty"`
+	Why     string          `json:"why,omitempty"` // why a change cannot be compared
 }
 
 // BackendDiff is what changed on one backend (matched by name) between two reports.
@@ -75,7 +75,7 @@ func Diff(old, new Report, oldName, newName string) DiffResult {
 			n := row.Cells[ni]
 			orow, ok := oldRows[row.ID]
 			if !ok {
-				if n.Outcome != NotRun {
+				if n.Outcome != verdict.NotRun {
 					bd.Incomparable = append(bd.Incomparable, Change{Rule: row.ID, Level: row.Level, New: n.Outcome,
 						NewSays: CellSummary(row, n), Why: "the rule is not in " + oldName})
 				}
@@ -102,7 +102,7 @@ func Diff(old, new Report, oldName, newName string) DiffResult {
 			}
 		}
 		for _, row := range old.Rules {
-			if !seen[row.ID] && row.Cells[oi].Outcome != NotRun {
+			if !seen[row.ID] && row.Cells[oi].Outcome != verdict.NotRun {
 				bd.Incomparable = append(bd.Incomparable, Change{Rule: row.ID, Level: row.Level, Old: row.Cells[oi].Outcome,
 					OldSays: CellSummary(row, row.Cells[oi]), Why: "the rule is not in " + newName})
 			}
@@ -221,7 +221,7 @@ func firstRules(cs []Change, n int) string {
 	return strings.Join(ids, ", ")
 }
 
-func says(o Outcome, words string) string {
+func says(o verdict.Outcome, words string) string {
 	if o == "" {
 		return "–"
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 func TestDiffMatchesBackendsAndRulesByName(t *testing.T) {
@@ -12,15 +14,15 @@ func TestDiffMatchesBackendsAndRulesByName(t *testing.T) {
 	// only in the new report; a rule only in the old one.
 	for i := range cur.Rules {
 		if cur.Rules[i].ID == "query.order.keys" {
-			old.Rules[i].Cells[1] = Cell{Outcome: DocumentedDiff}
-			cur.Rules[i].Cells[1] = Cell{Outcome: Fail}
+			old.Rules[i].Cells[1] = Cell{Outcome: verdict.DocumentedDiff}
+			cur.Rules[i].Cells[1] = Cell{Outcome: verdict.Fail}
 		}
 	}
 	cur.Rules = cur.Rules[:len(cur.Rules)-1] // auth.sas.read
 	cur.Backends = append(cur.Backends, Backend{})
 	cur.Backends[2].Name = "cosmos"
 	for i := range cur.Rules {
-		cur.Rules[i].Cells = append(cur.Rules[i].Cells, Cell{Outcome: Pass})
+		cur.Rules[i].Cells = append(cur.Rules[i].Cells, Cell{Outcome: verdict.Pass})
 	}
 	d := Diff(old, cur, "old", "new")
 	if d.Regressions != 1 || len(d.Backends) != 3 {
@@ -65,8 +67,8 @@ func TestChoiceWords(t *testing.T) {
 
 func TestCellsThatChoseDifferentlyDiffer(t *testing.T) {
 	row := RuleRow{ID: "batch.empty", Cells: []Cell{
-		{Outcome: Info, Specs: []SpecResult{{Choices: []string{"a: 400 InvalidInput [request id 1]"}}}},
-		{Outcome: Info, Specs: []SpecResult{{Choices: []string{"a: 400 InvalidInput [request id 2]"}}}},
+		{Outcome: verdict.Info, Specs: []SpecResult{{Choices: []string{"a: 400 InvalidInput [request id 1]"}}}},
+		{Outcome: verdict.Info, Specs: []SpecResult{{Choices: []string{"a: 400 InvalidInput [request id 2]"}}}},
 	}}
 	if Differs(row) {
 		t.Error("two refusals with the same code differ only in request ids, and must read alike")
@@ -84,7 +86,7 @@ func TestDiffMasksPerRunValues(t *testing.T) {
 		r := sample()
 		for i := range r.Rules {
 			if r.Rules[i].ID == "pagination.boundary.token" {
-				r.Rules[i].Cells[1] = Cell{Outcome: Info, Specs: []SpecResult{{Outcome: Info, Choices: []string{"answer: " + chosen}}}}
+				r.Rules[i].Cells[1] = Cell{Outcome: verdict.Info, Specs: []SpecResult{{Outcome: verdict.Info, Choices: []string{"answer: " + chosen}}}}
 			}
 		}
 		return r

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // oneBackend is a report of backend "b" with a rule per cell, named r0, r1, ...
@@ -18,7 +20,7 @@ func oneBackend(cells ...Cell) Report {
 	return r
 }
 
-func failing(outcome Outcome, failure string) Cell {
+func failing(outcome verdict.Outcome, failure string) Cell {
 	return Cell{Outcome: outcome, Specs: []SpecResult{{Outcome: outcome, Failure: failure}}}
 }
 
@@ -27,9 +29,9 @@ func failing(outcome Outcome, failure string) Cell {
 // backend did not change (issue 34, item 10: it was listed as "got better").
 func TestDiffTellsABaselineEditFromABackendChange(t *testing.T) {
 	refused := "the rule expects the backend to succeed, but it failed with 400 InvalidInput"
-	old := oneBackend(failing(Fail, refused), failing(UnexpectedPass, ""), failing(Fail, refused), failing(ExpectedFail, refused))
-	cur := oneBackend(failing(ExpectedFail, refused), Cell{Outcome: Pass, Specs: []SpecResult{{Outcome: Pass}}},
-		failing(ExpectedFail, "the rule expects the backend to succeed, but it failed with 500 InternalError"), failing(Fail, refused))
+	old := oneBackend(failing(verdict.Fail, refused), failing(verdict.UnexpectedPass, ""), failing(verdict.Fail, refused), failing(verdict.ExpectedFail, refused))
+	cur := oneBackend(failing(verdict.ExpectedFail, refused), Cell{Outcome: verdict.Pass, Specs: []SpecResult{{Outcome: verdict.Pass}}},
+		failing(verdict.ExpectedFail, "the rule expects the backend to succeed, but it failed with 500 InternalError"), failing(verdict.Fail, refused))
 	d := Diff(old, cur, "old", "new")
 	b := d.Backends[0]
 	var edited []string
@@ -53,11 +55,11 @@ func TestDiffTellsABaselineEditFromABackendChange(t *testing.T) {
 func TestDiffSaysManyIncomparableRulesInOneLine(t *testing.T) {
 	var oldCells, newCells []Cell
 	for range 300 {
-		oldCells = append(oldCells, Cell{Outcome: Skipped})
-		newCells = append(newCells, Cell{Outcome: Pass, Specs: []SpecResult{{Outcome: Pass}}})
+		oldCells = append(oldCells, Cell{Outcome: verdict.Skipped})
+		newCells = append(newCells, Cell{Outcome: verdict.Pass, Specs: []SpecResult{{Outcome: verdict.Pass}}})
 	}
-	oldCells = append(oldCells, Cell{Outcome: Pass, Specs: []SpecResult{{Outcome: Pass}}})
-	newCells = append(newCells, failing(Fail, "the rule expects the backend to succeed, but it failed with 400 InvalidInput"))
+	oldCells = append(oldCells, Cell{Outcome: verdict.Pass, Specs: []SpecResult{{Outcome: verdict.Pass}}})
+	newCells = append(newCells, failing(verdict.Fail, "the rule expects the backend to succeed, but it failed with 400 InvalidInput"))
 	var out bytes.Buffer
 	if err := WriteDiffMarkdown(&out, Diff(oneBackend(oldCells...), oneBackend(newCells...), "old", "new")); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // WriteHTML writes the report as one self-contained page (no network, no external files).
@@ -107,7 +109,7 @@ type legendView struct {
 }
 
 // outcomeClass is an outcome's CSS class.
-func outcomeClass(o Outcome) string {
+func outcomeClass(o verdict.Outcome) string {
 	return "o-" + strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
 			return r
@@ -195,10 +197,10 @@ func buildHTMLView(r Report) htmlView {
 }
 
 // severityOrder sorts outcomes from the mildest to the worst, as a cell picks its worst spec.
-func severityOrder(os []Outcome) []Outcome {
-	out := append([]Outcome(nil), os...)
+func severityOrder(os []verdict.Outcome) []verdict.Outcome {
+	out := append([]verdict.Outcome(nil), os...)
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && Worse(out[j-1], out[j]); j-- {
+		for j := i; j > 0 && verdict.Worse(out[j-1], out[j]); j-- {
 			out[j-1], out[j] = out[j], out[j-1]
 		}
 	}
@@ -206,7 +208,7 @@ func severityOrder(os []Outcome) []Outcome {
 }
 
 // plainCell reports whether a cell is a plain pass, with nothing to read beyond the word.
-func plainCell(c Cell) bool { return c.Outcome == Pass && len(cellChoices(c)) == 0 }
+func plainCell(c Cell) bool { return c.Outcome == verdict.Pass && len(cellChoices(c)) == 0 }
 
 func evidenceFor(r Report, ri, bi int) evidenceView {
 	row, b := r.Rules[ri], r.Backends[bi]
@@ -214,11 +216,11 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 	st := StyleOf(shownOutcome(c))
 	e := evidenceView{RuleIndex: ri, BackendIndex: bi, ID: row.ID, Backend: b.Name, Word: st.Word, Class: outcomeClass(c.Outcome),
 		Text: row.Text, Level: row.Level, Area: row.Area, Source: row.Source}
-	if c.Outcome == DocumentedDiff {
+	if c.Outcome == verdict.DocumentedDiff {
 		e.Cosmos = row.CosmosDifference
 	}
 	for _, s := range c.Specs {
-		if s.Outcome == Pass && len(s.Choices) == 0 && c.Outcome != Pass {
+		if s.Outcome == verdict.Pass && len(s.Choices) == 0 && c.Outcome != verdict.Pass {
 			e.AlsoPassed++
 			continue
 		}
@@ -234,7 +236,7 @@ func evidenceFor(r Report, ri, bi int) evidenceView {
 
 // svgBar draws counts as one horizontal bar of segments, in the order of Groups, scaled to
 // total; its title and label say the numbers.
-func svgBar(counts map[Outcome]int, total, width, height int, label string) template.HTML {
+func svgBar(counts map[verdict.Outcome]int, total, width, height int, label string) template.HTML {
 	if total == 0 {
 		total = 1
 	}
@@ -258,7 +260,7 @@ func svgBar(counts map[Outcome]int, total, width, height int, label string) temp
 }
 
 // barNote is the short text beside an area's bar: the rules that need a look.
-func barNote(counts map[Outcome]int) string {
+func barNote(counts map[verdict.Outcome]int) string {
 	var parts []string
 	for _, g := range groupCounts(counts) {
 		switch g.Group {

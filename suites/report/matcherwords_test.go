@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // gomegaTypeWords finds a type as Gomega writes it: "<int>", "<*driver.TransportError | 0x1>".
@@ -43,7 +45,7 @@ func TestFailureInWordsSaysGomegasMessagesInWords(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
-		if cell := CellSummary(RuleRow{}, Cell{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail, Failure: c.msg}}}); gomegaTypeWords.MatchString(cell) || strings.Contains(cell, "Expected") {
+		if cell := CellSummary(RuleRow{}, Cell{Outcome: verdict.Fail, Specs: []SpecResult{{Outcome: verdict.Fail, Failure: c.msg}}}); gomegaTypeWords.MatchString(cell) || strings.Contains(cell, "Expected") {
 			t.Errorf("%s: the cell still says Gomega's types: %q", c.name, cell)
 		}
 	}
@@ -57,7 +59,7 @@ func TestFailureInWordsSaysGomegasMessagesInWords(t *testing.T) {
 // address (the summary's "no answer:" lines and the cell).
 func TestErrorWordsNameTheTransportError(t *testing.T) {
 	msg := "Unexpected error:\n    <*driver.TransportError | 0x3813672a4f60>: \n    transport error: GET /Tables: dial tcp 127.0.0.1:1: connect: connection refused\n    {Op: \"GET /Tables\"}\noccurred"
-	got := SpecWords(SpecResult{Outcome: Error, Failure: msg})
+	got := SpecWords(SpecResult{Outcome: verdict.Error, Failure: msg})
 	if !strings.HasPrefix(got, "transport error: GET /Tables: dial tcp") || strings.Contains(got, "0x") {
 		t.Errorf("SpecWords of an error = %q", got)
 	}
@@ -69,7 +71,7 @@ func TestDiffMarkdownHasNoGomegaEntities(t *testing.T) {
 	failing := func(code string) Report {
 		b := Backend{}
 		b.Name = "b"
-		return Report{Backends: []Backend{b}, Rules: []RuleRow{{ID: "r", Level: "MUST", Cells: []Cell{{Outcome: Fail, Specs: []SpecResult{{Outcome: Fail,
+		return Report{Backends: []Backend{b}, Rules: []RuleRow{{ID: "r", Level: "MUST", Cells: []Cell{{Outcome: verdict.Fail, Specs: []SpecResult{{Outcome: verdict.Fail,
 			Failure: "status: {\"odata.error\":{}}\nExpected\n    <int>: " + code + "\nto equal\n    <int>: 401"}}}}}}}
 	}
 	var out bytes.Buffer

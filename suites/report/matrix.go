@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // MatrixSchema identifies the format of matrix.json.
@@ -71,7 +73,7 @@ type MatrixRow struct {
 
 // MatrixCell is a rule's result in one run, in the report's words.
 type MatrixCell struct {
-	Outcome Outcome `json:"outcome"`
+	Outcome verdict.Outcome `json:"outcome"`
 	// Counts is how the published document counts it: "passed", "failed" or "skipped";
 	// "absent" when the run's catalogue has no such rule.
 	Counts string `json:"counts"`
@@ -138,7 +140,7 @@ func ImplementationOf(name string) string {
 }
 
 // countsWord says how the published documents count an outcome (publishedBucket).
-func countsWord(o Outcome) string {
+func countsWord(o verdict.Outcome) string {
 	var c RuleCounts
 	publishedBucket(o)(&c)
 	switch {
@@ -435,7 +437,7 @@ func WriteMatrixHTML(w io.Writer, m Matrix) error {
 }
 
 // matrixCellClass is the CSS class of a cell's outcome group.
-func matrixCellClass(o Outcome) string {
+func matrixCellClass(o verdict.Outcome) string {
 	switch StyleOf(o).Group {
 	case GroupPass:
 		return "pass"

@@ -22,7 +22,7 @@ var matrixRules = [][3]string{
 
 // syntheticRun is one published run: a report.json of one backend whose rules end as
 // outcomes says (a rule left out is not in its catalogue), and the document Publish derives.
-func syntheticRun(source, name, kind, version string, outcomes map[string]Outcome) MatrixRun {
+func syntheticRun(source, name, kind, version string, outcomes map[string]verdict.Outcome) MatrixRun {
 	r := Report{Schema: Schema, Conform: "v0.9.0", Generated: t0,
 		Backends: []Backend{{Info: driver.Info{Name: name, Kind: kind, Version: version, Driver: "rest"}, Profile: "azure", Date: t0,
 			Verdict: "conforms", VerdictKind: verdict.Conforms}}}
@@ -33,31 +33,31 @@ func syntheticRun(source, name, kind, version string, outcomes map[string]Outcom
 		}
 		spec := SpecResult{Text: "spec of " + rule[0], Outcome: o, Decision: verdict.Decision{Selected: true}}
 		switch o {
-		case Fail, ExpectedFail:
+		case verdict.Fail, verdict.ExpectedFail:
 			spec.Failure = "Create Table with an underscore\nit was accepted, but the rule wants it refused with 400 InvalidInput"
 			r.Backends[0].Verdict, r.Backends[0].VerdictKind = "does not conform", verdict.DoesNotConform
-		case Skipped:
+		case verdict.Skipped:
 			spec.SkipReason = "the backend lacks the feature"
 		}
 		r.Rules = append(r.Rules, RuleRow{ID: rule[0], Level: rule[1], Area: rule[2], Text: "The rule " + rule[0] + ".",
-			Cells: []Cell{{Outcome: o, Against: o == Fail, Specs: []SpecResult{spec}}}})
+			Cells: []Cell{{Outcome: o, Against: o == verdict.Fail, Specs: []SpecResult{spec}}}})
 	}
 	return MatrixRun{Source: source, Published: Publish(r, 0, "", ""), Report: r}
 }
 
 func syntheticRuns() []MatrixRun {
 	return []MatrixRun{
-		syntheticRun("runs/reference", "reference", "reference", "dev", map[string]Outcome{
-			"tables.name.charset": Pass, "tables.create.conflict": Pass, "query.filter.eq": Pass, "query.top.max": Pass, "batch.max.operations": Pass}),
+		syntheticRun("runs/reference", "reference", "reference", "dev", map[string]verdict.Outcome{
+			"tables.name.charset": verdict.Pass, "tables.create.conflict": verdict.Pass, "query.filter.eq": verdict.Pass, "query.top.max": verdict.Pass, "batch.max.operations": verdict.Pass}),
 		// Given out of order: the columns sort the versions of one implementation.
-		syntheticRun("runs/azurite-3.35.0", "azurite", "azurite", "3.35.0", map[string]Outcome{
-			"tables.name.charset": Pass, "tables.create.conflict": Pass, "query.filter.eq": Fail, "query.top.max": Pass, "batch.max.operations": ExpectedFail}),
-		syntheticRun("runs/azurite-3.9.0", "azurite@3.9.0", "azurite", "3.9.0", map[string]Outcome{
-			"tables.name.charset": Fail, "tables.create.conflict": Pass, "query.filter.eq": Pass, "query.top.max": Skipped}),
-		syntheticRun("runs/azurite-3.29.0", "azurite@3.29.0", "azurite", "3.29.0", map[string]Outcome{
-			"tables.name.charset": Fail, "tables.create.conflict": Pass, "query.filter.eq": Pass, "query.top.max": Pass, "batch.max.operations": Pass}),
-		syntheticRun("runs/azurite-3.31.0", "azurite@3.31.0", "azurite", "3.31.0", map[string]Outcome{
-			"tables.name.charset": Pass, "tables.create.conflict": Pass, "query.filter.eq": Skipped, "query.top.max": Pass, "batch.max.operations": Pass}),
+		syntheticRun("runs/azurite-3.35.0", "azurite", "azurite", "3.35.0", map[string]verdict.Outcome{
+			"tables.name.charset": verdict.Pass, "tables.create.conflict": verdict.Pass, "query.filter.eq": verdict.Fail, "query.top.max": verdict.Pass, "batch.max.operations": verdict.ExpectedFail}),
+		syntheticRun("runs/azurite-3.9.0", "azurite@3.9.0", "azurite", "3.9.0", map[string]verdict.Outcome{
+			"tables.name.charset": verdict.Fail, "tables.create.conflict": verdict.Pass, "query.filter.eq": verdict.Pass, "query.top.max": verdict.Skipped}),
+		syntheticRun("runs/azurite-3.29.0", "azurite@3.29.0", "azurite", "3.29.0", map[string]verdict.Outcome{
+			"tables.name.charset": verdict.Fail, "tables.create.conflict": verdict.Pass, "query.filter.eq": verdict.Pass, "query.top.max": verdict.Pass, "batch.max.operations": verdict.Pass}),
+		syntheticRun("runs/azurite-3.31.0", "azurite@3.31.0", "azurite", "3.31.0", map[string]verdict.Outcome{
+			"tables.name.charset": verdict.Pass, "tables.create.conflict": verdict.Pass, "query.filter.eq": verdict.Skipped, "query.top.max": verdict.Pass, "batch.max.operations": verdict.Pass}),
 	}
 }
 

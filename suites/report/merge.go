@@ -21,14 +21,14 @@ func SpecOutcome(s types.SpecReport, filter string, rule spec.Rule, profile stri
 // started because the run stopped first (SpecState, under any selection).
 func Ran(s types.SpecReport) bool {
 	st := SpecState(s, Selection{}).State
-	return st != verdict.LeftOut && st != verdict.NotStarted
+	return st != verdict.StateLeftOut && st != verdict.StateNotStarted
 }
 
 // Unfinished reports whether spec s of run, which its selection holds, was not finished:
 // not started or interrupted, so that --rerun-failed and --retry-errors run it again.
 func Unfinished(run Run, s types.SpecReport) bool {
 	st := SpecState(s, SelectionOf(run.Filter)).State
-	return st == verdict.NotStarted || st == verdict.Stopped
+	return st == verdict.StateNotStarted || st == verdict.StateInterrupted
 }
 
 // stopped reports whether run stopped before its end (StoppedBy).

@@ -13,36 +13,6 @@ import (
 // Schema identifies the format of report.json.
 const Schema = "conform.report/v1"
 
-// Outcome is the result of a spec, or of a rule on one backend (suites/verdict decides it).
-type Outcome = verdict.Outcome
-
-// The outcomes a spec or cell can show; Outcomes describes each.
-const (
-	Pass           = verdict.Pass
-	Fail           = verdict.Fail
-	Error          = verdict.Error
-	Blocked        = verdict.Blocked
-	Skipped        = verdict.Skipped
-	Partial        = verdict.Partial
-	ExpectedFail   = verdict.ExpectedFail
-	Flaky          = verdict.Flaky
-	UnexpectedPass = verdict.UnexpectedPass
-	Info           = verdict.Info
-	DocumentedDiff = verdict.DocumentedDiff
-	NotApplicable  = verdict.NotApplicable
-	Interrupted    = verdict.Interrupted
-	NotRun         = verdict.NotRun
-)
-
-// OutcomeInfo describes an outcome for the legend and the verdict.
-type OutcomeInfo = verdict.OutcomeInfo
-
-// Outcomes lists every outcome, from the least to the most severe.
-var Outcomes = verdict.Outcomes
-
-// Worse reports whether a is worse than b.
-func Worse(a, b Outcome) bool { return verdict.Worse(a, b) }
-
 // Run is one backend's raw result, as the process that ran it writes it.
 type Run struct {
 	Backend    driver.Info `json:"backend"`
@@ -94,10 +64,10 @@ type Backend struct {
 	// the verdict covers only the selection, ... (filter ...)", "conforms to core",
 	// "does not conform", "inconclusive: ...", "interrupted: ...", "not run". VerdictKind
 	// is its first part as data, and with Coverage decides how it is shown (VerdictStyleFor).
-	Verdict     string      `json:"verdict"`
-	VerdictKind VerdictKind `json:"verdictKind"`
+	Verdict     string       `json:"verdict"`
+	VerdictKind verdict.Kind `json:"verdictKind"`
 	// Coverage is what the verdict covers.
-	Coverage Coverage `json:"coverage"`
+	Coverage verdict.Coverage `json:"coverage"`
 	// Errors names the specs without an answer (transport errors), at most 20.
 	Errors []string `json:"errors,omitempty"`
 	// Interrupted is true when the run of this backend did not finish: it was
@@ -127,23 +97,6 @@ type Backend struct {
 	Confirmation      *Confirmation `json:"confirmation,omitempty"`
 	ConfirmationWords []string      `json:"confirmationWords,omitempty"`
 }
-
-// VerdictKind is the kind of a backend's verdict (verdict.Kind).
-type VerdictKind = verdict.Kind
-
-// The verdicts.
-const (
-	Conforms       = verdict.Conforms
-	ConformsOn     = verdict.ConformsOn
-	ConformsToCore = verdict.ConformsToCore
-	DoesNotConform = verdict.DoesNotConform
-	Inconclusive   = verdict.Inconclusive
-	VerdictStopped = verdict.KindStopped
-	VerdictNotRun  = verdict.KindNotRun
-)
-
-// Coverage says which MUST rules a verdict covers.
-type Coverage = verdict.Coverage
 
 // Counts are honest spec counts for one backend.
 type Counts struct {
@@ -183,7 +136,7 @@ type RuleRow struct {
 
 // Cell is a rule's result on one backend.
 type Cell struct {
-	Outcome Outcome `json:"outcome"`
+	Outcome verdict.Outcome `json:"outcome"`
 	// Against is true when a spec of the cell counts against the backend; Unexpected when
 	// one's outcome is not what the baseline and the profile expect (verdict.Cell).
 	Against    bool         `json:"againstBackend,omitempty"`
@@ -193,8 +146,8 @@ type Cell struct {
 
 // SpecResult is one spec of a rule on one backend, with its evidence.
 type SpecResult struct {
-	Text    string  `json:"text"`
-	Outcome Outcome `json:"outcome"`
+	Text    string          `json:"text"`
+	Outcome verdict.Outcome `json:"outcome"`
 	// Decision is the whole of verdict.Decide's answer for the spec.
 	Decision   verdict.Decision `json:"decision"`
 	Failure    string           `json:"failure,omitempty"`
@@ -219,15 +172,15 @@ type SpecResult struct {
 
 // LegendRow explains one outcome in words.
 type LegendRow struct {
-	Outcome        Outcome `json:"outcome"`
-	Meaning        string  `json:"meaning"`
-	AgainstBackend bool    `json:"againstBackend"`
+	Outcome        verdict.Outcome `json:"outcome"`
+	Meaning        string          `json:"meaning"`
+	AgainstBackend bool            `json:"againstBackend"`
 }
 
 // Legend explains the outcomes (Outcomes, as the report carries it).
 var Legend = func() []LegendRow {
 	var out []LegendRow
-	for _, o := range Outcomes {
+	for _, o := range verdict.Outcomes {
 		out = append(out, LegendRow{o.Outcome, o.Meaning, o.AgainstBackend})
 	}
 	return out

@@ -2,6 +2,8 @@ package report
 
 import (
 	"time"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // PublishedSchema identifies the format of conformance-report.yaml (docs/CONFORMANCE-REPORT.md).
@@ -72,7 +74,7 @@ type PublishedArea struct {
 
 // publishedBucket says how a rule's outcome counts: from the legend (Outcomes), an outcome
 // against the backend is a failure, one that observed nothing is skipped, the rest passed.
-func publishedBucket(o Outcome) func(*RuleCounts) {
+func publishedBucket(o verdict.Outcome) func(*RuleCounts) {
 	info := o.Describe()
 	switch {
 	case info.AgainstBackend:

@@ -3,18 +3,20 @@ package report
 import (
 	"bytes"
 	"flag"
-	"github.com/tableconform/conform/fixtures"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tableconform/conform/fixtures"
+
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/framework"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -81,12 +83,12 @@ func sample() Report {
 
 func TestOutcomes(t *testing.T) {
 	r := sample()
-	want := map[string][2]Outcome{
-		"entity.insert.conflict":    {Pass, ExpectedFail},
-		"query.order.keys":          {Pass, NotApplicable},
-		"pagination.boundary.token": {Info, NotRun},
-		"batch.max.operations":      {Pass, Error},
-		"auth.sas.read":             {Skipped, Fail},
+	want := map[string][2]verdict.Outcome{
+		"entity.insert.conflict":    {verdict.Pass, verdict.ExpectedFail},
+		"query.order.keys":          {verdict.Pass, verdict.NotApplicable},
+		"pagination.boundary.token": {verdict.Info, verdict.NotRun},
+		"batch.max.operations":      {verdict.Pass, verdict.Error},
+		"auth.sas.read":             {verdict.Skipped, verdict.Fail},
 	}
 	for _, row := range r.Rules {
 		w := want[row.ID]
@@ -95,10 +97,10 @@ func TestOutcomes(t *testing.T) {
 		}
 	}
 	// The reference skipped a MUST rule: it conforms only on what ran, never plainly.
-	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on 3 of 4 applicable MUST rules; 1 applicable MUST rules not judged (skipped, partly run or blocked)" {
+	if b := r.Backends[0]; b.VerdictKind != verdict.ConformsOn || b.Verdict != "conforms on 3 of 4 applicable MUST rules; 1 applicable MUST rules not judged (skipped, partly run or blocked)" {
 		t.Errorf("reference verdict %q", b.Verdict)
 	}
-	if b := r.Backends[1]; b.VerdictKind != DoesNotConform || b.Coverage.Failing != 2 {
+	if b := r.Backends[1]; b.VerdictKind != verdict.DoesNotConform || b.Coverage.Failing != 2 {
 		t.Errorf("azurite verdict %q %+v", b.Verdict, b.Coverage)
 	}
 	if c := r.Backends[0].Counts; c.SkippedCapability != 1 || c.Passed != 4 || c.Information != 1 {
@@ -116,11 +118,11 @@ func TestVerdictCore(t *testing.T) {
 	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: append(specs,
 		specReport("x", "query.order.keys", "c", types.SpecStatePassed, ""))}}}, testRules, Meta{})
 	b := r.Backends[0]
-	if b.VerdictKind != ConformsToCore || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" ||
+	if b.VerdictKind != verdict.ConformsToCore || len(b.FailingFeatures) != 1 || b.FailingFeatures[0] != "batch" ||
 		!strings.Contains(b.Verdict, "1 MUST rules of extended features fail (batch)") {
 		t.Fatalf("verdict %q features %v", b.Verdict, b.FailingFeatures)
 	}
-	if VerdictStyleOf(ConformsToCore) == VerdictStyleOf(Conforms) {
+	if VerdictStyleOf(verdict.ConformsToCore) == VerdictStyleOf(verdict.Conforms) {
 		t.Error("conforms to core is shown as conforms")
 	}
 	var page, md bytes.Buffer
@@ -135,7 +137,7 @@ func TestVerdictCore(t *testing.T) {
 	}
 	// A core rule that did not run: core conformance is not claimed.
 	r = Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: specs}}}, testRules, Meta{})
-	if b := r.Backends[0]; b.VerdictKind != DoesNotConform || strings.Contains(b.Verdict, "core") {
+	if b := r.Backends[0]; b.VerdictKind != verdict.DoesNotConform || strings.Contains(b.Verdict, "core") {
 		t.Fatalf("a core rule not run: verdict %s %q", b.VerdictKind, b.Verdict)
 	}
 }
@@ -152,7 +154,7 @@ func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 		specReport("azurite+sdk", "batch.max.operations", "b", types.SpecStatePassed, ""),
 	}}}}, testRules, Meta{})
 	b := r.Backends[0]
-	if b.VerdictKind != ConformsOn || b.Counts.Errors != 0 || b.Counts.SkippedCapability != 1 {
+	if b.VerdictKind != verdict.ConformsOn || b.Counts.Errors != 0 || b.Counts.SkippedCapability != 1 {
 		t.Fatalf("verdict %q counts %+v", b.Verdict, b.Counts)
 	}
 	for _, row := range r.Rules {
@@ -161,7 +163,7 @@ func TestNotExpressibleIsSkippedNotBlamed(t *testing.T) {
 		}
 		c := row.Cells[0]
 		want := "the driver cannot send this request: sdk: get entity: $select on Get Entity is not expressible with aztables v1.4.1"
-		if c.Outcome != Skipped || len(c.Specs) != 1 || c.Specs[0].SkipReason != want {
+		if c.Outcome != verdict.Skipped || len(c.Specs) != 1 || c.Specs[0].SkipReason != want {
 			t.Fatalf("cell %+v", c)
 		}
 	}
@@ -177,7 +179,7 @@ func TestNotExpressibleDoesNotHideOtherFailures(t *testing.T) {
 	panicked := specReport("x", "batch.max.operations", "b", types.SpecStatePanicked, msg, notExpressible)
 	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: types.SpecReports{withCleanupFailure, panicked}}}}, testRules, Meta{})
 	for _, row := range r.Rules {
-		if len(row.Cells) > 0 && row.Cells[0].Outcome == Skipped {
+		if len(row.Cells) > 0 && row.Cells[0].Outcome == verdict.Skipped {
 			t.Errorf("%s is skipped, want it blamed", row.ID)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Group is a segment of the outcome bars: outcomes a reader acts on alike share one.
@@ -60,15 +61,15 @@ func judgesNothing(g Group) bool {
 // LeftOut is how a report counts and shows a rule (or spec) whose every spec the run's
 // label filter left out: its cell's outcome is skipped (verdict.Cell), but it is not part of
 // what the verdict covers, so its counts never say "skipped".
-const LeftOut Outcome = "left-out"
+const LeftOut verdict.Outcome = "left-out"
 
 // leftOutMeaning is the legend's sentence for LeftOut.
 const leftOutMeaning = "the run's label filter (or the selection of --rerun-failed) did not select the rule's specs: not part of what the verdict covers"
 
 // shownOutcome is the outcome a cell is counted and worded by: LeftOut for a cell whose
 // every spec the filter left out, else its own.
-func shownOutcome(c Cell) Outcome {
-	if c.Outcome == Skipped && len(c.Specs) > 0 && !selected(c) {
+func shownOutcome(c Cell) verdict.Outcome {
+	if c.Outcome == verdict.Skipped && len(c.Specs) > 0 && !selected(c) {
 		return LeftOut
 	}
 	return c.Outcome
@@ -76,8 +77,8 @@ func shownOutcome(c Cell) Outcome {
 
 // shownSpecOutcome is the outcome a spec is counted by: LeftOut for a spec the filter left
 // out, else its own.
-func shownSpecOutcome(s SpecResult) Outcome {
-	if s.Outcome == Skipped && s.SkipReason == skipReason("") {
+func shownSpecOutcome(s SpecResult) verdict.Outcome {
+	if s.Outcome == verdict.Skipped && s.SkipReason == skipReason("") {
 		return LeftOut
 	}
 	return s.Outcome
@@ -94,27 +95,27 @@ type Style struct {
 
 // styles is the table every writer draws outcomes from. Outcomes not listed here (added
 // to the model later) are drawn with unknownStyle until they get an entry.
-var styles = map[Outcome]Style{
-	Pass:           {"pass", "✅", GroupPass},
-	Info:           {"allowed choice", "ℹ️", GroupChoice},
-	Partial:        {"partial", "◐", GroupSkipped},
-	DocumentedDiff: {"documented difference", "🟪", GroupDocument},
-	NotApplicable:  {"not applicable", "⊘", GroupDocument},
-	ExpectedFail:   {"known divergence", "☑️", GroupKnown},
-	Flaky:          {"flaky", "〰️", GroupKnown},
-	UnexpectedPass: {"unexpected pass", "❗", GroupFail},
-	Fail:           {"FAIL", "❌", GroupFail},
-	Error:          {"no answer", "⚠️", GroupNoAnswer},
-	Blocked:        {"blocked", "⛔", GroupBlocked},
-	Interrupted:    {"interrupted", "⏹️", GroupInterrupted},
-	"inconclusive": {"inconclusive", "❔", GroupNoAnswer},
-	Skipped:        {"skipped", "➖", GroupSkipped},
-	NotRun:         {"not run", "·", GroupSkipped},
-	LeftOut:        {"left out by the filter", "–", GroupLeftOut},
+var styles = map[verdict.Outcome]Style{
+	verdict.Pass:           {"pass", "✅", GroupPass},
+	verdict.Info:           {"allowed choice", "ℹ️", GroupChoice},
+	verdict.Partial:        {"partial", "◐", GroupSkipped},
+	verdict.DocumentedDiff: {"documented difference", "🟪", GroupDocument},
+	verdict.NotApplicable:  {"not applicable", "⊘", GroupDocument},
+	verdict.ExpectedFail:   {"known divergence", "☑️", GroupKnown},
+	verdict.Flaky:          {"flaky", "〰️", GroupKnown},
+	verdict.UnexpectedPass: {"unexpected pass", "❗", GroupFail},
+	verdict.Fail:           {"FAIL", "❌", GroupFail},
+	verdict.Error:          {"no answer", "⚠️", GroupNoAnswer},
+	verdict.Blocked:        {"blocked", "⛔", GroupBlocked},
+	verdict.Interrupted:    {"interrupted", "⏹️", GroupInterrupted},
+	"inconclusive":         {"inconclusive", "❔", GroupNoAnswer},
+	verdict.Skipped:        {"skipped", "➖", GroupSkipped},
+	verdict.NotRun:         {"not run", "·", GroupSkipped},
+	LeftOut:                {"left out by the filter", "–", GroupLeftOut},
 }
 
 // StyleOf returns an outcome's style; an outcome without an entry is shown by its name.
-func StyleOf(o Outcome) Style {
+func StyleOf(o verdict.Outcome) Style {
 	if s, ok := styles[o]; ok {
 		return s
 	}
@@ -146,16 +147,16 @@ func legendOf(r Report) []LegendRow {
 // outcomeOrder lists the outcomes of the legend and any others that occur in r, in the
 // order of the bar segments (passes first, then failures, ... skipped last) and, within a
 // segment, in the legend's order: the order of counts.
-func outcomeOrder(r Report) []Outcome {
-	seen := map[Outcome]bool{}
-	var out []Outcome
+func outcomeOrder(r Report) []verdict.Outcome {
+	seen := map[verdict.Outcome]bool{}
+	var out []verdict.Outcome
 	for _, l := range legendOf(r) {
 		if !seen[l.Outcome] {
 			seen[l.Outcome] = true
 			out = append(out, l.Outcome)
 		}
 	}
-	var extra []Outcome
+	var extra []verdict.Outcome
 	for _, row := range r.Rules {
 		for _, c := range row.Cells {
 			if !seen[c.Outcome] {
@@ -166,7 +167,7 @@ func outcomeOrder(r Report) []Outcome {
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i] < extra[j] })
 	out = append(out, extra...)
-	groupIndex := func(o Outcome) int {
+	groupIndex := func(o verdict.Outcome) int {
 		g := StyleOf(o).Group
 		return slices.IndexFunc(Groups, func(x GroupStyle) bool { return x.Group == g })
 	}
@@ -245,7 +246,7 @@ func cellChoices(c Cell) []string {
 // difference.
 func CellSummary(row RuleRow, c Cell) string {
 	s := StyleOf(shownOutcome(c)).Word
-	if c.Outcome == DocumentedDiff {
+	if c.Outcome == verdict.DocumentedDiff {
 		d := row.CosmosDifference
 		for _, sp := range c.Specs {
 			if sp.Difference != "" {
@@ -266,7 +267,7 @@ func CellSummary(row RuleRow, c Cell) string {
 	}
 	if ch := cellChoices(c); len(ch) > 0 {
 		words := shortChoices(ch)
-		if c.Outcome == Info {
+		if c.Outcome == verdict.Info {
 			return words
 		}
 		return s + ": " + words
@@ -285,7 +286,7 @@ func signature(c Cell) string {
 // that the default view still shows what to look at.
 func Differs(row RuleRow) bool {
 	if len(row.Cells) == 1 {
-		return row.Cells[0].Outcome != Pass
+		return row.Cells[0].Outcome != verdict.Pass
 	}
 	for _, c := range row.Cells[1:] {
 		if signature(c) != signature(row.Cells[0]) {
@@ -298,7 +299,7 @@ func Differs(row RuleRow) bool {
 // AreaTally counts one backend's rules of one area per outcome.
 type AreaTally struct {
 	Area   string
-	Counts []map[Outcome]int // per backend
+	Counts []map[verdict.Outcome]int // per backend
 	Rules  int
 	Differ int
 }
@@ -312,9 +313,9 @@ func tallyAreas(r Report) []AreaTally {
 		if !ok {
 			i = len(out)
 			index[row.Area] = i
-			t := AreaTally{Area: row.Area, Counts: make([]map[Outcome]int, len(r.Backends))}
+			t := AreaTally{Area: row.Area, Counts: make([]map[verdict.Outcome]int, len(r.Backends))}
 			for b := range t.Counts {
-				t.Counts[b] = map[Outcome]int{}
+				t.Counts[b] = map[verdict.Outcome]int{}
 			}
 			out = append(out, t)
 		}
@@ -332,7 +333,7 @@ func tallyAreas(r Report) []AreaTally {
 }
 
 // groupCounts folds outcome counts into bar segments, in drawing order.
-func groupCounts(counts map[Outcome]int) []groupCount {
+func groupCounts(counts map[verdict.Outcome]int) []groupCount {
 	by := map[Group]int{}
 	for o, n := range counts {
 		by[StyleOf(o).Group] += n
@@ -352,7 +353,7 @@ type groupCount struct {
 }
 
 // countsInWords says outcome counts in the order of outcomeOrder: "40 pass · 2 FAIL".
-func countsInWords(order []Outcome, counts map[Outcome]int) string {
+func countsInWords(order []verdict.Outcome, counts map[verdict.Outcome]int) string {
 	var parts []string
 	for _, o := range order {
 		if n := counts[o]; n > 0 {
@@ -363,8 +364,8 @@ func countsInWords(order []Outcome, counts map[Outcome]int) string {
 }
 
 // backendRuleCounts counts backend bi's rules per outcome.
-func backendRuleCounts(r Report, bi int) map[Outcome]int {
-	out := map[Outcome]int{}
+func backendRuleCounts(r Report, bi int) map[verdict.Outcome]int {
+	out := map[verdict.Outcome]int{}
 	for _, row := range r.Rules {
 		if bi < len(row.Cells) {
 			out[shownOutcome(row.Cells[bi])]++
@@ -388,19 +389,19 @@ var (
 	verdictNeutral = VerdictStyle{"v-other", "·"}
 )
 
-var verdictStyles = map[VerdictKind]VerdictStyle{
-	Conforms:       verdictGreen,
-	ConformsOn:     verdictAmber,
-	ConformsToCore: verdictAmber,
-	DoesNotConform: {"v-bad", "❌"},
-	Inconclusive:   {"v-other", "❔"},
-	VerdictStopped: {"v-other", "⏹️"},
-	VerdictNotRun:  verdictNeutral,
+var verdictStyles = map[verdict.Kind]VerdictStyle{
+	verdict.Conforms:        verdictGreen,
+	verdict.ConformsOn:      verdictAmber,
+	verdict.ConformsToCore:  verdictAmber,
+	verdict.DoesNotConform:  {"v-bad", "❌"},
+	verdict.Inconclusive:    {"v-other", "❔"},
+	verdict.KindInterrupted: {"v-other", "⏹️"},
+	verdict.KindNotRun:      verdictNeutral,
 }
 
 // VerdictStyleOf returns a verdict kind's style when nothing but the kind is known ("conforms
 // on" amber); an unknown kind is shown as "other".
-func VerdictStyleOf(k VerdictKind) VerdictStyle {
+func VerdictStyleOf(k verdict.Kind) VerdictStyle {
 	if s, ok := verdictStyles[k]; ok {
 		return s
 	}
@@ -412,7 +413,7 @@ func VerdictStyleOf(k VerdictKind) VerdictStyle {
 // passed, and any rule it did not select was left out by a declared filter; with nothing
 // judged it is neutral, otherwise amber.
 func VerdictStyleFor(b Backend) VerdictStyle {
-	if b.VerdictKind != ConformsOn {
+	if b.VerdictKind != verdict.ConformsOn {
 		return VerdictStyleOf(b.VerdictKind)
 	}
 	c := b.Coverage
@@ -430,7 +431,7 @@ var Levels = []string{"MUST", "SHOULD", "MAY"}
 
 // byLevelInWords says counts per rule level, each part naming its level:
 // "MUST 302 pass · 14 FAIL; SHOULD 21 pass; MAY 32 allowed choice".
-func byLevelInWords(order []Outcome, counts map[string]map[Outcome]int) string {
+func byLevelInWords(order []verdict.Outcome, counts map[string]map[verdict.Outcome]int) string {
 	var parts []string
 	for _, l := range levelsOf(counts) {
 		if words := countsInWords(order, counts[l]); words != "" {
@@ -459,14 +460,14 @@ func levelsOf[T any](counts map[string]T) []string {
 
 // backendCountsByLevel counts backend bi's rules (or, with specs, their specs) per level
 // and outcome.
-func backendCountsByLevel(r Report, bi int, specs bool) map[string]map[Outcome]int {
-	out := map[string]map[Outcome]int{}
+func backendCountsByLevel(r Report, bi int, specs bool) map[string]map[verdict.Outcome]int {
+	out := map[string]map[verdict.Outcome]int{}
 	for _, row := range r.Rules {
 		if bi >= len(row.Cells) {
 			continue
 		}
 		if out[row.Level] == nil {
-			out[row.Level] = map[Outcome]int{}
+			out[row.Level] = map[verdict.Outcome]int{}
 		}
 		if !specs {
 			out[row.Level][shownOutcome(row.Cells[bi])]++

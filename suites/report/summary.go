@@ -3,6 +3,8 @@ package report
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // AccountChangesVariable is the environment variable that lets the specs that change
@@ -13,7 +15,7 @@ const AccountChangesVariable = "CONFORM_ALLOW_ACCOUNT_CHANGES"
 // RuleOutcome is a rule and its cell's outcome on one backend, with what the backend did.
 type RuleOutcome struct {
 	ID, Level string
-	Outcome   Outcome
+	Outcome   verdict.Outcome
 	Words     string
 }
 
@@ -28,9 +30,9 @@ func FailingRules(r Report, bi int) (failing, expected []RuleOutcome) {
 			ro.Words = SpecWords(sp)
 		}
 		switch c.Outcome {
-		case Fail, UnexpectedPass, Blocked, Error, Interrupted:
+		case verdict.Fail, verdict.UnexpectedPass, verdict.Blocked, verdict.Error, verdict.Interrupted:
 			failing = append(failing, ro)
-		case ExpectedFail, Flaky:
+		case verdict.ExpectedFail, verdict.Flaky:
 			expected = append(expected, ro)
 		}
 	}
@@ -43,7 +45,7 @@ func PolicySkippedRules(r Report, bi int) []string {
 	var ids []string
 	for _, row := range r.Rules {
 		for _, s := range row.Cells[bi].Specs {
-			if s.Outcome == Skipped && strings.Contains(s.SkipReason, AccountChangesVariable) {
+			if s.Outcome == verdict.Skipped && strings.Contains(s.SkipReason, AccountChangesVariable) {
 				ids = append(ids, row.ID)
 				break
 			}

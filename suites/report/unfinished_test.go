@@ -39,16 +39,16 @@ func TestSpecsNotStartedAfterAnInterruptAreNotRunNotLeftOut(t *testing.T) {
 		)}
 	r := Build([]Run{run}, testRules, Meta{})
 	b := r.Backends[0]
-	if c := cellOf(t, r, "query.order.keys"); c.Outcome != NotRun || !c.Specs[0].Decision.Selected || c.Specs[0].SkipReason != notStarted {
+	if c := cellOf(t, r, "query.order.keys"); c.Outcome != verdict.NotRun || !c.Specs[0].Decision.Selected || c.Specs[0].SkipReason != notStarted {
 		t.Errorf("a spec not started: cell %+v", c)
 	}
-	if c := cellOf(t, r, "auth.sas.read"); c.Outcome != Skipped || c.Specs[0].Decision.Selected {
+	if c := cellOf(t, r, "auth.sas.read"); c.Outcome != verdict.Skipped || c.Specs[0].Decision.Selected {
 		t.Errorf("a spec left out by the filter: cell %+v", c)
 	}
 	if b.Counts.NotRun != 2 || b.Counts.SkippedByFilter != 1 || b.Coverage.Selected != 3 {
 		t.Errorf("counts %+v coverage %+v", b.Counts, b.Coverage)
 	}
-	if b.VerdictKind != VerdictStopped || !b.Interrupted || Exit(r, false) != verdict.ExitInterrupted {
+	if b.VerdictKind != verdict.KindInterrupted || !b.Interrupted || Exit(r, false) != verdict.ExitInterrupted {
 		t.Errorf("verdict %s %q, exit %d", b.VerdictKind, b.Verdict, Exit(r, false))
 	}
 }
@@ -61,7 +61,7 @@ func TestAnySpecialFailureReasonIsARunThatDidNotFinish(t *testing.T) {
 		r := Build([]Run{{Backend: driver.Info{Name: "x"}, Filter: "entity.insert.conflict",
 			Ginkgo: stoppedReport([]string{reason}, specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""))}}, testRules, Meta{})
 		b := r.Backends[0]
-		if b.VerdictKind != VerdictStopped || !strings.Contains(b.Verdict, strings.Split(reason, "\n")[0]) || Exit(r, false) != verdict.ExitInterrupted {
+		if b.VerdictKind != verdict.KindInterrupted || !strings.Contains(b.Verdict, strings.Split(reason, "\n")[0]) || Exit(r, false) != verdict.ExitInterrupted {
 			t.Errorf("%q: verdict %s %q, exit %d", reason, b.VerdictKind, b.Verdict, Exit(r, false))
 		}
 	}
@@ -84,7 +84,7 @@ func TestMergeRunsKeepsEveryPartsStop(t *testing.T) {
 		t.Fatalf("reasons %q", merged.Ginkgo.SpecialSuiteFailureReasons)
 	}
 	r := Build([]Run{merged}, testRules, Meta{})
-	if b := r.Backends[0]; b.VerdictKind != VerdictStopped || b.Counts.NotRun != 1 || Exit(r, false) == verdict.ExitOK {
+	if b := r.Backends[0]; b.VerdictKind != verdict.KindInterrupted || b.Counts.NotRun != 1 || Exit(r, false) == verdict.ExitOK {
 		t.Errorf("verdict %s %q counts %+v", b.VerdictKind, b.Verdict, b.Counts)
 	}
 }
@@ -113,17 +113,17 @@ func TestMergeRerunEndsTheStopOnlyWhenEverythingFinished(t *testing.T) {
 		run  Run
 		want verdict.Kind
 	}{
-		{"every unfinished spec ran", rerun(nil, types.SpecStatePassed), ConformsOn},
-		{"one still not started", rerun(nil, types.SpecStateSkipped), VerdictStopped},
-		{"the rerun stopped too", rerun([]string{byTimeout}, types.SpecStatePassed), VerdictStopped},
+		{"every unfinished spec ran", rerun(nil, types.SpecStatePassed), verdict.ConformsOn},
+		{"one still not started", rerun(nil, types.SpecStateSkipped), verdict.KindInterrupted},
+		{"the rerun stopped too", rerun([]string{byTimeout}, types.SpecStatePassed), verdict.KindInterrupted},
 	} {
 		merged := MergeRerun(earlier, c.run)
 		r := Build([]Run{merged}, testRules, Meta{})
 		b := r.Backends[0]
-		if got := b.VerdictKind; (c.want == VerdictStopped) != (got == VerdictStopped) {
+		if got := b.VerdictKind; (c.want == verdict.KindInterrupted) != (got == verdict.KindInterrupted) {
 			t.Errorf("%s: verdict %s %q", c.name, got, b.Verdict)
 		}
-		if (c.want == VerdictStopped) != (Exit(r, false) == verdict.ExitInterrupted) {
+		if (c.want == verdict.KindInterrupted) != (Exit(r, false) == verdict.ExitInterrupted) {
 			t.Errorf("%s: exit %d, verdict %s", c.name, Exit(r, false), b.VerdictKind)
 		}
 	}
@@ -149,7 +149,7 @@ func TestExitAgreesWithTheVerdictOverGeneratedRuns(t *testing.T) {
 		for bi, b := range r.Backends {
 			truth := truths[bi]
 			unfinished = unfinished || truth.stopped || truth.unfinished > 0
-			if (truth.stopped || truth.unfinished > 0) != (b.VerdictKind == VerdictStopped) {
+			if (truth.stopped || truth.unfinished > 0) != (b.VerdictKind == verdict.KindInterrupted) {
 				t.Fatalf("seed %d, %s: stopped %v, %d specs unfinished, but the verdict is %s %q", seed, b.Name, truth.stopped, truth.unfinished, b.VerdictKind, b.Verdict)
 			}
 			if b.Counts.NotRun+b.Counts.Interrupted != truth.unfinished || b.Counts.SkippedByFilter != truth.leftOut {
@@ -157,11 +157,11 @@ func TestExitAgreesWithTheVerdictOverGeneratedRuns(t *testing.T) {
 			}
 			one := verdict.Exit([]verdict.Tally{Tally(b)}, false)
 			switch b.VerdictKind {
-			case VerdictStopped:
+			case verdict.KindInterrupted:
 				if one != verdict.ExitInterrupted {
 					t.Fatalf("seed %d: verdict %q, exit %d", seed, b.Verdict, one)
 				}
-			case Conforms, ConformsOn, ConformsToCore, DoesNotConform:
+			case verdict.Conforms, verdict.ConformsOn, verdict.ConformsToCore, verdict.DoesNotConform:
 				want := verdict.ExitOK
 				switch {
 				case b.Counts.Unexpected > 0:
@@ -172,7 +172,7 @@ func TestExitAgreesWithTheVerdictOverGeneratedRuns(t *testing.T) {
 				if one != want {
 					t.Fatalf("seed %d: verdict %q with %d unexpected and %d errors, exit %d", seed, b.Verdict, b.Counts.Unexpected, b.Counts.Errors, one)
 				}
-			case Inconclusive:
+			case verdict.Inconclusive:
 				if one != verdict.ExitInconclusive && one != verdict.ExitFailed {
 					t.Fatalf("seed %d: verdict %q, exit %d", seed, b.Verdict, one)
 				}
@@ -212,7 +212,7 @@ var generatedStates = []func(backend, rule, text string) types.SpecReport{
 		return specReport(b, r, t, types.SpecStateSkipped, "capability missing: sas")
 	},
 	func(b, r, t string) types.SpecReport {
-		return specReport(b, r, t, types.SpecStatePassed, "", entry(framework.EntryResult, verdict.Result{State: verdict.Passed}),
+		return specReport(b, r, t, types.SpecStatePassed, "", entry(framework.EntryResult, verdict.Result{State: verdict.StatePassed}),
 			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: r, Flaky: true, Reason: "clock", Signature: fixtures.Signature{Status: 400}}))
 	},
 }

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/tableconform/conform/fixtures"
-	"github.com/tableconform/conform/suites/verdict"
 	"strings"
 	"testing"
+
+	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/verdict"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -21,7 +22,7 @@ func entry(name string, v any) types.ReportEntry {
 // entry lists (an expected failure; the Ginkgo spec passes).
 func listedFailure(rule, evidence string, sig fixtures.Signature) []types.ReportEntry {
 	return []types.ReportEntry{
-		entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: sig}),
+		entry(framework.EntryResult, verdict.Result{State: verdict.StateFailed, Signature: sig}),
 		entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: rule, Evidence: evidence, Signature: sig}),
 	}
 }
@@ -67,7 +68,7 @@ func TestOnlyTransportErrorsIsInconclusive(t *testing.T) {
 	specs[0] = specReport("x", specs[0].LeafNodeLabels[0], "spec", types.SpecStateFailed, "unexpected EOF",
 		entry(framework.EntryTransport, framework.TransportEntry{Op: "InsertEntity", Error: "unexpected EOF"}))
 	b := build("x", specs...)
-	if b.VerdictKind != Inconclusive || !strings.Contains(b.Verdict, "unexpected EOF") || len(b.Errors) != 1 {
+	if b.VerdictKind != verdict.Inconclusive || !strings.Contains(b.Verdict, "unexpected EOF") || len(b.Errors) != 1 {
 		t.Fatalf("verdict %s %q errors %v", b.VerdictKind, b.Verdict, b.Errors)
 	}
 }
@@ -75,17 +76,17 @@ func TestOnlyTransportErrorsIsInconclusive(t *testing.T) {
 // "conforms" only when every MUST rule ran and passed; a filtered run says what it covers.
 func TestConformsOnlyWhenEveryMustRuleRanAndPassed(t *testing.T) {
 	b := build("x", allMust("x", types.SpecStatePassed, "")...)
-	if b.VerdictKind != Conforms || b.Coverage.Passed != 4 || b.Coverage.MustRules != 4 {
+	if b.VerdictKind != verdict.Conforms || b.Coverage.Passed != 4 || b.Coverage.MustRules != 4 {
 		t.Fatalf("all passed: %s %q %+v", b.VerdictKind, b.Verdict, b.Coverage)
 	}
 	r := Build([]Run{{Backend: driver.Info{Name: "x"}, Filter: "area:modification", Ginkgo: types.Report{SpecReports: types.SpecReports{
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
 		specReport("x", "query.order.keys", "b", types.SpecStateSkipped, ""),
 	}}}}, testRules, Meta{})
-	if b := r.Backends[0]; b.VerdictKind != ConformsOn || b.Verdict != "conforms on the 1 selected applicable MUST rules; the verdict covers only the selection, 1 of the catalogue's 4 MUST rules (filter area:modification); 3 left out by the filter" {
+	if b := r.Backends[0]; b.VerdictKind != verdict.ConformsOn || b.Verdict != "conforms on the 1 selected applicable MUST rules; the verdict covers only the selection, 1 of the catalogue's 4 MUST rules (filter area:modification); 3 left out by the filter" {
 		t.Fatalf("filtered: %s %q", b.VerdictKind, b.Verdict)
 	}
-	if b := build("x"); b.VerdictKind == Conforms {
+	if b := build("x"); b.VerdictKind == verdict.Conforms {
 		t.Fatalf("nothing ran, verdict %q", b.Verdict)
 	}
 }
@@ -96,7 +97,7 @@ func TestSkippedSpecMakesTheCellPartial(t *testing.T) {
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, ""),
 		specReport("x", "entity.insert.conflict", "b", types.SpecStateSkipped, "capability missing: sas"),
 	}}}}, testRules, Meta{})
-	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Partial {
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != verdict.Partial {
 		t.Fatalf("cell %s", c.Outcome)
 	}
 }
@@ -108,10 +109,10 @@ func TestInfoOnlyForMayAndShould(t *testing.T) {
 		specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "", choice),
 		specReport("x", "pagination.boundary.token", "b", types.SpecStatePassed, "", choice),
 	}}}}, testRules, Meta{})
-	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Pass || len(c.Specs[0].Notes) != 1 {
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != verdict.Pass || len(c.Specs[0].Notes) != 1 {
 		t.Fatalf("MUST with a choice: %+v", c)
 	}
-	if c := cellOf(t, r, "pagination.boundary.token"); c.Outcome != Info {
+	if c := cellOf(t, r, "pagination.boundary.token"); c.Outcome != verdict.Info {
 		t.Fatalf("MAY with a choice: %s", c.Outcome)
 	}
 }
@@ -123,10 +124,10 @@ func TestBlockedIsShownApartFromFailures(t *testing.T) {
 		specReport("x", "query.order.keys", "a", types.SpecStateFailed, "blocked by batch.atomic", blocked),
 	}}}}, testRules, Meta{})
 	c := cellOf(t, r, "query.order.keys")
-	if c.Outcome != Blocked || c.Specs[0].BlockedBy != "batch.atomic" || r.Backends[0].Counts.Failed != 0 || r.Backends[0].Counts.Blocked != 1 {
+	if c.Outcome != verdict.Blocked || c.Specs[0].BlockedBy != "batch.atomic" || r.Backends[0].Counts.Failed != 0 || r.Backends[0].Counts.Blocked != 1 {
 		t.Fatalf("cell %+v counts %+v", c, r.Backends[0].Counts)
 	}
-	if r.Backends[0].VerdictKind == Conforms || r.Backends[0].Coverage.Failing != 0 {
+	if r.Backends[0].VerdictKind == verdict.Conforms || r.Backends[0].Coverage.Failing != 0 {
 		t.Fatalf("verdict %q", r.Backends[0].Verdict)
 	}
 }
@@ -138,7 +139,7 @@ func TestInterruptedRunSaysSo(t *testing.T) {
 		specReport("x", "query.order.keys", "b", types.SpecStateInterrupted, "interrupted by signal"),
 	}}}}, testRules, Meta{})
 	b := r.Backends[0]
-	if b.VerdictKind != VerdictStopped || !strings.HasPrefix(b.Verdict, "interrupted") || cellOf(t, r, "query.order.keys").Outcome != Interrupted {
+	if b.VerdictKind != verdict.KindInterrupted || !strings.HasPrefix(b.Verdict, "interrupted") || cellOf(t, r, "query.order.keys").Outcome != verdict.Interrupted {
 		t.Fatalf("verdict %s %q", b.VerdictKind, b.Verdict)
 	}
 }
@@ -152,37 +153,37 @@ func TestFlakyAndChangedFailure(t *testing.T) {
 		return Build([]Run{{Backend: driver.Info{Name: "x"}, Ginkgo: types.Report{SpecReports: specs}}}, testRules, Meta{})
 	}
 	r := run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
-		entry(framework.EntryResult, verdict.Result{State: verdict.Passed}), flaky),
+		entry(framework.EntryResult, verdict.Result{State: verdict.StatePassed}), flaky),
 		specReport("x", "query.order.keys", "b", types.SpecStateFailed, "now 500",
-			entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: fixtures.Signature{Status: 500, Code: "InternalError"}}),
+			entry(framework.EntryResult, verdict.Result{State: verdict.StateFailed, Signature: fixtures.Signature{Status: 500, Code: "InternalError"}}),
 			entry(framework.EntryBaseline, fixtures.ExpectedFailure{Rule: "query.order.keys", Spec: "b", Evidence: "answered 400", Signature: fixtures.Signature{Status: 400}})))
-	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Pass || c.Against || len(c.Specs[0].Notes) != 1 || !strings.Contains(c.Specs[0].Notes[0], "flaky") {
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != verdict.Pass || c.Against || len(c.Specs[0].Notes) != 1 || !strings.Contains(c.Specs[0].Notes[0], "flaky") {
 		t.Fatalf("flaky spec that passed: cell %+v", c)
 	}
-	if c := cellOf(t, r, "query.order.keys"); c.Outcome != Fail || !strings.Contains(c.Specs[0].PreviousEvidence, "answered 400") {
+	if c := cellOf(t, r, "query.order.keys"); c.Outcome != verdict.Fail || !strings.Contains(c.Specs[0].PreviousEvidence, "answered 400") {
 		t.Fatalf("changed cell %+v", c)
 	}
 	r = run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
-		entry(framework.EntryResult, verdict.Result{State: verdict.Passed}), flaky))
+		entry(framework.EntryResult, verdict.Result{State: verdict.StatePassed}), flaky))
 	if b := r.Backends[0]; b.Coverage.Failing != 0 || b.Coverage.Passed != 1 || strings.Contains(b.Verdict, "fail") {
 		t.Errorf("issue 31, item 10: a flaky spec that passed counted as failing: %q %+v", b.Verdict, b.Coverage)
 	}
 	r = run(specReport("x", "entity.insert.conflict", "a", types.SpecStatePassed, "",
-		entry(framework.EntryResult, verdict.Result{State: verdict.Failed, Signature: fixtures.Signature{Status: 400}}), flaky))
-	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != Flaky || !c.Against {
+		entry(framework.EntryResult, verdict.Result{State: verdict.StateFailed, Signature: fixtures.Signature{Status: 400}}), flaky))
+	if c := cellOf(t, r, "entity.insert.conflict"); c.Outcome != verdict.Flaky || !c.Against {
 		t.Errorf("a flaky spec that failed as listed: cell %+v", c)
 	}
 }
 
 // Every outcome is described, and the legend lists them all.
 func TestEveryOutcomeIsDescribed(t *testing.T) {
-	for _, o := range []Outcome{Pass, Fail, Error, Blocked, Skipped, Partial, ExpectedFail, Flaky, UnexpectedPass, Info, DocumentedDiff, Interrupted, NotRun} {
+	for _, o := range []verdict.Outcome{verdict.Pass, verdict.Fail, verdict.Error, verdict.Blocked, verdict.Skipped, verdict.Partial, verdict.ExpectedFail, verdict.Flaky, verdict.UnexpectedPass, verdict.Info, verdict.DocumentedDiff, verdict.Interrupted, verdict.NotRun} {
 		if o.Describe().Meaning == "" {
 			t.Errorf("%s has no description", o)
 		}
 	}
-	if len(Legend) != len(Outcomes) {
-		t.Errorf("legend has %d rows for %d outcomes", len(Legend), len(Outcomes))
+	if len(Legend) != len(verdict.Outcomes) {
+		t.Errorf("legend has %d rows for %d outcomes", len(Legend), len(verdict.Outcomes))
 	}
 }
 
@@ -200,7 +201,7 @@ func TestMergeRunsJudgesTheWhole(t *testing.T) {
 		specReport("x", "query.order.keys", "b", types.SpecStatePassed, ""),
 	}}}
 	b := Build([]Run{MergeRuns(earlier, rerun)}, testRules, Meta{}).Backends[0]
-	if b.VerdictKind != Conforms || b.Counts.Errors != 0 || b.Counts.Passed != 4 {
+	if b.VerdictKind != verdict.Conforms || b.Counts.Errors != 0 || b.Counts.Passed != 4 {
 		t.Fatalf("merged: %s %q %+v", b.VerdictKind, b.Verdict, b.Counts)
 	}
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"regexp"
 	"strings"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // runTableName matches the names of a run's tables, which differ from run to run.
@@ -25,7 +27,7 @@ func decisiveSpec(c Cell) (SpecResult, bool) {
 
 // saysWhatHappened lists the outcomes whose cell says what the backend did in the spec
 // that decided it, rather than the choices its specs recorded.
-var saysWhatHappened = map[Outcome]bool{Fail: true, ExpectedFail: true, Flaky: true, UnexpectedPass: true, Error: true, Blocked: true}
+var saysWhatHappened = map[verdict.Outcome]bool{verdict.Fail: true, verdict.ExpectedFail: true, verdict.Flaky: true, verdict.UnexpectedPass: true, verdict.Error: true, verdict.Blocked: true}
 
 // SpecWords says in a few words what the backend did in a spec that did not pass:
 // "refused with 400 InvalidInput", "accepted", "server error 500 InternalError", or the
@@ -34,19 +36,19 @@ var saysWhatHappened = map[Outcome]bool{Fail: true, ExpectedFail: true, Flaky: t
 // of the run and request ids are left out, and the words are cut at cellWordsLimit.
 func SpecWords(s SpecResult) string {
 	switch s.Outcome {
-	case Error:
+	case verdict.Error:
 		// The cell's word says "no answer"; the words say what stopped it, if known.
 		failure, _ := FailureInWords(s.Failure)
 		if lines := nonEmptyLines(failure); len(lines) > 0 {
 			return cut(runTableName.ReplaceAllString(lines[0], "<table>"), cellWordsLimit)
 		}
 		return ""
-	case Blocked:
+	case verdict.Blocked:
 		if s.BlockedBy != "" {
 			return "blocked by " + s.BlockedBy
 		}
 		return "blocked by a failed precondition"
-	case UnexpectedPass:
+	case verdict.UnexpectedPass:
 		return "passed, where the baseline expects a failure"
 	}
 	failure := s.Failure

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tableconform/conform/suites/verdict"
 )
 
 // Files are the names of the report's files in its directory.
@@ -121,7 +123,7 @@ func Merge(reports ...Report) Report {
 		for _, c := range cols {
 			cell, ok := c.cells[id]
 			if !ok {
-				cell = Cell{Outcome: NotRun}
+				cell = Cell{Outcome: verdict.NotRun}
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -250,11 +252,11 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		p("- %s **%s**: %s\n", st.Symbol, st.Word, l.Meaning)
 	}
 	p("\n## Evidence\n")
-	section := func(title string, want ...Outcome) {
+	section := func(title string, want ...verdict.Outcome) {
 		printed := false
 		for _, row := range r.Rules {
 			for bi, c := range row.Cells {
-				choiceOnPass := c.Outcome == Pass && oneOf(Info, want) && len(cellChoices(c)) > 0
+				choiceOnPass := c.Outcome == verdict.Pass && oneOf(verdict.Info, want) && len(cellChoices(c)) > 0
 				if !oneOf(c.Outcome, want) && !choiceOnPass {
 					continue
 				}
@@ -264,7 +266,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 				}
 				p("\n#### %s on %s: %s\n\n%s (%s) [source](%s)\n\n", row.ID, mdEscape(r.Backends[bi].Name), mdCell(row, c), mdEscape(row.Text), row.Level, row.Source)
 				for _, s := range c.Specs {
-					if s.Outcome == Pass && len(s.Choices) == 0 {
+					if s.Outcome == verdict.Pass && len(s.Choices) == 0 {
 						continue
 					}
 					p("- %s **%s**", StyleOf(s.Outcome).Symbol, mdEscape(s.Text))
@@ -305,9 +307,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	}
 	// Sections by bar segment, worst first; within a segment, outcomes in legend order.
 	for _, g := range []Group{GroupFail, GroupBlocked, GroupNoAnswer, GroupInterrupted, GroupDocument, GroupKnown, GroupSkipped, groupUnlabeled, GroupChoice} {
-		var want []Outcome
+		var want []verdict.Outcome
 		for _, o := range order {
-			if StyleOf(o).Group == g && o != Pass && o != NotRun && o != Skipped {
+			if StyleOf(o).Group == g && o != verdict.Pass && o != verdict.NotRun && o != verdict.Skipped {
 				want = append(want, o)
 			}
 		}
@@ -359,7 +361,7 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func oneOf(o Outcome, set []Outcome) bool {
+func oneOf(o verdict.Outcome, set []verdict.Outcome) bool {
 	for _, s := range set {
 		if o == s {
 			return true
@@ -438,16 +440,16 @@ func WriteJUnit(w io.Writer, r Report) error {
 				case judgesNothing(st.Group):
 					s.Errors++
 					c.Error = &junitMessage{Message: st.Word + ": nothing judged", Type: string(sp.Outcome), Body: sp.Failure + "\n" + sp.History}
-				case sp.Outcome == Skipped || sp.Outcome == NotRun:
+				case sp.Outcome == verdict.Skipped || sp.Outcome == verdict.NotRun:
 					s.Skipped++
 					c.Skipped = &junitMessage{Message: sp.SkipReason}
-				case sp.Outcome == ExpectedFail:
+				case sp.Outcome == verdict.ExpectedFail:
 					s.Skipped++
 					c.Skipped = &junitMessage{Message: "expected failure, listed in the baseline: " + firstNonEmpty(sp.Evidence, SpecWords(sp))}
 					c.SystemOut = sp.Failure
-				case sp.Outcome == DocumentedDiff:
+				case sp.Outcome == verdict.DocumentedDiff:
 					c.SystemOut = "documented difference: " + sp.Difference + "\n" + sp.Failure
-				case sp.Outcome != Pass:
+				case sp.Outcome != verdict.Pass:
 					c.SystemOut = st.Word + ": " + sp.Failure
 				}
 				if len(sp.Choices) > 0 {

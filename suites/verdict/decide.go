@@ -11,38 +11,39 @@ import (
 // State is what happened to a spec, as its runner saw it.
 type State string
 
-// The states of a spec's run.
+// The states of a spec's run. One vocabulary: a state is State*, a verdict Kind*, an
+// outcome (Outcome) bare; "interrupted" is StateInterrupted, KindInterrupted and Interrupted.
 const (
-	// Passed: the spec's body ran to its end and every assertion held.
-	Passed State = "passed"
-	// Failed: the backend answered, and an assertion on the answer failed (an answer that
+	// StatePassed: the spec's body ran to its end and every assertion held.
+	StatePassed State = "passed"
+	// StateFailed: the backend answered, and an assertion on the answer failed (an answer that
 	// could not be read is an answer).
-	Failed State = "failed"
-	// BlockedState: a precondition failed: a step the spec relies on, which another rule
+	StateFailed State = "failed"
+	// StateBlocked: a precondition failed: a step the spec relies on, which another rule
 	// (Result.BlockedBy) covers, so the spec's own subject never ran.
-	BlockedState State = "blocked"
-	// NoAnswer: a call got no answer (transport error, timeout, throttling that outlasted
+	StateBlocked State = "blocked"
+	// StateNoAnswer: a call got no answer (transport error, timeout, throttling that outlasted
 	// its retries), or the spec itself timed out or panicked.
-	NoAnswer State = "no-answer"
-	// NotExpressible: the driver could not send a request the spec needs.
-	NotExpressible State = "not-expressible"
-	// SkippedState: the backend lacks a capability the spec needs.
-	SkippedState State = "skipped"
-	// LeftOut: the run's label filter or selection left the spec out.
-	LeftOut State = "left-out"
-	// Stopped: the run was interrupted while the spec ran.
-	Stopped State = "interrupted"
-	// NotStarted: the run's selection holds the spec, but the run stopped (a signal, its
+	StateNoAnswer State = "no-answer"
+	// StateNotExpressible: the driver could not send a request the spec needs.
+	StateNotExpressible State = "not-expressible"
+	// StateSkipped: the backend lacks a capability the spec needs.
+	StateSkipped State = "skipped"
+	// StateLeftOut: the run's label filter or selection left the spec out.
+	StateLeftOut State = "left-out"
+	// StateInterrupted: the run was interrupted while the spec ran.
+	StateInterrupted State = "interrupted"
+	// StateNotStarted: the run's selection holds the spec, but the run stopped (a signal, its
 	// timeout, an abort: any special failure reason Ginkgo records) before it started.
-	NotStarted State = "not-started"
+	StateNotStarted State = "not-started"
 )
 
 // Result is what a spec's run produced: its state and typed evidence.
 type Result struct {
 	State State `json:"state"`
-	// Signature is what a failure looked like (Failed, BlockedState).
+	// Signature is what a failure looked like (StateFailed, StateBlocked).
 	Signature fixtures.Signature `json:"signature,omitzero"`
-	// BlockedBy is the rule whose precondition failed (BlockedState).
+	// BlockedBy is the rule whose precondition failed (StateBlocked).
 	BlockedBy string `json:"blockedBy,omitempty"`
 	// Choices is how many choices among allowed behaviours the spec recorded.
 	Choices int `json:"choices,omitempty"`
@@ -223,22 +224,22 @@ type Decision struct {
 // could be checked against.
 func Decide(r Result, level spec.Level, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
 	d := decide(r, level, exp, entry)
-	d.Selected = r.State != LeftOut
+	d.Selected = r.State != StateLeftOut
 	d.Against = d.Outcome.Describe().AgainstBackend && level == spec.Must
 	return d
 }
 
 func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.ExpectedFailure) Decision {
 	switch r.State {
-	case LeftOut, SkippedState, NotExpressible:
+	case StateLeftOut, StateSkipped, StateNotExpressible:
 		return Decision{Outcome: Skipped}
-	case Stopped:
+	case StateInterrupted:
 		return Decision{Outcome: Interrupted}
-	case NotStarted:
+	case StateNotStarted:
 		return Decision{Outcome: NotRun}
-	case NoAnswer:
+	case StateNoAnswer:
 		return Decision{Outcome: Error}
-	case BlockedState:
+	case StateBlocked:
 		if (exp.Kind == NotSupported || exp.Kind == NotPromised) && exp.answered(r) {
 			// Blocked by the profile's refusal of the feature, or where it promises nothing.
 			return Decision{Outcome: NotApplicable, Why: exp.Difference}
@@ -256,9 +257,9 @@ func decide(r Result, level spec.Level, exp Expectation, entry *fixtures.Expecte
 			d.Why = fmt.Sprintf("the baseline lists %s; now blocked by %s", listed(*entry), r.BlockedBy)
 		}
 		return d
-	case Failed:
+	case StateFailed:
 		return decideFailure(r, exp, entry)
-	case Passed:
+	case StatePassed:
 		return decidePass(r, level, exp, entry)
 	}
 	return Decision{Outcome: Error, Why: fmt.Sprintf("unknown state %q", r.State)}

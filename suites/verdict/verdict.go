@@ -48,13 +48,13 @@ type Kind string
 
 // The verdicts.
 const (
-	Conforms       Kind = "conforms"         // every applicable MUST rule of the catalogue ran and passed
-	ConformsOn     Kind = "conforms-on"      // every MUST rule that ran passed, but not all of them ran (filter, skips, blocks)
-	ConformsToCore Kind = "conforms-to-core" // only MUST rules of extended features fail
-	DoesNotConform Kind = "does-not-conform" // a core MUST rule fails
-	Inconclusive   Kind = "inconclusive"     // nothing fails, but some specs got no answer
-	KindStopped    Kind = "interrupted"      // the run did not finish (a signal, its timeout, a selected spec not started)
-	KindNotRun     Kind = "not-run"          // the backend could not be started
+	Conforms        Kind = "conforms"         // every applicable MUST rule of the catalogue ran and passed
+	ConformsOn      Kind = "conforms-on"      // every MUST rule that ran passed, but not all of them ran (filter, skips, blocks)
+	ConformsToCore  Kind = "conforms-to-core" // only MUST rules of extended features fail
+	DoesNotConform  Kind = "does-not-conform" // a core MUST rule fails
+	Inconclusive    Kind = "inconclusive"     // nothing fails, but some specs got no answer
+	KindInterrupted Kind = "interrupted"      // the run did not finish (a signal, its timeout, a selected spec not started)
+	KindNotRun      Kind = "not-run"          // the backend could not be started
 )
 
 // Coverage says which MUST rules a verdict covers.
@@ -232,7 +232,7 @@ func Judge(cells []RuleCell, b Backend) Verdict {
 		v.Kind = Inconclusive
 		v.Sentence = "inconclusive: the backend stopped answering at " + b.StoppedAnswering + ", so its run stopped before its end; so far " + v.Sentence
 	case b.Interrupted:
-		v.Kind = KindStopped
+		v.Kind = KindInterrupted
 		why := ""
 		if len(b.StoppedBy) > 0 {
 			why = " (" + strings.Join(b.StoppedBy, "; ") + ")"
@@ -356,7 +356,7 @@ const (
 // exit status and the verdict never disagree.
 type Tally struct {
 	// Kind is the backend's verdict (Judge): KindNotRun when it could not be started or
-	// reached, KindStopped when its run did not finish.
+	// reached, KindInterrupted when its run did not finish.
 	Kind Kind
 	// Unexpected counts the specs whose decision is unexpected (Decision.Unexpected).
 	Unexpected int
@@ -383,7 +383,7 @@ func Exit(backends []Tally, updatingBaseline bool) int {
 		if b.Kind == KindNotRun {
 			return ExitUsage
 		}
-		interrupted = interrupted || b.Kind == KindStopped
+		interrupted = interrupted || b.Kind == KindInterrupted
 		stopped = stopped || b.StoppedAnswering
 		failed = failed || b.Unexpected+b.BaselineProblems > 0
 		errored = errored || b.Errors > 0 || b.Kind == Inconclusive

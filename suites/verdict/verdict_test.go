@@ -34,20 +34,20 @@ var (
 	blockedInsert = &fixtures.ExpectedFailure{Rule: "r", Spec: "s", Evidence: "setup refused", Blocked: "modify.insert.stores", Signature: sig400}
 )
 
-func failed(s fixtures.Signature) Result { return Result{State: Failed, Signature: s} }
+func failed(s fixtures.Signature) Result { return Result{State: StateFailed, Signature: s} }
 
 // failedCheck is a failure of the spec's check named check (F.Check).
 func failedCheck(s fixtures.Signature, check string) Result {
-	return Result{State: Failed, Signature: s, Check: check}
+	return Result{State: StateFailed, Signature: s, Check: check}
 }
 
 // TestDecide is the decision table: what happened x level x profile expectation x baseline
 // entry -> outcome, against the backend, unexpected (exit 1). Each case of issue 20 is
 // named.
 func TestDecide(t *testing.T) {
-	passed := Result{State: Passed}
-	chose := Result{State: Passed, Choices: 1}
-	blocked := Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig400}
+	passed := Result{State: StatePassed}
+	chose := Result{State: StatePassed, Choices: 1}
+	blocked := Result{State: StateBlocked, BlockedBy: "modify.insert.stores", Signature: sig400}
 	cases := []struct {
 		name       string
 		r          Result
@@ -59,14 +59,14 @@ func TestDecide(t *testing.T) {
 		unexpected bool
 	}{
 		// Not judged: whatever the level, profile or baseline.
-		{"left out by the filter", Result{State: LeftOut}, spec.Must, Storage, nil, Skipped, false, false},
-		{"skipped for a capability", Result{State: SkippedState}, spec.Must, Storage, listed400, Skipped, false, false},
-		{"the driver cannot send it", Result{State: NotExpressible}, spec.Must, Storage, nil, Skipped, false, false},
-		{"interrupted", Result{State: Stopped}, spec.Must, Storage, nil, Interrupted, false, false},
-		{"issue 31: selected, not started (the run stopped first): not run", Result{State: NotStarted}, spec.Must, Storage, listed400, NotRun, false, false},
-		{"no answer", Result{State: NoAnswer}, spec.Must, Storage, nil, Error, false, false},
-		{"no answer, listed in the baseline: still an error", Result{State: NoAnswer}, spec.Must, Storage, listed400, Error, false, false},
-		{"no answer, cosmos", Result{State: NoAnswer}, spec.Must, cosmosOrder, nil, Error, false, false},
+		{"left out by the filter", Result{State: StateLeftOut}, spec.Must, Storage, nil, Skipped, false, false},
+		{"skipped for a capability", Result{State: StateSkipped}, spec.Must, Storage, listed400, Skipped, false, false},
+		{"the driver cannot send it", Result{State: StateNotExpressible}, spec.Must, Storage, nil, Skipped, false, false},
+		{"interrupted", Result{State: StateInterrupted}, spec.Must, Storage, nil, Interrupted, false, false},
+		{"issue 31: selected, not started (the run stopped first): not run", Result{State: StateNotStarted}, spec.Must, Storage, listed400, NotRun, false, false},
+		{"no answer", Result{State: StateNoAnswer}, spec.Must, Storage, nil, Error, false, false},
+		{"no answer, listed in the baseline: still an error", Result{State: StateNoAnswer}, spec.Must, Storage, listed400, Error, false, false},
+		{"no answer, cosmos", Result{State: StateNoAnswer}, spec.Must, cosmosOrder, nil, Error, false, false},
 
 		// Passes.
 		{"pass, MUST", passed, spec.Must, Storage, nil, Pass, false, false},
@@ -112,11 +112,11 @@ func TestDecide(t *testing.T) {
 		{"cosmos: not supported, refused with 405", failed(fixtures.Signature{Status: 405, Code: "MethodNotAllowed"}), spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"cosmos: not supported, but a 500", failed(sig500), spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"storage: a 501 is a failure", failed(sig501), spec.Must, Storage, nil, Fail, true, true},
-		{"issue 21: not supported, the 501 of the raw exchange the assertion is about", Result{State: Failed, Signature: fixtures.Signature{Status: 501, Code: "NotImplemented", Assertion: "Expected 501 to equal 200"}, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
-		{"issue 21: not supported, a raw 501 after a 500", Result{State: Failed, Signature: sig501, Answers: []fixtures.Signature{sig500, sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
-		{"issue 31: not supported, a 501 seen before an assertion on a success", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 21: not supported, the 501 of the raw exchange the assertion is about", Result{State: StateFailed, Signature: fixtures.Signature{Status: 501, Code: "NotImplemented", Assertion: "Expected 501 to equal 200"}, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"issue 21: not supported, a raw 501 after a 500", Result{State: StateFailed, Signature: sig501, Answers: []fixtures.Signature{sig500, sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
+		{"issue 31: not supported, a 501 seen before an assertion on a success", Result{State: StateFailed, Signature: sigShape, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, Fail, true, true},
 		{"issue 21: not supported, an assertion without the refusal", failed(sigShape), spec.Must, cosmosNoACL, nil, Fail, true, true},
-		{"issue 21: the recorded refusal as the failing call's answer", Result{State: Failed, Signature: sig400, Answers: []fixtures.Signature{sig409, sig400}}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
+		{"issue 21: the recorded refusal as the failing call's answer", Result{State: StateFailed, Signature: sig400, Answers: []fixtures.Signature{sig409, sig400}}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
 
 		// Issue 31, item 8: a difference of shape names the check it excuses.
 		{"issue 31: a difference of shape excuses a failure of the check it names", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, cosmosHeader, nil, DocumentedDiff, false, false},
@@ -124,40 +124,40 @@ func TestDecide(t *testing.T) {
 		{"issue 31: a difference of shape does not excuse another check", failedCheck(sigShape, spec.CheckOrder), spec.Must, cosmosHeader, nil, Fail, true, true},
 		{"issue 31: a difference of shape that names no check excuses nothing", failedCheck(sigShape, spec.CheckVersionHeader), spec.Must, Expectation{Kind: Differs}, nil, Fail, true, true},
 		{"issue 31: the named check may fail on an error answer the spec asked for", failedCheck(fixtures.Signature{Status: 400, Assertion: "the x-ms-error-code header"}, spec.CheckVersionHeader), spec.Must, cosmosHeader, nil, DocumentedDiff, false, false},
-		{"issue 31: the named check, after a server error, fails", Result{State: Failed, Signature: sigShape, Check: spec.CheckVersionHeader, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosHeader, nil, Fail, true, true},
+		{"issue 31: the named check, after a server error, fails", Result{State: StateFailed, Signature: sigShape, Check: spec.CheckVersionHeader, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosHeader, nil, Fail, true, true},
 		// Item 8: raw statuses are in the signature; a raw refusal is not a shape.
-		{"issue 31: Expected 400 to equal 200 after a raw 400 is not a difference of shape", Result{State: Failed,
+		{"issue 31: Expected 400 to equal 200 after a raw 400 is not a difference of shape", Result{State: StateFailed,
 			Signature: fixtures.Signature{Status: 400, Assertion: "Expected 400 to equal 200"}, Answers: []fixtures.Signature{{Status: 400}}}, spec.Must, cosmosHeader, nil, Fail, true, true},
-		{"issue 31: Expected 400 to equal 200, a raw 400 left out of the signature, is not a difference of shape", Result{State: Failed,
+		{"issue 31: Expected 400 to equal 200, a raw 400 left out of the signature, is not a difference of shape", Result{State: StateFailed,
 			Signature: fixtures.Signature{Assertion: "Expected 400 to equal 200"}, Answers: []fixtures.Signature{{Status: 400}}}, spec.Must, cosmosHeader, nil, Fail, true, true},
 		// Item 8: the recorded refusal is the answer of the call the spec failed on.
-		{"issue 31: a 404 seen earlier does not excuse a data assertion", Result{State: Failed,
+		{"issue 31: a 404 seen earlier does not excuse a data assertion", Result{State: StateFailed,
 			Signature: fixtures.Signature{Assertion: "expected V 1, but it has V 2"}, Answers: []fixtures.Signature{sig404}}, spec.Must, cosmosNotFound, nil, Fail, true, true},
-		{"issue 31: the 404 of the call the spec failed on is the recorded refusal", Result{State: Failed,
+		{"issue 31: the 404 of the call the spec failed on is the recorded refusal", Result{State: StateFailed,
 			Signature: fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "Insert Entity into T"}, Answers: []fixtures.Signature{sig404}}, spec.Must, cosmosNotFound, nil, DocumentedDiff, false, false},
-		{"issue 31: an earlier refusal, then a 409 on the failing call", Result{State: Failed, Signature: sig409, Answers: []fixtures.Signature{sig400, sig409}}, spec.Must, cosmosRequires, nil, Fail, true, true},
+		{"issue 31: an earlier refusal, then a 409 on the failing call", Result{State: StateFailed, Signature: sig409, Answers: []fixtures.Signature{sig400, sig409}}, spec.Must, cosmosRequires, nil, Fail, true, true},
 
 		// Issue 31, item 9: order not promised is not the rule not promised.
 		{"issue 31: order not promised, the order check fails", failedCheck(sigShape, spec.CheckOrder), spec.Must, cosmosOrder, nil, DocumentedDiff, false, false},
 		{"issue 31: order not promised, a wrong set of entities fails", failed(fixtures.Signature{Assertion: "missing (p, c)"}), spec.Must, cosmosOrder, nil, Fail, true, true},
 		{"issue 31: order not promised, another check fails", failedCheck(sigShape, spec.CheckRefusal), spec.Must, cosmosOrder, nil, Fail, true, true},
 		{"issue 31: order not promised, a refusal fails", failed(sig400), spec.Must, cosmosOrder, nil, Fail, true, true},
-		{"issue 31: order not promised, a server error in the order check fails", Result{State: Failed, Signature: sig500, Check: spec.CheckOrder, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosOrder, nil, Fail, true, true},
+		{"issue 31: order not promised, a server error in the order check fails", Result{State: StateFailed, Signature: sig500, Check: spec.CheckOrder, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosOrder, nil, Fail, true, true},
 		{"issue 31: order not promised, blocked is blocked", blocked, spec.Must, cosmosOrder, nil, Blocked, false, true},
 		{"issue 21: not promised, any answer but a server error", failed(sig400), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 		{"issue 21: not promised, a shape", failed(sigShape), spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 		{"issue 21: not promised, a server error fails", failed(sig500), spec.Must, cosmosUnpromised, nil, Fail, true, true},
-		{"issue 21: not promised, a raw server error fails", Result{State: Failed, Signature: sigShape, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosUnpromised, nil, Fail, true, true},
+		{"issue 21: not promised, a raw server error fails", Result{State: StateFailed, Signature: sigShape, Answers: []fixtures.Signature{sig500}}, spec.Must, cosmosUnpromised, nil, Fail, true, true},
 
 		// Blocks (items 8, 9).
 		{"blocked, not listed", blocked, spec.Must, Storage, nil, Blocked, false, true},
 		{"blocked as listed", blocked, spec.Must, Storage, blockedInsert, Blocked, false, false},
-		{"blocked by another rule than listed", Result{State: BlockedState, BlockedBy: "tables.create.listed"}, spec.Must, Storage, blockedInsert, Blocked, false, true},
+		{"blocked by another rule than listed", Result{State: StateBlocked, BlockedBy: "tables.create.listed"}, spec.Must, Storage, blockedInsert, Blocked, false, true},
 		{"blocked where the baseline lists a failure", blocked, spec.Must, Storage, listed400, Blocked, false, true},
-		{"blocked, cosmos (by another answer than the profile's)", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig409}, spec.Must, cosmosRequires, nil, Blocked, false, true},
-		{"issue 21: blocked by the profile's refusal of the feature", Result{State: BlockedState, BlockedBy: "service.acl.roundtrip", Signature: sig501, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
+		{"blocked, cosmos (by another answer than the profile's)", Result{State: StateBlocked, BlockedBy: "modify.insert.stores", Signature: sig409}, spec.Must, cosmosRequires, nil, Blocked, false, true},
+		{"issue 21: blocked by the profile's refusal of the feature", Result{State: StateBlocked, BlockedBy: "service.acl.roundtrip", Signature: sig501, Answers: []fixtures.Signature{sig501}}, spec.Must, cosmosNoACL, nil, NotApplicable, false, false},
 		{"issue 21: blocked otherwise where the feature is not supported", blocked, spec.Must, cosmosNoACL, nil, Blocked, false, true},
-		{"issue 21: blocked by the refusal the profile records", Result{State: BlockedState, BlockedBy: "modify.insert.stores", Signature: sig400}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
+		{"issue 21: blocked by the refusal the profile records", Result{State: StateBlocked, BlockedBy: "modify.insert.stores", Signature: sig400}, spec.Must, cosmosRequires, nil, DocumentedDiff, false, false},
 		{"issue 21: blocked where the profile promises nothing", blocked, spec.Must, cosmosUnpromised, nil, NotApplicable, false, false},
 	}
 	for _, c := range cases {
@@ -166,7 +166,7 @@ func TestDecide(t *testing.T) {
 			t.Errorf("%s: got %s against=%v unexpected=%v (%s), want %s against=%v unexpected=%v",
 				c.name, d.Outcome, d.Against, d.Unexpected, d.Why, c.outcome, c.against, c.unexpected)
 		}
-		if d.Selected != (c.r.State != LeftOut) {
+		if d.Selected != (c.r.State != StateLeftOut) {
 			t.Errorf("%s: selected %v", c.name, d.Selected)
 		}
 	}
@@ -297,10 +297,10 @@ func TestJudge(t *testing.T) {
 		{"errors only", []RuleCell{cell(core, pass), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, Inconclusive, "inconclusive", ""},
 		{"a failure outweighs errors", []RuleCell{cell(core, fail), cell(ext, dec(Error, false, false))}, Backend{Errors: []string{"b: EOF"}}, DoesNotConform, "does not conform", ""},
 		{"item 9: blocked is not judged", []RuleCell{cell(core, pass), cell(ext, dec(Blocked, false, true))}, Backend{}, ConformsOn, "conforms on 1 of 2 applicable MUST rules; 1 applicable MUST rules not judged (skipped, partly run or blocked)", "selection"},
-		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindStopped, "interrupted: the run stopped before its end; so far conforms", ""},
-		{"issue 31, item 2: cut by the suite timeout", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{Interrupted: true, StoppedBy: []string{"Suite Timeout Elapsed"}}, KindStopped,
+		{"interrupted", []RuleCell{cell(core, pass), cell(ext, pass)}, Backend{Interrupted: true}, KindInterrupted, "interrupted: the run stopped before its end; so far conforms", ""},
+		{"issue 31, item 2: cut by the suite timeout", []RuleCell{cell(core, pass), cell(ext, dec(NotRun, false, false))}, Backend{Interrupted: true, StoppedBy: []string{"Suite Timeout Elapsed"}}, KindInterrupted,
 			"interrupted (Suite Timeout Elapsed): the run stopped before its end; so far conforms on 1 of 2 applicable MUST rules", ""},
-		{"issue 34, item 10: unfiltered, interrupted before some rules' specs were reported", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: NotRun})}, Backend{Interrupted: true}, KindStopped,
+		{"issue 34, item 10: unfiltered, interrupted before some rules' specs were reported", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: NotRun})}, Backend{Interrupted: true}, KindInterrupted,
 			"so far conforms on 1 of 2 applicable MUST rules; 1 applicable MUST rules not judged", "selection"},
 		{"issue 34, item 10: unfiltered, stopped answering before some rules' specs were reported", []RuleCell{cell(core, pass), cell(ext, Decision{Outcome: NotRun})}, Backend{StoppedAnswering: "2026-01-02T03:04:05Z"}, Inconclusive,
 			"conforms on 1 of 2 applicable MUST rules", "selection"},
@@ -332,7 +332,7 @@ func TestJudge(t *testing.T) {
 			"does not conform: 1 MUST rules fail; passed 0 of the 1 selected applicable MUST rules; the verdict covers only the selection", ""},
 		{"filtered, errors", []RuleCell{cell(core, dec(Error, false, false)), cell(ext, leftOut)}, Backend{Filter: "area:x", Errors: []string{"a: EOF"}}, Inconclusive,
 			"; the verdict covers only the selection, 1 of the catalogue's 2 MUST rules (filter area:x)", ""},
-		{"filtered, interrupted", []RuleCell{cell(core, pass), cell(ext, leftOut)}, Backend{Filter: "area:x", Interrupted: true}, KindStopped,
+		{"filtered, interrupted", []RuleCell{cell(core, pass), cell(ext, leftOut)}, Backend{Filter: "area:x", Interrupted: true}, KindInterrupted,
 			"so far conforms on the 1 selected applicable MUST rules; the verdict covers only the selection", ""},
 		{"a filter of no MUST rule claims nothing", []RuleCell{cell(core, leftOut), cell(ext, leftOut), cell(should, pass)}, Backend{Filter: "level:SHOULD"}, ConformsOn,
 			"no MUST rule judged, so no conformance is claimed; the verdict covers only the selection, 0 of the catalogue's 2 MUST rules (filter level:SHOULD)", "conforms on"},
@@ -367,8 +367,8 @@ func TestExit(t *testing.T) {
 		{"updating the baseline", []Tally{{Unexpected: 3}}, true, ExitOK},
 		{"updating the baseline, with errors", []Tally{{Unexpected: 3, Errors: 1}}, true, ExitInconclusive},
 		{"not started", []Tally{{}, {Kind: KindNotRun}}, false, ExitUsage},
-		{"interrupted", []Tally{{Kind: KindStopped, Unexpected: 1}}, false, ExitInterrupted},
-		{"issue 31, item 3: a verdict that did not finish never exits 0", []Tally{{Kind: Conforms}, {Kind: KindStopped}}, false, ExitInterrupted},
+		{"interrupted", []Tally{{Kind: KindInterrupted, Unexpected: 1}}, false, ExitInterrupted},
+		{"issue 31, item 3: a verdict that did not finish never exits 0", []Tally{{Kind: Conforms}, {Kind: KindInterrupted}}, false, ExitInterrupted},
 		{"an inconclusive verdict never exits 0", []Tally{{Kind: Inconclusive}}, false, ExitInconclusive},
 		{"issue 31: stopped answering", []Tally{{}, {Kind: Inconclusive, StoppedAnswering: true}}, false, ExitInconclusive},
 		{"issue 31: stopped answering after a failure", []Tally{{Kind: Inconclusive, StoppedAnswering: true, Unexpected: 2, Errors: 5}}, false, ExitInconclusive},
@@ -439,24 +439,24 @@ func TestCosmosCatalogueDecisions(t *testing.T) {
 		r          Result
 		outcome    Outcome
 	}{
-		{"protocol.version.echo", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
-		{"protocol.error.code-header", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
-		{"tables.name.case-insensitive", "s", Result{State: Failed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"protocol.version.echo", "s", Result{State: StateFailed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"protocol.error.code-header", "s", Result{State: StateFailed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
+		{"tables.name.case-insensitive", "s", Result{State: StateFailed, Signature: rawRefusal, Answers: []fixtures.Signature{{Status: 400, Code: "InvalidInput"}}}, Fail},
 		{"protocol.version.echo", "s", failedCheck(fixtures.Signature{Assertion: "the answer's x-ms-version"}, spec.CheckVersionHeader), DocumentedDiff},
 		{"protocol.version.echo", "s", failed(fixtures.Signature{Assertion: "Expected 400 to equal 200"}), Fail},
 		{"protocol.error.code-header", "s", failedCheck(fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "the x-ms-error-code header"}, spec.CheckErrorCodeHeader), DocumentedDiff},
 		{"tables.name.case-insensitive", "s", failedCheck(fixtures.Signature{Assertion: "expected the backend to refuse"}, spec.CheckRefusal), DocumentedDiff},
-		{"tables.name.case-insensitive-access", "s", Result{State: Failed, Signature: fixtures.Signature{Assertion: "expected V 1, but it has V 2"},
+		{"tables.name.case-insensitive-access", "s", Result{State: StateFailed, Signature: fixtures.Signature{Assertion: "expected V 1, but it has V 2"},
 			Answers: []fixtures.Signature{{Status: 404, Code: "ResourceNotFound"}}}, Fail},
-		{"tables.name.case-insensitive-access", "s", Result{State: Failed, Signature: fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "Insert Entity"},
+		{"tables.name.case-insensitive-access", "s", Result{State: StateFailed, Signature: fixtures.Signature{Status: 404, Code: "ResourceNotFound", Assertion: "Insert Entity"},
 			Answers: []fixtures.Signature{{Status: 404, Code: "ResourceNotFound"}}}, DocumentedDiff},
 		{"ordering.filtered", "s", failed(fixtures.Signature{Assertion: "expected exactly the keys (p,b) (p,c), but it has (p,b)"}), Fail},
 		{"ordering.filtered", "s", failedCheck(sigShape, spec.CheckOrder), DocumentedDiff},
-		{"ordering.filtered", "s", Result{State: Passed}, Pass},
+		{"ordering.filtered", "s", Result{State: StatePassed}, Pass},
 		{"pattern.log-tail.newest-first", "s", failed(fixtures.Signature{Assertion: "10 claims, but it has 9"}), Fail},
 		// A limit Cosmos documents otherwise and never was recorded at stays not promised.
 		{"limits.key.size", "s", failed(sig400), NotApplicable},
-		{"limits.entity.size", "s", Result{State: Passed}, NotApplicable},
+		{"limits.entity.size", "s", Result{State: StatePassed}, NotApplicable},
 	}
 	for _, c := range cases {
 		r, ok := spec.LookupRule(c.rule)

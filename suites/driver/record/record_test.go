@@ -219,7 +219,7 @@ func (lowerKeys) InsertEntity(_ context.Context, _ string, e api.Entity) (api.En
 }
 
 func TestKeysOfAnEntityCopiedFromAnAnswerAreNotTheSpecsOwn(t *testing.T) {
-	r := New(lowerKeys{})
+	r := NewWithRetry(lowerKeys{}, driver.DefaultRetry)
 	ctx := context.Background()
 	sent := api.NewEntity("Sales", "Jones", nil)
 	got, err := r.InsertEntity(ctx, "t", sent)
