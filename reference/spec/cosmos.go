@@ -147,8 +147,8 @@ var (
 )
 
 // cosmos is what Cosmos DB for Table does where it does not answer as Storage (EVIDENCE.md
-// 8 and the Cosmos facts of its section "Cosmos DB for Table in recorded traffic"). Every rule with a CosmosDifference has an entry
-// (TestCosmosExpectations); a rule without one is CosmosSame.
+// 8 and the Cosmos facts of its section "Cosmos DB for Table in recorded traffic"), with
+// Cosmos's answer in words (Cosmos.Answer); a rule without an entry is CosmosSame.
 var cosmos = map[string]Cosmos{
 	// Item 1: empty keys.
 	"entities.key.empty-partition-key": cosmosEmptyKeys,
