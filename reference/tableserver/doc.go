@@ -54,7 +54,8 @@
 // A backend that lists entities (listed.go: reference.Service, persist.Store) answers gets
 // and queries into buffers the server reuses, rendered without a map per entity.
 //
-// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
+// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go; its error answers in
+// cosmos_errors.go, the answer bodies it rewrites in cosmos_bodies.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos
 // traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
 // optional request-unit budget per account answered 429. It lists entities in the order of
