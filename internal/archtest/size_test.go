@@ -53,13 +53,10 @@ var oversized = map[string]string{
 	"reference/persist/store.go":                 "the durable store: opening, logging, snapshots and repair of one data directory",
 
 	// Drivers and the framework, not split yet.
-	"suites/driver/mutant/entities.go":      "the mutants that break entities, one small decorator each: to split by rule area",
-	"suites/driver/record/record.go":        "the recording driver and what it tells the verdict (writes, retries, answers): to split those apart",
-	"suites/driver/rest/direct.go":          "the direct HTTP/1.1 sender: writing requests and reading answers on kept connections",
-	"suites/driver/rest/rest.go":            "the REST driver's options, requests and error decoding: to split the options and errors out",
-	"suites/framework/framework.go":         "run tables, rule labels, preconditions and the failure handler: to split those apart",
-	"suites/provision/started.go:openImage": "pulls, starts and waits for one container image: to split those steps",
-	"cmd/conform/data.go:dataExportCmd":     "conform data export's command with its help, flags and export: to split into named steps as serveCmd is",
+	"suites/driver/mutant/entities.go": "the mutants that break entities, one small decorator each: to split by rule area",
+	"suites/driver/record/record.go":   "the recording driver and what it tells the verdict (writes, retries, answers): to split those apart",
+	"suites/driver/rest/direct.go":     "the direct HTTP/1.1 sender: writing requests and reading answers on kept connections",
+	"suites/framework/framework.go":    "run tables, rule labels, preconditions and the failure handler: to split those apart",
 }
 
 // ruleData reports whether path holds rule data (reference/spec/rules_*.go): one AddRules

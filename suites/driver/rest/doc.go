@@ -14,5 +14,8 @@
 // only benchmarks use it. Bodies from 2 KiB to 4 MiB are sent with Expect: 100-continue
 // (ExpectContinue), so that proxies in front of a fast server do not lose answers.
 //
+// rest.go holds the Backend, its options and its exchange of one request and answer;
+// operations.go the api.Backend operations and SAS issuing over it; batch.go transactions.
+//
 // It may import reference/api, reference/spec, reference/wire and suites/driver.
 package rest
