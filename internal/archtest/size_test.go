@@ -43,14 +43,11 @@ var oversized = map[string]string{
 	// The tuned wire and storage code: each file has one reason (one format, one
 	// direction), written as a few hand-tuned loops that the benchmarks and the
 	// differential tests hold; splitting them would scatter one format across files.
-	"reference/wire/auth.go":                     "Shared Key, Shared Key Lite and SAS: signing and verifying one request's credentials",
-	"reference/wire/decode.go":                   "decoding the JSON of entities, entity sets and tables, with every EDM type's reader",
 	"reference/wire/decode.go:document.entityOf": "one entity's members read in one pass, keys, annotations and values together",
 	"reference/wire/entity.go":                   "encoding entities and entity sets at every metadata level",
 	"reference/wire/scan.go":                     "the JSON scanner under decode.go: objects, strings, numbers",
 	"reference/wire/flat.go:readFlatEntity":      "the flat entity reader's one loop over an object's members (issue 37 item 1 decides whether it stays)",
 	"reference/internal/store/codec.go":          "the stored entity's binary encoding: writing, reading and stamping one body",
-	"reference/persist/store.go":                 "the durable store: opening, logging, snapshots and repair of one data directory",
 
 	// Drivers and the framework, not split yet.
 	"suites/driver/mutant/entities.go": "the mutants that break entities, one small decorator each: to split by rule area",
