@@ -44,7 +44,6 @@ var oversized = map[string]string{
 	// direction), written as a few hand-tuned loops that the benchmarks and the
 	// differential tests hold; splitting them would scatter one format across files.
 	"reference/wire/decode.go:document.entityOf": "one entity's members read in one pass, keys, annotations and values together",
-	"reference/wire/entity.go":                   "encoding entities and entity sets at every metadata level",
 	"reference/wire/scan.go":                     "the JSON scanner under decode.go: objects, strings, numbers",
 	"reference/wire/flat.go:readFlatEntity":      "the flat entity reader's one loop over an object's members (issue 37 item 1 decides whether it stays)",
 	"reference/internal/store/codec.go":          "the stored entity's binary encoding: writing, reading and stamping one body",

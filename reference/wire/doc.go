@@ -3,7 +3,8 @@
 // speak exactly the same bytes:
 //
 //   - JSON entities and tables at the three metadata levels, with `@odata.type`
-//     annotations as the service writes them, and a typed decoder that understands every
+//     annotations as the service writes them (entity.go; values and JSON strings in
+//     encode_values.go), and a typed decoder that understands every
 //     annotation (EVIDENCE.md 1.5, 6; it never repeats the SDK's lossy decoding, EVIDENCE.md 12 #1-3)
 //     (decode.go), with one reader per EDM type (decode_values.go), taking the entity values
 //     Storage accepts beyond the documented forms (EVIDENCE.md 13: E-datetime-no-zone,
