@@ -51,7 +51,6 @@ var oversized = map[string]string{
 	// Drivers and the framework, not split yet.
 	"suites/driver/mutant/entities.go": "the mutants that break entities, one small decorator each: to split by rule area",
 	"suites/driver/record/record.go":   "the recording driver and what it tells the verdict (writes, retries, answers): to split those apart",
-	"suites/driver/rest/direct.go":     "the direct HTTP/1.1 sender: writing requests and reading answers on kept connections",
 	"suites/framework/framework.go":    "run tables, rule labels, preconditions and the failure handler: to split those apart",
 }
 
