@@ -5,42 +5,53 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/tableconform/conform/reference"
-	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/persist"
 	"github.com/tableconform/conform/reference/tableserver"
 )
 
 func init() { extraCommands = append(extraCommands, serveCmd) }
 
+// serveFlags are the flags of conform serve.
+type serveFlags struct {
+	addr                      string
+	accounts                  []string
+	allowAnonymous, oauth     bool
+	deleteHold                time.Duration
+	dataDir                   string
+	repair                    bool
+	snapshotEvery             int
+	pprofAddr                 string
+	flavor                    string
+	ruPerSecond               int
+	useTLS                    bool
+	tlsDir, certFile, keyFile string
+}
+
 func serveCmd() *cobra.Command {
-	var addr string
-	var accounts []string
-	var allowAnonymous, oauth bool
-	var deleteHold time.Duration
-	var dataDir string
-	var repair bool
-	var snapshotEvery int
-	var pprofAddr string
-	var flavor string
-	var ruPerSecond int
-	var closers []func() error
-	var useTLS bool
-	var tlsDir, certFile, keyFile string
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the in-memory reference over the Table REST protocol until interrupted",
-		Long: `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &f) },
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+const serveLong = `Serve the reference over the Table REST protocol, in memory, until interrupted. It knows
 the development account (devstoreaccount1 with its well-known key) and any account given
 with --account NAME:BASE64KEY (or NAME:env:VARIABLE, NAME:file:PATH for a key kept out of
 the command line), and accepts Shared Key, Shared Key Lite, service and account
@@ -83,237 +94,202 @@ where Cosmos's answers changed over time in the era named: x-ms-request-id on ev
 that is neither their names' nor their creation's.
 
 Listening beyond loopback (--addr :PORT) is warned about: the development account's key is
-public, so anyone who can reach the port can read and change the data.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var opts []tableserver.Option
-			var extra []serveAccount
-			seen := map[string]bool{}
-			for _, arg := range accounts {
-				a, err := parseServeAccount(arg)
-				if err != nil {
-					return err
-				}
-				if seen[a.name] || a.name == tableserver.DevAccountName {
-					return usageErr("--account %s is given twice", a.name)
-				}
-				seen[a.name] = true
-				extra = append(extra, a)
-			}
-			switch {
-			case flavor != tableserver.FlavorStorage && flavor != tableserver.FlavorCosmos:
-				return usageErr("--flavor must be %s or %s, not %q", tableserver.FlavorStorage, tableserver.FlavorCosmos, flavor)
-			case ruPerSecond < 0:
-				return usageErr("--cosmos-ru-per-second must be 0 (no budget) or more, not %d", ruPerSecond)
-			case ruPerSecond > 0 && flavor != tableserver.FlavorCosmos:
-				return usageErr("--cosmos-ru-per-second needs --flavor cosmos")
-			}
-			if allowAnonymous {
-				opts = append(opts, tableserver.WithAllowAnonymous())
-			}
-			if oauth {
-				opts = append(opts, tableserver.WithOAuth())
-			}
-			if pprofAddr != "" {
-				stopProfiles, err := serveProfiles(cmd.ErrOrStderr(), pprofAddr)
-				if err != nil {
-					return err
-				}
-				defer stopProfiles()
-			}
-			if repair && dataDir == "" {
-				return usageErr("--repair needs --data DIR")
-			}
-			var served servedTLS
-			if useTLS || certFile != "" || keyFile != "" {
-				var err error
-				if served, err = loadServeTLS(tlsDir, certFile, keyFile, time.Now()); err != nil {
-					return usageErr("--tls: %v", err)
-				}
-				for _, note := range served.notes {
-					fmt.Fprintln(cmd.ErrOrStderr(), note)
-				}
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return usageErr("listen on %s: %v", addr, err)
-			}
-			if w := exposureWarning(ln.Addr()); w != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), w)
-			}
-			// Each account is a namespace of its own (E-account-namespace): its own backend,
-			// and with --data its own directory.
-			serviceOpts := []reference.Option{reference.WithDeleteHold(deleteHold)}
-			if flavor == tableserver.FlavorCosmos {
-				serviceOpts = append(serviceOpts, reference.CosmosOptions()...)
-			}
-			openBackend := func(dir string) (api.Backend, int, error) {
-				if dataDir == "" {
-					return reference.New(serviceOpts...), 0, nil
-				}
-				popts := []persist.Option{persist.WithServiceOptions(serviceOpts...), persist.WithLog(cmd.ErrOrStderr())}
-				if repair {
-					popts = append(popts, persist.WithRepair())
-				}
-				if snapshotEvery > 0 {
-					popts = append(popts, persist.WithSnapshotEvery(snapshotEvery))
-				}
-				if mark := os.Getenv(testDiskFullEnv); mark != "" {
-					popts = append(popts, persist.WithFaults(diskFullWhile(mark)))
-				}
-				store, err := persist.Open(dir, popts...)
-				if err != nil {
-					var de *persist.DamageError
-					if errors.As(err, &de) {
-						return nil, 0, fmt.Errorf("%w. Nothing was changed; --repair moves the damaged files into %s and starts from what is intact", err, filepath.Join(dir, "damaged-<time>"))
-					}
-					return nil, 0, err
-				}
-				closers = append(closers, store.Close)
-				if st := store.Stats(); st.Dropped.Changes > 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "conform serve: `conform data export %s OUT-DIR` writes those changes as JSON lines, one file per table\n", st.SetAside)
-				}
-				return store, store.Stats().Tables, nil
-			}
-			// With --data an account's table ACLs and service properties are kept in its
-			// directory too (settings.json): they are acknowledged writes like any other.
-			warn := func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) }
-			var manifest dataManifest
-			if dataDir != "" {
-				var err error
-				if manifest, err = loadDataManifest(dataDir, repair, warn); err != nil {
-					_ = ln.Close()
-					return usageErr("--data: %v", err)
-				}
-			}
-			keepSettings := func(account, dir string, b api.Backend) error {
-				if dataDir == "" {
-					return nil
-				}
-				settings, err := loadSettings(dir, b, manifest.has(account), repair, warn)
-				if err != nil {
-					return err
-				}
-				opts = append(opts, tableserver.WithSettings(account, settings, settingsKeeper{dir: dir}))
-				return nil
-			}
-			defer func() {
-				for _, c := range closers {
-					_ = c()
-				}
-			}()
-			started := time.Now()
-			backend, restored, err := openBackend(dataDir)
-			if err == nil {
-				err = keepSettings(tableserver.DevAccountName, dataDir, backend)
-			}
-			if err != nil {
-				_ = ln.Close()
-				return usageErr("--data: %v", err)
-			}
-			for _, a := range extra {
-				dir := filepath.Join(dataDir, "accounts", a.name)
-				if dataDir != "" {
-					if err := checkAccountDir(manifest, a.name, dir, repair, warn); err != nil {
-						_ = ln.Close()
-						return usageErr("--data: account %s: %v", a.name, err)
-					}
-				}
-				b, tables, err := openBackend(dir)
-				if err == nil {
-					opts = append(opts, tableserver.WithAccount(a.name, a.key, b))
-					err = keepSettings(a.name, dir, b)
-				}
-				if err != nil {
-					_ = ln.Close()
-					return usageErr("--data: account %s: %v", a.name, err)
-				}
-				restored += tables
-			}
-			if dataDir != "" {
-				manifest.add(tableserver.DevAccountName)
-				for _, a := range extra {
-					manifest.add(a.name)
-				}
-				if err := writeChecksummed(dataDir, dataManifestFile, manifest); err != nil {
-					_ = ln.Close()
-					return usageErr("--data: %v", err)
-				}
-			}
-			where := "in memory"
-			if dataDir != "" {
-				tables := "tables"
-				if restored == 1 {
-					tables = "table"
-				}
-				where = fmt.Sprintf("data in %s: %d %s restored in %v", dataDir, restored, tables, time.Since(started).Round(time.Millisecond))
-			}
-			server := tableserver.New(backend, opts...)
-			srv := server.HTTPServer(addr)
-			if flavor == tableserver.FlavorCosmos {
-				cosmos := tableserver.NewCosmos(server, tableserver.WithRequestUnitsPerSecond(ruPerSecond))
-				srv.Handler = cosmos
-				where += ", " + cosmos.String()
-			}
-			scheme := "http"
-			if served.config != nil {
-				scheme = "https"
-				srv.TLSConfig = served.config
-				// HTTP/1.1 only, as the Table service speaks it.
-				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
-				ln = tls.NewListener(ln, served.config)
-			} else {
-				// The framing check reads the plain bytes; under TLS http.Server must see the
-				// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
-				ln = tableserver.Listener(ln)
-			}
-			base := scheme + "://" + ln.Addr().String()
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
-			switch {
-			case served.caFile != "":
-				fmt.Fprintf(out, "TLS: certificate %s for localhost, *.localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
-			case served.certFile != "":
-				fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
-			}
-			fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
-				scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
-			for _, a := range extra {
-				fmt.Fprintln(out, a.connectionString(scheme, base))
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
-			select {
-			case err := <-errc:
-				if !errors.Is(err, http.ErrServerClosed) {
-					return fmt.Errorf("serve: %w", err)
-				}
-			case <-ctx.Done():
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = srv.Shutdown(sctx)
-			}
-			return nil
-		},
+public, so anyone who can reach the port can read and change the data.`
+
+// register defines the flags on fs.
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:10002", "address to listen on")
+	fs.StringArrayVar(&f.accounts, "account", nil, "an extra account as NAME:BASE64KEY, NAME:env:VARIABLE or NAME:file:PATH (repeatable)")
+	fs.BoolVar(&f.allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
+	fs.BoolVar(&f.oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
+	fs.StringVar(&f.dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
+	fs.IntVar(&f.snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
+	fs.BoolVar(&f.repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
+	fs.StringVar(&f.pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
+	fs.StringVar(&f.flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
+	fs.IntVar(&f.ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests as recorded (no retry-after header) past this many request units a second per account (one per request; 0: no budget)")
+	fs.BoolVar(&f.useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
+	fs.StringVar(&f.tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
+	fs.StringVar(&f.certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
+	fs.StringVar(&f.keyFile, "key", "", "the PEM private key of --cert")
+	fs.DurationVar(&f.deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
+}
+
+// runServe serves until interrupted: it checks the flags, starts the profiles, loads the TLS
+// certificate, listens, opens each account's backend (and data directory), announces the
+// endpoint and its connection strings, and serves until a signal stops it.
+func runServe(cmd *cobra.Command, f *serveFlags) error {
+	stderr := cmd.ErrOrStderr()
+	extra, err := f.extraAccounts()
+	if err != nil {
+		return err
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:10002", "address to listen on")
-	cmd.Flags().StringArrayVar(&accounts, "account", nil, "an extra account as NAME:BASE64KEY, NAME:env:VARIABLE or NAME:file:PATH (repeatable)")
-	cmd.Flags().BoolVar(&allowAnonymous, "allow-anonymous", false, "accept requests without credentials")
-	cmd.Flags().BoolVar(&oauth, "oauth", false, "accept OAuth bearer tokens: a well-formed, unexpired JWT for "+tableserver.StorageAudience+" (the signature is not checked; for local development only)")
-	cmd.Flags().StringVar(&dataDir, "data", "", "keep the data in this directory across restarts (default: in memory only)")
-	cmd.Flags().IntVar(&snapshotEvery, "snapshot-every", persist.DefaultSnapshotEvery, "with --data: take a snapshot after this many logged writes")
-	cmd.Flags().BoolVar(&repair, "repair", false, "with --data: start from a damaged directory, its damaged files moved into DIR/damaged-<time>")
-	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060 (default: off)")
-	cmd.Flags().StringVar(&flavor, "flavor", tableserver.FlavorStorage, "answer as Azure Table Storage (storage) or as recorded Cosmos DB for Table traffic does (cosmos)")
-	cmd.Flags().IntVar(&ruPerSecond, "cosmos-ru-per-second", 0, "with --flavor cosmos: answer 429 TooManyRequests as recorded (no retry-after header) past this many request units a second per account (one per request; 0: no budget)")
-	cmd.Flags().BoolVar(&useTLS, "tls", false, "serve https with a certificate for the loopback names, signed by a local CA kept in --tls-dir (printed: trust its ca.pem)")
-	cmd.Flags().StringVar(&tlsDir, "tls-dir", "", "where --tls keeps its CA and certificate (default: conform/tls in the user's configuration directory)")
-	cmd.Flags().StringVar(&certFile, "cert", "", "serve https with this PEM certificate (with --key) instead of a generated one")
-	cmd.Flags().StringVar(&keyFile, "key", "", "the PEM private key of --cert")
-	cmd.Flags().DurationVar(&deleteHold, "delete-hold", 2*time.Second, "how long a deleted table's name answers 409 TableBeingDeleted")
-	return cmd
+	if err := f.checkFlavor(); err != nil {
+		return err
+	}
+	var opts []tableserver.Option
+	if f.allowAnonymous {
+		opts = append(opts, tableserver.WithAllowAnonymous())
+	}
+	if f.oauth {
+		opts = append(opts, tableserver.WithOAuth())
+	}
+	if f.pprofAddr != "" {
+		stopProfiles, err := serveProfiles(stderr, f.pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer stopProfiles()
+	}
+	if f.repair && f.dataDir == "" {
+		return usageErr("--repair needs --data DIR")
+	}
+	served, err := f.loadTLS(stderr)
+	if err != nil {
+		return err
+	}
+	ln, err := listenServe(f.addr, stderr)
+	if err != nil {
+		return err
+	}
+	data, err := openServeData(f, stderr)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer data.close()
+	started := time.Now()
+	backend, restored, err := data.openAccounts(extra)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	opts = append(opts, data.opts...)
+	where := "in memory"
+	if f.dataDir != "" {
+		tables := "tables"
+		if restored == 1 {
+			tables = "table"
+		}
+		where = fmt.Sprintf("data in %s: %d %s restored in %v", f.dataDir, restored, tables, time.Since(started).Round(time.Millisecond))
+	}
+	server := tableserver.New(backend, opts...)
+	srv := server.HTTPServer(f.addr)
+	if f.flavor == tableserver.FlavorCosmos {
+		cosmos := tableserver.NewCosmos(server, tableserver.WithRequestUnitsPerSecond(f.ruPerSecond))
+		srv.Handler = cosmos
+		where += ", " + cosmos.String()
+	}
+	scheme := "http"
+	if served.config != nil {
+		scheme = "https"
+		srv.TLSConfig = served.config
+		// HTTP/1.1 only, as the Table service speaks it.
+		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+		ln = tls.NewListener(ln, served.config)
+	} else {
+		// The framing check reads the plain bytes; under TLS http.Server must see the
+		// *tls.Conn itself (r.TLS, which an spr=https SAS needs), so it is left out.
+		ln = tableserver.Listener(ln)
+	}
+	announceServe(cmd.OutOrStdout(), scheme+"://"+ln.Addr().String(), scheme, where, served, extra)
+	return serveUntilSignalled(cmd.Context(), srv, ln)
+}
+
+// extraAccounts parses --account: each name once, and never the development account's.
+func (f *serveFlags) extraAccounts() ([]serveAccount, error) {
+	var extra []serveAccount
+	seen := map[string]bool{}
+	for _, arg := range f.accounts {
+		a, err := parseServeAccount(arg)
+		if err != nil {
+			return nil, err
+		}
+		if seen[a.name] || a.name == tableserver.DevAccountName {
+			return nil, usageErr("--account %s is given twice", a.name)
+		}
+		seen[a.name] = true
+		extra = append(extra, a)
+	}
+	return extra, nil
+}
+
+// checkFlavor checks --flavor and --cosmos-ru-per-second.
+func (f *serveFlags) checkFlavor() error {
+	switch {
+	case f.flavor != tableserver.FlavorStorage && f.flavor != tableserver.FlavorCosmos:
+		return usageErr("--flavor must be %s or %s, not %q", tableserver.FlavorStorage, tableserver.FlavorCosmos, f.flavor)
+	case f.ruPerSecond < 0:
+		return usageErr("--cosmos-ru-per-second must be 0 (no budget) or more, not %d", f.ruPerSecond)
+	case f.ruPerSecond > 0 && f.flavor != tableserver.FlavorCosmos:
+		return usageErr("--cosmos-ru-per-second needs --flavor cosmos")
+	}
+	return nil
+}
+
+// loadTLS loads or makes the certificate of --tls, --cert and --key, and prints its notes
+// to log; without those flags it serves plain http (a zero servedTLS).
+func (f *serveFlags) loadTLS(log io.Writer) (servedTLS, error) {
+	if !f.useTLS && f.certFile == "" && f.keyFile == "" {
+		return servedTLS{}, nil
+	}
+	served, err := loadServeTLS(f.tlsDir, f.certFile, f.keyFile, time.Now())
+	if err != nil {
+		return servedTLS{}, usageErr("--tls: %v", err)
+	}
+	for _, note := range served.notes {
+		fmt.Fprintln(log, note)
+	}
+	return served, nil
+}
+
+// listenServe listens on addr, warning on log when that is beyond loopback.
+func listenServe(addr string, log io.Writer) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageErr("listen on %s: %v", addr, err)
+	}
+	if w := exposureWarning(ln.Addr()); w != "" {
+		fmt.Fprintln(log, w)
+	}
+	return ln, nil
+}
+
+// announceServe prints where the reference serves, its certificate, and one connection
+// string per account.
+func announceServe(out io.Writer, base, scheme, where string, served servedTLS, extra []serveAccount) {
+	fmt.Fprintf(out, "conform serve: the reference on %s (%s; Ctrl-C stops it)\n", base, where)
+	switch {
+	case served.caFile != "":
+		fmt.Fprintf(out, "TLS: certificate %s for localhost, *.localhost, *.table.localhost, 127.0.0.1 and ::1, signed by the local CA %s: trust that file (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE)\n", served.certFile, served.caFile)
+	case served.certFile != "":
+		fmt.Fprintf(out, "TLS: certificate %s\n", served.certFile)
+	}
+	fmt.Fprintf(out, "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;\n",
+		scheme, tableserver.DevAccountName, tableserver.DevAccountKey, base, tableserver.DevAccountName)
+	for _, a := range extra {
+		fmt.Fprintln(out, a.connectionString(scheme, base))
+	}
+}
+
+// serveUntilSignalled serves srv on ln until SIGINT or SIGTERM (or ctx's end), then shuts it
+// down gracefully, in at most 5 s.
+func serveUntilSignalled(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}
+	return nil
 }
 
 // validAccountName reports whether name is a storage account name: 3 to 24 lower-case

@@ -13,5 +13,9 @@
 // provision or each other; and the framework, the matchers, the scenario helpers, the report
 // and the drivers each have rules of their own.
 //
+// It also holds production code to line budgets (size_test.go): no file over 600 lines and
+// no function over 100 outside rule data, unless its list of oversized files and functions
+// says why.
+//
 // It holds no code of its own beyond its tests, and imports only the standard library.
 package archtest

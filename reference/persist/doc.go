@@ -75,5 +75,9 @@
 // WithSnapshotEvery records, on Snapshot and on Close; it holds every table and entity but
 // not the delete hold of a recently deleted table name (that hold ends at a restart).
 //
+// store.go holds the Store, its options and its write path (log, undo, faults);
+// operations.go the api.Backend operations over it; log.go and codec.go the log and its
+// records; snapshot.go snapshots; restore.go and salvage.go reading a directory back.
+//
 // It may import the standard library, reference, reference/api and reference/spec.
 package persist

@@ -264,3 +264,118 @@ func cmpInt64(a, b int64) int {
 	}
 	return 0
 }
+
+// startSnapshotLocked starts a snapshot, which goes on without the write lock but for one
+// short step: the next log is created (durably), then, under the write lock, writes are
+// switched to it and the Service is frozen (a copy-on-write view: no entity is copied);
+// the snapshot is then written from the frozen view while writes go on, put in place, and
+// the logs before the new one are deleted. Until it is in place the old snapshot and the
+// chain of logs after it hold every write. The caller holds the write lock; the returned
+// channel yields the snapshot's result (and must be given it back, for other waiters).
+func (s *Store) startSnapshotLocked() chan error {
+	next := s.gen + 1 // only a snapshot changes gen, and one runs at a time
+	done := make(chan error, 1)
+	s.snapRunning, s.snapDone = true, done
+	go func() {
+		err := s.snapshotTo(next)
+		s.mu.Lock()
+		s.snapRunning = false
+		if err != nil {
+			s.snapshotFailedLocked(err)
+		} else {
+			if s.snapFailures > 0 {
+				s.logf("a snapshot is in place again after %d failures", s.snapFailures)
+			}
+			s.snapFailures = 0
+		}
+		s.mu.Unlock()
+		done <- err
+	}()
+	return done
+}
+
+// snapshotTo runs the snapshot that startSnapshotLocked started.
+func (s *Store) snapshotTo(next uint64) error {
+	wal, err := s.createLog(next)
+	if err != nil {
+		return fmt.Errorf("snapshot: create %s: %w", walName(next), err)
+	}
+	s.mu.Lock()
+	if s.broken != nil {
+		s.mu.Unlock()
+		wal.Close()
+		_ = os.Remove(filepath.Join(s.dir, walName(next)))
+		return fmt.Errorf("snapshot: %w", s.broken)
+	}
+	start := time.Now()
+	frozen := s.svc.Freeze()
+	old := s.wal
+	s.wal, s.gen, s.walSize, s.sinceSnap = wal, next, 0, 0
+	s.snapPause = time.Since(start)
+	s.mu.Unlock()
+	_ = old.Close()
+	return s.writeSnapshot(frozen, next)
+}
+
+// snapshotFailedLocked records a failed snapshot: it loses nothing (the logs hold every
+// write), and the next periodic one waits for a delay that doubles with each failure.
+func (s *Store) snapshotFailedLocked(err error) {
+	s.snapFailures++
+	wait := backoff(snapshotRetryMin, snapshotRetryMax, s.snapFailures)
+	s.snapRetry = s.cfg.clock().Add(wait)
+	s.logf("%v (failure %d; the log keeps every write; the next snapshot is tried in %v)", err, s.snapFailures, wait)
+}
+
+// writeSnapshot writes the frozen view as the snapshot naming gen, puts it in place and
+// deletes the logs before gen.
+func (s *Store) writeSnapshot(frozen []reference.FrozenTable, gen uint64) error {
+	if err := writeSnapshotFile(s, frozen, gen); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	if err := s.fault(OpRename, snapshotFile); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.Rename(filepath.Join(s.dir, snapshotFile+".tmp"), filepath.Join(s.dir, snapshotFile)); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	files, _ := listDir(s.dir)
+	for _, g := range files.logs {
+		if g < gen {
+			_ = os.Remove(filepath.Join(s.dir, walName(g)))
+		}
+	}
+	return nil
+}
+
+// writeSnapshotNow writes a snapshot of the Service naming gen and waits for it; the
+// caller owns the Store.
+func (s *Store) writeSnapshotNow(gen uint64) error {
+	return s.writeSnapshot(s.svc.Freeze(), gen)
+}
+
+// Snapshot writes a snapshot now, starts a new log, and waits until the snapshot is in
+// place (writes go on meanwhile).
+func (s *Store) Snapshot() error {
+	s.mu.Lock()
+	for s.snapRunning {
+		done := s.snapDone
+		s.mu.Unlock()
+		err := <-done
+		done <- err // for another waiter
+		s.mu.Lock()
+	}
+	if s.broken != nil || s.closed {
+		defer s.mu.Unlock()
+		return s.unavailable()
+	}
+	done := s.startSnapshotLocked()
+	s.mu.Unlock()
+	err := <-done
+	done <- err
+	return err
+}

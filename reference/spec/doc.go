@@ -8,5 +8,9 @@
 // number of its own. Where EVIDENCE.md marks a fact UNCERTAIN, the choice conform makes is made
 // here, once, and said in the comment beside it.
 //
+// What the suite expects of Cosmos DB for Table, rule by rule (Rule.Cosmos), is in
+// cosmos.go; the answers and limits of the reference's own Cosmos flavour, which serves
+// them, are in cosmos_flavor.go.
+//
 // It imports only the standard library.
 package spec

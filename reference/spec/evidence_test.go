@@ -146,7 +146,7 @@ func TestEvidenceCitationsResolve(t *testing.T) {
 		}
 	}
 	for _, r := range Rules() {
-		for _, p := range ix.unresolved("rule "+r.ID, r.Text+" "+r.Source+" "+r.CosmosDifference+" "+r.Unbreakable) {
+		for _, p := range ix.unresolved("rule "+r.ID, r.Text+" "+r.Source+" "+r.Cosmos.Answer+" "+r.Unbreakable) {
 			t.Error(p)
 		}
 	}

@@ -76,9 +76,6 @@ type Rule struct {
 	Source string
 	// Sections lists the design-guide section anchors the rule covers (coverage map).
 	Sections []string
-	// CosmosDifference, when set, is Microsoft's documented Cosmos DB for Table difference
-	// that explains a failure of this rule (EVIDENCE.md 8), in words a user understands.
-	CosmosDifference string
 	// Evidence lists the facts the rule rests on, each with its strength (docs/EVIDENCE.md);
 	// empty means the one fact its Source states (Facts). A MUST rests only on traffic or
 	// documentation (LevelOutrunsEvidence).

@@ -116,9 +116,8 @@ func init() {
 			Source:   SrcDataModel + "#timestamp-property",
 			Sections: []string{secDataModification}},
 		Rule{ID: "modify.read-your-writes", Level: Must, Area: AreaModification, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "Once a write is acknowledged, point reads and queries MUST return its result.",
-			Source:           SrcDesignGuide + "#" + secEfficientModQuery,
-			Sections:         []string{secEfficientModQuery},
-			CosmosDifference: "Cosmos DB for Table accounts default to bounded-staleness consistency, so reads from another region may lag behind acknowledged writes; Table Storage is strongly consistent."},
+			Text:     "Once a write is acknowledged, point reads and queries MUST return its result.",
+			Source:   SrcDesignGuide + "#" + secEfficientModQuery,
+			Sections: []string{secEfficientModQuery}},
 	)
 }

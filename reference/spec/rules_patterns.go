@@ -45,7 +45,6 @@ func init() {
 		cost        = "cost-considerations"
 		capacity    = "capacity-considerations"
 		writes      = "optimize-the-performance-of-insert-update-and-delete-operations"
-		cosmosOrder = "Cosmos DB for Table does not sort query results by PartitionKey and RowKey, so the newest entities do not come first there."
 	)
 	AddRules(
 		// Intra-partition secondary index.
@@ -54,10 +53,9 @@ func init() {
 			Source:   guide(intra),
 			Sections: []string{intra, patterns}},
 		Rule{ID: "pattern.intra-index.range", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "A RowKey range query within the partition MUST return exactly the copies of one index whose keys lie in the range, with ge and le bounds inclusive and lt exclusive, in RowKey order: the index's own sort order.",
-			Source:           guide(intra),
-			Sections:         []string{intra, sorting},
-			CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey and RowKey."},
+			Text:     "A RowKey range query within the partition MUST return exactly the copies of one index whose keys lie in the range, with ge and le bounds inclusive and lt exclusive, in RowKey order: the index's own sort order.",
+			Source:   guide(intra),
+			Sections: []string{intra, sorting}},
 		Rule{ID: "pattern.intra-index.batch-update", Level: Must, Area: AreaPatterns, Feature: FBatch, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "Updating every copy of an entity in one entity group transaction MUST change all the copies, or none of them when any operation of the transaction fails.",
 			Source:   guide(intra),
@@ -73,10 +71,9 @@ func init() {
 			Source:   guide(inter),
 			Sections: []string{inter}},
 		Rule{ID: "pattern.inter-index.range", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "A RowKey range query bounded to one index partition MUST return only that partition's copies within the range, in RowKey order, never a copy of the other index.",
-			Source:           guide(inter),
-			Sections:         []string{inter, sorting},
-			CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey and RowKey."},
+			Text:     "A RowKey range query bounded to one index partition MUST return only that partition's copies within the range, in RowKey order, never a copy of the other index.",
+			Source:   guide(inter),
+			Sections: []string{inter, sorting}},
 		Rule{ID: "pattern.inter-index.stepwise-update", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "Copies in different partitions are updated one request at a time: each write MUST be visible to the next read, so the copies disagree between the steps and agree after the last one.",
 			Source:   guide(inter),
@@ -142,10 +139,9 @@ func init() {
 
 		// Compound key.
 		Rule{ID: "pattern.compound-key.range", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "RowKeys composed of the employee id and the review year MUST let one range query (RowKey ge 'empid_000123' and lt 'empid_000124') return exactly that employee's entities, in year order, and none of the next employee's.",
-			Source:           guide(compound),
-			Sections:         []string{compound},
-			CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey and RowKey."},
+			Text:     "RowKeys composed of the employee id and the review year MUST let one range query (RowKey ge 'empid_000123' and lt 'empid_000124') return exactly that employee's entities, in year order, and none of the next employee's.",
+			Source:   guide(compound),
+			Sections: []string{compound}},
 		Rule{ID: "pattern.compound-key.projection", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "A compound-key range query with $select MUST return, of each entity, only the selected properties.",
 			Source:   guide(compound),
@@ -153,24 +149,21 @@ func init() {
 
 		// Log tail.
 		Rule{ID: "pattern.log-tail.newest-first", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "With RowKeys of zero-padded inverted ticks, the first page of a partition query with $top=10 MUST hold the ten newest entities, newest first.",
-			Source:           guide(logTail),
-			Sections:         []string{logTail, sorting},
-			CosmosDifference: cosmosOrder},
+			Text:     "With RowKeys of zero-padded inverted ticks, the first page of a partition query with $top=10 MUST hold the ten newest entities, newest first.",
+			Source:   guide(logTail),
+			Sections: []string{logTail, sorting}},
 		Rule{ID: "pattern.log-tail.next-page", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "When more entities remain, that page MUST carry a continuation, and following it MUST go on with the next newest: $top bounds a page, not the query (the Go SDK's pager keeps going past $top, EVIDENCE.md 12 #13).",
-			Source:           guide(logTail),
-			Sections:         []string{logTail, segments},
-			CosmosDifference: cosmosOrder},
+			Text:     "When more entities remain, that page MUST carry a continuation, and following it MUST go on with the next newest: $top bounds a page, not the query (the Go SDK's pager keeps going past $top, EVIDENCE.md 12 #13).",
+			Source:   guide(logTail),
+			Sections: []string{logTail, segments}},
 		Rule{ID: "pattern.log-tail.since", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "A query for RowKey lt the inverted ticks of a time T MUST return exactly the entities newer than T, the one logged at T excluded.",
 			Source:   guide(logTail),
 			Sections: []string{logTail}},
 		Rule{ID: "pattern.log-tail.string-order", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "RowKeys MUST sort as strings, character by character, never as numbers: unpadded tick counts come back in the order of their characters, which is why the pattern pads them.",
-			Source:           guide(logTail),
-			Sections:         []string{logTail, sorting},
-			CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey and RowKey."},
+			Text:     "RowKeys MUST sort as strings, character by character, never as numbers: unpadded tick counts come back in the order of their characters, which is why the pattern pads them.",
+			Source:   guide(logTail),
+			Sections: []string{logTail, sorting}},
 
 		// High volume delete.
 		Rule{ID: "pattern.high-volume-delete.drop-table", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
@@ -218,10 +211,9 @@ func init() {
 
 		// Wide entities.
 		Rule{ID: "pattern.wide-entities.too-many", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "An entity with 365 custom properties MUST be refused with 400 TooManyProperties and not stored.",
-			Source:           guide(wide),
-			Sections:         []string{wide, capacity},
-			CosmosDifference: "Cosmos DB for Table documents no practical limit on the number of properties of an item."},
+			Text:     "An entity with 365 custom properties MUST be refused with 400 TooManyProperties and not stored.",
+			Source:   guide(wide),
+			Sections: []string{wide, capacity}},
 		Rule{ID: "pattern.wide-entities.batch", Level: Must, Area: AreaPatterns, Feature: FBatch, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "A logical entity split into physical entities of at most 252 properties MUST be written atomically by one transaction: all parts stored, or none when one part is invalid or stale.",
 			Source:   guide(wide),
@@ -237,10 +229,9 @@ func init() {
 			Source:   guide(large),
 			Sections: []string{large, capacity}},
 		Rule{ID: "pattern.large-entities.entity-too-large", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
-			Text:             "An entity whose values total more than 1 MiB MUST be refused with 400 EntityTooLarge and not stored.",
-			Source:           guide(large),
-			Sections:         []string{large, capacity},
-			CosmosDifference: "Cosmos DB for Table accepts items up to 2 MB of JSON."},
+			Text:     "An entity whose values total more than 1 MiB MUST be refused with 400 EntityTooLarge and not stored.",
+			Source:   guide(large),
+			Sections: []string{large, capacity}},
 		Rule{ID: "pattern.large-entities.inline-limit", Level: Must, Area: AreaPatterns, Evidence: []Fact{doc("E-design-guide")},
 			Text:     "A Binary value of exactly 64 KiB MUST be stored and come back byte for byte.",
 			Source:   guide(large),

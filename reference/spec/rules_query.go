@@ -218,8 +218,7 @@ func init() {
 			Text:   "$top above 1000 MUST be refused with 400; the error code, which the evidence leaves open, is recorded.",
 			Source: SrcQueryEntities,
 			Evidence: []Fact{{Cite: "E-top-over-max", Strength: Traffic, Note: "a live answer refused $top above 1000 with 400 (azure-sdk-for-net#26035)"},
-				{Cite: "EVIDENCE.md 11.8", Strength: Open, Note: "the code", Recorded: true}},
-			CosmosDifference: "Cosmos DB for Table does not limit $top (TakeCount) to 1000."},
+				{Cite: "EVIDENCE.md 11.8", Strength: Open, Note: "the code", Recorded: true}}},
 		// EVIDENCE.md 13, E-top-zero.
 		Rule{ID: "query.top.zero", Level: Must, Area: AreaQuery, Evidence: []Fact{traffic("E-top-zero")},
 			Text:   "$top=0 MUST be answered with a page without entities.",

@@ -2,9 +2,12 @@ package tableserver
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tableconform/conform/reference/spec"
 )
 
 // deadlineContext bounds a request's backend work as context.WithDeadline does, but it
@@ -101,3 +104,30 @@ func (c *detachedContext) Done() <-chan struct{}       { return nil }
 func (c *detachedContext) Err() error                  { return nil }
 func (c *detachedContext) Value(key any) any           { return c.values.Value(key) }
 func (c *detachedContext) String() string              { return "tableserver.detached" }
+
+// context bounds backend work by the request's timeout parameter, at most 30 s (TMO): a
+// larger value, however large, means 30 s. The caller cancels it once the work is done.
+func (x *exchange) context() (*deadlineContext, error) {
+	d := spec.MaxServerTimeout
+	if v := x.query.Get("timeout"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, spec.ErrInvalidQueryParameter.Newf("The timeout query parameter must be a positive integer of seconds.")
+		}
+		if int64(n) < int64(d/time.Second) { // compared in seconds: n seconds may overflow a Duration
+			d = time.Duration(n) * time.Second
+		}
+	}
+	// The work is not tied to the connection: a client that shuts its sending side after
+	// its request (legal in HTTP/1.1; net/http then cancels the request's context) still
+	// gets its answer, and the work is bounded by the timeout alone.
+	if x.detached.values == nil {
+		x.detached.values = x.r.Context()
+	}
+	if x.deadlineUsed {
+		return withDeadline(&x.detached, time.Now().Add(d)), nil
+	}
+	x.deadlineUsed = true
+	x.deadline = deadlineContext{parent: &x.detached, deadline: time.Now().Add(d)}
+	return &x.deadline, nil
+}

@@ -13,6 +13,14 @@
 // `ACCOUNT-secondary` names the account's secondary location. Served over TLS, spr=https
 // SAS tokens are accepted (cmd/conform's serve --tls).
 //
+// server.go holds the Server, its options and limits; each request is an exchange
+// (exchange.go: ServeHTTP and the checks every request passes before it is routed), whose
+// account, resource, URLs and effective method are found in routing.go, whose credentials
+// are checked in auth.go, whose headers are read and written in headers.go, whose body is
+// read in body.go, whose backend work is bounded by the timeout context in deadline.go, and
+// which is answered by answer.go, or by errors.go when it fails. The operations themselves
+// are in handlers.go and batch.go.
+//
 // The account-wide XML resources live in their own files: the table ACL (acl.go), service
 // properties and stats (service.go), CORS preflight and headers (cors.go); account SAS and
 // stored policies in sas_account.go (EVIDENCE.md, Service surface). An account's table ACLs
@@ -46,7 +54,8 @@
 // A backend that lists entities (listed.go: reference.Service, persist.Store) answers gets
 // and queries into buffers the server reuses, rendered without a map per entity.
 //
-// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go): a protocol and
+// NewCosmos wraps a Server in the Cosmos DB for Table flavour (cosmos.go; its error answers in
+// cosmos_errors.go, the answer bodies it rewrites in cosmos_bodies.go): a protocol and
 // limits layer in front of the same Server, store and model that answers as recorded Cosmos
 // traffic does (docs/EVIDENCE.md, "Cosmos DB for Table in recorded traffic"), with an
 // optional request-unit budget per account answered 429. It lists entities in the order of

@@ -4,7 +4,7 @@
 // pages and across partitions, for mixed case, digits, zero-padded numbers, non-ASCII
 // characters, surrogate pairs and empty keys, and the inverted-ticks pattern for newest-first
 // order. Cosmos DB for Table documents that it does not sort results, which every rule here
-// records as its CosmosDifference: each spec asserts which entities come back first and
+// records as its Cosmos expectation (spec.CosmosOrderUnpromised): each spec asserts which entities come back first and
 // their order last, in its order check (F.Check with spec.CheckOrder), which the cosmos
 // profile excuses alone.
 //

@@ -323,33 +323,8 @@ func openImage(ctx context.Context, cfg config, f startedForm) (t *Target, err e
 		},
 		Started: true,
 	})
-	saveLogs := func(path string) string {
-		if ctr == nil || path == "" {
-			return ""
-		}
-		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		r, err := ctr.Logs(lctx)
-		if err != nil {
-			return ""
-		}
-		defer r.Close()
-		out, err := os.Create(path)
-		if err != nil {
-			return ""
-		}
-		defer out.Close()
-		_, _ = io.Copy(out, r)
-		return path
-	}
-	terminate := func() error {
-		if ctr == nil {
-			return nil
-		}
-		tctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return testcontainers.TerminateContainer(ctr, testcontainers.StopContext(tctx))
-	}
+	saveLogs := func(path string) string { return saveContainerLog(ctr, path) }
+	terminate := func() error { return terminateContainer(ctr) }
 	failed := func(cause error) error {
 		path := ""
 		if cfg.logDir != "" {
@@ -400,6 +375,38 @@ func openImage(ctx context.Context, cfg config, f startedForm) (t *Target, err e
 		return terminate()
 	}
 	return &Target{Backend: b, Info: info, Close: onlyOnce(closeFn)}, nil
+}
+
+// saveContainerLog writes the log of ctr into path and returns path, or "" when there is no
+// container, no path or no log to keep.
+func saveContainerLog(ctr testcontainers.Container, path string) string {
+	if ctr == nil || path == "" {
+		return ""
+	}
+	lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := ctr.Logs(lctx)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	out, err := os.Create(path)
+	if err != nil {
+		return ""
+	}
+	defer out.Close()
+	_, _ = io.Copy(out, r)
+	return path
+}
+
+// terminateContainer stops and removes ctr, if there is one, waiting at most 30 s.
+func terminateContainer(ctr testcontainers.Container) error {
+	if ctr == nil {
+		return nil
+	}
+	tctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return testcontainers.TerminateContainer(ctr, testcontainers.StopContext(tctx))
 }
 
 // publishedPort returns the host port the engine published for the container port exposed

@@ -22,6 +22,11 @@
 // (tables stay a set) and so is the first line of an error's message. What cannot be replayed
 // is skipped with its reason.
 //
+// A Replayer (replay.go) sends a recording's requests with the recorded table names, times,
+// ETags and continuation tokens rewritten into the live ones (rewrite.go), creates the tables
+// a recording expects and removes them after it (tables.go), and signs a recorded SAS anew
+// with the target's key, its validity moved to now (sas.go).
+//
 // It may import the standard library, go.yaml.in/yaml/v3, reference/api, reference/spec and
 // reference/wire.
 package replay

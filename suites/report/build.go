@@ -479,7 +479,7 @@ func selected(c Cell) bool {
 // line and Cosmos's answer in words, or nothing where Cosmos answers as Storage does.
 func cosmosDifference(r spec.Rule) string {
 	if r.Cosmos.KindOrSame() == spec.CosmosSame {
-		return r.CosmosDifference
+		return ""
 	}
 	return r.Cosmos.Summary() + ": " + r.Cosmos.Answer
 }

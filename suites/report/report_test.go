@@ -24,8 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 var testRules = []spec.Rule{
 	{ID: "entity.insert.conflict", Level: spec.Must, Area: spec.AreaModification, Text: "Inserting an existing entity MUST fail with 409 EntityAlreadyExists.", Source: spec.SrcInsertEntity},
 	{ID: "query.order.keys", Level: spec.Must, Area: spec.AreaOrdering, Text: "Results MUST come in PartitionKey, RowKey order.", Source: spec.SrcQueryingTables,
-		CosmosDifference: "Cosmos DB for Table does not sort query results by PartitionKey, RowKey.",
-		Cosmos:           spec.Cosmos{Kind: spec.CosmosUnpromised, Answer: "Results are not sorted."}},
+		Cosmos: spec.Cosmos{Kind: spec.CosmosUnpromised, Answer: "Results are not sorted."}},
 	{ID: "pagination.boundary.token", Level: spec.May, Area: spec.AreaPagination, Text: "A page MAY end at a partition boundary with a continuation.", Source: spec.SrcPagination},
 	{ID: "batch.max.operations", Level: spec.Must, Area: spec.AreaBatch, Feature: spec.FBatch, Text: "A batch of 101 operations MUST be refused.", Source: spec.SrcBatch},
 	{ID: "auth.sas.read", Level: spec.Must, Area: spec.AreaAuth, Feature: spec.FSAS, Text: "A SAS with r MUST allow reads.", Source: spec.SrcServiceSAS},

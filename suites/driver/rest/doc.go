@@ -9,10 +9,13 @@
 // Every request goes through net/http (conformance verdicts must not depend on a
 // hand-written client). With WithDirectSender, its own client, an http:// endpoint reached
 // without a proxy and the account key, the api.Backend operations are instead written and
-// read on kept connections by the calling goroutine (direct.go), the same bytes net/http
-// would send, so that a load run measures the service rather than the client's Transport;
-// only benchmarks use it. Bodies from 2 KiB to 4 MiB are sent with Expect: 100-continue
+// read on kept connections by the calling goroutine (direct.go; answers read in
+// direct_answer.go), the same bytes net/http would send, so that a load run measures the
+// service rather than the client's Transport; only benchmarks use it. Bodies from 2 KiB to 4 MiB are sent with Expect: 100-continue
 // (ExpectContinue), so that proxies in front of a fast server do not lose answers.
+//
+// rest.go holds the Backend, its options and its exchange of one request and answer;
+// operations.go the api.Backend operations and SAS issuing over it; batch.go transactions.
 //
 // It may import reference/api, reference/spec, reference/wire and suites/driver.
 package rest
