@@ -357,26 +357,26 @@ func (m *Merged) SVG() []byte {
 		}
 		// Panel 3: throttled share of the most throttled partitions; one line when no
 		// partition was throttled (a panel of 0.0% bars says nothing).
-		x0 += panelW + gap
-		if !anyThrottled(o.Partitions) {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555555">no partition was throttled</text>`+"\n", x0, py+14)
-			continue
-		}
-		axes(&b, x0, py, panelW, panelH, "throttled share per partition", "100%")
-		shown := 0
-		for _, p := range o.Partitions {
-			if shown == 5 {
-				break
-			}
-			share := throttledShare(p.Requests, p.Throttles)
-			y := py + 4 + shown*21
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="15" fill="%s"><title>%s: %d throttles, %d requests</title></rect><text x="%d" y="%d">%s %.1f%%</text>`+"\n",
-				x0, y, math.Max(share*panelW, 1), palette[3], html.EscapeString(p.Partition), p.Throttles, p.Requests, x0+4, y+12, html.EscapeString(shortLabel(p.Partition)), 100*share)
-			shown++
-		}
+		throttlePanel(&b, o.Partitions, x0+panelW+gap, py, panelW, panelH)
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// throttlePanel draws the throttled share of the five most throttled partitions at x0, y0;
+// one line when no partition was throttled (a panel of 0.0% bars says nothing).
+func throttlePanel(b *strings.Builder, partitions []PartitionTally, x0, y0, panelW, panelH int) {
+	if !anyThrottled(partitions) {
+		fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555555">no partition was throttled</text>`+"\n", x0, y0+14)
+		return
+	}
+	axes(b, x0, y0, panelW, panelH, "throttled share per partition", "100%")
+	for shown, p := range partitions[:min(len(partitions), 5)] {
+		share := throttledShare(p.Requests, p.Throttles)
+		y := y0 + 4 + shown*21
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.1f" height="15" fill="%s"><title>%s: %d throttles, %d requests</title></rect><text x="%d" y="%d">%s %.1f%%</text>`+"\n",
+			x0, y, math.Max(share*float64(panelW), 1), palette[3], html.EscapeString(p.Partition), p.Throttles, p.Requests, x0+4, y+12, html.EscapeString(shortLabel(p.Partition)), 100*share)
+	}
 }
 
 // minSeriesSeconds is the fewest seconds a workload's series needs for bench.svg to draw

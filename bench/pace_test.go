@@ -175,7 +175,9 @@ func TestIntendedLatenciesMergeAcrossShards(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		m := NewMeter()
 		m.RecordIntended()
-		m.Begin(start)
+		// The run began three seconds earlier: a chart draws lines over time only for runs
+		// of at least minSeriesSeconds.
+		m.Begin(start.Add(-minSeriesSeconds * time.Second))
 		w := m.Worker(nil)
 		for j := 0; j < 100; j++ {
 			sent := time.Now()

@@ -345,58 +345,15 @@ func topics(op gen.Op, add func(...string)) {
 // words are what a difference is about, each with the spellings rules use.
 func words(d Difference) [][]string {
 	last := d.Last()
-	var out [][]string
-	add := func(w ...string) { out = append(out, w) }
+	var w wordList
 	sameError := what(last) == "failed operation index" // the code is not what differs
-	for _, c := range []string{last.Explored.Code, last.Against.Code} {
-		if sameError {
-			break
-		}
-		if c != "" && c != "malformed" {
-			add(c)
-		}
-	}
-	for _, s := range []int{last.Explored.Status, last.Against.Status} {
-		if s != 0 && !sameError {
-			add(strconv.Itoa(s))
-		}
-	}
-	if !sameError && (last.Against.Code == "ResourceNotFound" || last.Explored.Code == "ResourceNotFound") {
-		add("missing")
+	if !sameError {
+		w.answerWords(last)
 	}
 	op := subject(d)
-	switch op.Kind {
-	case gen.Insert:
-		add("insert")
-	case gen.Upsert:
-		add("insert-or-"+op.Mode.String(), "insert or "+op.Mode.String(), "upsert")
-	case gen.Update:
-		add(op.Mode.String())
-		if op.IfMatch != gen.MatchAny {
-			add("etag", "if-match")
-		}
-	case gen.Delete:
-		add("delete")
-		if op.IfMatch == gen.MatchNone {
-			add("if-match")
-		}
-	case gen.Get:
-		add("point", "retrieve", "get")
-	case gen.Batch:
-		add("batch", "transaction")
-		if len(op.Steps) > 100 {
-			add("100 operations", "limit.operations")
-		}
-	case gen.CreateTable:
-		add("create")
-	case gen.DeleteTable:
-		add("delete")
-	case gen.ListTables:
-		add("list", "query tables")
-	}
+	w.operationWords(op)
 	// The edges the data reaches and what differed name the subject: they count twice.
-	addTwice := func(w ...string) { out = append(out, w, w) }
-	topics(op, addTwice)
+	topics(op, w.addTwice)
 	whatDiffered := what(last)
 	for _, f := range features(op) {
 		if whatDiffered == "continuation" && f == "$filter" {
@@ -404,56 +361,117 @@ func words(d Difference) [][]string {
 		}
 		switch f {
 		case "$filter":
-			add("filter", "comparison", "compare")
+			w.add("filter", "comparison", "compare")
 		case "$top":
-			add("$top", "top")
+			w.add("$top", "top")
 		case "$select":
-			add("$select", "select", "projection")
+			w.add("$select", "select", "projection")
 		default:
-			add(f)
+			w.add(f)
 		}
 	}
 	if last.ReadBack {
 		for _, st := range d.Steps {
 			if st.Op.Kind == gen.Batch && !st.ReadBack && st.Against.Error != "" {
-				addTwice("atomic", "all or none", "rolled back")
+				w.addTwice("atomic", "all or none", "rolled back")
 			}
 		}
 	}
 	if f := op.Query.Filter; f == "true" || f == "false" {
-		addTwice("bare-constant", "constant")
+		w.addTwice("bare-constant", "constant")
 	}
-	switch whatDiffered {
-	case "batch result status":
-		addTwice("insert-status", "status")
-	case "batch result entity":
-		addTwice("retrieve")
-	case "continuation":
-		addTwice("continuation", "page")
-	case "property values":
-		addTwice("round-trip", "round trip", "same type", "value")
-	case "ETag":
-		addTwice("etag")
-	case "batch results":
-		addTwice("results")
-	case "order":
-		addTwice("order", "sorted")
-		addTwice("partitionkey", "rowkey", "key")
-	case "failed operation index":
-		addTwice("failure.index", "index")
-	case "stored entities":
-		addTwice("stores", "removes", "keeps", "merges", "replaces")
-	}
+	w.differedWords(whatDiffered)
 	text := strings.Join(last.Explored.Lines, " ") + " " + strings.Join(last.Against.Lines, " ")
 	for _, t := range api.AllEdmTypes {
 		if strings.Contains(text, t.String()) || strings.Contains(op.String(), t.String()) {
-			add(strings.ToLower(strings.TrimPrefix(t.String(), "Edm.")))
+			w.add(strings.ToLower(strings.TrimPrefix(t.String(), "Edm.")))
 		}
 	}
 	if strings.Contains(op.String(), "(null)") {
-		add("null")
+		w.add("null")
 	}
-	return out
+	return w
+}
+
+// wordList is the words that name a difference's subject, each group one vote (words).
+type wordList [][]string
+
+func (w *wordList) add(words ...string)      { *w = append(*w, words) }
+func (w *wordList) addTwice(words ...string) { *w = append(*w, words, words) }
+
+// answerWords are the error codes and statuses of the last step's answers.
+func (w *wordList) answerWords(last StepResult) {
+	for _, c := range []string{last.Explored.Code, last.Against.Code} {
+		if c != "" && c != "malformed" {
+			w.add(c)
+		}
+	}
+	for _, s := range []int{last.Explored.Status, last.Against.Status} {
+		if s != 0 {
+			w.add(strconv.Itoa(s))
+		}
+	}
+	if last.Against.Code == "ResourceNotFound" || last.Explored.Code == "ResourceNotFound" {
+		w.add("missing")
+	}
+}
+
+// operationWords name the operation that differed.
+func (w *wordList) operationWords(op gen.Op) {
+	switch op.Kind {
+	case gen.Insert:
+		w.add("insert")
+	case gen.Upsert:
+		w.add("insert-or-"+op.Mode.String(), "insert or "+op.Mode.String(), "upsert")
+	case gen.Update:
+		w.add(op.Mode.String())
+		if op.IfMatch != gen.MatchAny {
+			w.add("etag", "if-match")
+		}
+	case gen.Delete:
+		w.add("delete")
+		if op.IfMatch == gen.MatchNone {
+			w.add("if-match")
+		}
+	case gen.Get:
+		w.add("point", "retrieve", "get")
+	case gen.Batch:
+		w.add("batch", "transaction")
+		if len(op.Steps) > 100 {
+			w.add("100 operations", "limit.operations")
+		}
+	case gen.CreateTable:
+		w.add("create")
+	case gen.DeleteTable:
+		w.add("delete")
+	case gen.ListTables:
+		w.add("list", "query tables")
+	}
+}
+
+// differedWords name what differed between the answers.
+func (w *wordList) differedWords(whatDiffered string) {
+	switch whatDiffered {
+	case "batch result status":
+		w.addTwice("insert-status", "status")
+	case "batch result entity":
+		w.addTwice("retrieve")
+	case "continuation":
+		w.addTwice("continuation", "page")
+	case "property values":
+		w.addTwice("round-trip", "round trip", "same type", "value")
+	case "ETag":
+		w.addTwice("etag")
+	case "batch results":
+		w.addTwice("results")
+	case "order":
+		w.addTwice("order", "sorted")
+		w.addTwice("partitionkey", "rowkey", "key")
+	case "failed operation index":
+		w.addTwice("failure.index", "index")
+	case "stored entities":
+		w.addTwice("stores", "removes", "keeps", "merges", "replaces")
+	}
 }
 
 // Match finds the area of a difference and the rule of the catalogue that covers it, if any:

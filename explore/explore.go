@@ -81,6 +81,15 @@ var rapidMu sync.Mutex
 
 var testingInit sync.Once
 
+// initTestingFlags registers and parses the testing flags: rapid reads testing.Short, which
+// needs them; outside a test binary no argument is theirs.
+func initTestingFlags() {
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
+}
+
 func setRapidFlag(name, value string) {
 	if err := flag.Set(name, value); err != nil {
 		panic("explore: rapid flag " + name + ": " + err.Error())
@@ -91,66 +100,17 @@ func setRapidFlag(name, value string) {
 func (x *Explorer) Run(ctx context.Context) Result {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	testingInit.Do(func() {
-		// rapid reads testing.Short, which needs the testing flags registered and parsed;
-		// outside a test binary no argument is theirs.
-		testing.Init()
-		if !flag.Parsed() {
-			_ = flag.CommandLine.Parse(nil)
-		}
-	})
-	o := x.Options
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
-	if o.ShrinkTime <= 0 {
-		o.ShrinkTime = 20 * time.Second
-	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = 30 * time.Second
-	}
-	if o.Config.Tables < 1 {
-		o.Config.Tables = gen.DefaultConfig.Tables
-	}
-	if o.Config.MaxOps < 1 {
-		o.Config.MaxOps = gen.DefaultConfig.MaxOps
-	}
-	if o.RunTag == "" {
-		o.RunTag = strconv.FormatInt(time.Now().UnixNano()%(36*36*36*36), 36)
-	}
-	for len(o.RunTag) < 4 {
-		o.RunTag = "0" + o.RunTag
-	}
+	testingInit.Do(initTestingFlags)
+	o := x.Options.withDefaults()
 	res := Result{Explored: x.ExploredName, Against: x.AgainstName, Seed: o.Seed, Config: o.Config}
 	start := time.Now()
 	var deadline time.Time
 	if o.Duration > 0 {
 		deadline = start.Add(o.Duration)
 	}
-	var sequences, operations, inconclusive, found atomic.Int64
-	stopProgress := make(chan struct{})
-	var progressDone sync.WaitGroup
-	if o.Progress != nil {
-		progressDone.Add(1)
-		go func() {
-			defer progressDone.Done()
-			tick := time.NewTicker(o.ProgressEvery)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stopProgress:
-					return
-				case <-tick.C:
-					fmt.Fprintf(o.Progress, "explore: %s: %d sequences, %d operations, %d differences (%d inconclusive)\n",
-						time.Since(start).Round(time.Second), sequences.Load(), operations.Load(), found.Load(), inconclusive.Load())
-				}
-			}
-		}()
-	}
-	defer func() {
-		close(stopProgress)
-		progressDone.Wait()
-	}()
+	var c counters
+	defer c.reportEvery(o, start)()
+	sequences, operations, inconclusive, found := &c.sequences, &c.operations, &c.inconclusive, &c.found
 
 	spent := func() string {
 		switch {
@@ -166,15 +126,7 @@ func (x *Explorer) Run(ctx context.Context) Result {
 		return ""
 	}
 	known := map[string]bool{}
-	// One sequence per check, each with its own seed; rapid runs a fifth of its checks
-	// under -short.
-	checks := "1"
-	if testing.Short() {
-		checks = "5"
-	}
-	setRapidFlag("rapid.checks", checks)
-	setRapidFlag("rapid.nofailfile", "true")
-	setRapidFlag("rapid.shrinktime", o.ShrinkTime.String())
+	setRapidFlags(o)
 	seqCounter := 0
 	for i := uint64(0); ; i++ {
 		if res.Stopped = spent(); res.Stopped != "" {
@@ -196,10 +148,7 @@ func (x *Explorer) Run(ctx context.Context) Result {
 			} else if spent() != "" {
 				return
 			}
-			seqCounter++
-			prefix := "cf" + o.RunTag + fmt.Sprintf("%04s", strconv.FormatInt(int64(seqCounter%(36*36*36*36)), 36))
-			explored := &Side{Backend: x.Explored, Tables: tableNames(prefix, 'e', o.Config.Tables), etags: map[etagKey][]string{}}
-			against := &Side{Backend: x.Against, Tables: tableNames(prefix, 'a', o.Config.Tables), etags: map[etagKey][]string{}}
+			explored, against := x.newSides(o, &seqCounter)
 			run := runOn(ctx, explored, against, ops)
 			if !counted {
 				counted = true
@@ -234,31 +183,114 @@ func (x *Explorer) Run(ctx context.Context) Result {
 		if last == nil {
 			continue
 		}
-		newSides := func() (*Side, *Side) {
-			seqCounter++
-			prefix := "cf" + o.RunTag + fmt.Sprintf("%04s", strconv.FormatInt(int64(seqCounter%(36*36*36*36)), 36))
-			return &Side{Backend: x.Explored, Tables: tableNames(prefix, 'e', o.Config.Tables), etags: map[etagKey][]string{}},
-				&Side{Backend: x.Against, Tables: tableNames(prefix, 'a', o.Config.Tables), etags: map[etagKey][]string{}}
-		}
+		newSides := func() (*Side, *Side) { return x.newSides(o, &seqCounter) }
 		minimal, runs := dropOperations(ctx, *last, newSides, time.Now().Add(o.ShrinkTime))
 		d := x.difference(minimal, seed, firstLen, shrinkRuns+runs)
 		d.Flaky = tb.flaky
 		known[d.Signature] = true
-		if o.Baseline != nil && !d.Known {
-			d.Known, d.KnownNote = knownDivergence(*o.Baseline, d)
-		}
-		if d.Known {
-			res.Known++
-		}
-		res.Differences = append(res.Differences, d)
+		keep(&res, d, o, firstLen)
 		found.Add(1)
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "explore: difference %d: %s (%d operations, shrunk from %d)\n", len(res.Differences), d.Summary, len(d.Ops), firstLen)
-		}
 	}
 	res.Sequences, res.Operations, res.Inconclusive = sequences.Load(), operations.Load(), inconclusive.Load()
 	res.Elapsed = time.Since(start)
 	return res
+}
+
+// setRapidFlags sets rapid's process-wide flags for a run: one sequence per check, each
+// with its own seed (rapid runs a fifth of its checks under -short), no fail file, and
+// shrinking bounded by o.ShrinkTime.
+func setRapidFlags(o Options) {
+	checks := "1"
+	if testing.Short() {
+		checks = "5"
+	}
+	setRapidFlag("rapid.checks", checks)
+	setRapidFlag("rapid.nofailfile", "true")
+	setRapidFlag("rapid.shrinktime", o.ShrinkTime.String())
+}
+
+// keep adds d to res, marked known when the explored backend's baseline lists it, and says
+// so on o.Progress.
+func keep(res *Result, d Difference, o Options, firstLen int) {
+	if o.Baseline != nil && !d.Known {
+		d.Known, d.KnownNote = knownDivergence(*o.Baseline, d)
+	}
+	if d.Known {
+		res.Known++
+	}
+	res.Differences = append(res.Differences, d)
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "explore: difference %d: %s (%d operations, shrunk from %d)\n", len(res.Differences), d.Summary, len(d.Ops), firstLen)
+	}
+}
+
+// withDefaults is o with every unset bound and name given its default.
+func (o Options) withDefaults() Options {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.ShrinkTime <= 0 {
+		o.ShrinkTime = 20 * time.Second
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 30 * time.Second
+	}
+	if o.Config.Tables < 1 {
+		o.Config.Tables = gen.DefaultConfig.Tables
+	}
+	if o.Config.MaxOps < 1 {
+		o.Config.MaxOps = gen.DefaultConfig.MaxOps
+	}
+	if o.RunTag == "" {
+		o.RunTag = strconv.FormatInt(time.Now().UnixNano()%(36*36*36*36), 36)
+	}
+	for len(o.RunTag) < 4 {
+		o.RunTag = "0" + o.RunTag
+	}
+	return o
+}
+
+// counters are what a run has done so far, read by its progress lines.
+type counters struct {
+	sequences, operations, inconclusive, found atomic.Int64
+}
+
+// reportEvery writes a progress line to o.Progress every o.ProgressEvery until the
+// function it returns is called (nothing when o.Progress is nil).
+func (c *counters) reportEvery(o Options, start time.Time) (stop func()) {
+	if o.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(o.ProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fmt.Fprintf(o.Progress, "explore: %s: %d sequences, %d operations, %d differences (%d inconclusive)\n",
+					time.Since(start).Round(time.Second), c.sequences.Load(), c.operations.Load(), c.found.Load(), c.inconclusive.Load())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// newSides names the tables of the next sequence (one prefix per sequence, so that no
+// sequence reads another's) on both backends.
+func (x *Explorer) newSides(o Options, seqCounter *int) (explored, against *Side) {
+	*seqCounter++
+	prefix := "cf" + o.RunTag + fmt.Sprintf("%04s", strconv.FormatInt(int64(*seqCounter%(36*36*36*36)), 36))
+	return &Side{Backend: x.Explored, Tables: tableNames(prefix, 'e', o.Config.Tables), etags: map[etagKey][]string{}},
+		&Side{Backend: x.Against, Tables: tableNames(prefix, 'a', o.Config.Tables), etags: map[etagKey][]string{}}
 }
 
 // quietTB is the testing.TB rapid reports to: it keeps whether the check failed and whether
