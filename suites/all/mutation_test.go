@@ -934,17 +934,12 @@ const blamedOnly = "its only killers failed it through a precondition of another
 // work that TestCatalogueCoverage logs instead of failing on, and fails on once a mutant
 // makes the rule fail (strike it then), so the list only shrinks.
 var awaitingAMutant = map[string]string{
-	"pattern.denormalization.point-query":  blamedOnly,
 	"pattern.eventual.converges":           blamedOnly,
 	"pattern.high-volume-delete.new-name":  blamedOnly,
 	"pattern.index-entities.external-list": blamedOnly,
-	"pattern.intra-index.partial-copy":     blamedOnly,
-	"pattern.large-entities.blob-pointer":  blamedOnly,
 	"pattern.large-entities.inline-limit":  blamedOnly,
 	"query.filter.syntax.message":          recordsOnly,
 	"rel.join-in-client":                   blamedOnly,
-	"rel.move.two-steps":                   blamedOnly,
-	"rel.one-to-many.same-partition":       blamedOnly,
 	"service.cors.vary":                    recordsOnly,
 }
 

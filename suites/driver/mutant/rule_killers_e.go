@@ -1,0 +1,184 @@
+package mutant
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/spec"
+)
+
+// Faults of the design guide's patterns (issue 30) that only keys-case-folded made fail,
+// through the letter case of the keys it read back: each breaks the pattern's own subject,
+// on the entities or tables the pattern uses, before any precondition of its spec.
+
+// dropExtendedNames removes the properties whose name begins with another property's name
+// (ManagerEmail beside Manager).
+func dropExtendedNames(e *api.Entity) {
+	names := e.PropertyNames()
+	for _, short := range names {
+		for _, long := range names {
+			if long != short && strings.HasPrefix(long, short) {
+				delete(e.Properties, long)
+			}
+		}
+	}
+}
+
+// blobEndpoint is the public blob endpoint that blobAddressRewrite rewrites.
+const blobEndpoint = ".blob.core.windows.net/"
+
+// rewriteBlobAddress rewrites, in every String property, an address of the public blob
+// endpoint (https://ACCOUNT.blob.core.windows.net/PATH) to the emulator's own
+// (http://127.0.0.1:10000/ACCOUNT/PATH).
+func rewriteBlobAddress(e *api.Entity) {
+	for name, v := range e.Properties {
+		if v.Type != api.EdmString || v.Null {
+			continue
+		}
+		rest, ok := strings.CutPrefix(v.Str, "https://")
+		if !ok {
+			continue
+		}
+		account, path, ok := strings.Cut(rest, blobEndpoint)
+		if !ok || account == "" || strings.Contains(account, "/") {
+			continue
+		}
+		e.Properties[name] = api.String("http://127.0.0.1:10000/" + account + "/" + path)
+	}
+}
+
+// dropRepeatedSubsets removes from a page every entity of three or more properties that
+// another entity of the page repeats, each with the same value, among more of its own.
+func dropRepeatedSubsets(p *api.Page) {
+	kept := p.Entities[:0:0]
+	for i, e := range p.Entities {
+		repeated := false
+		for j, other := range p.Entities {
+			if i != j && len(e.Properties) >= 3 && len(other.Properties) > len(e.Properties) && holdsAll(other, e) {
+				repeated = true
+				break
+			}
+		}
+		if !repeated {
+			kept = append(kept, e)
+		}
+	}
+	p.Entities = kept
+}
+
+// holdsAll reports whether every property of sub is in e with the same value.
+func holdsAll(e, sub api.Entity) bool {
+	for name, v := range sub.Properties {
+		if w, ok := e.Properties[name]; !ok || !w.Equal(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropOffFormatRowKeys removes, from a page whose first three RowKeys are digit strings of
+// one width, the entities whose RowKey is not such a string.
+func dropOffFormatRowKeys(p *api.Page) {
+	const sample = 3
+	if len(p.Entities) <= sample {
+		return
+	}
+	width := len(p.Entities[0].RowKey)
+	fixedWidth := func(rk string) bool { return len(rk) == width && allDigits(rk) }
+	for _, e := range p.Entities[:sample] {
+		if !fixedWidth(e.RowKey) {
+			return
+		}
+	}
+	kept := p.Entities[:0:0]
+	for _, e := range p.Entities {
+		if fixedWidth(e.RowKey) {
+			kept = append(kept, e)
+		}
+	}
+	p.Entities = kept
+}
+
+// upsertByRowKey runs Insert Or Replace of an entity that does not exist as a replace of
+// the first entity with the same RowKey in another partition, when there is one.
+type upsertByRowKey struct{ api.Backend }
+
+func (m *upsertByRowKey) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	if mode != api.Replace || ifMatch != "" {
+		return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	}
+	if _, err := m.Backend.GetEntity(ctx, table, e.PartitionKey, e.RowKey, nil); !isNotFound(err) {
+		return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	}
+	p, err := m.Backend.QueryEntities(ctx, table, api.Query{Filter: "RowKey eq '" + strings.ReplaceAll(e.RowKey, "'", "''") + "'", Top: api.TopOf(1)})
+	if err != nil || len(p.Entities) == 0 {
+		return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+	}
+	found := e.Clone()
+	found.PartitionKey = p.Entities[0].PartitionKey
+	return m.Backend.UpdateEntity(ctx, table, found, mode, ifMatch)
+}
+
+// isNotFound reports whether err is the service's 404.
+func isNotFound(err error) bool {
+	var se *spec.Error
+	return errors.As(err, &se) && se.Status == 404
+}
+
+var (
+	_ = define(Mutant{
+		Name:        "get-drops-extended-names",
+		Description: "answers Get Entity without the properties whose name begins with another property's name (ManagerEmail beside Manager), as a store that keeps properties in a document whose paths such names collide in",
+		Breaks:      []string{"pattern.denormalization.point-query"},
+		AlsoFails: map[string]string{
+			"pattern.denormalization.batch-update": "the department's copy ManagerEmail, which the transaction merges, is read back with Get Entity, which loses it beside Manager",
+			"pattern.large-entities.blob-pointer":  "PhotoBytes begins with Photo, so Get Entity of the employee loses it: the entity the pattern reads back is the rule's subject",
+		},
+	}, func(b api.Backend) api.Backend { return &getMapper{Backend: b, fn: dropExtendedNames} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "blob-addresses-rewritten",
+		Description: "rewrites, in the String properties it returns, addresses of the public blob endpoint (https://ACCOUNT.blob.core.windows.net/...) to a local emulator's (http://127.0.0.1:10000/ACCOUNT/...), as an emulator that rewrites its public URLs throughout a response body",
+		Breaks:      []string{"pattern.large-entities.blob-pointer"},
+		AlsoFails: map[string]string{
+			"rel.one-to-one.explicit-reference": "the employee's PhotoUri, an address of the public blob endpoint, comes back rewritten",
+			"rel.one-to-one.key-convention":     "the photo entity's PhotoUri, an address of the public blob endpoint, comes back rewritten",
+		},
+	}, func(b api.Backend) api.Backend {
+		return &getMapper{Backend: &pageMapper{Backend: b, fn: func(_ api.Query, p *api.Page) {
+			mapEntities(p.Entities, rewriteBlobAddress)
+		}}, fn: rewriteBlobAddress}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "partition-query-drops-repeated-subset",
+		Description: "answers a query of one partition (PartitionKey eq and nothing else) without an entity of three or more properties that another entity of the page repeats with the same values among more of its own, as a store that takes such an entity for a duplicate",
+		Breaks:      []string{"pattern.intra-index.partial-copy"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if _, ok := partitionOfFilter(q.Filter); ok && q.Select == nil {
+				dropRepeatedSubsets(p)
+			}
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "partition-query-drops-off-format-rowkeys",
+		Description: "answers a query of one partition (PartitionKey eq and nothing else) whose first three RowKeys are digit strings of one width without the entities whose RowKey is not such a string, as a store that infers a fixed-width numeric key column from a page's first rows and skips the rows that do not fit it",
+		Breaks:      []string{"rel.one-to-many.same-partition"},
+	}, func(b api.Backend) api.Backend {
+		return &pageMapper{Backend: b, fn: func(q api.Query, p *api.Page) {
+			if _, ok := partitionOfFilter(q.Filter); ok && q.Select == nil {
+				dropOffFormatRowKeys(p)
+			}
+		}}
+	}, hooks{})
+
+	_ = define(Mutant{
+		Name:        "upsert-finds-rowkey-elsewhere",
+		Description: "runs Insert Or Replace of an entity that does not exist as a replace of the entity with the same RowKey in another partition, when there is one, as an upsert that looks the entity up by RowKey alone",
+		Breaks:      []string{"rel.move.two-steps"},
+	}, func(b api.Backend) api.Backend { return &upsertByRowKey{Backend: b} }, hooks{})
+)
