@@ -935,7 +935,6 @@ const blamedOnly = "its only killers failed it through a precondition of another
 // makes the rule fail (strike it then), so the list only shrinks.
 var awaitingAMutant = map[string]string{
 	"pattern.eventual.converges":           blamedOnly,
-	"pattern.high-volume-delete.new-name":  blamedOnly,
 	"pattern.index-entities.external-list": blamedOnly,
 	"pattern.large-entities.inline-limit":  blamedOnly,
 	"query.filter.syntax.message":          recordsOnly,

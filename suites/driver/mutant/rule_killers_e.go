@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tableconform/conform/reference/api"
 	"github.com/tableconform/conform/reference/spec"
@@ -12,6 +14,57 @@ import (
 // Faults of the design guide's patterns (issue 30) that only keys-case-folded made fail,
 // through the letter case of the keys it read back: each breaks the pattern's own subject,
 // on the entities or tables the pattern uses, before any precondition of its spec.
+
+// tableDate returns the yyyyMMdd date a table name ends in after something else.
+func tableDate(name string) (time.Time, bool) {
+	const layout = "20060102"
+	if len(name) <= len(layout) {
+		return time.Time{}, false
+	}
+	date := name[len(name)-len(layout):]
+	if !allDigits(date) {
+		return time.Time{}, false
+	}
+	d, err := time.Parse(layout, date)
+	return d, err == nil
+}
+
+// nextDayLock refuses, for hold after a table whose name ends in a date is deleted, to
+// create a table whose name ends in the next day's date.
+type nextDayLock struct {
+	api.Backend
+	hold time.Duration
+
+	mu     sync.Mutex
+	locked map[time.Time]time.Time // the day whose tables are held, and since when
+}
+
+func (m *nextDayLock) DeleteTable(ctx context.Context, name string) error {
+	if err := m.Backend.DeleteTable(ctx, name); err != nil {
+		return err
+	}
+	if day, ok := tableDate(name); ok {
+		m.mu.Lock()
+		if m.locked == nil {
+			m.locked = map[time.Time]time.Time{}
+		}
+		m.locked[day.AddDate(0, 0, 1)] = time.Now()
+		m.mu.Unlock()
+	}
+	return nil
+}
+
+func (m *nextDayLock) CreateTable(ctx context.Context, name string) error {
+	if day, ok := tableDate(name); ok {
+		m.mu.Lock()
+		since, held := m.locked[day]
+		m.mu.Unlock()
+		if held && time.Since(since) < m.hold {
+			return spec.ErrTableBeingDeleted.New()
+		}
+	}
+	return m.Backend.CreateTable(ctx, name)
+}
 
 // dropExtendedNames removes the properties whose name begins with another property's name
 // (ManagerEmail beside Manager).
@@ -128,6 +181,12 @@ func isNotFound(err error) bool {
 }
 
 var (
+	_ = define(Mutant{
+		Name:        "next-day-table-held",
+		Description: "refuses with 409 TableBeingDeleted, for 30 seconds after a table whose name ends in a yyyyMMdd date is deleted, to create a table whose name ends in the next day's date, as a rollover of day tables that holds the next day's name while it tears the old day down",
+		Breaks:      []string{"pattern.high-volume-delete.new-name"},
+	}, func(b api.Backend) api.Backend { return &nextDayLock{Backend: b, hold: 30 * time.Second} }, hooks{})
+
 	_ = define(Mutant{
 		Name:        "get-drops-extended-names",
 		Description: "answers Get Entity without the properties whose name begins with another property's name (ManagerEmail beside Manager), as a store that keeps properties in a document whose paths such names collide in",
