@@ -936,7 +936,6 @@ const blamedOnly = "its only killers failed it through a precondition of another
 var awaitingAMutant = map[string]string{
 	"pattern.eventual.converges":           blamedOnly,
 	"pattern.index-entities.external-list": blamedOnly,
-	"pattern.large-entities.inline-limit":  blamedOnly,
 	"query.filter.syntax.message":          recordsOnly,
 	"rel.join-in-client":                   blamedOnly,
 	"service.cors.vary":                    recordsOnly,

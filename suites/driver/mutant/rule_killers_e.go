@@ -66,6 +66,19 @@ func (m *nextDayLock) CreateTable(ctx context.Context, name string) error {
 	return m.Backend.CreateTable(ctx, name)
 }
 
+// binaryLimitExclusive refuses Insert Entity of an entity with a binary value of exactly
+// the limit.
+type binaryLimitExclusive struct{ api.Backend }
+
+func (m *binaryLimitExclusive) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	for _, v := range e.Properties {
+		if v.Type == api.EdmBinary && !v.Null && len(v.Str) >= spec.MaxBinaryBytes {
+			return api.Entity{}, spec.ErrPropertyValueTooLarge.New()
+		}
+	}
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
 // dropExtendedNames removes the properties whose name begins with another property's name
 // (ManagerEmail beside Manager).
 func dropExtendedNames(e *api.Entity) {
@@ -186,6 +199,19 @@ var (
 		Description: "refuses with 409 TableBeingDeleted, for 30 seconds after a table whose name ends in a yyyyMMdd date is deleted, to create a table whose name ends in the next day's date, as a rollover of day tables that holds the next day's name while it tears the old day down",
 		Breaks:      []string{"pattern.high-volume-delete.new-name"},
 	}, func(b api.Backend) api.Backend { return &nextDayLock{Backend: b, hold: 30 * time.Second} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "insert-binary-limit-exclusive",
+		Description: "refuses Insert Entity of a binary value of exactly 64 KiB with 400 PropertyValueTooLarge, its insert path taking the limit as exclusive",
+		Breaks:      []string{"pattern.large-entities.inline-limit", "limits.binary.size"},
+		AlsoFails: map[string]string{
+			"limits.entity.size":                      "its entities of up to 1 MiB are made of binary values of exactly 64 KiB, which the insert refuses",
+			"limits.entity.size-edge":                 "its entities at the edge of 1 MiB are made of binary values of exactly 64 KiB, which the insert refuses",
+			"limits.entity.size-merged":               "the entity its merge grows is inserted with binary values of exactly 64 KiB, which the insert refuses",
+			"pattern.large-entities.entity-too-large": "its photos of exactly 64 KiB are refused with PropertyValueTooLarge before the entity's size is judged",
+			"types.binary.round-trip":                 "its sample of exactly 64 KiB is inserted, and the insert refuses it",
+		},
+	}, func(b api.Backend) api.Backend { return &binaryLimitExclusive{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
 		Name:        "get-drops-extended-names",
