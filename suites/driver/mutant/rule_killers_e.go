@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/odata"
 	"github.com/tableconform/conform/reference/spec"
 )
 
@@ -77,6 +78,112 @@ func (m *binaryLimitExclusive) InsertEntity(ctx context.Context, table string, e
 		}
 	}
 	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+// stringEqualities returns the String equalities (Name eq 'text') of a filter, read with
+// the service's own lexer (odata.Tokens), by property name; ok is false when the filter has
+// anything but such equalities joined by and.
+func stringEqualities(filter string) (eqs map[string]string, ok bool) {
+	eqs = map[string]string{}
+	toks := odata.Tokens(filter)
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		switch {
+		case t.Text == "(" || t.Text == ")" || (t.Kind == odata.TokenWord && t.Text == "and"):
+			i++
+		case i+2 < len(toks) && t.Kind == odata.TokenWord && toks[i+1].Text == "eq" && toks[i+2].Kind == odata.TokenLiteral:
+			lit := toks[i+2].Text
+			if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
+				return nil, false
+			}
+			eqs[t.Text] = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+			i += 3
+		default:
+			return nil, false
+		}
+	}
+	return eqs, true
+}
+
+// staleValueIndex serves the queries that compare a custom String property with eq within
+// one partition from an index that Delete Entity does not update: they also return the
+// entities deleted since that match.
+type staleValueIndex struct {
+	api.Backend
+
+	mu      sync.Mutex
+	deleted map[entityKey]api.Entity
+}
+
+func (m *staleValueIndex) forget(table, pk, rk string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.deleted, keyOf(table, pk, rk))
+}
+
+func (m *staleValueIndex) DeleteEntity(ctx context.Context, table, pk, rk, ifMatch string) error {
+	old, getErr := m.Backend.GetEntity(ctx, table, pk, rk, nil)
+	if err := m.Backend.DeleteEntity(ctx, table, pk, rk, ifMatch); err != nil {
+		return err
+	}
+	if getErr == nil {
+		m.mu.Lock()
+		if m.deleted == nil {
+			m.deleted = map[entityKey]api.Entity{}
+		}
+		m.deleted[keyOf(table, pk, rk)] = old
+		m.mu.Unlock()
+	}
+	return nil
+}
+
+func (m *staleValueIndex) InsertEntity(ctx context.Context, table string, e api.Entity) (api.Entity, error) {
+	m.forget(table, e.PartitionKey, e.RowKey)
+	return m.Backend.InsertEntity(ctx, table, e)
+}
+
+func (m *staleValueIndex) UpdateEntity(ctx context.Context, table string, e api.Entity, mode api.UpdateMode, ifMatch string) (string, error) {
+	m.forget(table, e.PartitionKey, e.RowKey)
+	return m.Backend.UpdateEntity(ctx, table, e, mode, ifMatch)
+}
+
+func (m *staleValueIndex) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	for _, op := range ops {
+		m.forget(table, op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	return m.Backend.SubmitBatch(ctx, table, ops)
+}
+
+func (m *staleValueIndex) QueryEntities(ctx context.Context, table string, q api.Query) (api.Page, error) {
+	p, err := m.Backend.QueryEntities(ctx, table, q)
+	if err != nil || !q.Continuation.IsZero() || !p.Continuation.IsZero() || q.Select != nil {
+		return p, err
+	}
+	eqs, ok := stringEqualities(q.Filter)
+	pk, onePartition := eqs["PartitionKey"]
+	if !ok || !onePartition || len(eqs) < 2 {
+		return p, err
+	}
+	if _, byRow := eqs["RowKey"]; byRow {
+		return p, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.deleted {
+		if k.table != strings.ToLower(table) || e.PartitionKey != pk {
+			continue
+		}
+		matches := true
+		for name, want := range eqs {
+			if v, has := e.Properties[name]; name != "PartitionKey" && (!has || v.Type != api.EdmString || v.Null || v.Str != want) {
+				matches = false
+			}
+		}
+		if matches {
+			p.Entities = append(p.Entities, e.Clone())
+		}
+	}
+	return p, err
 }
 
 // dropExtendedNames removes the properties whose name begins with another property's name
@@ -212,6 +319,12 @@ var (
 			"types.binary.round-trip":                 "its sample of exactly 64 KiB is inserted, and the insert refuses it",
 		},
 	}, func(b api.Backend) api.Backend { return &binaryLimitExclusive{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "deletes-stale-in-value-index",
+		Description: "answers a query of one partition that compares custom String properties with eq from an index that Delete Entity does not update, so that it also returns the entities deleted since that matched",
+		Breaks:      []string{"pattern.inter-index.stepwise-update"},
+	}, func(b api.Backend) api.Backend { return &staleValueIndex{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
 		Name:        "get-drops-extended-names",
