@@ -3,6 +3,7 @@ package mutant
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -186,6 +187,48 @@ func (m *staleValueIndex) QueryEntities(ctx context.Context, table string, q api
 	return p, err
 }
 
+// mergeBufferRows is how many Merge operations of one transaction mergeBuffer applies.
+const mergeBufferRows = 64
+
+// mergeBuffer applies only the first mergeBufferRows Merge operations of a transaction and
+// answers for all of them.
+type mergeBuffer struct{ api.Backend }
+
+func (m *mergeBuffer) SubmitBatch(ctx context.Context, table string, ops []api.BatchOp) ([]api.BatchResult, error) {
+	var applied []api.BatchOp
+	var dropped []int // indexes in ops of the merges left out
+	merges := 0
+	for i, op := range ops {
+		if op.Kind == api.BatchMerge {
+			merges++
+			if merges > mergeBufferRows {
+				dropped = append(dropped, i)
+				continue
+			}
+		}
+		applied = append(applied, op)
+	}
+	if len(dropped) == 0 {
+		return m.Backend.SubmitBatch(ctx, table, ops)
+	}
+	results, err := m.Backend.SubmitBatch(ctx, table, applied)
+	if err != nil {
+		return results, err
+	}
+	// The answer has a result for every operation sent, the dropped merges' in their place.
+	out := make([]api.BatchResult, 0, len(ops))
+	next := 0
+	for i := range ops {
+		if slices.Contains(dropped, i) {
+			out = append(out, api.BatchResult{Status: 204})
+			continue
+		}
+		out = append(out, results[next])
+		next++
+	}
+	return out, nil
+}
+
 // dropExtendedNames removes the properties whose name begins with another property's name
 // (ManagerEmail beside Manager).
 func dropExtendedNames(e *api.Entity) {
@@ -325,6 +368,12 @@ var (
 		Description: "answers a query of one partition that compares custom String properties with eq from an index that Delete Entity does not update, so that it also returns the entities deleted since that matched",
 		Breaks:      []string{"pattern.inter-index.stepwise-update"},
 	}, func(b api.Backend) api.Backend { return &staleValueIndex{Backend: b} }, hooks{})
+
+	_ = define(Mutant{
+		Name:        "batch-merges-past-64-dropped",
+		Description: "applies only the first 64 Merge operations of a transaction and answers success for all of them, as a store that runs a transaction's merges through a bulk-update buffer of 64 rows and loses the overflow",
+		Breaks:      []string{"rel.one-to-many.denormalized-update"},
+	}, func(b api.Backend) api.Backend { return &mergeBuffer{Backend: b} }, hooks{})
 
 	_ = define(Mutant{
 		Name:        "get-drops-extended-names",

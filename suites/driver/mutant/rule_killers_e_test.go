@@ -2,6 +2,7 @@ package mutant
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"testing"
 	"time"
@@ -216,4 +217,33 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestBatchMergesPast64Dropped: a transaction of 70 merges answers for all 70 and applies
+// the first 64.
+func TestBatchMergesPast64Dropped(t *testing.T) {
+	ctx := context.Background()
+	b := mustLookup(t, "batch-merges-past-64-dropped").Wrap(inproc.New())
+	var keys []api.Key
+	for i := range 70 {
+		keys = append(keys, api.Key{PartitionKey: "p", RowKey: fmt.Sprintf("%03d", i)})
+	}
+	seed(t, b, "tbl", keys...)
+	var ops []api.BatchOp
+	for _, k := range keys {
+		ops = append(ops, api.BatchOp{Kind: api.BatchMerge, IfMatch: api.IfMatchAny, Entity: api.NewEntity(k.PartitionKey, k.RowKey, map[string]api.Value{"W": api.Int32(2)})})
+	}
+	results, err := b.SubmitBatch(ctx, "tbl", ops)
+	if err != nil || len(results) != len(ops) {
+		t.Fatalf("the transaction answered %d results, %v; want %d and success", len(results), err, len(ops))
+	}
+	for i, k := range keys {
+		got, err := b.GetEntity(ctx, "tbl", k.PartitionKey, k.RowKey, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, merged := got.Properties["W"]; merged != (i < mergeBufferRows) {
+			t.Errorf("merge %d applied: %v; want %v", i, merged, i < mergeBufferRows)
+		}
+	}
 }
