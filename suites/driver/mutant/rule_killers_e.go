@@ -13,9 +13,11 @@ import (
 	"github.com/tableconform/conform/reference/spec"
 )
 
-// Faults of the design guide's patterns (issue 30) that only keys-case-folded made fail,
-// through the letter case of the keys it read back: each breaks the pattern's own subject,
-// on the entities or tables the pattern uses, before any precondition of its spec.
+// Faults of the design guide's patterns and relationships (issue 30) that only
+// keys-case-folded made fail, through the letter case of the keys it read back, which now
+// blocks their specs: each breaks the rule's own subject, on the entities or tables its
+// spec uses, before any precondition of the spec. A fault that breaks another rule's
+// subject too declares it in AlsoFails.
 
 // tableDate returns the yyyyMMdd date a table name ends in after something else.
 func tableDate(name string) (time.Time, bool) {
