@@ -25,8 +25,8 @@ type Model struct {
 
 	mu       sync.Mutex
 	lastTick int64                // the Timestamp of the last write, in ticks
-	tables   map[string]*table    // by lower-case name
-	deleting map[string]time.Time // lower-case name -> end of its delete hold
+	tables   map[string]*table    // by tableKey
+	deleting map[string]time.Time // tableKey -> end of its delete hold
 }
 
 var _ api.Backend = (*Model)(nil)
@@ -74,9 +74,21 @@ func (m *Model) stamp(e *api.Entity) {
 	e.ETag = `W/"datetime'` + strings.ReplaceAll(api.FormatDateTime7(e.Timestamp), ":", "%3A") + `'"`
 }
 
+// tableKey is the key of a table name in tables and deleting: its ASCII lower case. Table
+// names are ASCII (reference.CheckTableName); a name that is not matches none, even where
+// its Unicode lower case would (the Kelvin sign lowers to 'k').
+func tableKey(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
+}
+
 // table returns the live table called name, in any case, or 404 TableNotFound.
 func (m *Model) table(name string) (*table, *spec.Error) {
-	if t, ok := m.tables[strings.ToLower(name)]; ok {
+	if t, ok := m.tables[tableKey(name)]; ok {
 		return t, nil
 	}
 	return nil, spec.ErrTableNotFound.New()
@@ -93,7 +105,7 @@ func (m *Model) CreateTable(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := strings.ToLower(name)
+	key := tableKey(name)
 	if _, ok := m.tables[key]; ok {
 		return spec.ErrTableAlreadyExists.New()
 	}
@@ -112,7 +124,7 @@ func (m *Model) DeleteTable(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := strings.ToLower(name)
+	key := tableKey(name)
 	if _, ok := m.tables[key]; !ok {
 		return spec.ErrResourceNotFound.New()
 	}
