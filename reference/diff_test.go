@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -57,6 +58,7 @@ func TestDifferential(t *testing.T) {
 				t.Fatalf("run %d diverged at step %d (seed %d); the operations up to it:\n%s", run, step, seed, strings.Join(d.log, "\n"))
 			}
 		}
+		t.Logf("run %d: %d operations agreed; refusals by code: %v", run, steps, d.refusals)
 	}
 }
 
@@ -67,14 +69,16 @@ func (c *diffClock) Now() time.Time { return c.now }
 
 // diff holds the engine, the model and the generator.
 type diff struct {
-	t      *testing.T
-	rng    *rand.Rand
-	clock  *diffClock
-	engine *reference.Service
-	model  *model.Model
-	etags  []string // every ETag seen, for stale If-Match values
-	step   int
-	log    []string
+	t        *testing.T
+	rng      *rand.Rand
+	clock    *diffClock
+	engine   *reference.Service
+	model    *model.Model
+	etags    []string // every ETag seen, for stale If-Match values
+	step     int
+	log      []string
+	refusals map[string]int // the codes both sides answered, for the log
+	batching bool           // the entities made are a transaction's: no sets for the limits
 }
 
 const diffHold = time.Microsecond
@@ -90,6 +94,7 @@ func newDiff(t *testing.T, seed uint64, boundaryPages bool, opts ...reference.Op
 		engine: reference.New(opts...),
 		model: model.New(model.WithClock(clock.Now), model.WithDeleteHold(diffHold),
 			model.WithPartitionBoundaryPages(boundaryPages)),
+		refusals: map[string]int{},
 	}
 }
 
@@ -160,6 +165,26 @@ func (d *diff) entity(pk, rk string) api.Entity {
 	if r.IntN(60) == 0 {
 		e.Properties["bad-name"] = api.Int32(1)
 	}
+	// Merges of the sets below into one entity (p0, r0) reach the limits of the stored
+	// entity: three sets of six values of 60 KB pass its size, three sets of 100
+	// properties its property count.
+	if !d.batching && r.IntN(10) == 0 {
+		e.PartitionKey, e.RowKey = "p0", "r0"
+		from := pick(r, []int{0, 6, 12})
+		for i := range 6 {
+			e.Properties[fmt.Sprintf("big%02d", from+i)] = api.String(strings.Repeat("x", 30_000))
+		}
+	}
+	if !d.batching && r.IntN(10) == 0 {
+		e.PartitionKey, e.RowKey = "p0", "r0"
+		from := pick(r, []int{0, 100, 200})
+		for i := range 100 {
+			e.Properties[fmt.Sprintf("p%03d", from+i)] = api.Int32(int32(i))
+		}
+	}
+	if r.IntN(20) == 0 {
+		e.Properties["f"] = api.Double(pick(r, []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)}))
+	}
 	return e
 }
 
@@ -205,7 +230,7 @@ func (d *diff) filter(depth int) string {
 		}
 	}
 	op := pick(r, diffOps)
-	switch r.IntN(9) {
+	switch r.IntN(10) {
 	case 0, 1:
 		return "PartitionKey " + op + " " + quote(pick(r, diffPartitions))
 	case 2, 3:
@@ -218,6 +243,8 @@ func (d *diff) filter(depth int) string {
 		return fmt.Sprintf("l %s %dL", op, int64(r.IntN(10))<<33)
 	case 7:
 		return fmt.Sprintf("f %s %g", op, float64(r.IntN(10))/4)
+	case 8:
+		return "b " + op + " " + pick(r, []string{"true", "false"})
 	}
 	return fmt.Sprintf("n %s %d", op, r.IntN(10))
 }
@@ -331,6 +358,8 @@ func (d *diff) batch() {
 		n = spec.MaxBatchOperations + 1
 	}
 	ops := make([]api.BatchOp, n)
+	d.batching = true
+	defer func() { d.batching = false }()
 	for i := range ops {
 		rk := pick(r, diffRows)
 		if n > len(diffRows) {
@@ -481,6 +510,7 @@ func (d *diff) sameError(what string, got, want error) bool {
 		d.t.Errorf("%s: %v, model %v", what, gse, wse)
 		return false
 	}
+	d.refusals[gse.Code]++
 	return true
 }
 
