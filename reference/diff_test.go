@@ -45,12 +45,12 @@ func TestDifferential(t *testing.T) {
 			steps = 3000
 		}
 	}
-	for run := range 4 {
+	for run := range 6 {
 		tuning := store.Config{CompactMinDeadBytes: 512} // compact often, so that compaction is compared too
 		if run >= 2 {
 			tuning.PointHashBits = 3 // most keys share a point hash: look-ups go to the ordered index
 		}
-		d := newDiff(t, seed+uint64(run), run%2 == 1, reference.WithStoreConfig(tuning))
+		d := newDiff(t, seed+uint64(run), run%2 == 1, run >= 4, reference.WithStoreConfig(tuning))
 		for step := range steps {
 			d.step = step
 			d.randomOp()
@@ -83,17 +83,24 @@ type diff struct {
 
 const diffHold = time.Microsecond
 
-func newDiff(t *testing.T, seed uint64, boundaryPages bool, opts ...reference.Option) *diff {
+// newDiff returns a comparison of the engine, built with opts, and the model; cosmos gives
+// both the options of the Cosmos flavour (case-sensitive table names, its property limits).
+func newDiff(t *testing.T, seed uint64, boundaryPages, cosmos bool, opts ...reference.Option) *diff {
 	clock := &diffClock{now: diffEpoch}
 	opts = append([]reference.Option{reference.WithClock(clock.Now), reference.WithDeleteHold(diffHold),
 		reference.WithPartitionBoundaryPages(boundaryPages)}, opts...)
+	modelOpts := []model.Option{model.WithClock(clock.Now), model.WithDeleteHold(diffHold),
+		model.WithPartitionBoundaryPages(boundaryPages)}
+	if cosmos {
+		opts = append(opts, reference.CosmosOptions()...)
+		modelOpts = append(modelOpts, model.CosmosOptions()...)
+	}
 	return &diff{
-		t:      t,
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		clock:  clock,
-		engine: reference.New(opts...),
-		model: model.New(model.WithClock(clock.Now), model.WithDeleteHold(diffHold),
-			model.WithPartitionBoundaryPages(boundaryPages)),
+		t:        t,
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		clock:    clock,
+		engine:   reference.New(opts...),
+		model:    model.New(modelOpts...),
 		refusals: map[string]int{},
 	}
 }

@@ -22,6 +22,7 @@ type Model struct {
 	deleteHold    time.Duration
 	boundaryPages bool
 	limits        reference.PropertyLimits
+	caseSensitive bool // table names as created, not in any case
 
 	mu       sync.Mutex
 	lastTick int64                // the Timestamp of the last write, in ticks
@@ -55,6 +56,27 @@ func WithPartitionBoundaryPages(on bool) Option {
 	return func(m *Model) { m.boundaryPages = on }
 }
 
+// WithPropertyLimits replaces Storage's property limits, as reference.WithPropertyLimits does.
+func WithPropertyLimits(l reference.PropertyLimits) Option {
+	return func(m *Model) { m.limits = l }
+}
+
+// WithCaseSensitiveTableNames keys tables by their names as created, as
+// reference.WithCaseSensitiveTableNames does (Cosmos DB for Table).
+func WithCaseSensitiveTableNames(on bool) Option {
+	return func(m *Model) { m.caseSensitive = on }
+}
+
+// CosmosOptions are the options of reference.CosmosOptions: Cosmos DB for Table's property
+// limits and case-sensitive table names.
+func CosmosOptions() []Option {
+	return []Option{
+		WithPropertyLimits(reference.PropertyLimits{MaxCustomProperties: spec.CosmosMaxCustomProperties,
+			MaxPropertyNameLength: spec.CosmosMaxPropertyNameLength}),
+		WithCaseSensitiveTableNames(true),
+	}
+}
+
 // New returns an empty Model.
 func New(opts ...Option) *Model {
 	m := &Model{clock: time.Now, deleteHold: spec.DefaultTableDeleteHold,
@@ -74,10 +96,14 @@ func (m *Model) stamp(e *api.Entity) {
 	e.ETag = `W/"datetime'` + strings.ReplaceAll(api.FormatDateTime7(e.Timestamp), ":", "%3A") + `'"`
 }
 
-// tableKey is the key of a table name in tables and deleting: its ASCII lower case. Table
-// names are ASCII (reference.CheckTableName); a name that is not matches none, even where
-// its Unicode lower case would (the Kelvin sign lowers to 'k').
-func tableKey(name string) string {
+// tableKey is the key of a table name in tables and deleting: the name itself when names
+// are case-sensitive, else its ASCII lower case. Table names are ASCII
+// (reference.CheckTableName); a name that is not matches none, even where its Unicode lower
+// case would (the Kelvin sign lowers to 'k').
+func (m *Model) tableKey(name string) string {
+	if m.caseSensitive {
+		return name
+	}
 	return strings.Map(func(r rune) rune {
 		if r >= 'A' && r <= 'Z' {
 			return r + 'a' - 'A'
@@ -86,16 +112,17 @@ func tableKey(name string) string {
 	}, name)
 }
 
-// table returns the live table called name, in any case, or 404 TableNotFound.
+// table returns the live table called name (in any case, unless names are case-sensitive),
+// or 404 TableNotFound.
 func (m *Model) table(name string) (*table, *spec.Error) {
-	if t, ok := m.tables[tableKey(name)]; ok {
+	if t, ok := m.tables[m.tableKey(name)]; ok {
 		return t, nil
 	}
 	return nil, spec.ErrTableNotFound.New()
 }
 
-// CreateTable creates a table: 409 TableAlreadyExists for a name taken in any case, 409
-// TableBeingDeleted during the delete hold of the name.
+// CreateTable creates a table: 409 TableAlreadyExists for a name taken (in any case, unless
+// names are case-sensitive), 409 TableBeingDeleted during the delete hold of the name.
 func (m *Model) CreateTable(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -105,7 +132,7 @@ func (m *Model) CreateTable(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := tableKey(name)
+	key := m.tableKey(name)
 	if _, ok := m.tables[key]; ok {
 		return spec.ErrTableAlreadyExists.New()
 	}
@@ -124,7 +151,7 @@ func (m *Model) DeleteTable(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := tableKey(name)
+	key := m.tableKey(name)
 	if _, ok := m.tables[key]; !ok {
 		return spec.ErrResourceNotFound.New()
 	}
@@ -135,7 +162,7 @@ func (m *Model) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-// QueryTables lists the tables in the order of their lower-case names, a page at a time.
+// QueryTables lists the tables in the order of their keys (tableKey), a page at a time.
 func (m *Model) QueryTables(ctx context.Context, q api.TableQuery) (api.TablePage, error) {
 	if err := ctx.Err(); err != nil {
 		return api.TablePage{}, err
