@@ -11,7 +11,7 @@ GO            ?= go
 # reaper (its image cannot be pulled here). A caller's own values win.
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 export TESTCONTAINERS_RYUK_DISABLED ?= true
-BACKENDS      ?= reference,reference-http,azurite
+BACKENDS      ?= reference,model,reference-http,azurite
 TEST_TIMEOUT  ?= 40m
 FUZZTIME      ?= 10s
 BENCH_BACKENDS ?= reference,reference-http,azurite

@@ -39,8 +39,11 @@
 //
 // Two naive models check the two layers on random operations, each printing its seed and
 // replaying with -seed N or CONFORM_SEED=N: TestDifferential (diff_test.go) the whole
-// Service (a map per table, a sort per query), and the store's TestTableAgreesWithModel the
-// engine alone (a map, a sort per scan).
+// Service against reference/model (a map per table, a sort per query) through api.Backend,
+// and the store's TestTableAgreesWithModel the engine alone (a map, a sort per scan).
+// reference/model calls the pure rules of this package (rules.go: what is valid, the
+// answers choices.go settles, the tokens and query options), so the two differ only where
+// the engine does.
 //
 // It may import the standard library, reference/api, reference/spec, reference/odata and
 // reference/internal/store.

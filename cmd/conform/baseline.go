@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tableconform/conform/fixtures"
+	"github.com/tableconform/conform/suites/provision"
 	"github.com/tableconform/conform/suites/report"
 	"github.com/tableconform/conform/suites/verdict"
 )
@@ -16,14 +17,14 @@ import (
 // updateBaselines rewrites each backend's baseline from a run made without baselines
 // (nextBaseline): every spec that failed becomes an expected failure with its signature and
 // one line of evidence, every blocked spec an entry naming the rule that blocked it. What
-// the run did not judge keeps its entry. The reference has no baseline: it must pass every
-// spec.
+// the run did not judge keeps its entry. The reference and the model (reference/model) have
+// no baseline: each must pass every spec.
 func updateBaselines(w io.Writer, dir string, r report.Report) error {
 	for bi, b := range r.Backends {
 		if b.StartError != "" {
 			continue
 		}
-		if b.Kind == "reference" || b.Kind == "reference-http" {
+		if b.Kind == provision.Reference || b.Kind == provision.ReferenceHTTP || b.Kind == provision.Model {
 			if b.Counts.Failed+b.Counts.Errors > 0 {
 				fmt.Fprintf(w, "%s fails %d specs: the reference gets no baseline, fix it instead\n", b.Name, b.Counts.Failed+b.Counts.Errors)
 			}

@@ -57,6 +57,24 @@ func TestUpdateBaselineUnderAFilterChangesOnlyWhatRan(t *testing.T) {
 	}
 }
 
+// Issue 37: the model, like the reference, must pass every spec: --update-baseline writes it
+// no baseline and says to fix it instead.
+func TestModelGetsNoBaseline(t *testing.T) {
+	dir := t.TempDir()
+	rep := report.Report{Backends: []report.Backend{{Info: driver.Info{Name: "model", Kind: "model", Version: "dev"},
+		Counts: report.Counts{Failed: 1}}}}
+	var out bytes.Buffer
+	if err := updateBaselines(&out, dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a baseline was written for the model: %v", entries)
+	}
+	if !strings.Contains(out.String(), "model fails 1 specs") {
+		t.Errorf("output %q does not say the model fails", out.String())
+	}
+}
+
 // conformIn runs the CLI in dir, with extra environment, and returns its output and exit code.
 func conformIn(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()

@@ -110,7 +110,7 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 // (framework.RetriedSpecs, and CONFORM_RETRY_LOG, which `make test` prints).
 func retries(backend string) int {
 	base := strings.TrimSuffix(backend, all.SDKSuffix)
-	if strings.HasPrefix(base, provision.Reference) || strings.HasPrefix(base, mutant.Prefix) {
+	if strings.HasPrefix(base, provision.Reference) || base == provision.Model || strings.HasPrefix(base, mutant.Prefix) {
 		return 0
 	}
 	return 1
@@ -118,7 +118,7 @@ func retries(backend string) int {
 
 // Issue 20, item 6: make test never retries a spec of the reference.
 func TestRetriesNeverApplyToTheReference(t *testing.T) {
-	for _, b := range []string{provision.Reference, provision.ReferenceHTTP, provision.Reference + all.SDKSuffix, mutant.Prefix + "batch-not-atomic"} {
+	for _, b := range []string{provision.Reference, provision.Model, provision.ReferenceHTTP, provision.Reference + all.SDKSuffix, mutant.Prefix + "batch-not-atomic"} {
 		if n := retries(b); n != 0 {
 			t.Errorf("%s is retried %d times", b, n)
 		}

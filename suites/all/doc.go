@@ -37,8 +37,8 @@ func OpenWith(ctx context.Context, target string, opts ...provision.Option) (*fr
 	sdkOpts := len(opts)
 	name, conn, hasConn := strings.Cut(target, "=")
 	if base, ok := strings.CutSuffix(name, SDKSuffix); ok {
-		if base == provision.Reference {
-			return nil, fmt.Errorf("backend %s: the reference in process has no HTTP endpoint for the SDK; use %s%s", name, provision.ReferenceHTTP, SDKSuffix)
+		if base == provision.Reference || base == provision.Model {
+			return nil, fmt.Errorf("backend %s: %s runs in process and has no HTTP endpoint for the SDK; use %s%s", name, base, provision.ReferenceHTTP, SDKSuffix)
 		}
 		opts = append(opts, provision.WithDriver(provision.DriverSDK))
 		target = base

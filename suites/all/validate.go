@@ -52,8 +52,8 @@ func Validate(target string) error {
 		}
 		return nil
 	}
-	if sdk && base == provision.Reference {
-		return fmt.Errorf("backend %s: the reference in process has no HTTP endpoint for the SDK; use %s%s", name, provision.ReferenceHTTP, SDKSuffix)
+	if sdk && (base == provision.Reference || base == provision.Model) {
+		return fmt.Errorf("backend %s: %s runs in process and has no HTTP endpoint for the SDK; use %s%s", name, base, provision.ReferenceHTTP, SDKSuffix)
 	}
 	var known []string
 	for _, n := range provision.Names() {

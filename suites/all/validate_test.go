@@ -21,6 +21,9 @@ func TestValidateReadsTheStartedForms(t *testing.T) {
 		"azurite@next":            "not an Azurite 3.x release",
 		"dev=exec:conform serve":  "{port}",
 		"own=image:x,port=100000": "not a TCP port",
+		// Issue 37: the model runs in process, as the reference does; the SDK cannot reach it.
+		"reference" + SDKSuffix: "no HTTP endpoint for the SDK",
+		"model" + SDKSuffix:     "no HTTP endpoint for the SDK",
 	} {
 		if err := Validate(target); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Validate(%q): %v, want one line saying %q", target, err, want)

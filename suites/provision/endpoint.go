@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tableconform/conform/internal/buildinfo"
 	"github.com/tableconform/conform/reference"
 	"github.com/tableconform/conform/reference/api"
+	"github.com/tableconform/conform/reference/model"
 	"github.com/tableconform/conform/reference/spec"
 	"github.com/tableconform/conform/reference/tableserver"
 	"github.com/tableconform/conform/reference/wire"
@@ -49,6 +51,35 @@ type inprocWithProtocol struct {
 	driver.RawHTTP
 	driver.SASIssuer
 }
+
+// openModel starts the naive model (reference/model) in process, with the raw-HTTP and SAS
+// capabilities of the reference's server over the same model, as openReference does.
+func openModel(ctx context.Context) (*Target, error) {
+	m := model.New()
+	info := driver.Info{Name: Model, Kind: Model, Driver: "inproc", Version: "conform " + buildinfo.Current().String()}
+	endpoint, stop, err := serveReference(ctx, m)
+	if err != nil {
+		return nil, fmt.Errorf("backend %s: %w", Model, err)
+	}
+	r, err := rest.New(devConnectionString(endpoint))
+	if err != nil {
+		_ = stop()
+		return nil, fmt.Errorf("backend %s: %w", Model, err)
+	}
+	return &Target{Backend: &modelWithProtocol{Model: m, RawHTTP: r, SASIssuer: r, info: info}, Info: info, Close: stop}, nil
+}
+
+// modelWithProtocol is the model plus the raw-HTTP and SAS capabilities of the server
+// over it.
+type modelWithProtocol struct {
+	*model.Model
+	driver.RawHTTP
+	driver.SASIssuer
+	info driver.Info
+}
+
+// Info describes the model for reports.
+func (b *modelWithProtocol) Info() driver.Info { return b.info }
 
 func devConnectionString(endpoint string) string {
 	return "DefaultEndpointsProtocol=http;AccountName=" + tableserver.DevAccountName + ";AccountKey=" + tableserver.DevAccountKey + ";TableEndpoint=" + endpoint + ";"

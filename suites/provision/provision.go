@@ -17,6 +17,8 @@ import (
 const (
 	Reference     = "reference"
 	ReferenceHTTP = "reference-http"
+	// Model is reference/model, the naive model of the service, in process.
+	Model = "model"
 	// ReferenceCosmos is the reference behind the Cosmos DB for Table flavour of its server.
 	ReferenceCosmos = "reference-cosmos"
 	Azurite         = "azurite"
@@ -54,6 +56,7 @@ type Name struct {
 func Names() []Name {
 	return []Name{
 		{Reference, "the in-memory reference model, in process"},
+		{Model, "the naive model of the service (reference/model: maps and a sort per query), in process"},
 		{ReferenceHTTP, "the reference behind its HTTP server on a free loopback port"},
 		{ReferenceCosmos, "the reference behind its HTTP server answering as Cosmos DB for Table (--profile cosmos)"},
 		{Azurite, "Azurite " + azuriteCurrent.version + " from the repository's npm lock, as a local in-memory process"},
@@ -167,6 +170,8 @@ func Open(ctx context.Context, target string, opts ...Option) (*Target, error) {
 	switch target {
 	case Reference:
 		t, err = openReference(ctx)
+	case Model:
+		t, err = openModel(ctx)
 	case ReferenceHTTP:
 		t, err = openReferenceHTTP(ctx, cfg)
 	case ReferenceCosmos:

@@ -85,6 +85,28 @@ func TestOpenReference(t *testing.T) {
 	batchRoundTrip(t, ctx, tg.Backend)
 }
 
+// Issue 37: "model" opens reference/model in process, with raw HTTP and SAS through the
+// reference's server over the same model.
+func TestOpenModel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tg, err := Open(ctx, Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if tg.Info.Name != Model || tg.Info.Kind != Model || tg.Info.Driver != "inproc" || tg.Info.Endpoint != "" {
+		t.Errorf("info = %+v", tg.Info)
+	}
+	if d, ok := tg.Backend.(driver.Describer); !ok || d.Info() != tg.Info {
+		t.Errorf("the backend does not describe itself as %+v", tg.Info)
+	}
+	if !driver.Has(tg.Backend, driver.CapRawHTTP) || !driver.Has(tg.Backend, driver.CapSAS) {
+		t.Error("the model has no raw HTTP or SAS capability")
+	}
+	batchRoundTrip(t, ctx, tg.Backend)
+}
+
 func TestOpenReferenceHTTP(t *testing.T) {
 	for _, drv := range []string{DriverREST, DriverSDK} {
 		t.Run(drv, func(t *testing.T) {
@@ -421,7 +443,7 @@ func TestNamesDescribeEveryBuiltin(t *testing.T) {
 		}
 		seen[n.Name] = true
 	}
-	for _, want := range []string{Reference, ReferenceHTTP, Azurite, AzuriteLegacy, AzuriteDocker} {
+	for _, want := range []string{Reference, Model, ReferenceHTTP, Azurite, AzuriteLegacy, AzuriteDocker} {
 		if !seen[want] {
 			t.Errorf("Names() lacks %s", want)
 		}

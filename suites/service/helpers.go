@@ -112,7 +112,7 @@ func decodeXML(a answer, v any) {
 // (kinds "image" and "exec"), elsewhere only with CONFORM_ALLOW_ACCOUNT_CHANGES=1.
 func accountChangesAllowed(f *framework.F) bool {
 	switch f.Info().Kind {
-	case "reference", "reference-http", "reference-cosmos", "azurite", "azurite-legacy", "azurite-docker", "mutant", "image", "exec":
+	case "reference", "model", "reference-http", "reference-cosmos", "azurite", "azurite-legacy", "azurite-docker", "mutant", "image", "exec":
 		return true
 	}
 	return os.Getenv("CONFORM_ALLOW_ACCOUNT_CHANGES") == "1"
