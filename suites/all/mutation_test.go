@@ -925,12 +925,6 @@ func TestCatalogueCoverage(t *testing.T) {
 // other rules' preconditions), so no fault can fail it without being a mis-blame.
 const recordsOnly = "a MAY rule whose spec only records which allowed answer came; its other steps are preconditions of other rules"
 
-// blamedOnly is why a rule of awaitingAMutant has no mutant: the mutants that made it fail
-// did so only through a step its spec took on the way (a key read back in another letter
-// case, the entity of another partition from a point read, a scan that stopped short), which
-// now blocks the spec instead (issue 30); no mutant breaks the rule's own subject yet.
-const blamedOnly = "its only killers failed it through a precondition of another rule, which now blocks it; no mutant breaks its own subject yet"
-
 // awaitingAMutant lists the rules with specs that no mutant makes fail, each with why: open
 // work that TestCatalogueCoverage logs instead of failing on, and fails on once a mutant
 // makes the rule fail (strike it then), so the list only shrinks.
