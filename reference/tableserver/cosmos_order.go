@@ -148,10 +148,6 @@ func (c *Cosmos) innerPages(r *http.Request, q url.Values, cont []string) (items
 	}
 }
 
-func hasMember(ms []member, name string) bool {
-	return slices.ContainsFunc(ms, func(m member) bool { return m.name == name })
-}
-
 // withValue renders a query answer: head's members and value.
 func withValue(head []member, items []json.RawMessage) []byte {
 	var b bytes.Buffer
