@@ -364,19 +364,7 @@ func growthStep(d dataset, name string) func(w *Worker) error {
 			return d.checkRecord(e, i, w.deep())
 		}
 	case GrowthRangeQuery:
-		return func(w *Worker) error {
-			p := w.Rand.IntN(d.partitions)
-			row := w.Rand.IntN(d.rowsIn(p) - rangeRows + 1)
-			q := api.Query{Filter: fmt.Sprintf("PartitionKey eq %s and RowKey ge %s and RowKey lt %s", quote(d.pk(p)), quote(d.rk(row)), quote(d.rk(row+rangeRows)))}
-			es, _, err := scanAll(w.Ctx, w.B, w.Table, q, 5)
-			if err != nil {
-				return err
-			}
-			if len(es) != rangeRows {
-				return wrong("range query %q returned %d entities, want %d", q.Filter, len(es), rangeRows)
-			}
-			return d.checkRun(es, p, row, w.deep())
-		}
+		return d.rangeQueryStep
 	case GrowthUpsert:
 		return func(w *Worker) error {
 			pk, rk := d.key(w.Rand.IntN(d.records))

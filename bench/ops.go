@@ -320,19 +320,23 @@ func setupRangeQuery(ctx context.Context, env *Env, table string) (*workload, er
 	if err != nil {
 		return nil, err
 	}
-	return &workload{step: func(w *Worker) error {
-		p := w.Rand.IntN(d.partitions)
-		row := w.Rand.IntN(d.rowsIn(p) - rangeRows + 1)
-		q := api.Query{Filter: fmt.Sprintf("PartitionKey eq %s and RowKey ge %s and RowKey lt %s", quote(d.pk(p)), quote(d.rk(row)), quote(d.rk(row+rangeRows)))}
-		es, _, err := scanAll(w.Ctx, w.B, w.Table, q, 5)
-		if err != nil {
-			return err
-		}
-		if len(es) != rangeRows {
-			return wrong("range query %q returned %d entities, want %d", q.Filter, len(es), rangeRows)
-		}
-		return d.checkRun(es, p, row, w.deep())
-	}}, nil
+	return &workload{step: d.rangeQueryStep}, nil
+}
+
+// rangeQueryStep queries rangeRows consecutive rows of a random partition of d (PartitionKey
+// eq, RowKey ge and lt) and checks that exactly those come back, in order and intact.
+func (d dataset) rangeQueryStep(w *Worker) error {
+	p := w.Rand.IntN(d.partitions)
+	row := w.Rand.IntN(d.rowsIn(p) - rangeRows + 1)
+	q := api.Query{Filter: fmt.Sprintf("PartitionKey eq %s and RowKey ge %s and RowKey lt %s", quote(d.pk(p)), quote(d.rk(row)), quote(d.rk(row+rangeRows)))}
+	es, _, err := scanAll(w.Ctx, w.B, w.Table, q, 5)
+	if err != nil {
+		return err
+	}
+	if len(es) != rangeRows {
+		return wrong("range query %q returned %d entities, want %d", q.Filter, len(es), rangeRows)
+	}
+	return d.checkRun(es, p, row, w.deep())
 }
 
 // partitionScanStep scans one random partition of d and checks it is complete and in order.
