@@ -44,10 +44,11 @@ const summaryPrefix = "conform summary: "
 
 // backendSummaries says, per backend of a run, how many specs ran and how they ended, as
 // the report classifies them (report.SpecOutcome): passed, expected failures (listed in
-// the baseline), flaky (listed as flaky, or passed only on a second attempt) and retried
-// (run more than once).
+// the baseline), flaky (listed as flaky, or passed only on a second attempt), retried
+// (run more than once), blocked (a precondition of another rule failed, so the spec's
+// subject never ran; the baseline may expect it) and failed.
 func backendSummaries(r ginkgo.Report, profile string) []string {
-	type tally struct{ specs, passed, expected, flaky, retried, failed, skipped int }
+	type tally struct{ specs, passed, expected, flaky, retried, blocked, failed, skipped int }
 	byBackend := map[string]*tally{}
 	var order []string
 	for _, s := range r.SpecReports {
@@ -89,6 +90,8 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 			c.flaky++
 		case verdict.Skipped, verdict.Partial:
 			c.skipped++
+		case verdict.Blocked:
+			c.blocked++ // its own subject never ran: not a failure of its rule
 		default:
 			c.failed++
 		}
@@ -96,8 +99,8 @@ func backendSummaries(r ginkgo.Report, profile string) []string {
 	var lines []string
 	for _, b := range order {
 		c := byBackend[b]
-		lines = append(lines, fmt.Sprintf("%s: %d specs, %d passed, %d expected failures, %d flaky, %d retried, %d skipped, %d failed",
-			b, c.specs, c.passed, c.expected, c.flaky, c.retried, c.skipped, c.failed))
+		lines = append(lines, fmt.Sprintf("%s: %d specs, %d passed, %d expected failures, %d flaky, %d retried, %d skipped, %d blocked, %d failed",
+			b, c.specs, c.passed, c.expected, c.flaky, c.retried, c.skipped, c.blocked, c.failed))
 	}
 	return lines
 }
