@@ -69,3 +69,17 @@ func TestCleanSummarySaysWhatWasDeleted(t *testing.T) {
 		}
 	}
 }
+
+// A live BLOCKED or FAIL line without a failure text is one line: no indented empty line
+// under it.
+func TestProgressEventWithoutFailureTextIsOneLine(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	p.start("x", 1)
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.Blocked), Rule: "r.one", Text: "a spec"})
+	p.event("x", event{Kind: "spec", Outcome: string(verdict.Fail), Rule: "r.two", Text: "another", Failure: "status 403, expected 401\n"})
+	out := buf.String()
+	if strings.Contains(out, "\n        \n") || !strings.Contains(out, "[x] BLOCKED r.one: a spec\n") || !strings.Contains(out, "        status 403, expected 401\n") {
+		t.Fatalf("progress lines:\n%q", out)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,7 +104,10 @@ func (p *progress) event(name string, e event) {
 		p.counts[name][o]++
 		if word, ok := liveShown[o]; ok && !p.stopped[name] {
 			// Once the backend stopped answering, its last specs' errors are that, said once.
-			fmt.Fprintf(p.w, "[%s] %s %s: %s\n        %s\n", name, word, e.Rule, e.Text, e.Failure)
+			fmt.Fprintf(p.w, "[%s] %s %s: %s\n", name, word, e.Rule, e.Text)
+			if f := strings.TrimSpace(e.Failure); f != "" {
+				fmt.Fprintf(p.w, "        %s\n", f)
+			}
 		}
 		// Until every process has said how many specs it runs, the total is only a part.
 		total := p.total[name]
