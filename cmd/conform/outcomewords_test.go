@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tableconform/conform/suites/driver"
 	"github.com/tableconform/conform/suites/report"
@@ -81,5 +82,31 @@ func TestProgressEventWithoutFailureTextIsOneLine(t *testing.T) {
 	out := buf.String()
 	if strings.Contains(out, "\n        \n") || !strings.Contains(out, "[x] BLOCKED r.one: a spec\n") || !strings.Contains(out, "        status 403, expected 401\n") {
 		t.Fatalf("progress lines:\n%q", out)
+	}
+}
+
+// A backend whose specs go quiet for longer than progressQuiet (a slow stretch prints no
+// tenth) gets a "still running" line; one that finished, or a quiet shorter than that, none.
+func TestProgressSaysStillRunningWhenQuiet(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	clock := time.Unix(1000, 0)
+	p.now = func() time.Time { return clock }
+	p.lastLine = clock
+	p.start("slow", 1)
+	p.start("quick", 1)
+	p.event("slow", event{Kind: "total", Total: 10})
+	p.event("quick", event{Kind: "total", Total: 10})
+	p.done("quick", exitOK, false)
+	clock = clock.Add(progressQuiet / 2)
+	p.beatIfQuiet(progressQuiet)
+	if strings.Contains(buf.String(), "still running") {
+		t.Fatalf("a line after a short quiet:\n%s", buf.String())
+	}
+	clock = clock.Add(progressQuiet)
+	p.beatIfQuiet(progressQuiet)
+	out := buf.String()
+	if !strings.Contains(out, "[slow] still running: 0/10 specs done") || strings.Contains(out, "[quick] still running") {
+		t.Fatalf("after a long quiet:\n%s", out)
 	}
 }

@@ -126,6 +126,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return usageErr("create %s: %v", rawDir, err)
 	}
 	progress := newProgress(cmd.ErrOrStderr())
+	defer progress.heartbeat(progressQuiet)()
 	if plan.o.baselineDir != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "Baselines: %s/, then the built-in ones\n", plan.o.baselineDir)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,11 +28,79 @@ type progress struct {
 	parts   map[string]int // processes expected to announce their totals
 	counted map[string]int // processes that did
 	stopped map[string]bool
+	ended   map[string]bool // backends whose run finished
+	// lastLine is when a line was last written (every write holds mu).
+	lastLine time.Time
+}
+
+// progressQuiet is the longest a run stays silent: then each running backend says how far
+// it is (heartbeat), so that a line comes at least every 30 s.
+const progressQuiet = 25 * time.Second
+
+// stampWriter notes when progress last wrote a line.
+type stampWriter struct {
+	w    io.Writer
+	last *time.Time
+	now  func() time.Time
+}
+
+func (s stampWriter) Write(b []byte) (int, error) {
+	*s.last = s.now()
+	return s.w.Write(b)
 }
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[verdict.Outcome]int{},
-		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}, stopped: map[string]bool{}}
+	p := &progress{now: time.Now, total: map[string]int{}, done_: map[string]int{}, counts: map[string]map[verdict.Outcome]int{},
+		step: map[string]int{}, began: map[string]time.Time{}, parts: map[string]int{}, counted: map[string]int{}, stopped: map[string]bool{},
+		ended: map[string]bool{}}
+	p.lastLine = p.now()
+	p.w = stampWriter{w: w, last: &p.lastLine, now: func() time.Time { return p.now() }}
+	return p
+}
+
+// heartbeat says, whenever quiet lasts as long as every, how far each running backend is,
+// so that a run is never silent for long (a slow stretch of specs prints no tenth); the
+// function it returns stops it.
+func (p *progress) heartbeat(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every / 5)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				p.beatIfQuiet(every)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// beatIfQuiet writes a line per running backend when no line came for every.
+func (p *progress) beatIfQuiet(every time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.now().Sub(p.lastLine) < every {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.began)) {
+		if p.ended[name] {
+			continue
+		}
+		if total := p.total[name]; total > 0 {
+			fmt.Fprintf(p.w, "[%s] still running: %d/%d specs done, %s; %s\n", name, p.done_[name], total, p.tally(name), p.timing(name))
+		} else {
+			fmt.Fprintf(p.w, "[%s] still starting (%s)\n", name, p.now().Sub(p.began[name]).Round(time.Second))
+		}
+	}
 }
 
 // start says a backend starts, run by parts processes at once.
@@ -157,6 +227,7 @@ func (p *progress) done(name string, code int, interrupted bool) {
 	case code != exitOK && code != exitFailed:
 		how = fmt.Sprintf(" (its process ended with status %d)", code)
 	}
+	p.ended[name] = true
 	fmt.Fprintf(p.w, "[%s] finished: %d specs, %s, in %s%s\n", name, p.done_[name], p.tally(name),
 		p.now().Sub(p.began[name]).Round(time.Second), how)
 }
