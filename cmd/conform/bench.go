@@ -404,6 +404,12 @@ var benchProgressEvery = 25 * time.Second
 // returned function is called; that function returns once no line can follow.
 func sayEvery(w io.Writer, interval time.Duration, line func(since time.Duration) string) (stop func()) {
 	began := time.Now()
+	return every(interval, func() { fmt.Fprintln(w, line(time.Since(began).Round(time.Second))) })
+}
+
+// every calls fn every interval until the returned function is called; that function
+// returns once no call can follow.
+func every(interval time.Duration, fn func()) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -414,7 +420,7 @@ func sayEvery(w io.Writer, interval time.Duration, line func(since time.Duration
 			case <-quit:
 				return
 			case <-t.C:
-				fmt.Fprintln(w, line(time.Since(began).Round(time.Second)))
+				fn()
 			}
 		}
 	}()

@@ -58,30 +58,11 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-// heartbeat says, whenever quiet lasts as long as every, how far each running backend is,
+// heartbeat says, whenever no line came for quiet, how far each running backend is,
 // so that a run is never silent for long (a slow stretch of specs prints no tenth); the
 // function it returns stops it.
-func (p *progress) heartbeat(every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(every / 5)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				p.beatIfQuiet(every)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+func (p *progress) heartbeat(quiet time.Duration) (stop func()) {
+	return every(quiet/5, func() { p.beatIfQuiet(quiet) })
 }
 
 // beatIfQuiet writes a line per running backend when no line came for every.
