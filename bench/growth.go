@@ -354,15 +354,7 @@ func growthStep(d dataset, name string) func(w *Worker) error {
 	touched := map[string]api.Value{propTouched: api.Bool(true)}
 	switch name {
 	case GrowthPointRead:
-		return func(w *Worker) error {
-			i := w.Rand.IntN(d.records)
-			pk, rk := d.key(i)
-			e, err := w.B.GetEntity(w.Ctx, w.Table, pk, rk, nil)
-			if err != nil {
-				return err
-			}
-			return d.checkRecord(e, i, w.deep())
-		}
+		return d.pointGetStep
 	case GrowthRangeQuery:
 		return d.rangeQueryStep
 	case GrowthUpsert:

@@ -76,15 +76,18 @@ func setupPointGet(ctx context.Context, env *Env, table string) (*workload, erro
 	if err != nil {
 		return nil, err
 	}
-	return &workload{step: func(w *Worker) error {
-		i := w.Rand.IntN(d.records)
-		pk, rk := d.key(i)
-		e, err := w.B.GetEntity(w.Ctx, w.Table, pk, rk, nil)
-		if err != nil {
-			return err
-		}
-		return d.checkRecord(e, i, w.deep())
-	}}, nil
+	return &workload{step: d.pointGetStep}, nil
+}
+
+// pointGetStep reads a random record of d by its keys and checks it.
+func (d dataset) pointGetStep(w *Worker) error {
+	i := w.Rand.IntN(d.records)
+	pk, rk := d.key(i)
+	e, err := w.B.GetEntity(w.Ctx, w.Table, pk, rk, nil)
+	if err != nil {
+		return err
+	}
+	return d.checkRecord(e, i, w.deep())
 }
 
 // readBack returns a check that reads (pk, rk) and applies want to it.
